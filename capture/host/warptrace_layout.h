@@ -1,0 +1,64 @@
+// Generated from shared-schema/raw-layout.ts and stages.ts by `npm run gen:layout`.
+// Do not edit: this file must match the decoder (a test checks it).
+
+#ifndef WARPTRACE_LAYOUT_H
+#define WARPTRACE_LAYOUT_H
+
+#define WT_BUFFER_HEADER_WORDS 4u
+#define WT_BUFFER_WORD_COUNT 0u /* atomic: records attempted */
+#define WT_BUFFER_WORD_CAPACITY 1u /* records that fit */
+#define WT_RECORD_WORDS 8u
+#define WT_RECORD_BYTES 32u
+#define WT_WORD_CLOCK_START 0u
+#define WT_WORD_CLOCK_END 1u
+#define WT_WORD_DEVICE_CLOCK 2u
+#define WT_WORD_ACTIVE_MASK_HI 0x3u
+#define WT_WORD_PACKED_IDS 4u
+#define WT_WORD_DRAW_ID 5u
+#define WT_WORD_CUSTOM_ID 6u
+#define WT_WORD_ACTIVE_MASK_LO 0x7u
+#define WT_IDS_SM_SHIFT 0u
+#define WT_IDS_SM_MASK 0xffffu
+#define WT_IDS_SLOT_SHIFT 16u
+#define WT_IDS_SLOT_MASK 0xffu
+#define WT_IDS_STAGE_SHIFT 24u
+#define WT_IDS_STAGE_MASK 0xfu
+#define WT_IDS_FLAGS_SHIFT 28u
+#define WT_IDS_FLAGS_MASK 0xfu
+#define WT_FLAG_SM_CLOCK 1u
+#define WT_FLAG_DEVICE_CLOCK 2u
+#define WT_FLAG_PER_INVOCATION 4u
+#define WT_FLAG_RESERVED 8u
+#define WT_UNKNOWN_SM 0xffffu
+#define WT_UNKNOWN_SLOT 0xffu
+#define WT_STAGE_VS 0u /* vertex */
+#define WT_STAGE_TCS 1u /* tessellation control */
+#define WT_STAGE_TES 2u /* tessellation evaluation */
+#define WT_STAGE_GS 3u /* geometry */
+#define WT_STAGE_FS 4u /* fragment */
+#define WT_STAGE_CS 5u /* compute */
+#define WT_STAGE_TASK 6u /* task */
+#define WT_STAGE_MESH 7u /* mesh */
+#define WT_STAGE_RAYGEN 8u /* ray generation */
+#define WT_STAGE_ANY_HIT 9u /* any-hit */
+#define WT_STAGE_CLOSEST_HIT 10u /* closest-hit */
+#define WT_STAGE_MISS 11u /* miss */
+#define WT_STAGE_INTERSECTION 12u /* intersection */
+#define WT_STAGE_CALLABLE 13u /* callable */
+#define WT_WTRAW_MAGIC 0x57525457u /* "WTRW" little-endian */
+#define WT_WTRAW_VERSION 1u
+#define WT_WTRAW_HEADER_BYTES 64u
+#define WT_WTRAW_SECTION_ALIGN 8u
+#define WT_WTRAW_WORD_MAGIC 0x0u
+#define WT_WTRAW_WORD_VERSION 1u
+#define WT_WTRAW_WORD_HEADER_BYTES 2u
+#define WT_WTRAW_WORD_METADATA_BYTES 3u
+#define WT_WTRAW_WORD_RECORD_BYTES 4u
+#define WT_WTRAW_WORD_RECORD_COUNT 5u
+#define WT_WTRAW_WORD_COUNTER 6u
+#define WT_WTRAW_WORD_CAPACITY 7u
+#define WT_WTRAW_WORD_TIMESTAMP_COUNT 8u
+#define WT_WTRAW_WORD_FLAGS 9u
+#define WT_WTRAW_NO_TIMESTAMP 0xffffffffffffffffull
+
+#endif /* WARPTRACE_LAYOUT_H */

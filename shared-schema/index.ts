@@ -1,0 +1,12 @@
+/**
+ * warptrace's public API: the trace model, its file formats and validation.
+ * Platform-neutral (no Node or DOM imports): the CLI, the analyses and the
+ * viewer all use it.
+ */
+export * from './model.js';
+export * from './stages.js';
+export * from './errors.js';
+export * from './raw-layout.js';
+export { buildTrace, type TraceInput, type WarpInput } from './build.js';
+export { warpEndNs, activeLaneCount, popcount32, smIdPerWarp, smOfWarp, smGroupIndex } from './columns.js';
+export { synthesizeTrace, makeRandom, type SyntheticOptions } from './synthetic.js';

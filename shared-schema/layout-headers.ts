@@ -1,0 +1,86 @@
+/**
+ * Renders raw-layout.ts and the stage codes as GLSL and C headers, so the
+ * shader library and the host library cannot drift from the decoder.
+ * `npm run gen:layout` writes them; a test fails when the committed files differ.
+ */
+import {
+  BUFFER_HEADER_BYTES,
+  BufferWord,
+  PackedIds,
+  RAW_UNKNOWN_SLOT,
+  RAW_UNKNOWN_SM,
+  RECORD_BYTES,
+  RECORD_WORDS,
+  RecordFlag,
+  RecordWord,
+  WTRAW_HEADER_BYTES,
+  WTRAW_MAGIC,
+  WTRAW_SECTION_ALIGN,
+  WTRAW_VERSION,
+  WtrawHeaderWord,
+} from './raw-layout.js';
+import { STAGES } from './stages.js';
+
+interface Define {
+  readonly name: string;
+  readonly value: number;
+  readonly comment?: string;
+}
+
+function layoutDefines(): Define[] {
+  const defs: Define[] = [
+    { name: 'WT_BUFFER_HEADER_WORDS', value: BUFFER_HEADER_BYTES / 4 },
+    { name: 'WT_BUFFER_WORD_COUNT', value: BufferWord.COUNT, comment: 'atomic: records attempted' },
+    { name: 'WT_BUFFER_WORD_CAPACITY', value: BufferWord.CAPACITY, comment: 'records that fit' },
+    { name: 'WT_RECORD_WORDS', value: RECORD_WORDS },
+    { name: 'WT_RECORD_BYTES', value: RECORD_BYTES },
+  ];
+  for (const [key, value] of Object.entries(RecordWord)) defs.push({ name: `WT_WORD_${key}`, value });
+  for (const [key, value] of Object.entries(PackedIds)) defs.push({ name: `WT_IDS_${key}`, value });
+  for (const [key, value] of Object.entries(RecordFlag)) defs.push({ name: `WT_FLAG_${key}`, value });
+  defs.push({ name: 'WT_UNKNOWN_SM', value: RAW_UNKNOWN_SM });
+  defs.push({ name: 'WT_UNKNOWN_SLOT', value: RAW_UNKNOWN_SLOT });
+  for (const s of STAGES) defs.push({ name: `WT_STAGE_${s.name}`, value: s.code, comment: s.title });
+  return defs;
+}
+
+/** Masks and sentinels read best in hex, counts and indices in decimal. */
+function literal(name: string, value: number): string {
+  return /MASK|MAGIC|UNKNOWN/.test(name) ? `0x${value.toString(16)}` : String(value);
+}
+
+const banner = (source: string) =>
+  `// Generated from shared-schema/raw-layout.ts and stages.ts by \`npm run gen:layout\`.\n` +
+  `// Do not edit: ${source} must match the decoder (a test checks it).\n`;
+
+export function renderGlslLayout(): string {
+  const lines = [banner('this file'), '#ifndef WARPTRACE_LAYOUT_GLSL', '#define WARPTRACE_LAYOUT_GLSL', ''];
+  for (const d of layoutDefines()) {
+    const suffix = d.comment === undefined ? '' : ` // ${d.comment}`;
+    lines.push(`#define ${d.name} ${literal(d.name, d.value)}u${suffix}`);
+  }
+  lines.push('', '#endif // WARPTRACE_LAYOUT_GLSL', '');
+  return lines.join('\n');
+}
+
+export function renderCLayout(): string {
+  const defs = [
+    ...layoutDefines(),
+    { name: 'WT_WTRAW_MAGIC', value: WTRAW_MAGIC, comment: '"WTRW" little-endian' },
+    { name: 'WT_WTRAW_VERSION', value: WTRAW_VERSION },
+    { name: 'WT_WTRAW_HEADER_BYTES', value: WTRAW_HEADER_BYTES },
+    { name: 'WT_WTRAW_SECTION_ALIGN', value: WTRAW_SECTION_ALIGN },
+    ...Object.entries(WtrawHeaderWord).map(([key, value]) => ({ name: `WT_WTRAW_WORD_${key}`, value })),
+  ];
+  const lines = [banner('this file'), '#ifndef WARPTRACE_LAYOUT_H', '#define WARPTRACE_LAYOUT_H', ''];
+  for (const d of defs) {
+    const suffix = d.comment === undefined ? '' : ` /* ${d.comment} */`;
+    lines.push(`#define ${d.name} ${literal(d.name, d.value)}u${suffix}`);
+  }
+  lines.push('#define WT_WTRAW_NO_TIMESTAMP 0xffffffffffffffffull', '', '#endif /* WARPTRACE_LAYOUT_H */', '');
+  return lines.join('\n');
+}
+
+/** Where the generated headers live, relative to the package root. */
+export const GLSL_LAYOUT_PATH = 'capture/shaders/warptrace_layout.glsl';
+export const C_LAYOUT_PATH = 'capture/host/warptrace_layout.h';

@@ -1,0 +1,171 @@
+/**
+ * The trace model: what every part of warptrace reads and writes.
+ *
+ * Warps are stored as columns (one typed array per field), never as one
+ * object per warp. Rows are in canonical order: grouped by SM (ascending SM
+ * id, unknown SM last), and by start time within a group, so each SM lane is
+ * a contiguous, time-sorted range.
+ */
+import type { StageName } from './stages.js';
+
+/** Current major format version of the trace model and of .wtrace files. */
+export const FORMAT_VERSION = 1;
+
+/** Times are quantized to 1/TICKS_PER_NS ns (62.5 ps), which keeps them exact in float64. */
+export const TICKS_PER_NS = 16;
+
+/** SM id of warps recorded on devices without SM builtins. */
+export const UNKNOWN_SM = 0xffff;
+/** Warp slot of warps recorded on devices without warp-slot builtins. */
+export const UNKNOWN_SLOT = 0xff;
+
+/** An unsigned integer column, as narrow as its values allow. */
+export type UintColumn = Uint8Array | Uint16Array | Uint32Array;
+
+export interface ClockInfo {
+  /** Shaders read the per-SM subgroup clock (SM cycles). */
+  readonly smClock: boolean;
+  /** Shaders read the device-wide realtime clock. */
+  readonly deviceClock: boolean;
+  /** ns per device-clock tick (1 on NVIDIA: it counts ns). */
+  readonly deviceClockNsPerTick: number | null;
+  /** Smallest step the device clock was seen to take, in ns (32 on the H100). */
+  readonly deviceClockGranularityNs: number | null;
+  /** Mean SM clock rate found by calibration, Hz. */
+  readonly smClockRateHz: number | null;
+  /** Vulkan timestampPeriod: ns per timestamp-query tick. */
+  readonly timestampPeriodNs: number | null;
+}
+
+export interface DeviceInfo {
+  readonly name: string;
+  readonly vendor: string;
+  readonly vendorId: number | null;
+  readonly deviceId: number | null;
+  /** 'vulkan', 'opengl', 'cuda', 'synthetic', ... */
+  readonly api: string;
+  readonly apiVersion: string;
+  readonly driverVersion: string;
+  /** SMs on the device (shaderSMCount), when the device reports it. */
+  readonly smCount: number | null;
+  /** Warp slots per SM (shaderWarpsPerSM), when the device reports it. */
+  readonly warpsPerSm: number | null;
+  /** Lanes per subgroup (warp). */
+  readonly subgroupSize: number;
+  /** Stages in which subgroup operations work; others record once per invocation. */
+  readonly subgroupStages: readonly StageName[];
+  /** Whether SM id and warp slot were recorded (VK_NV_shader_sm_builtins or similar). */
+  readonly smBuiltins: boolean;
+  readonly clocks: ClockInfo;
+}
+
+export type CalibrationMethod =
+  /** Per-SM linear map from SM cycles to device ns, fitted on every record of that SM. */
+  | 'per-sm-fit'
+  /** Device clock read directly at warp start and end. */
+  | 'device-clock'
+  /** SM clock only: each SM rebased to its own first warp; SMs are not aligned. */
+  | 'sm-clock-rebased'
+  /** Times were given in ns by the producer (JSON import, synthetic traces). */
+  | 'given';
+
+export interface SmCalibration {
+  /** SM id, or UNKNOWN_SM for the single group of a device without SM builtins. */
+  readonly sm: number;
+  /** Records of this SM that carried a device-clock sample. */
+  readonly samples: number;
+  /** 'linear': slope and offset fitted; 'offset-only': too few samples, slope borrowed from other SMs. */
+  readonly fit: 'linear' | 'offset-only' | 'rebased';
+  /** Slope of the map, ns per SM cycle. */
+  readonly nsPerCycle: number;
+  /** ns (capture time) at cycle 0 of this SM's cycle columns. */
+  readonly offsetNs: number;
+  /** RMS of (device ns − fitted ns) over the samples, ns. */
+  readonly residualRmsNs: number;
+  /** Largest |device ns − fitted ns|, ns. */
+  readonly residualMaxNs: number;
+}
+
+export interface Calibration {
+  readonly method: CalibrationMethod;
+  /** True when warps on different SMs share one time base and can be compared. */
+  readonly alignedAcrossSms: boolean;
+  /** One sentence for humans: why aligned or not, what was assumed. */
+  readonly note: string;
+  readonly perSm: readonly SmCalibration[];
+}
+
+export type ParameterValue = string | number | boolean;
+
+export interface CaptureInfo {
+  readonly tool: string;
+  readonly toolVersion: string;
+  /** ISO 8601 time of the capture. */
+  readonly capturedAt: string;
+  /** Workload or application name. */
+  readonly workload: string;
+  /** Workload knobs and capture settings, for reproducing the capture. */
+  readonly parameters: Readonly<Record<string, ParameterValue>>;
+  /** Records the GPU trace buffer could hold. */
+  readonly bufferCapacity: number;
+  /** Records the shaders tried to write (the atomic counter). */
+  readonly recordsWritten: number;
+  /** Records kept in this trace. dropped = recordsWritten − recordsKept. */
+  readonly recordsKept: number;
+  /** Device-clock ns (decimal string, exact) at capture time 0, when known. */
+  readonly originDeviceNs: string | null;
+  readonly calibration: Calibration;
+}
+
+export type DrawKind = 'draw' | 'dispatch' | 'trace-rays';
+
+export interface DrawInfo {
+  /** Position in Trace.draws; warps refer to draws by this index. */
+  readonly index: number;
+  readonly label: string;
+  readonly kind: DrawKind;
+  /** GPU timestamp-query bounds, ns since the capture origin, when queried. */
+  readonly gpuBeginNs: number | null;
+  readonly gpuEndNs: number | null;
+}
+
+export interface SmGroups {
+  /** SM id of each group, ascending; UNKNOWN_SM last when present. */
+  readonly sm: Uint16Array;
+  /** Row offsets: group g holds rows offsets[g] .. offsets[g+1]-1. Length groups+1. */
+  readonly offsets: Uint32Array;
+}
+
+export interface WarpColumns {
+  readonly count: number;
+  /** Start, ns since the capture origin, a multiple of 1/TICKS_PER_NS. */
+  readonly startNs: Float64Array;
+  /** Duration, ns (end = start + duration). float32 keeps 7 significant digits. */
+  readonly durationNs: Float32Array;
+  /** Which rows belong to which SM (rows are grouped by SM). */
+  readonly smGroups: SmGroups;
+  /** Hardware warp slot on its SM, or UNKNOWN_SLOT. */
+  readonly warpSlot: Uint8Array;
+  /** StageCode. */
+  readonly stage: Uint8Array;
+  /** Index into Trace.draws. */
+  readonly draw: UintColumn;
+  /** Free-form id chosen by the shader (primitive id, workgroup id, ...). */
+  readonly customId: UintColumn;
+  /** Active lanes 0..31 (bit i = lane i). */
+  readonly activeMask: UintColumn;
+  /** Active lanes 32..63, only for subgroups wider than 32. */
+  readonly activeMaskHi: Uint32Array | null;
+  /** Raw SM-cycle start, relative to the SM's first warp; null when not recorded. */
+  readonly smCycleStart: Float64Array | null;
+  /** Raw SM-cycle duration; null when not recorded. */
+  readonly smCycleDuration: Uint32Array | null;
+}
+
+export interface Trace {
+  readonly formatVersion: number;
+  readonly device: DeviceInfo;
+  readonly capture: CaptureInfo;
+  readonly draws: readonly DrawInfo[];
+  readonly warps: WarpColumns;
+}
