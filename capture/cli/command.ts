@@ -1,0 +1,44 @@
+/**
+ * The contract between `warptrace` and its sub-commands. Each command lives
+ * in capture/cli/commands/NAME.ts and is registered in capture/cli/main.ts.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
+export type ParsedArgs<T extends OptionsConfig> = ReturnType<typeof parseArgs<{ args: string[]; options: T; allowPositionals: true; strict: true }>>;
+
+export interface CliIo {
+  /** Writes one line (or block) to standard output. */
+  out(text: string): void;
+  /** Writes one line to standard error. */
+  err(text: string): void;
+}
+
+export interface Command {
+  readonly name: string;
+  /** One line for `warptrace --help`. */
+  readonly summary: string;
+  /** Full text for `warptrace NAME --help`: usage line, options, examples. */
+  readonly help: string;
+  /** Returns the exit code: 0 success, 1 bad input, 2 usage error (or throw the errors below). */
+  run(argv: readonly string[], io: CliIo): Promise<number>;
+}
+
+/** Wrong command line: exit 2 with the message and a pointer to --help. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** Bad input the user can fix (missing file, failed capture...): exit 1 with one line. */
+export class InputError extends Error {
+  override readonly name = 'InputError';
+}
+
+/** util.parseArgs with its errors turned into UsageError. */
+export function parseCommandArgs<T extends OptionsConfig>(argv: readonly string[], options: T): ParsedArgs<T> {
+  try {
+    return parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
