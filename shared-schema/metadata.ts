@@ -26,6 +26,7 @@ import type {
   DeviceInfo,
   DrawInfo,
   DrawKind,
+  Overhead,
   ParameterValue,
   SmCalibration,
 } from './model.js';
@@ -132,7 +133,18 @@ export function readCaptureInfo(value: unknown, field = 'capture'): CaptureInfo 
     recordsKept,
     originDeviceNs: readNullableU64String(o, 'originDeviceNs', field),
     calibration: readCalibration(o['calibration'], `${field}.calibration`),
+    overhead: readOverhead(o['overhead'], `${field}.overhead`),
   };
+}
+
+export function readOverhead(value: unknown, field: string): Overhead | null {
+  if (value === undefined || value === null) return null;
+  const o = readObject(value, field);
+  const frames = readInteger(o, 'frames', field, 1, Number.MAX_SAFE_INTEGER);
+  const plainFrameNs = readNumber(o, 'plainFrameNs', field);
+  const tracedFrameNs = readNumber(o, 'tracedFrameNs', field);
+  if (plainFrameNs <= 0 || tracedFrameNs <= 0) fail('bad-value', field, 'frame times must be positive');
+  return { plainFrameNs, tracedFrameNs, frames };
 }
 
 const KINDS: readonly DrawKind[] = ['draw', 'dispatch', 'trace-rays'];

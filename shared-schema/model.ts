@@ -115,6 +115,17 @@ export interface CaptureInfo {
   /** Device-clock ns (decimal string, exact) at capture time 0, when known. */
   readonly originDeviceNs: string | null;
   readonly calibration: Calibration;
+  /** Instrumented vs plain frame time measured in the same run, when measured. */
+  readonly overhead: Overhead | null;
+}
+
+export interface Overhead {
+  /** Median GPU frame time without instrumentation, ns. */
+  readonly plainFrameNs: number;
+  /** Median GPU frame time with instrumentation, ns. */
+  readonly tracedFrameNs: number;
+  /** Frames timed of each kind. */
+  readonly frames: number;
 }
 
 export type DrawKind = 'draw' | 'dispatch' | 'trace-rays';

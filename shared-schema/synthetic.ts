@@ -136,6 +136,7 @@ export function synthesizeTrace(options: SyntheticOptions): Trace {
       recordsKept: total,
       originDeviceNs: null,
       calibration: { method: 'given', alignedAcrossSms: true, note: 'synthetic times', perSm: [] },
+      overhead: null,
     },
     draws,
     warps: { startNs, endNs, sm, warpSlot, stage, draw, customId, activeMask },
