@@ -4,7 +4,7 @@
  * Every producer (raw decoder, JSON import, synthetic generators, tests) goes
  * through here, so every Trace obeys the same invariants.
  */
-import { allocUintColumn } from './columns.js';
+import { allocUintColumn, laneMasks } from './columns.js';
 import { MAX_WARPS, describeValue, fail } from './errors.js';
 import {
   FORMAT_VERSION,
@@ -85,8 +85,7 @@ export function buildTrace(input: TraceInput): Trace {
   }
   const wide = device.subgroupSize > 32;
   if (wide && w.activeMaskHi == null) fail('bad-value', 'warps.activeMaskHi', `required for subgroupSize ${device.subgroupSize}`);
-  const laneMaskLo = device.subgroupSize >= 32 ? 0xffffffff : 2 ** device.subgroupSize - 1;
-  const laneMaskHi = wide ? (device.subgroupSize === 64 ? 0xffffffff : 2 ** (device.subgroupSize - 32) - 1) : 0;
+  const { lo: laneMaskLo, hi: laneMaskHi } = laneMasks(device.subgroupSize);
 
   const startTicks = new Float64Array(count);
   const durationTicks = new Float64Array(count);

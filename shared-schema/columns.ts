@@ -60,3 +60,11 @@ export function smOfWarp(groups: SmGroups, row: number): number {
   }
   return groups.sm[lo] as number;
 }
+
+/** Bit masks of the lanes a subgroup of `size` lanes can have: lanes 0..31 and 32..63. */
+export function laneMasks(size: number): { lo: number; hi: number } {
+  return {
+    lo: size >= 32 ? 0xffffffff : 2 ** size - 1,
+    hi: size >= 64 ? 0xffffffff : size > 32 ? 2 ** (size - 32) - 1 : 0,
+  };
+}

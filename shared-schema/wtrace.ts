@@ -1,0 +1,313 @@
+/**
+ * .wtrace: "WTRC" + u32 major version + a MessagePack map (see README.md).
+ * Warp columns are varint byte strings in canonical row order: about 10-12
+ * bytes per warp on real captures before any general-purpose compression.
+ */
+import { Packr } from 'msgpackr';
+import { allocUintColumn, laneMasks } from './columns.js';
+import { MAX_WARPS, describeValue, fail } from './errors.js';
+import { readObject, type Obj } from './fields.js';
+import { readCaptureInfo, readDeviceInfo, readDraws } from './metadata.js';
+import {
+  FORMAT_VERSION,
+  TICKS_PER_NS,
+  UNKNOWN_SLOT,
+  UNKNOWN_SM,
+  type DeviceInfo,
+  type Trace,
+  type UintColumn,
+  type WarpColumns,
+} from './model.js';
+import { readMsgpack } from './msgpack-reader.js';
+import { STAGE_COUNT } from './stages.js';
+import { ByteReader, ByteWriter } from './varint.js';
+
+/** Bytes 0-3 of a .wtrace file: "WTRC". */
+export const WTRACE_MAGIC_BYTES = Uint8Array.of(0x57, 0x54, 0x52, 0x43);
+const HEADER_BYTES = 8;
+const MINOR_VERSION = 0;
+
+const packr = new Packr({ useRecords: false, variableMapSize: true });
+
+export function encodeWtrace(trace: Trace): Uint8Array {
+  const body = {
+    formatVersion: FORMAT_VERSION,
+    minorVersion: MINOR_VERSION,
+    device: trace.device,
+    capture: trace.capture,
+    draws: trace.draws,
+    warps: encodeWarps(trace.warps, trace.device.subgroupSize),
+  };
+  const packed = packr.pack(body);
+  const out = new Uint8Array(HEADER_BYTES + packed.length);
+  out.set(WTRACE_MAGIC_BYTES, 0);
+  new DataView(out.buffer).setUint32(4, FORMAT_VERSION, true);
+  out.set(packed, HEADER_BYTES);
+  return out;
+}
+
+function encodeWarps(w: WarpColumns, subgroupSize: number) {
+  const n = w.count;
+  const { lo: laneMaskLo, hi: laneMaskHi } = laneMasks(subgroupSize);
+  const groups = w.smGroups.sm.length;
+  const smBytes = new Uint8Array(groups * 2);
+  const countBytes = new Uint8Array(groups * 4);
+  const smView = new DataView(smBytes.buffer);
+  const countView = new DataView(countBytes.buffer);
+  for (let g = 0; g < groups; g++) {
+    smView.setUint16(g * 2, w.smGroups.sm[g] as number, true);
+    countView.setUint32(g * 4, (w.smGroups.offsets[g + 1] as number) - (w.smGroups.offsets[g] as number), true);
+  }
+  const start = new ByteWriter(n * 2);
+  const cycleStart = w.smCycleStart === null ? null : new ByteWriter(n * 2);
+  for (let g = 0; g < groups; g++) {
+    const begin = w.smGroups.offsets[g] as number;
+    const end = w.smGroups.offsets[g + 1] as number;
+    let prev = 0;
+    let prevCycles = 0;
+    for (let i = begin; i < end; i++) {
+      const ticks = Math.round((w.startNs[i] as number) * TICKS_PER_NS);
+      if (i === begin) start.int(ticks);
+      else start.uint(ticks - prev);
+      prev = ticks;
+      if (cycleStart !== null) {
+        const c = (w.smCycleStart as Float64Array)[i] as number;
+        cycleStart.int(c - prevCycles);
+        prevCycles = c;
+      }
+    }
+  }
+  const duration = new ByteWriter(n * 2);
+  const draw = new ByteWriter(n);
+  const custom = new ByteWriter(n * 2);
+  const inactive = new ByteWriter(n);
+  const inactiveHi = w.activeMaskHi === null ? null : new ByteWriter(n);
+  const cycleDuration = w.smCycleDuration === null ? null : new ByteWriter(n * 2);
+  let prevDraw = 0;
+  let prevCustom = 0;
+  for (let i = 0; i < n; i++) {
+    duration.uint(Math.round((w.durationNs[i] as number) * TICKS_PER_NS));
+    const d = w.draw[i] as number;
+    draw.delta32(prevDraw, d);
+    prevDraw = d;
+    const c = w.customId[i] as number;
+    custom.delta32(prevCustom, c);
+    prevCustom = c;
+    inactive.u32((~(w.activeMask[i] as number) & laneMaskLo) >>> 0);
+    if (inactiveHi !== null) inactiveHi.u32((~(w.activeMaskHi as Uint32Array)[i]! & laneMaskHi) >>> 0);
+    if (cycleDuration !== null) cycleDuration.u32((w.smCycleDuration as Uint32Array)[i] as number);
+  }
+  const columns: Record<string, Uint8Array> = {
+    start: start.finish(),
+    duration: duration.finish(),
+    slot: w.warpSlot.slice(),
+    stage: w.stage.slice(),
+    draw: draw.finish(),
+    customId: custom.finish(),
+    inactiveMask: inactive.finish(),
+  };
+  if (inactiveHi !== null) columns['inactiveMaskHi'] = inactiveHi.finish();
+  if (cycleStart !== null && cycleDuration !== null) {
+    columns['cycleStart'] = cycleStart.finish();
+    columns['cycleDuration'] = cycleDuration.finish();
+  }
+  return { count: n, ticksPerNs: TICKS_PER_NS, lanes: subgroupSize > 32 ? 64 : 32, smGroups: { sm: smBytes, counts: countBytes }, columns };
+}
+
+export function isWtrace(bytes: Uint8Array): boolean {
+  return bytes.length >= 4 && WTRACE_MAGIC_BYTES.every((b, i) => bytes[i] === b);
+}
+
+export function decodeWtrace(bytes: Uint8Array): Trace {
+  if (!isWtrace(bytes)) fail('bad-magic', 'header', 'not a .wtrace file (missing "WTRC")');
+  if (bytes.length < HEADER_BYTES) fail('truncated', 'header', `${bytes.length} bytes, need ${HEADER_BYTES}`);
+  const major = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(4, true);
+  if (major !== FORMAT_VERSION) {
+    fail('unsupported-version', 'header.version', `format version ${major}; this reader understands ${FORMAT_VERSION}`);
+  }
+  const body = readObject(readMsgpack(bytes.subarray(HEADER_BYTES), 'body'), 'body');
+  const device = readDeviceInfo(body['device']);
+  const capture = readCaptureInfo(body['capture']);
+  const draws = readDraws(body['draws']);
+  const warps = decodeWarps(readObject(body['warps'], 'warps'), draws.length, device);
+  if (capture.recordsKept !== warps.count) {
+    fail('bad-value', 'capture.recordsKept', `is ${capture.recordsKept} but the file holds ${warps.count} warps`);
+  }
+  return { formatVersion: FORMAT_VERSION, device, capture, draws, warps };
+}
+
+function bin(o: Obj, key: string, field: string): Uint8Array {
+  const v = o[key];
+  if (!(v instanceof Uint8Array)) fail('bad-type', `${field}.${key}`, `expected binary data, got ${describeValue(v)}`);
+  return v;
+}
+
+function optionalBin(o: Obj, key: string, field: string): Uint8Array | null {
+  return o[key] === undefined || o[key] === null ? null : bin(o, key, field);
+}
+
+function decodeWarps(o: Obj, drawCount: number, device: DeviceInfo): WarpColumns {
+  const { subgroupSize, smCount, warpsPerSm } = device;
+  const count = o['count'];
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0 || count > MAX_WARPS) {
+    fail('bad-value', 'warps.count', `expected a warp count up to ${MAX_WARPS}, got ${describeValue(count)}`);
+  }
+  if (o['ticksPerNs'] !== TICKS_PER_NS) fail('bad-value', 'warps.ticksPerNs', `expected ${TICKS_PER_NS}, got ${describeValue(o['ticksPerNs'])}`);
+  const wide = subgroupSize > 32;
+  const groupsObj = readObject(o['smGroups'], 'warps.smGroups');
+  const smBytes = bin(groupsObj, 'sm', 'warps.smGroups');
+  const countBytes = bin(groupsObj, 'counts', 'warps.smGroups');
+  if (smBytes.length % 2 !== 0 || countBytes.length !== smBytes.length * 2) {
+    fail('size-mismatch', 'warps.smGroups', `${smBytes.length} bytes of SM ids do not match ${countBytes.length} bytes of counts`);
+  }
+  const groups = smBytes.length / 2;
+  const smView = new DataView(smBytes.buffer, smBytes.byteOffset, smBytes.byteLength);
+  const countView = new DataView(countBytes.buffer, countBytes.byteOffset, countBytes.byteLength);
+  const sm = new Uint16Array(groups);
+  const offsets = new Uint32Array(groups + 1);
+  let total = 0;
+  for (let g = 0; g < groups; g++) {
+    sm[g] = smView.getUint16(g * 2, true);
+    if (sm[g] !== UNKNOWN_SM && smCount !== null && (sm[g] as number) >= smCount) {
+      fail('bad-value', `warps.smGroups.sm[${g}]`, `SM ${sm[g]} but the device has ${smCount}`);
+    }
+    if (g > 0 && (sm[g] as number) <= (sm[g - 1] as number)) fail('bad-value', `warps.smGroups.sm[${g}]`, 'SM ids must be strictly ascending');
+    const c = countView.getUint32(g * 4, true);
+    if (c === 0) fail('bad-value', `warps.smGroups.counts[${g}]`, 'an SM group holds at least one warp');
+    total += c;
+    offsets[g + 1] = total;
+  }
+  if (total !== count) fail('size-mismatch', 'warps.smGroups.counts', `sum to ${total}, but warps.count is ${count}`);
+
+  const cols = readObject(o['columns'], 'warps.columns');
+  const field = (name: string) => `warps.columns.${name}`;
+  // Sizes first: every varint takes at least one byte, fixed columns exactly one.
+  const startBytes = bin(cols, 'start', 'warps.columns');
+  const durationBytes = bin(cols, 'duration', 'warps.columns');
+  const slotBytes = bin(cols, 'slot', 'warps.columns');
+  const stageBytes = bin(cols, 'stage', 'warps.columns');
+  const drawBytes = bin(cols, 'draw', 'warps.columns');
+  const customBytes = bin(cols, 'customId', 'warps.columns');
+  const inactiveBytes = bin(cols, 'inactiveMask', 'warps.columns');
+  const inactiveHiBytes = optionalBin(cols, 'inactiveMaskHi', 'warps.columns');
+  const cycleStartBytes = optionalBin(cols, 'cycleStart', 'warps.columns');
+  const cycleDurationBytes = optionalBin(cols, 'cycleDuration', 'warps.columns');
+  for (const [name, b] of [
+    ['start', startBytes],
+    ['duration', durationBytes],
+    ['draw', drawBytes],
+    ['customId', customBytes],
+    ['inactiveMask', inactiveBytes],
+    ['inactiveMaskHi', inactiveHiBytes],
+    ['cycleStart', cycleStartBytes],
+    ['cycleDuration', cycleDurationBytes],
+  ] as const) {
+    if (b !== null && b.length < count) fail('truncated', field(name), `${b.length} bytes cannot hold ${count} values`);
+  }
+  if (slotBytes.length !== count) fail('size-mismatch', field('slot'), `${slotBytes.length} bytes for ${count} warps`);
+  if (stageBytes.length !== count) fail('size-mismatch', field('stage'), `${stageBytes.length} bytes for ${count} warps`);
+  if (wide && inactiveHiBytes === null) fail('bad-value', field('inactiveMaskHi'), `required for subgroupSize ${subgroupSize}`);
+  if ((cycleStartBytes === null) !== (cycleDurationBytes === null)) {
+    fail('bad-value', field('cycleStart'), 'cycleStart and cycleDuration come together');
+  }
+
+  const startNs = new Float64Array(count);
+  const startReader = new ByteReader(startBytes, field('start'));
+  const maxTicks = Number.MAX_SAFE_INTEGER;
+  for (let g = 0; g < groups; g++) {
+    let ticks = 0;
+    for (let i = offsets[g] as number; i < (offsets[g + 1] as number); i++) {
+      ticks = i === offsets[g] ? startReader.int() : ticks + startReader.uint();
+      if (ticks < 0 || ticks > maxTicks) fail('bad-value', `${field('start')}[${i}]`, 'start time out of range');
+      startNs[i] = ticks / TICKS_PER_NS;
+    }
+  }
+  expectEnd(startReader, field('start'));
+
+  const durationNs = new Float32Array(count);
+  const durationReader = new ByteReader(durationBytes, field('duration'));
+  for (let i = 0; i < count; i++) {
+    const ticks = durationReader.uint();
+    if ((startNs[i] as number) + ticks / TICKS_PER_NS > maxTicks / TICKS_PER_NS) {
+      fail('bad-value', `${field('duration')}[${i}]`, 'end time out of range');
+    }
+    durationNs[i] = ticks / TICKS_PER_NS;
+  }
+  expectEnd(durationReader, field('duration'));
+
+  for (let i = 0; i < count; i++) {
+    const slot = slotBytes[i] as number;
+    if (slot !== UNKNOWN_SLOT && warpsPerSm !== null && slot >= warpsPerSm) {
+      fail('bad-value', `${field('slot')}[${i}]`, `slot ${slot} but the device has ${warpsPerSm} per SM`);
+    }
+    if ((stageBytes[i] as number) >= STAGE_COUNT) fail('bad-value', `${field('stage')}[${i}]`, `unknown stage code ${stageBytes[i]}`);
+  }
+  const draw = readDeltaColumn(drawBytes, count, field('draw'), Math.max(0, drawCount - 1));
+  const customId = readDeltaColumn(customBytes, count, field('customId'), 0xffffffff);
+  const { lo: laneMaskLo, hi: laneMaskHi } = laneMasks(subgroupSize);
+  const activeMask = readMaskColumn(inactiveBytes, count, field('inactiveMask'), laneMaskLo);
+  const activeMaskHi = wide ? (readMaskColumn(inactiveHiBytes as Uint8Array, count, field('inactiveMaskHi'), laneMaskHi) as Uint32Array) : null;
+  for (let i = 0; i < count; i++) {
+    if (activeMask[i] === 0 && (activeMaskHi === null || activeMaskHi[i] === 0)) {
+      fail('bad-value', `${field('inactiveMask')}[${i}]`, 'a warp has at least one active lane');
+    }
+  }
+  let smCycleStart: Float64Array | null = null;
+  let smCycleDuration: Uint32Array | null = null;
+  if (cycleStartBytes !== null && cycleDurationBytes !== null) {
+    smCycleStart = new Float64Array(count);
+    const r = new ByteReader(cycleStartBytes, field('cycleStart'));
+    for (let g = 0; g < groups; g++) {
+      let cycles = 0;
+      for (let i = offsets[g] as number; i < (offsets[g + 1] as number); i++) {
+        cycles += r.int();
+        if (cycles < 0 || cycles > Number.MAX_SAFE_INTEGER) fail('bad-value', `${field('cycleStart')}[${i}]`, 'cycle count out of range');
+        smCycleStart[i] = cycles;
+      }
+    }
+    expectEnd(r, field('cycleStart'));
+    smCycleDuration = new Uint32Array(count);
+    const rd = new ByteReader(cycleDurationBytes, field('cycleDuration'));
+    for (let i = 0; i < count; i++) smCycleDuration[i] = rd.u32();
+    expectEnd(rd, field('cycleDuration'));
+  }
+  return {
+    count,
+    startNs,
+    durationNs,
+    smGroups: { sm, offsets },
+    warpSlot: slotBytes.slice(),
+    stage: stageBytes.slice(),
+    draw,
+    customId,
+    activeMask,
+    activeMaskHi,
+    smCycleStart,
+    smCycleDuration,
+  };
+}
+
+function expectEnd(reader: ByteReader, field: string): void {
+  if (!reader.atEnd) fail('size-mismatch', field, `${reader.remaining} bytes left after the last value`);
+}
+
+function readDeltaColumn(bytes: Uint8Array, count: number, field: string, max: number): UintColumn {
+  const out = allocUintColumn(count, max);
+  const r = new ByteReader(bytes, field);
+  let value = 0;
+  for (let i = 0; i < count; i++) {
+    value = r.delta32(value);
+    if (value > max) fail('bad-value', `${field}[${i}]`, `${value} exceeds ${max}`);
+    out[i] = value;
+  }
+  expectEnd(r, field);
+  return out;
+}
+
+function readMaskColumn(bytes: Uint8Array, count: number, field: string, laneMask: number): UintColumn {
+  const out = allocUintColumn(count, laneMask);
+  const r = new ByteReader(bytes, field);
+  for (let i = 0; i < count; i++) out[i] = ~r.u32() & laneMask;
+  expectEnd(r, field);
+  return out;
+}

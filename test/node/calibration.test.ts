@@ -1,0 +1,162 @@
+// Known-answer tests: warps with known times go through a simulated GPU
+// (per-SM clock offsets and rates, a 32 ns device clock, wrapping 32-bit
+// words) and must come back where they were.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  H100_CLOCKS,
+  buildTrace,
+  decodeWtraw,
+  encodeWtraw,
+  rawCaptureOf,
+  smIdPerWarp,
+  type RawClockModel,
+  type Trace,
+} from '../../shared-schema/index.js';
+import { checkInvariants, traceWithRowIds } from './fixtures.js';
+
+/**
+ * Largest |decoded − true| over start and end of every warp, matched by custom id,
+ * on the absolute device time base (time 0 is a floored device-clock sample, so
+ * the two traces' origins differ by up to one clock step).
+ */
+function worstErrorNs(truth: Trace, decoded: Trace, model: RawClockModel): number {
+  const shift = Number(decoded.capture.originDeviceNs) - model.originDeviceNs;
+  const row = new Int32Array(truth.warps.count).fill(-1);
+  for (let i = 0; i < decoded.warps.count; i++) row[decoded.warps.customId[i] as number] = i;
+  let worst = 0;
+  for (let t = 0; t < truth.warps.count; t++) {
+    const d = row[t] as number;
+    assert.ok(d >= 0, `warp ${t} is missing`);
+    const ts = truth.warps.startNs[t] as number;
+    const te = ts + (truth.warps.durationNs[t] as number);
+    const ds = (decoded.warps.startNs[d] as number) + shift;
+    const de = ds + (decoded.warps.durationNs[d] as number);
+    worst = Math.max(worst, Math.abs(ds - ts), Math.abs(de - te));
+  }
+  return worst;
+}
+
+function roundTrip(truth: Trace, model: RawClockModel): Trace {
+  const decoded = decodeWtraw(encodeWtraw(rawCaptureOf(truth, model).raw));
+  checkInvariants(decoded);
+  return decoded;
+}
+
+test('per-SM calibration puts every warp within 2 ns of the truth (H100 clocks)', () => {
+  const truth = traceWithRowIds(120_000);
+  const decoded = roundTrip(truth, H100_CLOCKS);
+  const cal = decoded.capture.calibration;
+  assert.equal(cal.method, 'per-sm-fit');
+  assert.equal(cal.alignedAcrossSms, true);
+  assert.equal(cal.perSm.length, truth.warps.smGroups.sm.length);
+  const worst = worstErrorNs(truth, decoded, H100_CLOCKS);
+  assert.ok(worst <= 2, `worst error ${worst.toFixed(3)} ns`);
+  assert.equal(decoded.device.clocks.deviceClockGranularityNs, 32);
+  // A 32 ns floor step leaves a residual of about 32/√12 ≈ 9.2 ns RMS.
+  for (const sm of cal.perSm) assert.ok(sm.residualRmsNs > 5 && sm.residualRmsNs < 14, `SM ${sm.sm} residual ${sm.residualRmsNs}`);
+  assert.ok(Math.abs(decoded.device.clocks.smClockRateHz! / H100_CLOCKS.smClockHz - 1) < 1e-3);
+});
+
+test('draw timestamp bounds land on the same time base as the warps', () => {
+  const truth = traceWithRowIds(20_000);
+  const decoded = roundTrip(truth, H100_CLOCKS);
+  for (const d of decoded.draws) {
+    const t = truth.draws[d.index]!;
+    // Timestamps are floored to 32 ns like the device clock.
+    assert.ok(Math.abs(d.gpuBeginNs! - t.gpuBeginNs!) <= 32, `draw ${d.index} begin ${d.gpuBeginNs} vs ${t.gpuBeginNs}`);
+  }
+});
+
+test('calibration survives 32-bit wraps of both clocks mid-capture', () => {
+  const truth = traceWithRowIds(120_000, 8);
+  // The device clock's low word wraps 2 µs into the capture; SM counters start near 2^32.
+  const model = { ...H100_CLOCKS, originDeviceNs: 409_000 * 4294967296 - 2000, offsetSpreadCycles: 4294967296 };
+  const decoded = roundTrip(truth, model);
+  assert.ok(worstErrorNs(truth, decoded, model) <= 2);
+});
+
+test('SMs with only a few warps borrow the median slope and are still placed', () => {
+  const dense = traceWithRowIds(20_000, 12);
+  // Keep only 3 warps on every compute SM other than 0, 1, 48, 49.
+  const sm = smIdPerWarp(dense.warps);
+  const seen = new Map<number, number>();
+  const keep: number[] = [];
+  for (let i = 0; i < dense.warps.count; i++) {
+    const s = sm[i] as number;
+    const n = seen.get(s) ?? 0;
+    if ([0, 1, 48, 49].includes(s) || n < 3) keep.push(i);
+    seen.set(s, n + 1);
+  }
+  const w = dense.warps;
+  const pick = <T extends { [k: number]: number }>(col: T) => Float64Array.from(keep, (i) => col[i] as number);
+  const truth = buildTrace({
+    ...dense,
+    capture: { ...dense.capture, recordsKept: keep.length, recordsWritten: keep.length, bufferCapacity: keep.length },
+    warps: {
+      startNs: pick(w.startNs),
+      endNs: Float64Array.from(keep, (i) => (w.startNs[i] as number) + (w.durationNs[i] as number)),
+      sm: pick(sm),
+      warpSlot: pick(w.warpSlot),
+      stage: pick(w.stage),
+      draw: pick(w.draw),
+      customId: Float64Array.from(keep, (_, k) => k),
+      activeMask: pick(w.activeMask),
+    },
+  });
+  const decoded = roundTrip(truth, H100_CLOCKS);
+  const sparse = decoded.capture.calibration.perSm.filter((c) => c.fit === 'offset-only');
+  assert.ok(sparse.length > 100, `${sparse.length} SMs borrowed a slope`);
+  // Three 32 ns-step samples pin an offset to well within half a step.
+  assert.ok(worstErrorNs(truth, decoded, H100_CLOCKS) <= 16);
+});
+
+test('device clock only: times come straight from it, aligned, quantized to its step', () => {
+  const truth = traceWithRowIds(10_000);
+  const model = { ...H100_CLOCKS, smClock: false };
+  const decoded = roundTrip(truth, model);
+  assert.equal(decoded.capture.calibration.method, 'device-clock');
+  assert.equal(decoded.capture.calibration.alignedAcrossSms, true);
+  assert.equal(decoded.warps.smCycleStart, null);
+  assert.ok(worstErrorNs(truth, decoded, model) <= 16.25, 'half a step (plus time quanta)');
+});
+
+test('SM clock only: per-SM rebase, durations right, flagged as not aligned', () => {
+  const truth = traceWithRowIds(10_000);
+  const decoded = roundTrip(truth, { ...H100_CLOCKS, deviceClock: false, rateSpread: 0 });
+  const cal = decoded.capture.calibration;
+  assert.equal(cal.method, 'sm-clock-rebased');
+  assert.equal(cal.alignedAcrossSms, false);
+  assert.match(cal.note, /NOT aligned/);
+  const row = new Map<number, number>();
+  for (let i = 0; i < decoded.warps.count; i++) row.set(decoded.warps.customId[i] as number, i);
+  const sm = smIdPerWarp(decoded.warps);
+  for (let t = 0; t < truth.warps.count; t += 97) {
+    const d = row.get(t)!;
+    assert.ok(Math.abs((decoded.warps.durationNs[d] as number) - (truth.warps.durationNs[t] as number)) <= 1.5);
+    assert.ok(sm[d] !== undefined);
+  }
+  // Each SM's first warp sits at 0.
+  const { offsets } = decoded.warps.smGroups;
+  for (let g = 0; g + 1 < offsets.length; g++) assert.equal(decoded.warps.startNs[offsets[g] as number], 0);
+});
+
+test('dropped records are counted, never hidden', () => {
+  const truth = traceWithRowIds(5000);
+  const decoded = roundTrip(truth, { ...H100_CLOCKS, dropped: 1234 });
+  assert.equal(decoded.capture.recordsKept, 5000);
+  assert.equal(decoded.capture.recordsWritten, 6234);
+  assert.equal(decoded.capture.bufferCapacity, 5000);
+});
+
+test('raw SM cycles are kept and match the clock model', () => {
+  const truth = traceWithRowIds(20_000);
+  const { raw, clocks } = rawCaptureOf(truth, H100_CLOCKS);
+  const decoded = decodeWtraw(encodeWtraw(raw));
+  const sm = smIdPerWarp(decoded.warps);
+  for (let i = 0; i < decoded.warps.count; i += 53) {
+    const rate = clocks.get(sm[i] as number)!.cyclesPerNs;
+    const cycles = decoded.warps.smCycleDuration![i] as number;
+    assert.ok(Math.abs(cycles / rate - (decoded.warps.durationNs[i] as number)) <= 2, `row ${i}`);
+  }
+});
