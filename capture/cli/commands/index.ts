@@ -1,4 +1,6 @@
 /** Every `warptrace` sub-command, in the order `--help` lists them. */
 import type { Command } from '../command.js';
+import { convertCommand } from './convert.js';
+import { infoCommand } from './info.js';
 
-export const COMMANDS: readonly Command[] = [];
+export const COMMANDS: readonly Command[] = [infoCommand, convertCommand];
