@@ -45,7 +45,7 @@ const char *kUsage =
     "                     [--rounds N] [--param KEY=VALUE]... [--json FILE]\n";
 
 [[noreturn]] void usage(const char *why) {
-  std::fprintf(stderr, "wt-capture-vk: %s\n%s", why, kUsage);
+  std::fprintf(stderr, "%swt-capture-vk: %s\n", kUsage, why);
   std::exit(2);
 }
 
@@ -252,7 +252,11 @@ struct Run {
 void setUp(Run &run, const Options &o, uint32_t capacity, uint32_t maxDraws) {
   if (o.workload.empty()) usage("missing --workload NAME (see --list)");
   run.workload = findWorkload(o.workload);
-  if (!run.workload) usage(("unknown workload " + o.workload + " (see --list)").c_str());
+  if (!run.workload) {
+    std::string known;
+    for (auto &w : allWorkloads()) known += std::string(known.empty() ? "" : ", ") + w->name();
+    fatal("unknown workload \"%s\" (known: %s)", o.workload.c_str(), known.c_str());
+  }
   applyParams(*run.workload, o);
   run.gpu = createGpu(o.device);
   wtTracerInfo ti{};
