@@ -46,6 +46,11 @@
 #define WT_VARIANT_RECORD16 7   // a 16-byte record, one vector store (the 2016 tool's size)
 #define WT_VARIANT_NAIVE48 8    // 48 bytes: 64-bit clocks read at start and end, broadcast, 12 stores
 #define WT_VARIANT_EARLY 9      // the record, with the slot allocated in wtBegin (latency hidden)
+#define WT_VARIANT_BALLOT_ANY 10   // BALLOT electing any active lane (helper lanes too)
+#define WT_VARIANT_BALLOT_NOSM 11  // BALLOT without reading the SM builtins
+#define WT_VARIANT_RECORD_ANY 12   // RECORD electing any active lane (a helper's record would be lost)
+#define WT_VARIANT_SHARDED 13      // RECORD with one counter per SM (another buffer layout; cost only)
+#define WT_VARIANT_SAMPLED 14      // RECORD for one warp in eight (hash of the start clock); clocks always
 
 #ifndef WT_ENABLE
 
@@ -193,8 +198,16 @@ void wtEnd(uint stage, uint customId) {
 #if WT_VARIANT == WT_VARIANT_CLOCK || WT_VARIANT == WT_VARIANT_CLOCKS
   wtKeep_(end - wtStart_ + device);
 #else
+#if WT_VARIANT == WT_VARIANT_BALLOT_NOSM
+  uint ids = (WT_UNKNOWN_SM | (WT_UNKNOWN_SLOT << WT_IDS_SLOT_SHIFT)) | (stage << WT_IDS_STAGE_SHIFT) | (WT_RECORD_FLAGS_ << WT_IDS_FLAGS_SHIFT);
+#else
   uint ids = wtSmSlot_() | (stage << WT_IDS_STAGE_SHIFT) | (WT_RECORD_FLAGS_ << WT_IDS_FLAGS_SHIFT);
-#if WT_SUBGROUP
+#endif
+#if WT_SUBGROUP && (WT_VARIANT == WT_VARIANT_BALLOT_ANY || WT_VARIANT == WT_VARIANT_RECORD_ANY)
+  uvec4 ballot = subgroupBallot(true);
+  bool leader = subgroupElect();
+  uvec2 mask = ballot.xy;
+#elif WT_SUBGROUP
   uvec4 ballot = subgroupBallot(wtLive_());
   bool leader = wtLive_() && subgroupBallotFindLSB(ballot) == gl_SubgroupInvocationID;
   uvec2 mask = ballot.xy;
@@ -203,17 +216,32 @@ void wtEnd(uint stage, uint customId) {
   uvec2 mask = uvec2(1u, 0u);
 #endif
 
-#if WT_VARIANT == WT_VARIANT_BALLOT
+#if WT_VARIANT == WT_VARIANT_BALLOT || WT_VARIANT == WT_VARIANT_BALLOT_ANY || WT_VARIANT == WT_VARIANT_BALLOT_NOSM
   wtKeep_(end - wtStart_ + device + mask.x + (leader ? ids : 0u));
 #elif WT_VARIANT == WT_VARIANT_ATOMIC
   if (leader) {
     uint slot = atomicAdd(wtCount, 1u);
     wtKeep_(slot + end - wtStart_ + device + mask.x + ids);
   }
-#elif WT_VARIANT == WT_VARIANT_RECORD
+#elif WT_VARIANT == WT_VARIANT_RECORD || WT_VARIANT == WT_VARIANT_RECORD_ANY
   if (leader) {
     uint slot = atomicAdd(wtCount, 1u);
     wtStore_(slot, uvec4(wtStart_, end, device, mask.y), uvec4(ids, wtDrawId, customId, mask.x));
+  }
+#elif WT_VARIANT == WT_VARIANT_SAMPLED
+  // The start clock is uniform in the subgroup, so the whole warp agrees.
+  if (leader && (wtStart_ * 0x9e3779b1u) >> 29 == 0u) {
+    uint slot = atomicAdd(wtCount, 1u);
+    wtStore_(slot, uvec4(wtStart_, end, device, mask.y), uvec4(ids, wtDrawId, customId, mask.x));
+  }
+#elif WT_VARIANT == WT_VARIANT_SHARDED
+  if (leader) {
+    // 128 shards of 2^(log2(records) - 7) records; the shard counters live in the last records.
+    uint records = uint(wtRecords.length()) >> 1;
+    uint shard = (ids & WT_IDS_SM_MASK) & 127u;
+    uint regionBits = findMSB(records) - 8;
+    uint n = atomicAdd(wtRecords[2u * (records - 1u - shard)].x, 1u) & ((1u << regionBits) - 1u);
+    wtStore_((shard << regionBits) + n, uvec4(wtStart_, end, device, mask.y), uvec4(ids, wtDrawId, customId, mask.x));
   }
 #elif WT_VARIANT == WT_VARIANT_EARLY
   if (leader) wtStore_(wtSlot_, uvec4(wtStart_, end, device, mask.y), uvec4(ids, wtDrawId, customId, mask.x));

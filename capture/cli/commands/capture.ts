@@ -6,7 +6,8 @@ import { buildNative } from '../../capture-run/native.js';
 import { listWorkloads, probeDevice, runCapture } from '../../capture-run/harness.js';
 import { PLAIN, TRACED, compileShaderSet } from '../../capture-run/shaders.js';
 import { InputError, UsageError, parseCommandArgs, type Command } from '../command.js';
-import { formatBytes, readTraceFile, writeFileAtomic } from '../files.js';
+import { formatBytes, readInputFile, writeFileAtomic } from '../files.js';
+import { traceFromRaw } from '../../capture-run/convert-raw.js';
 
 export const captureCommand: Command = {
   name: 'capture',
@@ -93,7 +94,7 @@ Exit status: 0 ok, 1 no Vulkan device, missing feature or tool, failed capture; 
         ...(overheadFrames === undefined ? {} : { overheadFrames }),
         ...(device === undefined ? {} : { device }),
       });
-      const trace = readTraceFile(rawPath);
+      const trace = traceFromRaw(readInputFile(rawPath));
       const bytes = encodeWtrace(trace);
       writeFileAtomic(output, [bytes], { overwrite: force });
       io.out(describe(output, bytes.length, trace, probed.name));

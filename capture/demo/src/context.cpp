@@ -235,7 +235,16 @@ VkPipeline Context::compute(const std::string &dir, const std::string &file) {
   return pipeline;
 }
 
+void Frame::clearTargets() {
+  bool keep = ctx.clearInFrame;
+  ctx.clearInFrame = true;
+  beginRendering(true);
+  endRendering();
+  ctx.clearInFrame = keep;
+}
+
 void Frame::beginRendering(bool clear) {
+  clear = clear && ctx.clearInFrame;
   VkRenderingAttachmentInfo colorAttachment{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
   colorAttachment.imageView = ctx.color.view;
   colorAttachment.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
@@ -279,13 +288,20 @@ void Frame::push(const Knobs &knobs) {
   vkCmdPushConstants(cmd, ctx.layout, VK_SHADER_STAGE_ALL_GRAPHICS | VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof knobs, &knobs);
 }
 
+void Frame::noteDraw() {
+  if (traced) ctx.barrierBefore.push_back(pendingBarrier_);
+  pendingBarrier_ = false;
+}
+
 void Frame::draw(const char *label, uint32_t vertexCount) {
+  noteDraw();
   if (traced) wtCmdBeginDraw(ctx.tracer, cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, ctx.layout, WT_DEFAULT_SET, label, WT_KIND_DRAW);
   vkCmdDraw(cmd, vertexCount, 1, 0, 0);
   if (traced) wtCmdEndDraw(ctx.tracer, cmd);
 }
 
 void Frame::dispatch(const char *label, uint32_t groups) {
+  noteDraw();
   if (traced) wtCmdBeginDraw(ctx.tracer, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx.layout, WT_DEFAULT_SET, label, WT_KIND_DISPATCH);
   vkCmdDispatch(cmd, groups, 1, 1);
   if (traced) wtCmdEndDraw(ctx.tracer, cmd);
@@ -295,5 +311,6 @@ void Frame::sync() {
   bool wasRendering = rendering_;
   if (wasRendering) endRendering();
   fullBarrier(cmd);
+  pendingBarrier_ = true;
   if (wasRendering) beginRendering(false);
 }

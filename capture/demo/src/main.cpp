@@ -23,7 +23,8 @@ namespace {
 
 struct Variant {
   std::string name, dir;
-  bool hooks = true;  // traced: draw ids bound, per-draw timestamps
+  bool hooks = true;       // traced: draw ids bound
+  bool timestamps = true;  // per-draw timestamps (with hooks)
   std::vector<VkPipeline> pipelines;
 };
 
@@ -34,6 +35,7 @@ struct Options {
   std::vector<Variant> variants;
   uint32_t capacity = 0, overheadFrames = 20, rounds = 60, warmup = 3;
   int device = -1;
+  bool clearInFrame = false;
 };
 
 const char *kUsage =
@@ -41,8 +43,9 @@ const char *kUsage =
     "       wt-capture-vk --list\n"
     "       wt-capture-vk --workload NAME --shaders DIR [--plain-shaders DIR] --out FILE.wtraw\n"
     "                     [--param KEY=VALUE]... [--capacity RECORDS] [--overhead-frames N] [--device N]\n"
+    "                     [--clear-in-frame] (clear the targets inside the traced/timed frame, not before it)\n"
     "       wt-capture-vk --bench --workload NAME --plain-variant NAME=DIR --variant NAME=DIR...\n"
-    "                     [--rounds N] [--param KEY=VALUE]... [--json FILE]\n";
+    "                     [--variant-no-timestamps NAME=DIR]... [--rounds N] [--param KEY=VALUE]... [--json FILE]\n";
 
 [[noreturn]] void usage(const char *why) {
   std::fprintf(stderr, "%swt-capture-vk: %s\n", kUsage, why);
@@ -76,6 +79,7 @@ Options parse(int argc, char **argv) {
     else if (a == "--overhead-frames") o.overheadFrames = parseCount(value(), "--overhead-frames");
     else if (a == "--rounds") o.rounds = parseCount(value(), "--rounds");
     else if (a == "--warmup") o.warmup = parseCount(value(), "--warmup");
+    else if (a == "--clear-in-frame") o.clearInFrame = true;
     else if (a == "--device") o.device = static_cast<int>(parseCount(value(), "--device"));
     else if (a == "--param") {
       std::string kv = value();
@@ -85,14 +89,15 @@ Options parse(int argc, char **argv) {
       if (eq == std::string::npos || eq == 0 || !end || *end || end == kv.c_str() + eq + 1)
         usage(("--param needs KEY=NUMBER, got " + kv).c_str());
       o.params.emplace_back(kv.substr(0, eq), v);
-    } else if (a == "--variant" || a == "--plain-variant") {
+    } else if (a == "--variant" || a == "--plain-variant" || a == "--variant-no-timestamps") {
       std::string nv = value();
       size_t eq = nv.find('=');
       if (eq == std::string::npos || eq == 0) usage((a + " needs NAME=DIR").c_str());
       Variant v;
       v.name = nv.substr(0, eq);
       v.dir = nv.substr(eq + 1);
-      v.hooks = a == "--variant";
+      v.hooks = a != "--plain-variant";
+      v.timestamps = a == "--variant";
       o.variants.push_back(v);
     } else if (a == "--help" || a == "-h") {
       std::fputs(kUsage, stdout);
@@ -211,9 +216,11 @@ void applyParams(Workload &w, const Options &o) {
 
 /* Records one frame of variant v; traced frames reset the trace buffer first (outside the timed part). */
 void recordFrame(Context &ctx, Workload &w, VkCommandBuffer cmd, const Variant &v, FrameTimer *timer, uint32_t slot) {
+  Frame frame(ctx, cmd, v.hooks);
+  wtSetDrawTimestamps(ctx.tracer, v.timestamps);
+  if (!ctx.clearInFrame) frame.clearTargets();
   if (v.hooks) wtCmdBeginCapture(ctx.tracer, cmd);
   if (timer) timer->begin(cmd, slot);
-  Frame frame(ctx, cmd, v.hooks);
   w.record(frame, v.pipelines);
   if (timer) timer->end(cmd, slot);
 }
@@ -268,6 +275,7 @@ void setUp(Run &run, const Options &o, uint32_t capacity, uint32_t maxDraws) {
   check(wtCreateTracer(&ti, &run.tracer), "creating the trace buffer");
   run.ctx.reset(new Context(run.gpu, run.workload->params.u("width"), run.workload->params.u("height"), run.tracer,
                             run.workload->dataBytes()));
+  run.ctx->clearInFrame = o.clearInFrame;
   run.workload->fillData(run.ctx->data.map);
 }
 
@@ -304,13 +312,18 @@ int capture(const Options &o) {
 
   // The capture: one traced frame.
   VkCommandBuffer cmd = beginCommands(run.gpu);
-  wtCmdBeginCapture(run.tracer, cmd);
+  wtSetDrawTimestamps(run.tracer, VK_TRUE);
   Frame frame(ctx, cmd, true);
+  if (!ctx.clearInFrame) frame.clearTargets();
+  wtCmdBeginCapture(run.tracer, cmd);
+  ctx.barrierBefore.clear();
   w.record(frame, traced.pipelines);
   wtCmdEndCapture(run.tracer, cmd);
   submitAndWait(run.gpu, cmd);
 
-  std::string extra = "\"drawStages\": " + w.drawStagesJson();
+  std::string extra = "\"drawStages\": " + w.drawStagesJson() + ",\n  \"barrierBefore\": [";
+  for (size_t i = 0; i < ctx.barrierBefore.size(); i++) extra += std::string(i ? ", " : "") + (ctx.barrierBefore[i] ? "true" : "false");
+  extra += "],\n  \"clearInFrame\": " + std::string(ctx.clearInFrame ? "true" : "false");
   std::string parameters = w.params.json();
   wtCaptureInfo info{};
   info.workload = w.name();
