@@ -58,6 +58,13 @@ export const VARIANTS: readonly BenchVariant[] = [
   { name: 'sampled8', what: 'record for 1 warp in 8 in every stage (clocks always read)', shaders: { tracedStages: ALL_STAGES, variant: 14 }, hooks: true },
   { name: 'fs-sampled8', what: 'record in every stage, FS warps sampled 1 in 8', shaders: { tracedStages: ALL_STAGES, variant: 5, stageVariants: { FS: 14 } }, hooks: true },
   { name: 'no-FS', what: 'record in every stage but FS', shaders: { tracedStages: ['VS', 'TCS', 'TES', 'GS', 'CS'] }, hooks: true },
+  { name: 'helper', what: 'clocks + the helper-lane test', shaders: { tracedStages: ALL_STAGES, variant: 15 }, hooks: true },
+  { name: 'smid', what: 'clocks + reading gl_SMIDNV / gl_WarpIDNV', shaders: { tracedStages: ALL_STAGES, variant: 16 }, hooks: true },
+  { name: 'lean', what: 'record with ids and draw id read by the leader only', shaders: { tracedStages: ALL_STAGES, variant: 17 }, hooks: true },
+  { name: 'dep', what: 'record; the atomic operand depends on both clocks', shaders: { tracedStages: ALL_STAGES, variant: 18 }, hooks: true },
+  { name: 'devfirst', what: 'record; device clock read before the SM end clock', shaders: { tracedStages: ALL_STAGES, variant: 19 }, hooks: true },
+  { name: 'devfirst-dep', what: 'record; device clock first, atomic depends on both clocks', shaders: { tracedStages: ALL_STAGES, variant: 20 }, hooks: true },
+  { name: 'record-efz', what: 'record + early_fragment_tests in the FS (depth test before the shader, as in the plain twin)', shaders: { tracedStages: ALL_STAGES, variant: 5, extraDefines: ['-DWT_EARLY_FRAGMENT_TESTS=1'] }, hooks: true },
   only(['VS'], 'record, VS only traced', 'only-VS'),
   only(['TCS'], 'record, TCS only traced', 'only-TCS'),
   only(['TES'], 'record, TES only traced', 'only-TES'),
@@ -145,8 +152,10 @@ async function bundle(dir: string): Promise<void> {
     'if ! grep -q NVIDIA $R/probe.json; then export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json; $BIN --probe > $R/probe.json 2> $R/log/probe.err; fi',
     'cat $R/probe.json $R/log/probe.err; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > $R/gpu.csv 2>&1; cat $R/gpu.csv',
     'cap() { local id=$1; shift; left $id || return; timeout 60 $BIN --shaders $B/spv/record --plain-shaders $B/spv/plain --out $R/raw/$id.wtraw "$@" > $R/log/$id.json 2> $R/log/$id.err; echo "capture $id exit $?"; cat $R/log/$id.json; tail -2 $R/log/$id.err; save; }',
-    'WHAT=${WHAT:-captures bench}',
+    'WHAT=${WHAT:-captures stats bench}',
     'if [[ $WHAT == *captures* ]]; then',
+    'capv() { local v=$1; shift; local id=$1; shift; left $id || return; timeout 60 $BIN --shaders $B/spv/$v --plain-shaders $B/spv/plain --out $R/raw/$id.wtraw "$@" > $R/log/$id.json 2> $R/log/$id.err; echo "capture $id exit $?"; cat $R/log/$id.json; save; }',
+    '  for v in record dep devfirst devfirst-dep; do capv $v cg-$v --workload compute-graphics --overhead-frames 30; capv $v busy-$v --workload busy-loop --overhead-frames 10 --param work=512 --param groups=2048 --param width=256 --param height=256; done',
     '  cap aqt --workload aqt --overhead-frames 60',
     '  cap aqt-light --workload aqt --overhead-frames 60 --param shading=0 --param tcsWork=8 --param tesWork=0',
     '  cap aqt-clear --workload aqt --overhead-frames 20 --clear-in-frame',
@@ -159,8 +168,13 @@ async function bundle(dir: string): Promise<void> {
     '  cap busy-64 --workload busy-loop --overhead-frames 20 --param work=64 --param groups=264 --param width=256 --param height=256',
     '  cap busy-512 --workload busy-loop --overhead-frames 20 --param work=512 --param groups=264 --param width=256 --param height=256',
     'fi',
-    'if [[ $WHAT == *bench* ]]; then',
   ];
+  lines.push('if [[ $WHAT == *stats* ]]; then');
+  for (const config of CONFIGS) {
+    const args = benchArgs(config, relDirs, 1, '/dev/null').map((a) => `'${a}'`);
+    lines.push(`  left stats-${config.id} && { timeout 60 $BIN ${args.join(' ')} --warmup 0 --stats $R/bench/stats-${config.id}.jsonl > /dev/null 2> $R/log/stats-${config.id}.err; echo "stats ${config.id} exit $?"; save; }`);
+  }
+  lines.push('fi', 'if [[ $WHAT == *bench* ]]; then');
   for (const config of CONFIGS) {
     const args = benchArgs(config, relDirs, 100, `$R/bench/${config.id}.json`).map((a) => (a.includes('$R') ? a : `'${a}'`));
     lines.push(

@@ -40,6 +40,8 @@ export interface ShaderSetOptions {
   readonly variant?: number;
   /** WT_VARIANT of single stages, overriding `variant`. */
   readonly stageVariants?: Readonly<Partial<Record<StageName, number>>>;
+  /** More -D switches for the traced stages (e.g. -DWT_EARLY_FRAGMENT_TESTS=1). */
+  readonly extraDefines?: readonly string[];
 }
 
 export const ALL_STAGES: readonly StageName[] = ['VS', 'TCS', 'TES', 'GS', 'FS', 'CS'];
@@ -98,7 +100,7 @@ export async function compileShaderSet(profile: DeviceProfile, options: ShaderSe
       '--target-env',
       'vulkan1.2',
       `-I${TRACE_SHADER_DIR}`,
-      ...(traced ? traceDefines(profile, stage, options.stageVariants?.[stage] ?? options.variant) : []),
+      ...(traced ? [...traceDefines(profile, stage, options.stageVariants?.[stage] ?? options.variant), ...(options.extraDefines ?? [])] : []),
       join(DEMO_SHADER_DIR, file),
       '-o',
       temp,

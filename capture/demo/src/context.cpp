@@ -202,6 +202,7 @@ VkPipeline Context::graphics(const std::string &dir, const GraphicsPipelineDesc 
 
   VkGraphicsPipelineCreateInfo ci{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
   ci.pNext = &rendering;
+  if (gpu.executableStats) ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   ci.stageCount = static_cast<uint32_t>(stages.size());
   ci.pStages = stages.data();
   ci.pVertexInputState = &vertexInput;
@@ -223,6 +224,7 @@ VkPipeline Context::graphics(const std::string &dir, const GraphicsPipelineDesc 
 
 VkPipeline Context::compute(const std::string &dir, const std::string &file) {
   VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  if (gpu.executableStats) ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   ci.stage.module = moduleFor(*this, dir, file);
