@@ -64,6 +64,9 @@ export const VARIANTS: readonly BenchVariant[] = [
   { name: 'dep', what: 'record; the atomic operand depends on both clocks', shaders: { tracedStages: ALL_STAGES, variant: 18 }, hooks: true },
   { name: 'devfirst', what: 'record; device clock read before the SM end clock', shaders: { tracedStages: ALL_STAGES, variant: 19 }, hooks: true },
   { name: 'devfirst-dep', what: 'record; device clock first, atomic depends on both clocks', shaders: { tracedStages: ALL_STAGES, variant: 20 }, hooks: true },
+  { name: 'hdrcap', what: 'record bounded by the header capacity word (a load) instead of the array length', shaders: { tracedStages: ALL_STAGES, variant: 21 }, hooks: true },
+  { name: 'nocheck', what: 'record without capacity test (unsafe, cost only)', shaders: { tracedStages: ALL_STAGES, variant: 22 }, hooks: true },
+  { name: 'nodraw', what: 'record without the draw-id uniform load (cost only)', shaders: { tracedStages: ALL_STAGES, variant: 23 }, hooks: true },
   { name: 'record-efz', what: 'record + early_fragment_tests in the FS (depth test before the shader, as in the plain twin)', shaders: { tracedStages: ALL_STAGES, variant: 5, extraDefines: ['-DWT_EARLY_FRAGMENT_TESTS=1'] }, hooks: true },
   only(['VS'], 'record, VS only traced', 'only-VS'),
   only(['TCS'], 'record, TCS only traced', 'only-TCS'),
@@ -83,6 +86,8 @@ export const CONFIGS: readonly { readonly id: string; readonly workload: string;
 
 /** The variants that matter to a workload (stages it has). */
 function variantsFor(workload: string): BenchVariant[] {
+  const pick = process.env['WT_BENCH_VARIANTS']?.split(',');
+  if (pick !== undefined) return VARIANTS.filter((v) => pick.includes(v.name));
   const stages: Record<string, StageName[]> = {
     aqt: ['VS', 'TCS', 'TES', 'FS'],
     syncs: ['VS', 'FS'],

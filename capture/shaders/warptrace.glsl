@@ -62,6 +62,9 @@
 #define WT_VARIANT_DEP 18          // RECORD whose atomic operand depends on both clocks (no clock read after it)
 #define WT_VARIANT_DEVFIRST 19     // RECORD reading the device clock before the SM end clock
 #define WT_VARIANT_DEVFIRST_DEP 20 // both
+#define WT_VARIANT_HDRCAP 21       // RECORD bounded by the header's capacity word instead of the array length
+#define WT_VARIANT_NOCHECK 22      // RECORD without a capacity test (unsafe; cost only)
+#define WT_VARIANT_NODRAW 23       // RECORD without the draw-id uniform load (cost only)
 
 #ifndef WT_ENABLE
 
@@ -261,6 +264,25 @@ void wtEnd(uint stage, uint customId) {
   if (leader) {
     uint slot = atomicAdd(wtCount, 1u);
     wtStore_(slot, uvec4(wtStart_, end, device, mask.y), uvec4(ids, wtDrawId, customId, mask.x));
+  }
+#elif WT_VARIANT == WT_VARIANT_HDRCAP
+  if (leader) {
+    uint slot = atomicAdd(wtCount, 1u);
+    if (slot < wtCapacity) {
+      wtRecords[2u * slot] = uvec4(wtStart_, end, device, mask.y);
+      wtRecords[2u * slot + 1u] = uvec4(ids, wtDrawId, customId, mask.x);
+    }
+  }
+#elif WT_VARIANT == WT_VARIANT_NOCHECK
+  if (leader) {
+    uint slot = atomicAdd(wtCount, 1u);
+    wtRecords[2u * slot] = uvec4(wtStart_, end, device, mask.y);
+    wtRecords[2u * slot + 1u] = uvec4(ids, wtDrawId, customId, mask.x);
+  }
+#elif WT_VARIANT == WT_VARIANT_NODRAW
+  if (leader) {
+    uint slot = atomicAdd(wtCount, 1u);
+    wtStore_(slot, uvec4(wtStart_, end, device, mask.y), uvec4(ids, 0u, customId, mask.x));
   }
 #elif WT_VARIANT == WT_VARIANT_DEP || WT_VARIANT == WT_VARIANT_DEVFIRST_DEP
   if (leader) {
