@@ -2,5 +2,6 @@
 import type { Command } from '../command.js';
 import { convertCommand } from './convert.js';
 import { infoCommand } from './info.js';
+import { instrumentCommand } from './instrument.js';
 
-export const COMMANDS: readonly Command[] = [infoCommand, convertCommand];
+export const COMMANDS: readonly Command[] = [infoCommand, convertCommand, instrumentCommand];
