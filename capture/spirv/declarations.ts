@@ -82,6 +82,12 @@ export class CommonDeclarations {
   get true(): number {
     return this.once('true', () => this.editor.constant(Op.ConstantTrue, this.bool));
   }
+  get constantFalse(): number {
+    return this.once('false', () => this.editor.constant(Op.ConstantFalse, this.bool));
+  }
+  undef(typeId: number): number {
+    return this.once(`undef:${typeId}`, () => this.editor.constant(Op.Undef, typeId));
+  }
 
   /** `{ uint count, capacity, flags, reserved; uvec4 records[]; }` at (set, binding). */
   traceBuffer(set: number, binding: number): number {
@@ -124,11 +130,13 @@ export class CommonDeclarations {
   }
 
   /**
-   * An Input variable decorated BuiltIn `builtIn`: the module's own when it
-   * has one, else a new one (Flat in fragment shaders when integer).
+   * An Input variable decorated BuiltIn `builtIn` for one entry point: the
+   * module's own when that entry point already uses one (a second would
+   * declare the built-in twice), else ours (Flat in fragment shaders when
+   * integer), shared by the entry points of one kind.
    */
-  builtin(builtIn: number, shape: BuiltinShape, fragment: boolean): BuiltinVariable {
-    const existing = this.existingBuiltin(builtIn);
+  builtin(builtIn: number, shape: BuiltinShape, fragment: boolean, entryInterface: readonly number[]): BuiltinVariable {
+    const existing = this.existingBuiltin(builtIn, entryInterface);
     if (existing !== null) {
       const integer = (s: BuiltinShape) => s === 'int' || s === 'uint';
       if (existing.shape === shape || (integer(existing.shape) && integer(shape))) return existing;
@@ -163,11 +171,11 @@ export class CommonDeclarations {
     }
   }
 
-  /** The module's own Input variable for a built-in, typed from its declaration. */
-  private existingBuiltin(builtIn: number): BuiltinVariable | null {
+  /** The entry point's own Input variable for a built-in, typed from its declaration. */
+  private existingBuiltin(builtIn: number, entryInterface: readonly number[]): BuiltinVariable | null {
     const { editor } = this;
     for (const [id, value] of editor.decorationValues(Decoration.BuiltIn)) {
-      if (value !== builtIn) continue;
+      if (value !== builtIn || !entryInterface.includes(id)) continue;
       const variable = editor.globalDef(id);
       if (variable?.opcode !== Op.Variable || variable.words[3] !== StorageClass.Input) continue;
       const pointer = editor.globalDef(variable.words[1]!);

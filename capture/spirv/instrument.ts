@@ -26,6 +26,7 @@ import {
   spirvVersion,
 } from './spec.js';
 import { emitWrapper, type SubgroupMode } from './wrapper.js';
+import { deferDiscards } from './discard.js';
 import { TOOL_VERSION } from '../cli/version.js';
 
 /** OpModuleProcessed text that marks an instrumented module (SPIR-V 1.1+). */
@@ -114,6 +115,11 @@ export function instrumentModule(input: SpirvModule, options: InstrumentOptions 
     notes.push('fragment custom id gl_PrimitiveID needs the Geometry capability (the geometryShader feature); --stage-id fs=frag-coord or fs=none avoid it');
   }
 
+  const fragmentEntries = entries.filter((e) => e.stage === 'FS');
+  const deferred = options.discard === 'defer' && fragmentEntries.length > 0
+    ? deferDiscards(decl, fragmentEntries, editor.entryPoints().filter((e) => !entries.some((s) => s.index === e.index)))
+    : null;
+
   const reports: EntryPointReport[] = [];
   const wrappersOf = new Map<number, number[]>();
   for (const [i, entry] of entries.entries()) {
@@ -122,6 +128,7 @@ export function instrumentModule(input: SpirvModule, options: InstrumentOptions 
     const wrapper = emitWrapper(decl, {
       stage: entry.stage,
       originalFunction: entry.functionId,
+      entryInterface: entry.interfaceIds,
       subgroup,
       smBuiltins,
       subgroupClock: options.subgroupClock,
@@ -131,6 +138,7 @@ export function instrumentModule(input: SpirvModule, options: InstrumentOptions 
       helperViaInstruction: editor.hasCapability(Capability.DemoteToHelperInvocation),
       set: options.set,
       binding: options.binding,
+      discard: deferred !== null && deferred.functions.has(entry.functionId) ? { flag: deferred.flag, killOpcode: deferred.killOpcode } : null,
     });
     editor.append(Section.Function, ...wrapper.code);
     editor.addName(wrapper.functionId, `warptrace_${entry.name}`);

@@ -9,9 +9,10 @@
  *       mask = ballot(true);                 // per warp; per invocation: mask = 1
  *       if (elect()) {
  *         slot = atomicAdd(buf.count, 1);    // Device (QueueFamily) scope, relaxed
- *         if (slot < buf.capacity) { buf.records[2 slot] = ...; buf.records[2 slot + 1] = ...; }
+ *         if (slot < buf.records.length() / 2) { buf.records[2 slot] = ...; buf.records[2 slot + 1] = ...; }
  *       }
  *     }
+ *     if (discarded) kill;                  // deferred discard (fragment), see discard.ts
  *   }
  *
  * The record words are placed by shared-schema's RecordWord, so the layout
@@ -19,7 +20,7 @@
  */
 import { BufferWord, RAW_UNKNOWN_SLOT, RAW_UNKNOWN_SM, RECORD_WORDS, RecordFlag, RecordWord, packIds, PackedIds } from '../../shared-schema/raw-layout.js';
 import { instruction, type Instruction } from './binary.js';
-import { CommonDeclarations, RECORDS_MEMBER, RECORD_VECTOR_WORDS, VECTORS_PER_RECORD, type BuiltinVariable } from './declarations.js';
+import { CommonDeclarations, RECORDS_MEMBER, RECORD_VECTOR_WORDS, VECTORS_PER_RECORD, type BuiltinShape, type BuiltinVariable } from './declarations.js';
 import type { CustomIdSource, InstrumentedStage } from './options.js';
 import { stageCode } from './options.js';
 import { BuiltIn, MemorySemantics, Op, Scope, StorageClass } from './spec.js';
@@ -30,6 +31,8 @@ export type SubgroupMode = 'core' | 'khr-ballot' | 'none';
 export interface WrapperPlan {
   readonly stage: InstrumentedStage;
   readonly originalFunction: number;
+  /** The entry point's interface ids (its own built-in variables are reused). */
+  readonly entryInterface: readonly number[];
   readonly subgroup: SubgroupMode;
   readonly smBuiltins: boolean;
   readonly subgroupClock: boolean;
@@ -41,6 +44,8 @@ export interface WrapperPlan {
   readonly helperViaInstruction: boolean;
   readonly set: number;
   readonly binding: number;
+  /** Deferred discard: the flag the shader sets, and the instruction that ends such lanes after the record. */
+  readonly discard: { readonly flag: number; readonly killOpcode: number } | null;
 }
 
 export interface Wrapper {
@@ -57,7 +62,7 @@ export function recordFlags(plan: Pick<WrapperPlan, 'subgroup' | 'subgroupClock'
 }
 
 export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrapper {
-  const g = new FunctionCode(decl);
+  const g = new FunctionCode(decl, plan.stage === 'FS', plan.entryInterface);
   const fragment = plan.stage === 'FS';
   const flags = recordFlags(plan);
   const functionId = g.id();
@@ -68,7 +73,8 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
   const start = g.clockLow(primaryScope);
   g.value(Op.FunctionCall, decl.void, plan.originalFunction);
   const end = g.clockLow(primaryScope);
-  const device = plan.subgroupClock && plan.deviceClock ? g.clockLow(Scope.Device) : plan.deviceClock ? end : decl.u32(0);
+  // Without the SM clock, CLOCK_START/END are device ticks already and DEVICE_CLOCK stays 0 (as in the GLSL library).
+  const device = plan.subgroupClock && plan.deviceClock ? g.clockLow(Scope.Device) : decl.u32(0);
 
   const trace = g.global(decl.traceBuffer(plan.set, plan.binding));
   const traceUint = decl.pointer(decl.traceStorageClass, decl.uint);
@@ -76,8 +82,9 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
   const writeRecord = (maskLo: () => number, maskHi: () => number) => {
     const countPtr = g.value(Op.AccessChain, traceUint, trace, decl.u32(BufferWord.COUNT));
     const slot = g.value(Op.AtomicIAdd, decl.uint, countPtr, decl.u32(plan.atomicScope), decl.u32(MemorySemantics.Relaxed), decl.u32(1));
-    const capacityPtr = g.value(Op.AccessChain, traceUint, trace, decl.u32(BufferWord.CAPACITY));
-    const capacity = g.value(Op.Load, decl.uint, capacityPtr);
+    // Like the GLSL library, bound the slot by the buffer's real size (not the host-written CAPACITY word).
+    const vectors = g.value(Op.ArrayLength, decl.uint, trace, RECORDS_MEMBER);
+    const capacity = g.value(Op.UDiv, decl.uint, vectors, decl.u32(VECTORS_PER_RECORD));
     const fits = g.value(Op.ULessThan, decl.bool, slot, capacity);
     g.ifThen(fits, () => {
       const words = new Array<number>(RECORD_WORDS);
@@ -85,10 +92,10 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
       words[RecordWord.CLOCK_END] = end;
       words[RecordWord.DEVICE_CLOCK] = device;
       words[RecordWord.ACTIVE_MASK_HI] = maskHi();
-      words[RecordWord.PACKED_IDS] = packedIds(g, plan, flags, fragment);
+      words[RecordWord.PACKED_IDS] = packedIds(g, plan, flags);
       const drawPtr = g.value(Op.AccessChain, decl.pointer(StorageClass.Uniform, decl.uint), g.global(decl.drawIdBlock(plan.set, plan.binding + 1)), decl.u32(0));
       words[RecordWord.DRAW_ID] = g.value(Op.Load, decl.uint, drawPtr);
-      words[RecordWord.CUSTOM_ID] = customId(g, plan.customId, fragment);
+      words[RecordWord.CUSTOM_ID] = customId(g, plan.customId);
       words[RecordWord.ACTIVE_MASK_LO] = maskLo();
       const first = g.value(Op.IMul, decl.uint, slot, decl.u32(VECTORS_PER_RECORD));
       const recordVector = decl.pointer(decl.traceStorageClass, decl.uvec4);
@@ -109,7 +116,7 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
       elected = g.value(Op.GroupNonUniformElect, decl.bool, decl.u32(Scope.Subgroup));
     } else {
       ballot = g.value(Op.SubgroupBallotKHR, decl.uvec4, decl.true);
-      const lane = g.loadUint(decl.builtin(BuiltIn.SubgroupLocalInvocationId, 'uint', fragment));
+      const lane = g.loadUint(g.builtin(BuiltIn.SubgroupLocalInvocationId, 'uint'));
       const firstLane = g.value(Op.SubgroupFirstInvocationKHR, decl.uint, lane);
       elected = g.value(Op.IEqual, decl.bool, lane, firstLane);
     }
@@ -124,51 +131,62 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
 
   if (fragment) {
     // Helper invocations' stores are discarded: an elected helper would lose the warp's record.
-    const helper = plan.helperViaInstruction ? g.value(Op.IsHelperInvocationEXT, decl.bool) : g.load(decl.builtin(BuiltIn.HelperInvocation, 'bool', true));
+    const helper = plan.helperViaInstruction ? g.value(Op.IsHelperInvocationEXT, decl.bool) : g.load(g.builtin(BuiltIn.HelperInvocation, 'bool'));
     g.ifThen(g.value(Op.LogicalNot, decl.bool, helper), body);
   } else {
     body();
+  }
+  if (plan.discard !== null) {
+    // Lanes that discarded took part in the record above; end them now.
+    const discarded = g.value(Op.Load, decl.bool, g.global(plan.discard.flag));
+    const kill = g.id();
+    const done = g.id();
+    g.op(Op.SelectionMerge, done, 0);
+    g.op(Op.BranchConditional, discarded, kill, done);
+    g.label(kill);
+    g.op(plan.discard.killOpcode);
+    g.label(done);
   }
   g.op(Op.Return);
   g.op(Op.FunctionEnd);
   return { functionId, code: g.code, globals: [...g.globals], flags };
 }
 
-function packedIds(g: FunctionCode, plan: WrapperPlan, flags: number, fragment: boolean): number {
+function packedIds(g: FunctionCode, plan: WrapperPlan, flags: number): number {
   const { decl } = g;
   const stage = stageCode(plan.stage);
   if (!plan.smBuiltins) return decl.u32(packIds(RAW_UNKNOWN_SM, RAW_UNKNOWN_SLOT, stage, flags));
-  const sm = g.value(Op.BitwiseAnd, decl.uint, g.loadUint(decl.builtin(BuiltIn.SMIDNV, 'uint', fragment)), decl.u32(PackedIds.SM_MASK));
-  const warp = g.value(Op.BitwiseAnd, decl.uint, g.loadUint(decl.builtin(BuiltIn.WarpIDNV, 'uint', fragment)), decl.u32(PackedIds.SLOT_MASK));
+  const sm = g.value(Op.BitwiseAnd, decl.uint, g.loadUint(g.builtin(BuiltIn.SMIDNV, 'uint')), decl.u32(PackedIds.SM_MASK));
+  const warp = g.value(Op.BitwiseAnd, decl.uint, g.loadUint(g.builtin(BuiltIn.WarpIDNV, 'uint')), decl.u32(PackedIds.SLOT_MASK));
   const ids = g.value(Op.BitwiseOr, decl.uint, g.value(Op.ShiftLeftLogical, decl.uint, warp, decl.u32(PackedIds.SLOT_SHIFT)), sm);
   return g.value(Op.BitwiseOr, decl.uint, ids, decl.u32(packIds(0, 0, stage, flags)));
 }
 
-function customId(g: FunctionCode, source: CustomIdSource, fragment: boolean): number {
+function customId(g: FunctionCode, source: CustomIdSource): number {
   const { decl } = g;
   switch (source) {
     case 'none':
       return decl.u32(0);
     case 'vertex-index':
-      return g.loadUint(decl.builtin(BuiltIn.VertexIndex, 'int', fragment));
+      return g.loadUint(g.builtin(BuiltIn.VertexIndex, 'int'));
     case 'instance-index':
-      return g.loadUint(decl.builtin(BuiltIn.InstanceIndex, 'int', fragment));
+      return g.loadUint(g.builtin(BuiltIn.InstanceIndex, 'int'));
     case 'primitive-id':
-      return g.loadUint(decl.builtin(BuiltIn.PrimitiveId, 'int', fragment));
+      return g.loadUint(g.builtin(BuiltIn.PrimitiveId, 'int'));
     case 'invocation-id':
-      return g.loadUint(decl.builtin(BuiltIn.InvocationId, 'int', fragment));
+      return g.loadUint(g.builtin(BuiltIn.InvocationId, 'int'));
     case 'local-invocation-index':
-      return g.loadUint(decl.builtin(BuiltIn.LocalInvocationIndex, 'uint', fragment));
+      return g.loadUint(g.builtin(BuiltIn.LocalInvocationIndex, 'uint'));
     case 'workgroup-id': {
       // x + numX * (y + numY * z)
-      const id = g.load(decl.builtin(BuiltIn.WorkgroupId, 'uvec3', fragment));
-      const count = g.load(decl.builtin(BuiltIn.NumWorkgroups, 'uvec3', fragment));
+      const id = g.load(g.builtin(BuiltIn.WorkgroupId, 'uvec3'));
+      const count = g.load(g.builtin(BuiltIn.NumWorkgroups, 'uvec3'));
       const c = (v: number, i: number) => g.value(Op.CompositeExtract, decl.uint, v, i);
       const yz = g.value(Op.IAdd, decl.uint, c(id, 1), g.value(Op.IMul, decl.uint, c(count, 1), c(id, 2)));
       return g.value(Op.IAdd, decl.uint, c(id, 0), g.value(Op.IMul, decl.uint, c(count, 0), yz));
     }
     case 'frag-coord': {
-      const coord = g.load(decl.builtin(BuiltIn.FragCoord, 'vec4', fragment));
+      const coord = g.load(g.builtin(BuiltIn.FragCoord, 'vec4'));
       const axis = (i: number) => g.value(Op.ConvertFToU, decl.uint, g.value(Op.CompositeExtract, decl.float, coord, i));
       return g.value(Op.BitwiseOr, decl.uint, axis(0), g.value(Op.ShiftLeftLogical, decl.uint, axis(1), decl.u32(16)));
     }
@@ -179,7 +197,11 @@ function customId(g: FunctionCode, source: CustomIdSource, fragment: boolean): n
 class FunctionCode {
   readonly code: Instruction[] = [];
   readonly globals = new Set<number>();
-  constructor(readonly decl: CommonDeclarations) {}
+  constructor(
+    readonly decl: CommonDeclarations,
+    private readonly fragment: boolean,
+    private readonly entryInterface: readonly number[],
+  ) {}
 
   id(): number {
     return this.decl.editor.allocId();
@@ -198,6 +220,9 @@ class FunctionCode {
   global(variable: number): number {
     this.globals.add(variable);
     return variable;
+  }
+  builtin(builtIn: number, shape: BuiltinShape): BuiltinVariable {
+    return this.decl.builtin(builtIn, shape, this.fragment, this.entryInterface);
   }
   load(builtin: BuiltinVariable): number {
     return this.value(Op.Load, builtin.typeId, this.global(builtin.id));
