@@ -5,7 +5,7 @@
  * built-in variable is reused: a second one would declare it twice).
  */
 import { BUFFER_HEADER_BYTES, BufferWord, RECORD_BYTES } from '../../shared-schema/raw-layout.js';
-import { Op, BuiltIn, Decoration, StorageClass, SPIRV_1_6 } from './spec.js';
+import { Op, BuiltIn, Decoration, StorageClass } from './spec.js';
 import type { ModuleEditor } from './module.js';
 import { InstrumentError } from './errors.js';
 
@@ -149,7 +149,8 @@ export class CommonDeclarations {
       const variable = editor.declare(Op.Variable, (v) => [this.pointer(StorageClass.Input, typeId), v, StorageClass.Input]);
       editor.decorate(variable, Decoration.BuiltIn, builtIn);
       if (fragment && (shape === 'uint' || shape === 'int' || shape === 'uvec3')) editor.decorate(variable, Decoration.Flat);
-      if (builtIn === BuiltIn.HelperInvocation && editor.version >= SPIRV_1_6) editor.decorate(variable, Decoration.Volatile);
+      // No Volatile on HelperInvocation (glslang adds it for 1.6): nothing requires it without demote
+      // (those modules use OpIsHelperInvocationEXT), and Mesa 22's lavapipe cannot compile the volatile load.
       editor.addName(variable, `warptrace_${builtinName(builtIn)}${fragment ? '_fs' : ''}`);
       return variable;
     });
