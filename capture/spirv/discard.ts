@@ -32,7 +32,8 @@ export interface DeferredDiscard {
  */
 export function deferDiscards(decl: CommonDeclarations, fragmentEntries: readonly EntryPoint[], otherEntries: readonly EntryPoint[]): DeferredDiscard | null {
   const { editor } = decl;
-  const functions = parseFunctions(editor.section(Section.Function));
+  const section = parseFunctions(editor.section(Section.Function));
+  const { functions } = section;
   const byId = new Map(functions.map((f) => [f.id, f]));
   const isDiscard = (i: Instruction) => i.opcode === Op.Kill || i.opcode === Op.TerminateInvocation;
   const reachable = new Set(fragmentEntries.flatMap((e) => [...reachableFrom(e.functionId, byId)]));
@@ -64,7 +65,7 @@ export function deferDiscards(decl: CommonDeclarations, fragmentEntries: readonl
   const context: RewriteContext = { decl, flag, discarding, killOpcode, killIfDiscarded: null };
   for (const f of functions) if (discarding.has(f.id)) rewriteFunction(context, f);
   const extra = context.killIfDiscarded === null ? [] : [context.killIfDiscarded];
-  editor.replaceSection(Section.Function, writeFunctions([...functions, ...extra]));
+  editor.replaceSection(Section.Function, writeFunctions({ functions: [...functions, ...extra], trailer: section.trailer }));
   return { flag, killOpcode, functions: discarding };
 }
 
@@ -89,6 +90,7 @@ function killIfDiscardedFunction(context: RewriteContext): number {
     const id = editor.allocId();
     const [entry, kill, done, discarded] = [editor.allocId(), editor.allocId(), editor.allocId(), editor.allocId()];
     context.killIfDiscarded = {
+      prefix: [],
       id,
       returnType: decl.void,
       header: [instruction(Op.Function, [decl.void, id, 0, decl.voidFunction])],

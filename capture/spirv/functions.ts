@@ -12,6 +12,8 @@ export interface Block {
 }
 
 export interface FunctionCode {
+  /** Instructions between the previous function and this one (OpLine, OpNoLine, non-semantic OpExtInst). */
+  readonly prefix: Instruction[];
   readonly id: number;
   readonly returnType: number;
   /** OpFunction and its OpFunctionParameters. */
@@ -19,19 +21,31 @@ export interface FunctionCode {
   blocks: Block[];
 }
 
-export function parseFunctions(code: readonly Instruction[]): FunctionCode[] {
-  const out: FunctionCode[] = [];
+export interface FunctionSection {
+  readonly functions: FunctionCode[];
+  /** Instructions after the last function. */
+  readonly trailer: Instruction[];
+}
+
+/** Debug instructions that may sit between functions. */
+const BETWEEN_FUNCTIONS = new Set<number>([Op.Line, Op.NoLine, Op.Nop, Op.ExtInst]);
+
+export function parseFunctions(code: readonly Instruction[]): FunctionSection {
+  const functions: FunctionCode[] = [];
   let current: FunctionCode | null = null;
   let block: Block | null = null;
+  let pending: Instruction[] = [];
   for (const inst of code) {
     if (inst.opcode === Op.Function) {
       if (current !== null) throw new SpirvFormatError(`function %${current.id} has no OpFunctionEnd`);
-      current = { id: inst.words[2]!, returnType: inst.words[1]!, header: [inst], blocks: [] };
+      current = { prefix: pending, id: inst.words[2]!, returnType: inst.words[1]!, header: [inst], blocks: [] };
+      pending = [];
       block = null;
     } else if (current === null) {
-      throw new SpirvFormatError(`opcode ${inst.opcode} outside any function`);
+      if (!BETWEEN_FUNCTIONS.has(inst.opcode)) throw new SpirvFormatError(`opcode ${inst.opcode} outside any function`);
+      pending.push(inst);
     } else if (inst.opcode === Op.FunctionEnd) {
-      out.push(current);
+      functions.push(current);
       current = null;
     } else if (inst.opcode === Op.Label) {
       block = { label: inst.words[1]!, body: [] };
@@ -43,16 +57,17 @@ export function parseFunctions(code: readonly Instruction[]): FunctionCode[] {
     }
   }
   if (current !== null) throw new SpirvFormatError(`function %${current.id} has no OpFunctionEnd`);
-  return out;
+  return { functions, trailer: pending };
 }
 
-export function writeFunctions(functions: readonly FunctionCode[]): Instruction[] {
+export function writeFunctions(section: FunctionSection): Instruction[] {
   const out: Instruction[] = [];
-  for (const f of functions) {
-    out.push(...f.header);
+  for (const f of section.functions) {
+    out.push(...f.prefix, ...f.header);
     for (const b of f.blocks) out.push(instruction(Op.Label, [b.label]), ...b.body);
     out.push(instruction(Op.FunctionEnd, []));
   }
+  out.push(...section.trailer);
   return out;
 }
 

@@ -12,7 +12,7 @@ import { ModuleEditor, Section } from '../../capture/spirv/module.js';
 import { CUSTOM_ID_SOURCES, customIdsFor, targetOptions, type CustomIdSource, type InstrumentOptions, type InstrumentedStage } from '../../capture/spirv/options.js';
 import { BuiltIn, Decoration, Op, StorageClass } from '../../capture/spirv/spec.js';
 import { RecordFlag, RecordWord, RAW_UNKNOWN_SLOT, RAW_UNKNOWN_SM, packIds, Stage } from '../../shared-schema/index.js';
-import { compileCorpus, compileGlsl, pool, spirvAs, spirvLink, spirvVal, validationEnv, type CorpusModule } from './spirv-tools.js';
+import { compileCorpus, compileCorpusFile, compileGlsl, pool, spirvAs, spirvLink, spirvVal, validationEnv, type CorpusModule } from './spirv-tools.js';
 
 let corpus: CorpusModule[] = [];
 before(async () => {
@@ -139,7 +139,7 @@ test('fragment discard: deferred by default, as written with --discard kill; bot
     // kill: the shader's discards stay as they were.
     assert.equal(count(k.result.module, Op.Kill) + count(k.result.module, Op.TerminateInvocation), kills, id);
     // defer: one discard left, in the wrapper, after the record.
-    const functions = parseFunctions(new ModuleEditor(d.result.module).section(Section.Function));
+    const functions = parseFunctions(new ModuleEditor(d.result.module).section(Section.Function)).functions;
     const wrapper = functions.at(-1)!;
     const killsIn = (f: (typeof functions)[number]) => f.blocks.flatMap((b) => b.body).filter((i) => i.opcode === Op.Kill || i.opcode === Op.TerminateInvocation).length;
     assert.equal(killsIn(wrapper), 1, id);
@@ -153,6 +153,24 @@ test('fragment discard: deferred by default, as written with --discard kill; bot
   assert.equal(early.result.module.instructions.some((i) => i.opcode === Op.Variable && i.words[3] === StorageClass.Private), false);
 });
 
+test('modules with debug info (-g: OpLine between and inside functions; -gV: NonSemantic.Shader.DebugInfo.100)', async () => {
+  const sources = ['alpha.frag', 'continue.frag', 'phi.frag', 'barrier.tesc', 'explode.geom', 'functions.vert', 'tiles.comp'];
+  let checked = 0;
+  for (const env of ['vulkan1.0', 'vulkan1.3']) {
+    for (const debug of ['-g', '-gV']) {
+      for (const source of sources) {
+        const bytes = await compileCorpusFile(source, env, [debug]);
+        for (const options of [nvidia, { ...lavapipe, discard: 'kill' as const }]) {
+          const result = instrumentSpirv(bytes, options);
+          assert.equal(await spirvVal(result.bytes, validationEnv(result.outputVersion)), null, `${source} ${env} ${debug}`);
+          checked++;
+        }
+      }
+    }
+  }
+  assert.equal(checked, 56);
+});
+
 test('the record: two uvec4 stores in shared-schema word order, PACKED_IDS as the GLSL library packs it', () => {
   for (const [config, options] of [['nvidia', nvidia], ['lavapipe', lavapipe]] as const) {
     for (const id of ['basic.vert@vulkan1.3', 'barrier.tesc@vulkan1.3', 'early.frag@vulkan1.3', 'tiles.comp@vulkan1.3']) {
@@ -161,7 +179,7 @@ test('the record: two uvec4 stores in shared-schema word order, PACKED_IDS as th
       const entry = result.entryPoints[0]!;
       const { module } = result;
       const constants = new Map(module.instructions.filter((i) => i.opcode === Op.Constant).map((i) => [i.words[2]!, i.words[3]!]));
-      const wrapper = parseFunctions(new ModuleEditor(module).section(Section.Function)).at(-1)!;
+      const wrapper = parseFunctions(new ModuleEditor(module).section(Section.Function)).functions.at(-1)!;
       const body = wrapper.blocks.flatMap((b) => b.body);
       const vectors = body.filter((i) => i.opcode === Op.CompositeConstruct);
       assert.equal(vectors.length, 2, `${id} ${config}: two uvec4`);
@@ -228,7 +246,7 @@ test('Vulkan memory model modules: the slot atomic uses QueueFamily scope', () =
   for (const m of corpus.filter((c) => c.source === 'memorymodel.comp')) {
     const { module } = instrumentSpirv(m.bytes, nvidia);
     const constants = new Map(module.instructions.filter((i) => i.opcode === Op.Constant).map((i) => [i.words[2]!, i.words[3]!]));
-    const atomics = parseFunctions(new ModuleEditor(module).section(Section.Function)).at(-1)!.blocks.flatMap((b) => b.body).filter((i) => i.opcode === Op.AtomicIAdd);
+    const atomics = parseFunctions(new ModuleEditor(module).section(Section.Function)).functions.at(-1)!.blocks.flatMap((b) => b.body).filter((i) => i.opcode === Op.AtomicIAdd);
     assert.equal(atomics.length, 1);
     assert.equal(constants.get(atomics[0]!.words[4]!), 5, `${m.id}: QueueFamily`);
   }

@@ -142,3 +142,10 @@ export async function compileGlsl(source: string, stage: string, env: string): P
   await run('glslangValidator', ['-V', '--target-env', env, input, '-o', `${input}.spv`]);
   return new Uint8Array(readFileSync(`${input}.spv`));
 }
+
+/** Compiles one corpus file with extra glslang flags (e.g. -g, -gV for debug info). */
+export async function compileCorpusFile(source: string, env: string, extra: readonly string[]): Promise<Uint8Array> {
+  const out = join(workDir, `${source}@${env}${extra.join('')}.spv`);
+  await run('glslangValidator', ['-V', ...extra, '--target-env', env, repoPath('test', 'spirv-corpus', source), '-o', out]);
+  return new Uint8Array(readFileSync(out));
+}
