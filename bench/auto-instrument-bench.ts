@@ -17,7 +17,7 @@
  * record layout injected from shared-schema/raw-layout.ts at prepare time.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PackedIds, RecordWord, WTRAW_HEADER_BYTES, WTRAW_SECTION_ALIGN, WtrawHeaderWord } from '../shared-schema/raw-layout.js';
@@ -46,7 +46,15 @@ async function prepare(dir: string, profileName: string, rounds: number, extra: 
   chmodSync(join(dir, 'wt-capture-vk'), 0o755);
   const plain = await compileShaderSet(profile, PLAIN, join(dir, 'plain'));
   await compileShaderSet(profile, TRACED, join(dir, 'hand'));
-  autoInstrumentSet(plain, autoInstrumentOptions(profile), join(dir, 'auto'));
+  const auto = autoInstrumentSet(plain, autoInstrumentOptions(profile), join(dir, 'auto'));
+  // The harness compiles for Vulkan 1.2 (SPIR-V 1.5): every instrumented module must validate there.
+  for (const file of readdirSync(auto)) {
+    try {
+      execFileSync('spirv-val', ['--target-env', 'vulkan1.2', join(auto, file)], { stdio: 'pipe' });
+    } catch (error) {
+      throw new Error(`spirv-val rejects ${file}: ${String((error as { stderr?: Buffer }).stderr ?? error)}`);
+    }
+  }
   writeFileSync(join(dir, 'compare.py'), comparePython());
   writeFileSync(join(dir, 'run.sh'), runScript(rounds, extra), { mode: 0o755 });
   console.log(`prepared ${dir} for ${profileName === 'probe' ? 'this device' : 'NVIDIA (SM built-ins, subgroup ops in every stage)'}: bash ${join(dir, 'run.sh')}`);
