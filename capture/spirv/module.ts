@@ -302,9 +302,11 @@ function sameOperands(words: Uint32Array, from: number, operands: readonly numbe
 /** Result id of a global-section instruction, for the opcodes that define one. */
 function resultIdOf(inst: Instruction): number | undefined {
   const op = inst.opcode;
-  // Types (OpTypeVoid .. OpTypePipe, minus OpTypeForwardPointer) put the result id first.
-  if ((op >= Op.TypeVoid && op <= 38) || op === 322 || op === 327 || op === 4472 || op === 5341) return inst.words[1];
-  if (op === 39) return undefined; // OpTypeForwardPointer has no result
+  // Types put the result id first (OpTypeForwardPointer has none).
+  if ((op >= Op.TypeVoid && op <= Op.TypePipe) || op === Op.TypePipeStorage || op === Op.TypeNamedBarrier || op === Op.TypeRayQueryKHR || op === Op.TypeAccelerationStructureKHR) {
+    return inst.words[1];
+  }
+  if (op === Op.TypeForwardPointer) return undefined;
   if (op === Op.Line || op === Op.NoLine) return undefined;
   // Constants, spec constants, variables, OpUndef, OpExtInst: result type, then result id.
   return inst.words.length > 2 ? inst.words[2] : undefined;
