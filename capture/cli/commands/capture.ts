@@ -5,6 +5,7 @@ import { encodeWtrace, STAGES, type Trace } from '../../../shared-schema/index.j
 import { buildNative } from '../../capture-run/native.js';
 import { listWorkloads, probeDevice, runCapture } from '../../capture-run/harness.js';
 import { PLAIN, TRACED, compileShaderSet } from '../../capture-run/shaders.js';
+import { autoInstrumentOptions, autoInstrumentSet } from '../../capture-run/auto-instrument.js';
 import { InputError, UsageError, parseCommandArgs, type Command } from '../command.js';
 import { formatBytes, readInputFile, writeFileAtomic } from '../files.js';
 import { traceFromRaw } from '../../capture-run/convert-raw.js';
@@ -39,6 +40,8 @@ Options:
   --shaders DIR          use this instrumented SPIR-V (DIR/aqt.vert.spv, ...) instead of
                          compiling the hand-instrumented sources, e.g. auto-instrumented shaders
   --plain-shaders DIR    the plain twin for the overhead figure (default: compiled from source)
+  --instrument auto      trace with the plain shaders instrumented by \`warptrace instrument\`
+                         (for what the device offers) instead of the hand-instrumented sources
   --force                replace OUT (and --raw) if they exist
   --list                 list the workloads and their knobs
   -h, --help
@@ -56,6 +59,7 @@ Exit status: 0 ok, 1 no Vulkan device, missing feature or tool, failed capture; 
       device: { type: 'string' },
       shaders: { type: 'string' },
       'plain-shaders': { type: 'string' },
+      instrument: { type: 'string' },
       force: { type: 'boolean' },
       list: { type: 'boolean' },
     });
@@ -75,19 +79,23 @@ Exit status: 0 ok, 1 no Vulkan device, missing feature or tool, failed capture; 
     const capacity = optionalCount(values.capacity, '--capacity');
     const device = optionalCount(values.device, '--device');
     if (capacity === 0) throw new UsageError('--capacity must be at least 1');
+    const auto = values.instrument === 'auto';
+    if (values.instrument !== undefined && !auto) throw new UsageError(`--instrument takes auto, not "${values.instrument}"`);
+    if (auto && values.shaders !== undefined) throw new UsageError('--instrument auto and --shaders exclude each other');
 
     const binary = await buildNative();
     const probed = await probeDevice(binary, device);
-    const traced = values.shaders !== undefined ? checkDir(values.shaders) : await compileShaderSet(probed, TRACED);
-    const plain = overheadFrames === 0 ? null : values['plain-shaders'] !== undefined ? checkDir(values['plain-shaders']) : await compileShaderSet(probed, PLAIN);
+    const traced = values.shaders !== undefined ? checkDir(values.shaders) : auto ? null : await compileShaderSet(probed, TRACED);
+    const plain = (overheadFrames === 0 && !auto) ? null : values['plain-shaders'] !== undefined ? checkDir(values['plain-shaders']) : await compileShaderSet(probed, PLAIN);
+    const tracedDir = traced ?? autoInstrumentSet(plain!, autoInstrumentOptions(probed));
 
     const temp = values.raw === undefined ? mkdtempSync(join(tmpdir(), 'warptrace-capture-')) : null;
     const rawPath = values.raw ?? join(temp!, 'capture.wtraw');
     try {
       const report = await runCapture(binary, {
         workload: values.workload,
-        tracedShaders: traced,
-        plainShaders: plain,
+        tracedShaders: tracedDir,
+        plainShaders: overheadFrames === 0 ? null : plain,
         out: rawPath,
         params,
         ...(capacity === undefined ? {} : { capacity }),
