@@ -26,6 +26,9 @@ import {
   type Trace,
 } from '../../shared-schema/index.js';
 import { traceFromRaw } from '../../capture/capture-run/convert-raw.js';
+import { buildNative } from '../../capture/capture-run/native.js';
+import { probeDevice } from '../../capture/capture-run/harness.js';
+import { TRACED, compileShaderSet } from '../../capture/capture-run/shaders.js';
 import { repoPath } from './paths.js';
 
 const skip = process.env['WARPTRACE_SKIP_GPU_TESTS'] === '1';
@@ -245,6 +248,21 @@ test('epoch-scale timestamps (NVIDIA: ns since 1970) decode the same as small on
   assert.equal(b.warps.count, a.warps.count);
   for (let i = 0; i < a.warps.count; i++) assert.ok(Math.abs((a.warps.startNs[i] as number) - (b.warps.startNs[i] as number)) < 1e-3);
   assert.deepEqual(b.draws.map((d) => d.gpuEndNs), a.draws.map((d) => d.gpuEndNs));
+});
+
+test('without an SM clock, or without a device clock, the shaders fall back and the decoder says how times were placed', { skip }, async () => {
+  const probed = await probeDevice(await buildNative());
+  const cases = [
+    { name: 'no-sm-clock', profile: { ...probed, subgroupClock: false }, method: 'device-clock', aligned: true },
+    { name: 'no-device-clock', profile: { ...probed, deviceClock: false }, method: 'sm-clock-rebased', aligned: false },
+  ] as const;
+  for (const c of cases) {
+    const shaders = await compileShaderSet(c.profile, TRACED, join(dir, `spv-${c.name}`));
+    const { trace } = await capture(c.name, 'busy-loop', ['width=32', 'height=32', 'groups=4', 'work=16'], ['--shaders', shaders, '--overhead-frames', '0']);
+    assert.equal(trace.capture.calibration.method, c.method, c.name);
+    assert.equal(trace.capture.calibration.alignedAcrossSms, c.aligned, c.name);
+    assert.ok(trace.warps.count > 0 && trace.capture.recordsWritten === trace.capture.recordsKept);
+  }
 });
 
 test('no Vulkan driver: one clear line and exit 1', { skip }, async () => {
