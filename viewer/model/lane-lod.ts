@@ -19,6 +19,7 @@ import { STAGE_COUNT, type Trace } from '../../shared-schema/index.js';
 import { STAGE_DIM_RGBA, STAGE_RGBA, THEME, packRgba } from './colors.js';
 import { addCoverage, resolveCoverage } from './coverage.js';
 import { InstanceWriter } from './instances.js';
+import { addPyramidColumns } from './occupancy.js';
 import { lowerBoundStart, rowsRunningAt, type LaneIndex, type LaneInfo } from './lane-index.js';
 import { slotRowOf, type LaneLayout, type LaneRow } from './lane-layout.js';
 
@@ -144,31 +145,10 @@ export class LaneLodBuilder {
     const visible = lane.stageMask & ~req.hiddenStages;
     if (colNs >= pyr.binNs) {
       stats.pyramidLanes++;
-      let level = Math.min(pyr.levels[0]!.length - 1, Math.floor(Math.log2(colNs / pyr.binNs)));
-      level = Math.max(0, Math.min(level, (pyr.levels[0]?.length ?? 1) - 1));
-      const binW = pyr.binNs * 2 ** level;
-      const perCol = colNs / binW;
       for (let k = 0; k < pyr.stages.length; k++) {
         const stage = pyr.stages[k]!;
         if ((visible & (1 << stage)) === 0) continue;
-        const values = pyr.levels[k]![level]!;
-        const area = this.area[stage]!;
-        const scale = pyr.unit / perCol;
-        const u0 = (originNs - pyr.originNs) / binW;
-        for (let c = 0; c < columns; c++) {
-          const ua = u0 + c * perCol;
-          const ub = ua + perCol;
-          let j = Math.max(0, Math.floor(ua));
-          const jEnd = Math.min(values.length, Math.ceil(ub));
-          let sum = 0;
-          for (; j < jEnd; j++) {
-            const v = values[j]!;
-            if (v === 0) continue;
-            const overlap = Math.min(ub, j + 1) - Math.max(ua, j);
-            sum += v * overlap;
-          }
-          area[c] = sum * scale;
-        }
+        addPyramidColumns(pyr, k, originNs, colNs, columns, this.area[stage]!);
         used |= 1 << stage;
       }
     } else {
