@@ -15,13 +15,17 @@ function pixel(canvas: HTMLCanvasElement, x: number, y: number): [number, number
   return [d[0]!, d[1]!, d[2]!];
 }
 
-it('draws instanced rectangles mapped by uniforms, widened to the minimum width and clipped', async () => {
+for (const layout of ['instanced', 'vertices'] as const) it(`draws rectangles (${layout}) mapped by uniforms, widened to the minimum width and clipped`, async () => {
   const app = new Application();
   await app.init({ width: 200, height: 100, preference: 'webgl', background: 0x000000, antialias: false, autoStart: false, resolution: 1 });
   document.body.append(app.canvas);
   try {
-    const quads = new QuadMesh('test');
+    const quads = new QuadMesh('test', layout);
     app.stage.addChild(quads.mesh);
+    // Two rounds: the second replaces the first set (and grows the buffers).
+    const stale = new InstanceWriter(1);
+    stale.push(0, 10000, 0, 100, packRgba(0xffffff));
+    quads.setInstances(stale);
     const w = new InstanceWriter(2);
     // x in "ns" relative to an origin: 1000..1500 ns, mapped at 0.1 px/ns + 10 px → 110..160 px.
     w.push(1000, 1500, 10, 30, packRgba(0xff0000));

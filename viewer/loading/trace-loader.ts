@@ -59,6 +59,7 @@ export function loadTrace(request: DecodeRequest, onProgress: (p: LoadProgress) 
       finish();
       reject(new TraceLoadError(`the decoder failed: ${event.message || 'worker error'}`, null));
     };
-    worker.postMessage(request);
+    // The worker resolves relative URLs against its own script: resolve them against the page.
+    worker.postMessage(request.kind === 'url' ? { ...request, url: new URL(request.url, document.baseURI).href } : request);
   });
 }

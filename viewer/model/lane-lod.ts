@@ -3,7 +3,7 @@
  * into rectangles whose number follows pixels, not warps.
  *
  * Geometry is computed for a time range [originNs, originNs + columns·colNs)
- * at a power-of-two column width colNs (see lodColumnNs), with x stored in ns
+ * at a power-of-two column width colNs of about a pixel (see lodColumnNs), with x stored in ns
  * relative to originNs so float32 stays precise; the renderer maps it to
  * pixels with two uniforms, so pans and zooms within the range cost nothing.
  *
@@ -18,7 +18,7 @@
 import { STAGE_COUNT, type Trace } from '../../shared-schema/index.js';
 import { STAGE_DIM_RGBA, STAGE_RGBA, THEME, packRgba } from './colors.js';
 import { addCoverage, resolveCoverage } from './coverage.js';
-import { InstanceWriter } from './instances.js';
+import { INSTANCE_FLOATS, InstanceWriter } from './instances.js';
 import { addPyramidColumns } from './occupancy.js';
 import { lowerBoundStart, rowsRunningAt, type LaneIndex, type LaneInfo } from './lane-index.js';
 import { slotRowOf, type LaneLayout, type LaneRow } from './lane-layout.js';
@@ -106,6 +106,7 @@ export class LaneLodBuilder {
   private foldX1 = new Float64Array(0);
   private foldBest = new Int32Array(0);
   private foldBestDur = new Float64Array(0);
+  private lastBar = new Int32Array(0);
 
   build(req: LodRequest): LodStats {
     this.bars.reset();
@@ -244,10 +245,26 @@ export class LaneLodBuilder {
     const labelMin = colNs * LABEL_MIN_COLUMNS;
     for (let r = 0; r < rowsN; r += 2) bars.push(0, columns * colNs, top + r * h, top + (r + 1) * h, SLOT_BG);
     const colorOf = (i: number) => (sel >= 0 && draw[i] !== sel ? STAGE_DIM_RGBA : STAGE_RGBA)[stage[i]!]!;
+    // Last bar emitted per slot row: a bar of the same color starting less
+    // than a column after it ends extends it instead (the gap is invisible at
+    // this zoom), so busy rows cost a few long rectangles, not one per column.
+    const lastBar = this.lastBar.fill(-1, 0, rowsN);
+    const emit = (r: number, x0: number, x1: number, rgba: number) => {
+      const k = lastBar[r]!;
+      if (k >= 0) {
+        const o = k * INSTANCE_FLOATS;
+        if (bars.u32[o + 4] === rgba && x0 - bars.f32[o + 1]! < colNs) {
+          if (x1 > bars.f32[o + 1]!) bars.f32[o + 1] = x1;
+          return;
+        }
+      }
+      const y = top + r * h;
+      lastBar[r] = bars.count;
+      bars.push(x0, x1, y + 1, y + h - 1, rgba);
+    };
     const flush = (r: number) => {
       if (foldCol[r] === -Infinity) return;
-      const y = top + r * h;
-      bars.push(foldX0[r]!, foldX1[r]!, y + 1, y + h - 1, colorOf(foldBest[r]!));
+      emit(r, foldX0[r]!, foldX1[r]!, colorOf(foldBest[r]!));
       foldCol[r] = -Infinity;
     };
     const visit = (i: number) => {
@@ -258,9 +275,8 @@ export class LaneLodBuilder {
       const d = durationNs[i]!;
       if (d >= colNs) {
         flush(r);
-        const y = top + r * h;
-        bars.push(s, s + d, y + 1, y + h - 1, colorOf(i));
-        if (d >= labelMin) this.labels.push(i, s, s + d, y + h / 2);
+        emit(r, s, s + d, colorOf(i));
+        if (d >= labelMin) this.labels.push(i, s, s + d, top + r * h + h / 2);
         return;
       }
       const c = Math.floor(s / colNs);
@@ -295,5 +311,6 @@ export class LaneLodBuilder {
     this.foldX1 = new Float64Array(n);
     this.foldBest = new Int32Array(n);
     this.foldBestDur = new Float64Array(n);
+    this.lastBar = new Int32Array(n);
   }
 }

@@ -70,10 +70,11 @@ export function traceBounds(startNs: number, endNs: number): TimeWindow {
 }
 
 /**
- * Level of detail for a view: the cell width (a power of two ns, at most one
- * pixel wide) that pixel columns are computed at. Quantizing to powers of two
- * keeps the computed geometry valid while zooming within a factor of two.
+ * Level of detail for a view: the width of the columns warps are summarized
+ * in, the power of two ns nearest to one pixel (0.71 to 1.41 px). Powers of
+ * two keep the computed geometry valid while zooming within a factor of √2
+ * either way, and about one column per pixel keeps the GPU's share small.
  */
 export function lodColumnNs(nsPerPx: number): number {
-  return 2 ** Math.floor(Math.log2(Math.max(nsPerPx, 2 ** -20)));
+  return 2 ** Math.round(Math.log2(Math.max(nsPerPx, 2 ** -20)));
 }

@@ -5,9 +5,9 @@
  * `resize` / `render(frame)` as often as needed, then `destroy()`.
  *
  * The lane geometry is rebuilt only when the level of detail changes (zoom
- * by 2×), the view leaves the precomputed range (which extends half a view
- * beyond each side), or what is drawn changes; otherwise a frame only
- * updates uniforms. Every mesh is one instanced draw call.
+ * by 2×), the view leaves the precomputed range (a quarter view beyond each
+ * side), or what is drawn changes; otherwise a frame only updates uniforms.
+ * Every mesh is one draw call.
  */
 import { Application } from 'pixi.js';
 import { THEME, packRgba } from '../model/colors.js';
@@ -20,7 +20,7 @@ import { buildOverview } from '../model/overview.js';
 import { timeWidth } from '../model/screen-layout.js';
 import { lodColumnNs, spanOf } from '../model/time-scale.js';
 import type { TimelineFrame } from './frame.js';
-import { QuadMesh } from './quad-mesh.js';
+import { QuadMesh, isSoftwareRenderer, type QuadLayout } from './quad-mesh.js';
 import { drawText, type TextGeometry } from './text-overlay.js';
 
 interface LodKey {
@@ -43,6 +43,9 @@ export interface FrameStats {
   lod: LodStats | null;
 }
 
+/** Geometry is built this fraction of the view beyond each side. */
+const MARGIN = 0.25;
+const LANE_MARGIN_PX = 60;
 const OVERLAY_DIM = packRgba(0x000000, 110);
 const RANGE_FILL = packRgba(THEME.selection, 46);
 const RANGE_EDGE = packRgba(THEME.selection, 220);
@@ -54,11 +57,11 @@ const VIEW_EDGE = packRgba(0xffffff, 160);
 const FOCUS = packRgba(THEME.selection, 255);
 
 export class TimelineRenderer {
-  private readonly chrome = new QuadMesh('timeline-chrome');
-  private readonly lanesMesh = new QuadMesh('timeline-lanes');
-  private readonly drawsMesh = new QuadMesh('timeline-draws');
-  private readonly overviewMesh = new QuadMesh('timeline-overview');
-  private readonly overlay = new QuadMesh('timeline-overlay');
+  private readonly chrome: QuadMesh;
+  private readonly lanesMesh: QuadMesh;
+  private readonly drawsMesh: QuadMesh;
+  private readonly overviewMesh: QuadMesh;
+  private readonly overlay: QuadMesh;
   private readonly lod = new LaneLodBuilder();
   private readonly scratch = new InstanceWriter(256);
   private lodKey: LodKey | null = null;
@@ -72,12 +75,28 @@ export class TimelineRenderer {
   private constructor(
     readonly app: Application,
     private readonly textCanvas: HTMLCanvasElement,
+    readonly layout: QuadLayout,
   ) {
+    this.chrome = new QuadMesh('timeline-chrome', layout);
+    this.lanesMesh = new QuadMesh('timeline-lanes', layout);
+    this.drawsMesh = new QuadMesh('timeline-draws', layout);
+    this.overviewMesh = new QuadMesh('timeline-overview', layout);
+    this.overlay = new QuadMesh('timeline-overlay', layout);
     app.stage.eventMode = 'none';
     app.stage.addChild(this.chrome.mesh, this.lanesMesh.mesh, this.drawsMesh.mesh, this.overviewMesh.mesh, this.overlay.mesh);
   }
 
-  static async create(canvas: HTMLCanvasElement, textCanvas: HTMLCanvasElement, width: number, height: number): Promise<TimelineRenderer> {
+  /**
+   * @param layout quad layout; by default instanced on GPUs and per-vertex on
+   * software rasterizers (see QuadMesh).
+   */
+  static async create(
+    canvas: HTMLCanvasElement,
+    textCanvas: HTMLCanvasElement,
+    width: number,
+    height: number,
+    layout?: QuadLayout,
+  ): Promise<TimelineRenderer> {
     const app = new Application();
     await app.init({
       canvas,
@@ -93,7 +112,8 @@ export class TimelineRenderer {
       // Lets tests and screenshots read the canvas after the frame.
       preserveDrawingBuffer: true,
     });
-    const r = new TimelineRenderer(app, textCanvas);
+    const gl = (app.renderer as unknown as { gl: WebGL2RenderingContext }).gl;
+    const r = new TimelineRenderer(app, textCanvas, layout ?? (isSoftwareRenderer(gl) ? 'vertices' : 'instanced'));
     r.resize(width, height);
     return r;
   }
@@ -143,9 +163,12 @@ export class TimelineRenderer {
       visLast > key.lastLane;
     if (needs) {
       const t0 = performance.now();
-      const originNs = Math.floor((f.view.startNs - span / 2) / colNs) * colNs;
-      const columns = Math.ceil((2 * span) / colNs) + 2;
-      const [firstLane, lastLane] = lanesInRange(f.lanes, f.scrollY - s.lanes.height / 2, f.scrollY + s.lanes.height * 1.5);
+      // A quarter view of margin on each side and a few lanes above and below:
+      // small pans and scrolls reuse the geometry, and the GPU (software GL in CI)
+      // gets few rectangles it will not show.
+      const originNs = Math.floor((f.view.startNs - span * MARGIN) / colNs) * colNs;
+      const columns = Math.ceil((span * (1 + 2 * MARGIN)) / colNs) + 2;
+      const [firstLane, lastLane] = lanesInRange(f.lanes, f.scrollY - LANE_MARGIN_PX, f.scrollY + s.lanes.height + LANE_MARGIN_PX);
       stats.lod = this.lod.build({
         trace: f.trace,
         index: f.index,
