@@ -1,6 +1,6 @@
 // The viewer's pure view-model modules and the two analysis helpers, checked
 // against brute force on synthetic H100-shaped traces.
-import { STAGE_COUNT, Stage, buildTrace, synthesizeTrace, type Trace } from '../../shared-schema/index.js';
+import { STAGE_COUNT, Stage, buildTrace, makeRandom, synthesizeTrace, type Trace } from '../../shared-schema/index.js';
 import { rangeCounts } from '../../analysis/range-counts.js';
 import { warpsInFlight } from '../../analysis/in-flight.js';
 import { addCoverage, resolveCoverage } from '../../viewer/model/coverage.js';
@@ -216,6 +216,39 @@ describe('viewer model', () => {
       assert(w.startNs[j]! <= mid && mid <= w.startNs[j]! + w.durationNs[j]!, `hit ${j} contains the time`);
     }
     assertEqual(warpAt(trace, lane, 3, lane.firstStartNs - 1e6, 10), null, 'nothing far before the first warp');
+  });
+
+  it('packs warps of unknown SM and slot (no SM builtins, e.g. lavapipe) into non-overlapping rows', () => {
+    const n = 3000;
+    const random = makeRandom(5);
+    const startNs: number[] = [];
+    const endNs: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const s = i * 10 + random() * 5;
+      startNs.push(s);
+      endNs.push(s + 20 + random() * 200);
+    }
+    const fill = (v: number) => new Array<number>(n).fill(v);
+    const t = buildTrace({
+      device: { ...trace.device, smCount: null, warpsPerSm: null, smBuiltins: false },
+      capture: { ...trace.capture, recordsKept: n, recordsWritten: n },
+      draws: trace.draws.slice(0, 1),
+      warps: { startNs, endNs, sm: fill(0xffff), warpSlot: fill(0xff), stage: fill(Stage.FS), draw: fill(0), customId: fill(1), activeMask: fill(0xff) },
+    });
+    const idx = buildLaneIndex(t);
+    const lane = idx.lanes[0]!;
+    assert(lane.hasUnknownSlot && lane.unknownRows > 1 && lane.unknownRows <= 64, `packed into ${lane.unknownRows} rows`);
+    const lastEnd = new Map<number, number>();
+    for (let i = 0; i < n; i++) {
+      const r = lane.packedRow![i]!;
+      assert((lastEnd.get(r) ?? -Infinity) <= t.warps.startNs[i]!, `warp ${i} overlaps the previous warp of row ${r}`);
+      lastEnd.set(r, t.warps.startNs[i]! + t.warps.durationNs[i]!);
+    }
+    const layout = buildLaneLayout(t, idx, { ...DEFAULT_LANE_OPTIONS, expandedSms: new Set([0xffff]) });
+    assertEqual(layout.rows[0]!.slotRows, lane.unknownRows, 'one display row per packed row');
+    const i = 1234;
+    const mid = t.warps.startNs[i]! + t.warps.durationNs[i]! / 2;
+    assertEqual(warpAt(t, lane, 0xff, mid, 0.1, 0, lane.packedRow![i]!)?.row, i, 'hit test in the packed row');
   });
 
   it('packs overlapping draws into rows', () => {

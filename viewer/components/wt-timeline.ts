@@ -20,7 +20,7 @@ import { activeLaneCount, formatNs, stageInfo, type Trace } from '../../shared-s
 import { buildDrawLayout, drawsInWindow, type DrawLayout } from '../model/draw-layout.js';
 import { warpAt } from '../model/hit-test.js';
 import type { LaneIndex } from '../model/lane-index.js';
-import { DEFAULT_LANE_OPTIONS, buildLaneLayout, laneAtY, laneLabel, slotOfRow, type LaneLayout } from '../model/lane-layout.js';
+import { DEFAULT_LANE_OPTIONS, buildLaneLayout, laneAtY, laneLabel, packedRowOf, slotOfRow, slotRowOf, type LaneLayout } from '../model/lane-layout.js';
 import { regionAt, screenLayout, timeWidth, type Region, type ScreenLayout } from '../model/screen-layout.js';
 import {
   clampWindow,
@@ -446,7 +446,7 @@ export class WtTimeline extends LitElement {
     if (laneIdx >= 0) {
       this.focusedLane = laneIdx;
       const lane = this.lanes.rows[laneIdx]!;
-      const slotY = lane.y + lane.headerHeight + this.trace.warps.warpSlot[row]! * lane.slotRowHeight;
+      const slotY = lane.y + lane.headerHeight + slotRowOf(lane, this.index!.lanes[g]!, this.trace.warps.warpSlot[row]!, row) * lane.slotRowHeight;
       if (slotY < this.scrollY || slotY > this.scrollY + this.screen.lanes.height - 20) this.setScroll(Math.max(0, slotY - this.screen.lanes.height / 3));
     }
     const s = this.trace.warps.startNs[row]!;
@@ -654,7 +654,8 @@ export class WtTimeline extends LitElement {
     const tolerance = (2.5 * spanOf(this.view)) / timeWidth(this.screen);
     const slot = lane.expanded && hit.slotRow >= 0 ? slotOfRow(lane, hit.slotRow) : -1;
     if (lane.expanded && hit.slotRow < 0 && y - this.screen.lanes.y + this.scrollY - lane.y >= lane.headerHeight) return -1;
-    const found = warpAt(this.trace, this.index.lanes[lane.group]!, slot, t, tolerance, this.hiddenStages);
+    const packed = lane.expanded && hit.slotRow >= 0 ? packedRowOf(lane, hit.slotRow) : -1;
+    const found = warpAt(this.trace, this.index.lanes[lane.group]!, slot, t, tolerance, this.hiddenStages, packed);
     return found?.row ?? -1;
   }
 

@@ -16,6 +16,7 @@ export interface WarpHit {
 /**
  * @param slot warp slot to match, or -1 for any slot of the lane.
  * @param hiddenStages bit s set: warps of stage s are ignored.
+ * @param packedRow with slot UNKNOWN_SLOT: the packed display row to match (see LaneInfo.packedRow).
  */
 export function warpAt(
   trace: Trace,
@@ -24,6 +25,7 @@ export function warpAt(
   tNs: number,
   toleranceNs: number,
   hiddenStages = 0,
+  packedRow = -1,
 ): WarpHit | null {
   const { startNs, durationNs, warpSlot, stage } = trace.warps;
   const lo = tNs - toleranceNs;
@@ -38,6 +40,7 @@ export function warpAt(
   let overlapping = 0;
   const consider = (i: number) => {
     if (slot >= 0 && warpSlot[i] !== slot) return;
+    if (packedRow >= 0 && lane.packedRow !== null && lane.packedRow[i - lane.rowBegin] !== packedRow) return;
     if ((hiddenStages & (1 << stage[i]!)) !== 0) return;
     const s = startNs[i]!;
     const e = s + durationNs[i]!;

@@ -60,6 +60,13 @@ export interface LaneInfo {
   /** Warp slots in use: 0..slotCount-1 (UNKNOWN_SLOT excluded). */
   readonly slotCount: number;
   readonly hasUnknownSlot: boolean;
+  /**
+   * Warps without a recorded slot (devices without SM builtins) are packed
+   * into display rows so they do not overlap: unknownRows rows, and the row
+   * of each such warp at packedRow[i - rowBegin] (null when there are none).
+   */
+  readonly unknownRows: number;
+  readonly packedRow: Uint8Array | null;
   readonly occupancy: OccupancyPyramid;
 }
 
@@ -114,6 +121,7 @@ function buildLane(trace: Trace, group: number, smId: number, begin: number, end
   }
   const firstStart = n > 0 ? startNs[begin]! : 0;
   if (n === 0) lastEnd = 0;
+  const packed = hasUnknownSlot ? packUnknownSlots(trace, begin, end) : null;
   const { pyramid, peak } = buildOccupancy(trace, begin, end, firstStart, lastEnd, stageMask);
   return {
     info: {
@@ -128,10 +136,35 @@ function buildLane(trace: Trace, group: number, smId: number, begin: number, end
       stageMask,
       slotCount,
       hasUnknownSlot,
+      unknownRows: packed?.rows ?? 0,
+      packedRow: packed?.row ?? null,
       occupancy: pyramid,
     },
     peak,
   };
+}
+
+/** Display rows for warps of unknown slot; beyond this many, warps share the row that frees up first. */
+export const MAX_PACKED_ROWS = 64;
+
+/** Greedy interval packing (rows are in start order): each warp takes the first row free at its start. */
+function packUnknownSlots(trace: Trace, begin: number, end: number): { rows: number; row: Uint8Array } {
+  const { startNs, durationNs, warpSlot } = trace.warps;
+  const row = new Uint8Array(end - begin);
+  const rowEnd: number[] = [];
+  for (let i = begin; i < end; i++) {
+    if (warpSlot[i] !== UNKNOWN_SLOT) continue;
+    const s = startNs[i]!;
+    let r = 0;
+    while (r < rowEnd.length && rowEnd[r]! > s) r++;
+    if (r === rowEnd.length) {
+      if (rowEnd.length < MAX_PACKED_ROWS) rowEnd.push(0);
+      else r = rowEnd.indexOf(Math.min(...rowEnd));
+    }
+    rowEnd[r] = Math.max(rowEnd[r]!, s + durationNs[i]!);
+    row[i - begin] = r;
+  }
+  return { rows: rowEnd.length, row };
 }
 
 function buildOccupancy(
@@ -219,6 +252,7 @@ export function laneIndexBuffers(index: LaneIndex): ArrayBuffer[] {
   const out: ArrayBuffer[] = [index.drawSpans.buffer as ArrayBuffer];
   for (const lane of index.lanes) {
     out.push(lane.blockMaxEnd.buffer as ArrayBuffer, lane.occupancy.stages.buffer as ArrayBuffer);
+    if (lane.packedRow !== null) out.push(lane.packedRow.buffer as ArrayBuffer);
     for (const levels of lane.occupancy.levels) for (const l of levels) out.push(l.buffer as ArrayBuffer);
   }
   return out;

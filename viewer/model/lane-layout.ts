@@ -3,7 +3,7 @@
  * and the inverse (y → lane and warp-slot row) for hit testing.
  */
 import { UNKNOWN_SLOT, UNKNOWN_SM, type Trace } from '../../shared-schema/index.js';
-import type { LaneIndex } from './lane-index.js';
+import type { LaneIndex, LaneInfo } from './lane-index.js';
 
 export interface LaneLayoutOptions {
   /** Show a lane for every SM of the device, not only SMs that ran (visible) warps. */
@@ -36,10 +36,10 @@ export interface LaneRow {
   /** Height of the occupancy chart at the top of the lane. */
   readonly headerHeight: number;
   readonly expanded: boolean;
-  /** Warp-slot rows below the header when expanded (slots in use, plus one for unknown slots). */
+  /** Warp-slot rows below the header when expanded (slots in use, then the packed rows of unknown-slot warps). */
   readonly slotRows: number;
   readonly slotRowHeight: number;
-  /** Slot count of the lane: slot s < slotCount sits in row s; UNKNOWN_SLOT in row slotCount. */
+  /** Slot count of the lane: slot s < slotCount sits in row s; unknown-slot warps in rows slotCount and up. */
   readonly slotCount: number;
 }
 
@@ -66,7 +66,7 @@ export function buildLaneLayout(trace: Trace, index: LaneIndex, options: LaneLay
     const group = groupOfSm.get(sm) ?? -1;
     const lane = group >= 0 ? index.lanes[group] : undefined;
     const slotCount = lane?.slotCount ?? 0;
-    const slotRows = lane === undefined ? 0 : slotCount + (lane.hasUnknownSlot ? 1 : 0);
+    const slotRows = lane === undefined ? 0 : slotCount + lane.unknownRows;
     const expanded = options.expandedSms.has(sm) && slotRows > 0;
     const height = options.laneHeight + (expanded ? slotRows * options.slotRowHeight + 4 : 0);
     rows.push({
@@ -85,14 +85,19 @@ export function buildLaneLayout(trace: Trace, index: LaneIndex, options: LaneLay
   return { rows, height: y };
 }
 
-/** Row (within the expanded part of a lane) holding warp slot `slot`. */
-export function slotRowOf(row: LaneRow, slot: number): number {
-  return slot === UNKNOWN_SLOT ? row.slotCount : slot;
+/** Row (within the expanded part of a lane) holding warp `i`, of slot `slot`. */
+export function slotRowOf(row: LaneRow, lane: LaneInfo, slot: number, i: number): number {
+  return slot === UNKNOWN_SLOT ? row.slotCount + (lane.packedRow?.[i - lane.rowBegin] ?? 0) : slot;
 }
 
-/** Warp slot shown in slot row `r` (UNKNOWN_SLOT for the unknown row). */
+/** Warp slot shown in slot row `r`: UNKNOWN_SLOT for the packed rows of unknown-slot warps. */
 export function slotOfRow(row: LaneRow, r: number): number {
   return r >= row.slotCount ? UNKNOWN_SLOT : r;
+}
+
+/** Index among the packed unknown-slot rows of slot row `r`, or -1 for a real slot. */
+export function packedRowOf(row: LaneRow, r: number): number {
+  return r >= row.slotCount ? r - row.slotCount : -1;
 }
 
 export interface LaneHit {

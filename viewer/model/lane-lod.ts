@@ -269,7 +269,7 @@ export class LaneLodBuilder {
     };
     const visit = (i: number) => {
       if ((visible & (1 << stage[i]!)) === 0) return;
-      const r = slotRowOf(row, warpSlot[i]!);
+      const r = slotRowOf(row, lane, warpSlot[i]!, i);
       if (r >= rowsN) return;
       const s = startNs[i]! - originNs;
       const d = durationNs[i]!;

@@ -7,7 +7,7 @@
 import { STAGES, formatNs } from '../../shared-schema/index.js';
 import { THEME, cssColor } from '../model/colors.js';
 import { axisTicks, formatTick } from '../model/time-axis.js';
-import { laneLabel, lanesInRange, slotOfRow } from '../model/lane-layout.js';
+import { laneLabel, lanesInRange, packedRowOf, slotOfRow } from '../model/lane-layout.js';
 import type { LabelList } from '../model/lane-lod.js';
 import { drawsInWindow } from '../model/draw-layout.js';
 import { timeWidth } from '../model/screen-layout.js';
@@ -115,7 +115,7 @@ function drawLaneLabels(ctx: CanvasRenderingContext2D, f: TimelineFrame): void {
         const y = top + row.headerHeight + 2 + (r + 0.5) * row.slotRowHeight;
         if (y < s.lanes.y || y > s.height) continue;
         const slot = slotOfRow(row, r);
-        ctx.fillText(slot === 0xff ? 'slot ?' : `w${slot}`, s.gutter - 6, y);
+        ctx.fillText(slot === 0xff ? `?${packedRowOf(row, r)}` : `w${slot}`, s.gutter - 6, y);
       }
       ctx.textAlign = 'left';
     }

@@ -324,7 +324,7 @@ export class TimelineRenderer {
     let y0: number;
     let y1: number;
     if (lane.expanded) {
-      const r = slotRowOf(lane, f.trace.warps.warpSlot[row]!);
+      const r = slotRowOf(lane, f.index.lanes[g]!, f.trace.warps.warpSlot[row]!, row);
       y0 = base + lane.headerHeight + 2 + r * lane.slotRowHeight;
       y1 = y0 + lane.slotRowHeight;
     } else {
