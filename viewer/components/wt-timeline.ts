@@ -16,40 +16,27 @@
  * F fit the selection, 0 fit all, C cursor at the view centre, Esc clear.
  */
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
-import { activeLaneCount, formatNs, stageInfo, type Trace } from '../../shared-schema/index.js';
+import type { Trace } from '../../shared-schema/index.js';
 import { buildDrawLayout, drawsInWindow, type DrawLayout } from '../model/draw-layout.js';
 import { warpAt } from '../model/hit-test.js';
 import type { LaneIndex } from '../model/lane-index.js';
-import { DEFAULT_LANE_OPTIONS, buildLaneLayout, laneAtY, laneLabel, packedRowOf, slotOfRow, slotRowOf, type LaneLayout } from '../model/lane-layout.js';
+import { DEFAULT_LANE_OPTIONS, buildLaneLayout, laneAtY, packedRowOf, slotOfRow, slotRowOf, type LaneLayout } from '../model/lane-layout.js';
 import { regionAt, screenLayout, timeWidth, type Region, type ScreenLayout } from '../model/screen-layout.js';
 import {
   clampWindow,
-  panBy,
   pxToTime,
   spanOf,
   traceBounds,
   windowAround,
-  zoomAround,
   type TimeWindow,
 } from '../model/time-scale.js';
 import type { TimeRange, TimelineFrame } from '../timeline/frame.js';
 import { TimelineRenderer, groupOfRow, type FrameStats } from '../timeline/timeline-renderer.js';
+import { TimelineKeys, type KeyboardTarget } from './timeline-keys.js';
+import { TimelinePointer, type PointerTarget } from './timeline-pointer.js';
+import { drawTooltip, warpTooltip } from './timeline-tooltips.js';
 
 const SCROLLBAR_PX = 12;
-const DRAG_THRESHOLD_PX = 3;
-
-type DragMode = 'pan' | 'range' | 'cursor' | 'overview';
-
-interface DragState {
-  readonly mode: DragMode;
-  readonly pointerId: number;
-  readonly x0: number;
-  readonly y0: number;
-  readonly view0: TimeWindow;
-  readonly scroll0: number;
-  readonly region: Region;
-  moved: boolean;
-}
 
 /** Occupancy scale: a round number of warps at or above the busiest lane's peak. */
 export function occupancyScaleFor(peak: number, warpsPerSm: number | null): number {
@@ -59,7 +46,7 @@ export function occupancyScaleFor(peak: number, warpsPerSm: number | null): numb
   return Math.max(1, scale);
 }
 
-export class WtTimeline extends LitElement {
+export class WtTimeline extends LitElement implements KeyboardTarget, PointerTarget {
   static override properties = {
     trace: { attribute: false },
     index: { attribute: false },
@@ -99,13 +86,11 @@ export class WtTimeline extends LitElement {
   private expandedSms = new Set<number>();
   private focusedLane = -1;
   private hoverWarp = -1;
-  private drag: DragState | null = null;
   private dragRange: TimeRange | null = null;
   private dragCursor: number | null = null;
   private frameRequested = 0;
-  private heldKeys = new Set<string>();
-  private keyLoop = 0;
-  private lastKeyTime = 0;
+  private readonly keys = new TimelineKeys(this);
+  private pointer: TimelinePointer | null = null;
   private occupancyScale = 1;
   private viewEventPending = false;
   private pendingHover: { x: number; y: number } | null = null;
@@ -181,15 +166,15 @@ export class WtTimeline extends LitElement {
         role="application"
         aria-roledescription="warp timeline"
         aria-label="Warp timeline. W and S zoom, A and D pan, up and down move between SM lanes, Enter expands a lane, comma and period step through its warps, brackets step through draws, F fits the selection, 0 shows everything, C places the time cursor, Escape clears."
-        @pointerdown=${this.onPointerDown}
-        @pointermove=${this.onPointerMove}
-        @pointerup=${this.onPointerUp}
-        @pointercancel=${this.onPointerUp}
-        @pointerleave=${this.onPointerLeave}
-        @dblclick=${this.onDoubleClick}
-        @keydown=${this.onKeyDown}
-        @keyup=${this.onKeyUp}
-        @blur=${this.onBlur}
+        @pointerdown=${(e: PointerEvent) => this.pointer?.onPointerDown(e)}
+        @pointermove=${(e: PointerEvent) => this.pointer?.onPointerMove(e)}
+        @pointerup=${(e: PointerEvent) => this.pointer?.onPointerUp(e)}
+        @pointercancel=${(e: PointerEvent) => this.pointer?.onPointerUp(e)}
+        @pointerleave=${() => this.pointer?.onPointerLeave()}
+        @dblclick=${(e: MouseEvent) => this.pointer?.onDoubleClick(e)}
+        @keydown=${this.keys.onKeyDown}
+        @keyup=${this.keys.onKeyUp}
+        @blur=${this.keys.onBlur}
       >
         <canvas class="gl"></canvas>
         <canvas class="text"></canvas>
@@ -211,7 +196,8 @@ export class WtTimeline extends LitElement {
 
   override firstUpdated(): void {
     const surface = this.surface;
-    surface.addEventListener('wheel', this.onWheel, { passive: false });
+    this.pointer = new TimelinePointer(this, surface);
+    surface.addEventListener('wheel', this.pointer.onWheel, { passive: false });
     void this.initRenderer();
   }
 
@@ -221,8 +207,7 @@ export class WtTimeline extends LitElement {
     this.resizeObserver = null;
     cancelAnimationFrame(this.frameRequested);
     this.frameRequested = 0;
-    cancelAnimationFrame(this.keyLoop);
-    this.keyLoop = 0;
+    this.keys.stop();
     this.renderer?.destroy();
     this.renderer = null;
   }
@@ -458,7 +443,8 @@ export class WtTimeline extends LitElement {
     this.requestFrame();
   }
 
-  private setScroll(y: number): void {
+  /** Scrolls the lane area to y px (clamped). */
+  setScroll(y: number): void {
     this.scrollY = y;
     this.clampScroll();
     const bar = this.renderRoot.querySelector('.vscroll') as HTMLElement | null;
@@ -471,108 +457,42 @@ export class WtTimeline extends LitElement {
     this.scrollY = Math.max(0, Math.min(max, this.scrollY));
   }
 
-  private emit(type: string, detail: unknown): void {
+  emit(type: string, detail: unknown): void {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
   }
 
-  // ---- pointer -------------------------------------------------------------
-
-  private localPoint(e: MouseEvent): { x: number; y: number } {
-    const rect = this.surface.getBoundingClientRect();
-    return { x: e.clientX - rect.left, y: e.clientY - rect.top };
-  }
+  // ---- pointer (see TimelinePointer) ---------------------------------------
 
   private timeAtX(x: number): number {
     return pxToTime(this.view, timeWidth(this.screen), x - this.screen.gutter);
   }
 
-  private onPointerDown = (e: PointerEvent): void => {
-    if (e.button !== 0 || this.trace === null) return;
-    this.surface.focus({ preventScroll: true });
-    const { x, y } = this.localPoint(e);
-    const region = regionAt(this.screen, x, y);
-    let mode: DragMode = 'pan';
-    if (region === 'overview') mode = 'overview';
-    else if (e.shiftKey && region !== 'gutter') mode = 'range';
-    else if (region === 'axis') mode = 'cursor';
-    this.drag = { mode, pointerId: e.pointerId, x0: x, y0: y, view0: this.view, scroll0: this.scrollY, region, moved: false };
-    try {
-      this.surface.setPointerCapture(e.pointerId);
-    } catch {
-      // Synthetic events have no active pointer to capture; dragging still works inside the surface.
-    }
-    if (mode === 'overview') this.centerOverviewAt(x);
-    if (mode === 'cursor') {
-      this.dragCursor = this.timeAtX(x);
-      this.emit('wt-cursor-change', { cursorNs: this.dragCursor });
-    }
-    this.tooltip = null;
-    this.requestFrame();
-  };
+  get hasTrace(): boolean {
+    return this.trace !== null;
+  }
 
-  private onPointerMove = (e: PointerEvent): void => {
-    const { x, y } = this.localPoint(e);
-    const d = this.drag;
-    if (d === null || d.pointerId !== e.pointerId) {
-      // Hover: hit-test once per frame at most.
-      this.pendingHover = { x, y };
-      this.requestFrame();
-      return;
-    }
-    if (!d.moved && Math.hypot(x - d.x0, y - d.y0) < DRAG_THRESHOLD_PX) return;
-    d.moved = true;
-    const tw = timeWidth(this.screen);
-    if (d.mode === 'pan') {
-      const dt = ((x - d.x0) / tw) * spanOf(d.view0);
-      this.view = clampWindow({ startNs: d.view0.startNs - dt, endNs: d.view0.endNs - dt }, this.bounds);
-      this.viewEventPending = true;
-      if (d.region === 'lanes' || d.region === 'gutter') this.setScroll(d.scroll0 - (y - d.y0));
-      this.surface.style.cursor = 'grabbing';
-    } else if (d.mode === 'range') {
-      const t0 = pxToTime(d.view0, tw, d.x0 - this.screen.gutter);
-      const t1 = this.timeAtX(x);
-      this.dragRange = { startNs: Math.min(t0, t1), endNs: Math.max(t0, t1) };
-    } else if (d.mode === 'cursor') {
-      this.dragCursor = this.timeAtX(x);
-      this.emit('wt-cursor-change', { cursorNs: this.dragCursor });
-    } else {
-      this.centerOverviewAt(x);
-    }
+  setDragPreview(range: TimeRange | null, cursorNs: number | null): void {
+    this.dragRange = range;
+    this.dragCursor = cursorNs;
     this.requestFrame();
-  };
+  }
 
-  private onPointerUp = (e: PointerEvent): void => {
-    const d = this.drag;
-    if (d === null || d.pointerId !== e.pointerId) return;
-    this.drag = null;
-    this.surface.style.cursor = '';
-    if (this.surface.hasPointerCapture(e.pointerId)) this.surface.releasePointerCapture(e.pointerId);
-    const { x, y } = this.localPoint(e);
-    if (d.mode === 'range') {
-      const range = this.dragRange;
-      this.dragRange = null;
-      if (d.moved && range !== null && range.endNs > range.startNs) this.emit('wt-range-select', { range });
-      else if (!d.moved) this.emit('wt-range-select', { range: null });
-    } else if (d.mode === 'cursor') {
-      this.emit('wt-cursor-change', { cursorNs: this.dragCursor });
-      this.dragCursor = null;
-    } else if (d.mode === 'pan' && !d.moved) {
-      this.clickAt(d.region, x, y);
-    }
+  hoverAt(x: number, y: number): void {
+    // Hit-test once per frame at most.
+    this.pendingHover = { x, y };
     this.requestFrame();
-  };
+  }
 
-  private onPointerLeave = (): void => {
-    if (this.drag !== null) return;
+  clearHover(): void {
     this.pendingHover = null;
     if (this.hoverWarp !== -1 || this.tooltip !== null) {
       this.hoverWarp = -1;
       this.tooltip = null;
       this.requestFrame();
     }
-  };
+  }
 
-  private clickAt(region: Region, x: number, y: number): void {
+  clickAt(region: Region, x: number, y: number): void {
     if (region === 'gutter' && y >= this.screen.lanes.y) {
       const hit = laneAtY(this.lanes, y - this.screen.lanes.y + this.scrollY);
       if (hit !== null) {
@@ -589,48 +509,13 @@ export class WtTimeline extends LitElement {
     }
   }
 
-  private onDoubleClick = (e: MouseEvent): void => {
-    const { x, y } = this.localPoint(e);
-    const region = regionAt(this.screen, x, y);
-    if (region === 'lanes' && this.trace !== null) {
-      const row = this.warpAtPoint(x, y);
-      if (row >= 0) {
-        const s = this.trace.warps.startNs[row]!;
-        this.zoomTo(s, s + this.trace.warps.durationNs[row]!, 0.5);
-      }
-    }
-  };
-
-  private centerOverviewAt(x: number): void {
-    const t = pxToTime(this.bounds, timeWidth(this.screen), x - this.screen.gutter);
-    const span = spanOf(this.view);
-    this.view = clampWindow({ startNs: t - span / 2, endNs: t + span / 2 }, this.bounds);
-    this.viewEventPending = true;
+  doubleClickAt(region: Region, x: number, y: number): void {
+    if (region !== 'lanes' || this.trace === null) return;
+    const row = this.warpAtPoint(x, y);
+    if (row < 0) return;
+    const s = this.trace.warps.startNs[row]!;
+    this.zoomTo(s, s + this.trace.warps.durationNs[row]!, 0.5);
   }
-
-  private onWheel = (e: WheelEvent): void => {
-    if (this.trace === null) return;
-    const { x, y } = this.localPoint(e);
-    const region = regionAt(this.screen, x, y);
-    const unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? this.screen.height : 1;
-    const dx = e.deltaX * unit;
-    const dy = e.deltaY * unit;
-    e.preventDefault();
-    if (region === 'gutter' && !e.ctrlKey) {
-      this.setScroll(this.scrollY + dy);
-      return;
-    }
-    if (e.shiftKey || Math.abs(dx) > Math.abs(dy)) {
-      const delta = e.shiftKey && dx === 0 ? dy : dx;
-      this.view = panBy(this.view, delta / timeWidth(this.screen), this.bounds);
-    } else {
-      const anchor = region === 'gutter' ? (this.view.startNs + this.view.endNs) / 2 : this.timeAtX(Math.max(x, this.screen.gutter));
-      this.view = zoomAround(this.view, anchor, Math.exp(-dy * 0.0025), this.bounds);
-    }
-    this.viewEventPending = true;
-    this.pendingHover = { x, y };
-    this.requestFrame();
-  };
 
   private onScrollbar = (e: Event): void => {
     const top = (e.target as HTMLElement).scrollTop;
@@ -683,7 +568,7 @@ export class WtTimeline extends LitElement {
     if (region === 'draws') {
       const d = this.drawAtPoint(x, y);
       this.hoverWarp = -1;
-      this.tooltip = d < 0 || this.trace === null ? null : { x: x + 14, y: y + 14, lines: this.drawTooltip(d) };
+      this.tooltip = d < 0 || this.trace === null ? null : { x: x + 14, y: y + 14, lines: drawTooltip(this.trace, this.drawLayout!, d) };
       return;
     }
     if (row === this.hoverWarp && this.tooltip !== null) {
@@ -691,139 +576,28 @@ export class WtTimeline extends LitElement {
       return;
     }
     this.hoverWarp = row;
-    this.tooltip = row < 0 ? null : { x: x + 14, y: y + 14, lines: this.warpTooltip(row) };
-  }
-
-  private warpTooltip(row: number): string[] {
-    const t = this.trace!;
-    const w = t.warps;
-    const g = groupOfRow(w.smGroups.offsets, row);
-    const draw = t.draws[w.draw[row]!];
-    return [
-      `${stageInfo(w.stage[row]!).label} warp · ${formatNs(w.durationNs[row]!)}`,
-      `draw ${w.draw[row]}${draw === undefined ? '' : ` ${draw.label}`}`,
-      `${laneLabel(w.smGroups.sm[g]!)} · slot ${w.warpSlot[row] === 0xff ? '?' : w.warpSlot[row]} · id ${w.customId[row]}`,
-      `${activeLaneCount(w, row)}/${t.device.subgroupSize} lanes active`,
-    ];
-  }
-
-  private drawTooltip(d: number): string[] {
-    const t = this.trace!;
-    const info = t.draws[d]!;
-    const spans = this.drawLayout!.spans;
-    const lines = [`draw ${d}: ${info.label} (${info.kind})`, `warps span ${formatNs(spans[2 * d + 1]! - spans[2 * d]!)}`];
-    if (info.gpuBeginNs !== null && info.gpuEndNs !== null) lines.push(`GPU timestamps ${formatNs(info.gpuEndNs - info.gpuBeginNs)}`);
-    return lines;
+    this.tooltip = row < 0 ? null : { x: x + 14, y: y + 14, lines: warpTooltip(this.trace!, row) };
   }
 
   // ---- keyboard ------------------------------------------------------------
 
-  private onKeyDown = (e: KeyboardEvent): void => {
-    if (this.trace === null || e.ctrlKey || e.metaKey || e.altKey) return;
-    const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
-    let handled = true;
-    switch (key) {
-      case 'w':
-      case 's':
-      case 'a':
-      case 'd':
-        this.heldKeys.add(key);
-        this.startKeyLoop();
-        break;
-      case '+':
-      case '=':
-        this.zoomCentre(1.5);
-        break;
-      case '-':
-        this.zoomCentre(1 / 1.5);
-        break;
-      case 'ArrowLeft':
-        this.setView(panBy(this.view, -0.15, this.bounds));
-        break;
-      case 'ArrowRight':
-        this.setView(panBy(this.view, 0.15, this.bounds));
-        break;
-      case 'ArrowUp':
-      case 'ArrowDown':
-        this.moveFocus(key === 'ArrowUp' ? -1 : 1);
-        break;
-      case 'Enter':
-      case ' ':
-        if (this.focusedLane >= 0) this.toggleLane(this.lanes.rows[this.focusedLane]!.sm);
-        break;
-      case ',':
-      case '.':
-        this.stepWarp(key === '.' ? 1 : -1);
-        break;
-      case '[':
-      case ']':
-        this.emit('wt-draw-step', { delta: key === ']' ? 1 : -1 });
-        break;
-      case 'f':
-        this.fitSelection();
-        break;
-      case '0':
-        this.fitAll();
-        break;
-      case 'c':
-        this.emit('wt-cursor-change', { cursorNs: (this.view.startNs + this.view.endNs) / 2 });
-        break;
-      case 'Escape':
-        this.emit('wt-range-select', { range: null });
-        this.emit('wt-warp-select', { row: -1 });
-        this.emit('wt-cursor-change', { cursorNs: null });
-        break;
-      default:
-        handled = false;
-    }
-    if (handled) e.preventDefault();
-  };
-
-  private onKeyUp = (e: KeyboardEvent): void => {
-    this.heldKeys.delete(e.key.length === 1 ? e.key.toLowerCase() : e.key);
-  };
-
-  private onBlur = (): void => {
-    this.heldKeys.clear();
-  };
-
-  private zoomCentre(factor: number): void {
-    this.setView(zoomAround(this.view, (this.view.startNs + this.view.endNs) / 2, factor, this.bounds));
+  get panLimits(): TimeWindow {
+    return this.bounds;
   }
 
-  /** WASD: zoom and pan smoothly while held, like Perfetto and chrome://tracing. */
-  private startKeyLoop(): void {
-    if (this.keyLoop !== 0) return;
-    this.lastKeyTime = performance.now();
-    const step = (now: number) => {
-      const dt = Math.min(0.05, (now - this.lastKeyTime) / 1000);
-      this.lastKeyTime = now;
-      if (this.heldKeys.size === 0) {
-        this.keyLoop = 0;
-        return;
-      }
-      let view = this.view;
-      const anchor = (view.startNs + view.endNs) / 2;
-      if (this.heldKeys.has('w')) view = zoomAround(view, anchor, Math.exp(3 * dt), this.bounds);
-      if (this.heldKeys.has('s')) view = zoomAround(view, anchor, Math.exp(-3 * dt), this.bounds);
-      if (this.heldKeys.has('a')) view = panBy(view, -1.2 * dt, this.bounds);
-      if (this.heldKeys.has('d')) view = panBy(view, 1.2 * dt, this.bounds);
-      this.view = view;
-      this.viewEventPending = true;
-      this.renderNow();
-      this.keyLoop = requestAnimationFrame(step);
-    };
-    // First step right away so a single tap moves the view.
-    this.keyLoop = requestAnimationFrame(step);
-    const view = this.view;
-    const anchor = (view.startNs + view.endNs) / 2;
-    if (this.heldKeys.has('w')) this.setView(zoomAround(view, anchor, 1.1, this.bounds));
-    else if (this.heldKeys.has('s')) this.setView(zoomAround(view, anchor, 1 / 1.1, this.bounds));
-    else if (this.heldKeys.has('a')) this.setView(panBy(view, -0.04, this.bounds));
-    else if (this.heldKeys.has('d')) this.setView(panBy(view, 0.04, this.bounds));
+  setViewAndRender(view: TimeWindow): void {
+    this.view = clampWindow(view, this.bounds);
+    this.viewEventPending = true;
+    this.renderNow();
   }
 
-  private moveFocus(delta: number): void {
+  toggleFocusedLane(): void {
+    const row = this.lanes.rows[this.focusedLane];
+    if (row !== undefined) this.toggleLane(row.sm);
+  }
+
+  /** Moves the keyboard focus to the next/previous lane, scrolling it into view. */
+  moveFocus(delta: number): void {
     const n = this.lanes.rows.length;
     if (n === 0) return;
     this.focusedLane = Math.max(0, Math.min(n - 1, (this.focusedLane < 0 ? (delta > 0 ? -1 : n) : this.focusedLane) + delta));
@@ -836,7 +610,7 @@ export class WtTimeline extends LitElement {
   }
 
   /** Selects the next/previous warp (by start) on the focused lane, from the selection or the view centre. */
-  private stepWarp(delta: number): void {
+  stepWarp(delta: number): void {
     if (this.trace === null || this.index === null) return;
     if (this.focusedLane < 0) this.moveFocus(1);
     const lane = this.lanes.rows[this.focusedLane];
@@ -863,7 +637,8 @@ export class WtTimeline extends LitElement {
     this.revealWarp(next);
   }
 
-  private fitSelection(): void {
+  /** Zooms to the range, else the selected warp, else the selected draw, else everything. */
+  fitSelection(): void {
     const r = this.range;
     if (r !== null) return this.zoomTo(r.startNs, r.endNs, 0.05);
     if (this.selectedWarp >= 0 && this.trace !== null) {
