@@ -36,7 +36,7 @@ export class WtInFlight extends LitElement {
     let all = 0;
     for (let g = 0; g < f.total.length; g++) all += f.total[g]!;
     return html`
-      <h3>At ${formatNs(f.timeNs, 6)}: ${all} warps in flight on ${rows.length} SMs</h3>
+      <h3>At ${formatNs(f.timeNs, 6)}: ${plural(all, 'warp')} in flight on ${plural(rows.length, 'SM')}</h3>
       <div class="scroll">
         <table>
           <tr>
@@ -61,6 +61,10 @@ export class WtInFlight extends LitElement {
       </div>
     `;
   }
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 customElements.define('wt-in-flight', WtInFlight);

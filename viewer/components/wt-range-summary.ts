@@ -30,7 +30,7 @@ export class WtRangeSummary extends LitElement {
     draws.sort((a, b) => b.n - a.n || a.d - b.d);
     return html`
       <h3>Range ${formatNs(c.startNs, 6)} – ${formatNs(c.endNs, 6)} (${formatNs(span)})</h3>
-      <p>${c.warps.toLocaleString('en-US')} warps on ${c.smsWithWarps} SMs, in ${draws.length} draws</p>
+      <p>${count(c.warps, 'warp')} on ${count(c.smsWithWarps, 'SM')}, in ${count(draws.length, 'draw')}</p>
       <table>
         <tr><th>stage</th><th class="num">warps</th><th class="num">warp time in range</th><th class="num">avg in flight</th></tr>
         ${STAGES.filter((s) => c.perStage[s.code]! > 0).map(
@@ -60,6 +60,10 @@ export class WtRangeSummary extends LitElement {
   private selectDraw(draw: number): void {
     this.dispatchEvent(new CustomEvent('wt-draw-select', { detail: { draw }, bubbles: true, composed: true }));
   }
+}
+
+function count(n: number, noun: string): string {
+  return `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 customElements.define('wt-range-summary', WtRangeSummary);

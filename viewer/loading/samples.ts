@@ -43,6 +43,9 @@ export async function fetchSampleIndex(base = 'samples/'): Promise<SampleIndexRe
   } catch (e) {
     return { ok: false, reason: `could not fetch ${base}index.json (${e instanceof Error ? e.message : String(e)})` };
   }
+  // Dev servers answer unknown paths with the app's index.html: that means "not there" too.
+  const html = (response.headers.get('content-type') ?? '').includes('text/html');
+  if (response.status === 404 || html) return { ok: false, reason: `there is no ${base}index.json` };
   if (!response.ok) return { ok: false, reason: `${base}index.json: HTTP ${response.status}` };
   try {
     return parseSampleIndex(await response.json());

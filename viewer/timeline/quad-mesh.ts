@@ -48,7 +48,8 @@ void main() {
   float y0 = clamp(aRect.z + uMap.z, uClip.z, uClip.w);
   float y1 = clamp(aRect.w + uMap.z, uClip.z, uClip.w);
   vec2 p = vec2(mix(x0, x1, corner.x), mix(y0, y1, corner.y));
-  vec3 clip = uProjectionMatrix * uWorldTransformMatrix * uTransformMatrix * vec3(p, 1.0);
+  // Right to left: three matrix-vector products, not two matrix-matrix ones per vertex.
+  vec3 clip = uProjectionMatrix * (uWorldTransformMatrix * (uTransformMatrix * vec3(p, 1.0)));
   gl_Position = vec4(clip.xy, 0.0, 1.0);
   vColor = vec4(aColor.rgb * aColor.a, aColor.a);
 }

@@ -78,6 +78,8 @@ function drawAxis(ctx: CanvasRenderingContext2D, f: TimelineFrame): void {
   ctx.fillStyle = cssColor(THEME.textDim);
   ctx.fillText(`${formatNs(spanOf(f.view))} in view`, 6, s.axis.y + s.axis.height / 2);
   ctx.fillText('draws', 6, s.draws.y + 9);
+  // What a full collapsed lane means.
+  ctx.fillText(`lane = ${f.occupancyScale} warps`, 6, s.draws.y + s.draws.height - 8);
 }
 
 function drawLaneLabels(ctx: CanvasRenderingContext2D, f: TimelineFrame): void {
