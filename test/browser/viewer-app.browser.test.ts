@@ -1,6 +1,7 @@
 // The viewer app end to end: default sample, pixels where the trace puts warps, bad files, recent traces.
 import type { WarptraceApp } from '../../viewer/components/warptrace-app.js';
 import { RecentsStore, type KeyValueBackend } from '../../viewer/loading/recents-store.js';
+import { loadTrace, type LoadProgress } from '../../viewer/loading/trace-loader.js';
 import { timeWidth } from '../../viewer/model/screen-layout.js';
 import { assert, assertEqual } from './assert.js';
 import { FIXTURE_BASE, deepText, fixtureWtrace, mountApp, near, rgbText, stageRgb, waitFor } from './viewer-helpers.js';
@@ -87,21 +88,59 @@ describe('viewer app', () => {
     assertEqual(app.error, null, 'error cleared by the next successful open');
   });
 
-  it('opens ?trace=URL style URLs in the worker with progress', async () => {
-    app = await mountApp();
-    const url = URL.createObjectURL(await fixtureWtrace());
-    const phases = new Set<string>();
-    const watch = setInterval(() => app?.loading && phases.add(app.loading.progress.phase), 0);
+  it('opens ?trace=URL style URLs in the worker, reporting read, decode and index progress', async () => {
+    const blob = await fixtureWtrace();
+    const url = URL.createObjectURL(blob);
     try {
-      assert(await app.openUrl(url), 'URL opens');
+      const seen: LoadProgress[] = [];
+      const loaded = await loadTrace({ kind: 'url', url }, (p) => seen.push(p));
+      assertEqual(loaded.trace.warps.count, 4, 'warps');
+      assertEqual(loaded.bytes, blob.size, 'bytes read');
+      const phases = seen.map((p) => p.phase).filter((p, k, a) => a[k - 1] !== p);
+      assertEqual(phases.join(' → '), 'read → decode → index', 'progress phases in order');
+      const lastRead = seen.filter((p) => p.phase === 'read').pop()!;
+      assertEqual(lastRead.loaded, blob.size, 'read progress reaches the file size');
+      // Columns arrive by transfer as real typed arrays.
+      assert(loaded.trace.warps.startNs instanceof Float64Array && loaded.index.lanes[0]!.blockMaxEnd instanceof Float64Array, 'typed arrays');
+      app = await mountApp();
+      assert(await app.openUrl(url), 'the app opens the URL');
+      assert(app.lastOpenTimings !== null && app.lastOpenTimings.totalMs > 0, 'timings recorded');
     } finally {
-      clearInterval(watch);
       URL.revokeObjectURL(url);
     }
-    assertEqual(app.opened!.trace.warps.count, 4, 'warps');
-    assert(app.lastOpenTimings !== null && app.lastOpenTimings.totalMs > 0, 'timings recorded');
     assert(!(await app.openUrl(`${FIXTURE_BASE}does-not-exist.wtrace`)), '404 fails');
     assert(app.error !== null && app.error.includes('HTTP 404'), `404 message: ${app.error}`);
+  });
+
+  it('shows a progress bar while loading', async () => {
+    app = await mountApp();
+    app.loading = { name: 'big.wtrace', progress: { phase: 'read', loaded: 25 << 20, total: 100 << 20 } };
+    await app.updateComplete;
+    const bar = app.shadowRoot!.querySelector('progress')!;
+    assert(Math.abs(bar.value - 0.25) < 1e-9, `progress value ${bar.value}`);
+    assert(deepText(app).includes('Reading big.wtrace: 25.0 MB of 100.0 MB'), 'progress text');
+    app.loading = { name: 'big.wtrace', progress: { phase: 'decode', loaded: 0, total: null } };
+    await app.updateComplete;
+    assert(!app.shadowRoot!.querySelector('progress')!.hasAttribute('value') && deepText(app).includes('Decoding big.wtrace'), 'indeterminate while decoding');
+  });
+
+  it('opens files from the file picker and by drag and drop', async () => {
+    app = await mountApp();
+    const file = new File([await fixtureWtrace()], 'picked.wtrace');
+    const picker = new DataTransfer();
+    picker.items.add(file);
+    const input = app.shadowRoot!.querySelector<HTMLInputElement>('input[type=file]')!;
+    input.files = picker.files;
+    input.dispatchEvent(new Event('change'));
+    await waitFor('the picked file', () => app!.opened?.name === 'picked.wtrace');
+    const drop = new DataTransfer();
+    drop.items.add(new File([await fixtureWtrace()], 'dropped.wtrace'));
+    app.dispatchEvent(new DragEvent('dragover', { dataTransfer: drop, bubbles: true, cancelable: true }));
+    await app.updateComplete;
+    assert(app.shadowRoot!.querySelector('.drop-overlay') !== null, 'drop hint while dragging');
+    app.dispatchEvent(new DragEvent('drop', { dataTransfer: drop, bubbles: true, cancelable: true }));
+    await waitFor('the dropped file', () => app!.opened?.name === 'dropped.wtrace');
+    assertEqual(app.dropActive, false, 'hint gone after the drop');
   });
 
   it('keeps recent traces in IndexedDB across a reload, reopens and deletes them', async () => {
