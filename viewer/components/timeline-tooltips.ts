@@ -3,15 +3,18 @@ import { activeLaneCount, formatNs, smOfWarp, stageInfo, type Trace } from '../.
 import type { DrawLayout } from '../model/draw-layout.js';
 import { laneLabel } from '../model/lane-layout.js';
 
-export function warpTooltip(trace: Trace, row: number): string[] {
+/** @param nearby warps of the same row within a few pixels (the bar may stand for several). */
+export function warpTooltip(trace: Trace, row: number, nearby = 1): string[] {
   const w = trace.warps;
   const draw = trace.draws[w.draw[row]!];
-  return [
+  const lines = [
     `${stageInfo(w.stage[row]!).label} warp · ${formatNs(w.durationNs[row]!)}`,
     `draw ${w.draw[row]}${draw === undefined ? '' : ` ${draw.label}`}`,
     `${laneLabel(smOfWarp(w.smGroups, row))} · slot ${w.warpSlot[row] === 0xff ? '?' : w.warpSlot[row]} · id ${w.customId[row]}`,
     `${activeLaneCount(w, row)}/${trace.device.subgroupSize} lanes active`,
   ];
+  if (nearby > 1) lines.push(`(${nearby} warps here: the longest or nearest is shown; zoom in for the others)`);
+  return lines;
 }
 
 export function drawTooltip(trace: Trace, layout: DrawLayout, d: number): string[] {

@@ -18,7 +18,7 @@
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import type { Trace } from '../../shared-schema/index.js';
 import { buildDrawLayout, drawsInWindow, type DrawLayout } from '../model/draw-layout.js';
-import { warpAt } from '../model/hit-test.js';
+import { warpAt, type WarpHit } from '../model/hit-test.js';
 import type { LaneIndex } from '../model/lane-index.js';
 import { DEFAULT_LANE_OPTIONS, buildLaneLayout, laneAtY, packedRowOf, slotOfRow, slotRowOf, type LaneLayout } from '../model/lane-layout.js';
 import { regionAt, screenLayout, timeWidth, type Region, type ScreenLayout } from '../model/screen-layout.js';
@@ -353,7 +353,8 @@ export class WtTimeline extends LitElement implements KeyboardTarget, PointerTar
 
   /**
    * Reads back the rendered pixels of the timeline canvas (CSS px rectangle),
-   * after rendering a frame: for tests and screenshots.
+   * after rendering a frame: for tests and screenshots. The copy happens in the
+   * same task as the frame, while the WebGL drawing buffer still holds it.
    */
   readPixels(x: number, y: number, width: number, height: number): Uint8ClampedArray {
     this.renderNow();
@@ -530,18 +531,22 @@ export class WtTimeline extends LitElement implements KeyboardTarget, PointerTar
 
   /** Warp row under a point of the lane area, or -1. */
   warpAtPoint(x: number, y: number): number {
-    if (this.trace === null || this.index === null) return -1;
+    return this.warpHitAt(x, y)?.row ?? -1;
+  }
+
+  /** The warp under a point and how many warps of that row share its pixels. */
+  private warpHitAt(x: number, y: number): WarpHit | null {
+    if (this.trace === null || this.index === null) return null;
     const hit = laneAtY(this.lanes, y - this.screen.lanes.y + this.scrollY);
-    if (hit === null) return -1;
+    if (hit === null) return null;
     const lane = this.lanes.rows[hit.lane]!;
-    if (lane.group < 0) return -1;
+    if (lane.group < 0) return null;
     const t = this.timeAtX(x);
     const tolerance = (2.5 * spanOf(this.view)) / timeWidth(this.screen);
     const slot = lane.expanded && hit.slotRow >= 0 ? slotOfRow(lane, hit.slotRow) : -1;
-    if (lane.expanded && hit.slotRow < 0 && y - this.screen.lanes.y + this.scrollY - lane.y >= lane.headerHeight) return -1;
+    if (lane.expanded && hit.slotRow < 0 && y - this.screen.lanes.y + this.scrollY - lane.y >= lane.headerHeight) return null;
     const packed = lane.expanded && hit.slotRow >= 0 ? packedRowOf(lane, hit.slotRow) : -1;
-    const found = warpAt(this.trace, this.index.lanes[lane.group]!, slot, t, tolerance, this.hiddenStages, packed);
-    return found?.row ?? -1;
+    return warpAt(this.trace, this.index.lanes[lane.group]!, slot, t, tolerance, this.hiddenStages, packed);
   }
 
   private drawAtPoint(x: number, y: number): number {
@@ -564,7 +569,8 @@ export class WtTimeline extends LitElement implements KeyboardTarget, PointerTar
 
   private updateHover(x: number, y: number): void {
     const region = regionAt(this.screen, x, y);
-    const row = region === 'lanes' ? this.warpAtPoint(x, y) : -1;
+    const hit = region === 'lanes' ? this.warpHitAt(x, y) : null;
+    const row = hit?.row ?? -1;
     if (region === 'draws') {
       const d = this.drawAtPoint(x, y);
       this.hoverWarp = -1;
@@ -576,7 +582,7 @@ export class WtTimeline extends LitElement implements KeyboardTarget, PointerTar
       return;
     }
     this.hoverWarp = row;
-    this.tooltip = row < 0 ? null : { x: x + 14, y: y + 14, lines: warpTooltip(this.trace!, row) };
+    this.tooltip = hit === null ? null : { x: x + 14, y: y + 14, lines: warpTooltip(this.trace!, hit.row, hit.overlapping) };
   }
 
   // ---- keyboard ------------------------------------------------------------

@@ -109,8 +109,6 @@ export class TimelineRenderer {
       sharedTicker: false,
       resolution: globalThis.devicePixelRatio || 1,
       autoDensity: true,
-      // Lets tests and screenshots read the canvas after the frame.
-      preserveDrawingBuffer: true,
     });
     const gl = (app.renderer as unknown as { gl: WebGL2RenderingContext }).gl;
     const r = new TimelineRenderer(app, textCanvas, layout ?? (isSoftwareRenderer(gl) ? 'vertices' : 'instanced'));
