@@ -138,8 +138,9 @@ export class WarptraceApp extends LitElement {
     this.addEventListener('wt-range-select', (e) => this.selectRange((e as CustomEvent<{ range: TimeRange | null }>).detail.range));
     this.addEventListener('wt-cursor-change', (e) => this.setCursor((e as CustomEvent<{ cursorNs: number | null }>).detail.cursorNs));
     this.addEventListener('wt-zoom-to', (e) => {
-      const { startNs, endNs } = (e as CustomEvent<TimeRange>).detail;
+      const { startNs, endNs, sm } = (e as CustomEvent<TimeRange & { sm?: number }>).detail;
       this.timeline?.zoomTo(startNs, endNs);
+      if (sm !== undefined) this.timeline?.scrollToSm(sm);
     });
     this.addEventListener('wt-recent-open', (e) => void this.openRecent((e as CustomEvent<{ id: string }>).detail.id));
     this.addEventListener('wt-recent-delete', (e) => void this.deleteRecent((e as CustomEvent<{ id: string }>).detail.id));
