@@ -143,6 +143,28 @@ describe('viewer app', () => {
     assertEqual(app.dropActive, false, 'hint gone after the drop');
   });
 
+  it('hands state to slotted side panels and follows their events', async () => {
+    app = await mountApp();
+    const panel = document.createElement('div') as HTMLDivElement & Record<string, unknown>;
+    panel.slot = 'panels';
+    app.append(panel);
+    assert(await app.openFile(await fixtureWtrace(), 'panels.wtrace'), 'opens');
+    await app.updateComplete;
+    assert(app.hasPanels, 'the panel column is shown');
+    assertEqual((panel['trace'] as { warps: { count: number } }).warps.count, 4, 'panel got the trace');
+    panel.dispatchEvent(new CustomEvent('wt-draw-select', { detail: { draw: 1 }, bubbles: true, composed: true }));
+    await app.updateComplete;
+    assertEqual(panel['selectedDraw'], 1, 'selection came back down to the panel');
+    panel.dispatchEvent(new CustomEvent('wt-zoom-to', { detail: { startNs: 7000, endNs: 9500, sm: 5 }, bubbles: true, composed: true }));
+    await app.updateComplete;
+    const v = app.timeline!.visibleWindow;
+    assert(v.startNs < 7000 && v.startNs > 6500 && v.endNs > 9500 && v.endNs < 9700, `zoomed to the panel's span: ${JSON.stringify(v)}`);
+    panel.dispatchEvent(new CustomEvent('wt-range-select', { detail: { range: { startNs: 1500, endNs: 5000 } }, bubbles: true, composed: true }));
+    await app.updateComplete;
+    assertEqual(app.counts?.warps, 2, 'range from a panel counted');
+    assertEqual((panel['range'] as { startNs: number }).startNs, 1500, 'range down to the panel');
+  });
+
   it('keeps recent traces in IndexedDB across a reload, reopens and deletes them', async () => {
     const dbName = `warptrace-recents-${Math.random().toString(36).slice(2)}`;
     app = await mountApp({ dbName });
