@@ -88,6 +88,9 @@ function readCalibration(value: unknown, field: string): Calibration {
       offsetNs: readNumber(e, 'offsetNs', f),
       residualRmsNs: readNumber(e, 'residualRmsNs', f),
       residualMaxNs: readNumber(e, 'residualMaxNs', f),
+      lateSamples: e['lateSamples'] === undefined ? 0 : readInteger(e, 'lateSamples', f, 0, Number.MAX_SAFE_INTEGER),
+      fromNs: readNullableNumber(e, 'fromNs', f) ?? 0,
+      toNs: readNullableNumber(e, 'toNs', f) ?? 0,
     };
   });
   return {

@@ -69,21 +69,31 @@ export type CalibrationMethod =
   /** Times were given in ns by the producer (JSON import, synthetic traces). */
   | 'given';
 
+/**
+ * One line of an SM's clock map. An SM gets several when its clock may have
+ * changed rate (after idle gaps) or drifted (long runs): entries of one SM are
+ * in time order and cover fromNs..toNs.
+ */
 export interface SmCalibration {
   /** SM id, or UNKNOWN_SM for the single group of a device without SM builtins. */
   readonly sm: number;
-  /** Records of this SM that carried a device-clock sample. */
+  /** Records in this segment that carried a device-clock sample. */
   readonly samples: number;
-  /** 'linear': slope and offset fitted; 'offset-only': too few samples, slope borrowed from other SMs. */
+  /** Of those, device-clock reads that came back late and were left out of the fit. */
+  readonly lateSamples: number;
+  /** 'linear': slope and offset fitted; 'offset-only': too few samples, slope borrowed. */
   readonly fit: 'linear' | 'offset-only' | 'rebased';
   /** Slope of the map, ns per SM cycle. */
   readonly nsPerCycle: number;
   /** ns (capture time) at cycle 0 of this SM's cycle columns. */
   readonly offsetNs: number;
-  /** RMS of (device ns − fitted ns) over the samples, ns. */
+  /** RMS of (device ns − fitted ns) over the samples, late reads excluded, ns. */
   readonly residualRmsNs: number;
-  /** Largest |device ns − fitted ns|, ns. */
+  /** Largest |device ns − fitted ns|, ns (late reads excluded). */
   readonly residualMaxNs: number;
+  /** Capture time covered by this line, ns. */
+  readonly fromNs: number;
+  readonly toNs: number;
 }
 
 export interface Calibration {

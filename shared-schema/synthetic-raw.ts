@@ -27,13 +27,22 @@ export interface RawClockModel {
   readonly seed: number;
   /** Shaders tried to write this many more records than the buffer held. */
   readonly dropped: number;
+  /** This fraction of device-clock reads comes back late, by up to maxNs (never early). */
+  readonly lateReads?: { readonly fraction: number; readonly maxNs: number };
+  /**
+   * As seen on the H100: for this long after an SM's first warp starts, its
+   * device-clock reads all return the instant this window ends.
+   */
+  readonly wakeUpNs?: number;
+  /** A chip-wide clock-rate change (boost), as a factor on every SM's rate, at this time. */
+  readonly rateChange?: { readonly atNs: number; readonly factor: number };
 }
 
 export const H100_CLOCKS: RawClockModel = {
   originDeviceNs: 1_754_000_123_456_789,
   deviceStepNs: 32,
   smClockHz: 1.905e9,
-  rateSpread: 2e-4,
+  rateSpread: 5e-6,
   offsetSpreadCycles: 2.9e6 * 1000,
   smClock: true,
   deviceClock: true,
@@ -42,7 +51,7 @@ export const H100_CLOCKS: RawClockModel = {
 };
 
 export interface SmClockTruth {
-  /** SM cycles = offsetCycles + cyclesPerNs × (capture ns). */
+  /** SM cycles = offsetCycles + cyclesPerNs × (capture ns), before any rate change. */
   readonly offsetCycles: number;
   readonly cyclesPerNs: number;
 }
@@ -60,6 +69,21 @@ export function rawCaptureOf(truth: Trace, model: RawClockModel): { raw: RawCapt
     });
   }
   const flags = (model.smClock ? RecordFlag.SM_CLOCK : 0) | (model.deviceClock ? RecordFlag.DEVICE_CLOCK : 0);
+  const cyclesAt = (clock: SmClockTruth, ns: number): number => {
+    const change = model.rateChange;
+    if (change === undefined || ns <= change.atNs) return clock.offsetCycles + clock.cyclesPerNs * ns;
+    return clock.offsetCycles + clock.cyclesPerNs * (change.atNs + (ns - change.atNs) * change.factor);
+  };
+  // Each SM's first warp start (for the wake-up window).
+  const firstStart = new Map<number, number>();
+  for (let i = 0; i < w.count; i++) firstStart.set(sm[i] as number, Math.min(firstStart.get(sm[i] as number) ?? Infinity, w.startNs[i] as number));
+  const readTime = (smId: number, ns: number): number => {
+    let t = ns;
+    const wake = model.wakeUpNs;
+    if (wake !== undefined) t = Math.max(t, (firstStart.get(smId) as number) + wake);
+    if (model.lateReads !== undefined && random() < model.lateReads.fraction) t += random() * model.lateReads.maxNs;
+    return t;
+  };
   const deviceTicks = (ns: number) => Math.floor((model.originDeviceNs + ns) / model.deviceStepNs) * model.deviceStepNs;
   const lo = (v: number) => v % 4294967296;
   // The GPU appends records as warps finish: emit them in end-time order.
@@ -74,9 +98,9 @@ export function rawCaptureOf(truth: Trace, model: RawClockModel): { raw: RawCapt
     const clock = clocks.get(sm[i] as number)!;
     const base = k * RECORD_WORDS;
     if (model.smClock) {
-      records[base + RecordWord.CLOCK_START] = lo(Math.floor(clock.offsetCycles + clock.cyclesPerNs * start));
-      records[base + RecordWord.CLOCK_END] = lo(Math.floor(clock.offsetCycles + clock.cyclesPerNs * end));
-      if (model.deviceClock) records[base + RecordWord.DEVICE_CLOCK] = lo(deviceTicks(end));
+      records[base + RecordWord.CLOCK_START] = lo(Math.floor(cyclesAt(clock, start)));
+      records[base + RecordWord.CLOCK_END] = lo(Math.floor(cyclesAt(clock, end)));
+      if (model.deviceClock) records[base + RecordWord.DEVICE_CLOCK] = lo(deviceTicks(readTime(sm[i] as number, end)));
     } else {
       records[base + RecordWord.CLOCK_START] = lo(deviceTicks(start));
       records[base + RecordWord.CLOCK_END] = lo(deviceTicks(end));

@@ -35,6 +35,7 @@ import {
 import { STAGE_COUNT } from './stages.js';
 
 const MAX_METADATA_BYTES = 64 * 1024 * 1024;
+const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 
 function littleEndianWords(bytes: Uint8Array): Uint32Array {
@@ -171,17 +172,18 @@ export function decodeWtraw(bytes: Uint8Array): Trace {
     fail('size-mismatch', 'header.timestampCount', `${layout.timestampCount} timestamp pairs for ${drawCount} draws`);
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const tsBegin = new Float64Array(drawCount).fill(NaN);
-  const tsEnd = new Float64Array(drawCount).fill(NaN);
+  // Timestamps are full 64-bit values (NVIDIA's count ns since 1970, beyond 2^53):
+  // they stay BigInt until taken relative to the capture origin.
+  const tsBegin: (bigint | null)[] = new Array<bigint | null>(drawCount).fill(null);
+  const tsEnd: (bigint | null)[] = new Array<bigint | null>(drawCount).fill(null);
   for (let d = 0; d < layout.timestampCount; d++) {
     const b = view.getBigUint64(layout.timestampsAt + d * 16, true);
     const e = view.getBigUint64(layout.timestampsAt + d * 16 + 8, true);
     if ((b === WTRAW_NO_TIMESTAMP) !== (e === WTRAW_NO_TIMESTAMP)) fail('bad-value', `timestamps[${d}]`, 'begin and end must both be written or both be missing');
     if (b === WTRAW_NO_TIMESTAMP) continue;
-    if (b > BigInt(Number.MAX_SAFE_INTEGER) || e > BigInt(Number.MAX_SAFE_INTEGER)) fail('bad-value', `timestamps[${d}]`, 'timestamp beyond 2^53 ticks');
     if (e < b) fail('bad-value', `timestamps[${d}]`, `ends (${e}) before it begins (${b})`);
-    tsBegin[d] = Number(b);
-    tsEnd[d] = Number(e);
+    tsBegin[d] = b;
+    tsEnd[d] = e;
   }
 
   // Records as u32 words: a view when aligned, else one copy.
@@ -238,17 +240,29 @@ export function decodeWtraw(bytes: Uint8Array): Trace {
   if (n > 0 && !hasSmClock && !hasDeviceClock) fail('bad-value', 'records[0].flags', 'records carry no clock (neither SM_CLOCK nor DEVICE_CLOCK)');
   const mode: ClockMode = hasSmClock ? (hasDeviceClock ? 'per-sm-fit' : 'sm-clock-rebased') : 'device-clock';
 
-  // Time 0: the capture-start timestamp, else the first draw's, else the first device sample.
+  // Time 0: the capture-start timestamp, else the earliest draw's, else the first device sample.
   const nsPerTick = meta.deviceClockNsPerTick;
-  const toDeviceTicks = (tsTicks: number) => Math.round((tsTicks * meta.timestampPeriodNs) / nsPerTick);
-  let originTicks = meta.captureStartTicks === null ? NaN : toDeviceTicks(Number(meta.captureStartTicks));
-  if (Number.isNaN(originTicks)) {
-    for (let d = 0; d < drawCount; d++) if (!Number.isNaN(tsBegin[d]!)) originTicks = Math.min(Number.isNaN(originTicks) ? Infinity : originTicks, toDeviceTicks(tsBegin[d]!));
-  }
-  const fallbackAnchor = Number.isNaN(originTicks) ? (n > 0 ? (mode === 'per-sm-fit' ? deviceLo[0]! : clockStartLo[0]!) : 0) : originTicks;
-  const drawAnchor = new Float64Array(drawCount);
-  for (let d = 0; d < drawCount; d++) drawAnchor[d] = Number.isNaN(tsBegin[d]!) ? fallbackAnchor : toDeviceTicks(tsBegin[d]!);
-  if (Number.isNaN(originTicks)) originTicks = fallbackAnchor;
+  const period = meta.timestampPeriodNs;
+  let origin: bigint | null = meta.captureStartTicks === null ? null : BigInt(meta.captureStartTicks);
+  for (const t of tsBegin) if (origin === null || (t !== null && t < origin)) origin = t ?? origin;
+  /** Timestamp ticks → ns since the origin; the distance must stay exact in a double. */
+  const relativeNs = (t: bigint, field: string): number => {
+    const ticks = t - (origin as bigint);
+    if (ticks > MAX_EXACT || ticks < -MAX_EXACT) fail('bad-value', field, 'more than 2^53 ticks away from the capture start');
+    return Number(ticks) * period;
+  };
+  // The same instants in device-clock ticks (identical when both clocks count ns, as on NVIDIA).
+  const toDeviceTicks = (t: bigint): bigint => (period === nsPerTick ? t : BigInt(Math.round((Number(t) * period) / nsPerTick)));
+  const originDevice = origin === null ? null : toDeviceTicks(origin);
+  const fallbackLo = n === 0 ? 0 : mode === 'per-sm-fit' ? (deviceLo[0] as number) : (clockStartLo[0] as number);
+  const drawAnchorRelTicks = new Float64Array(drawCount);
+  const drawAnchorLo = new Uint32Array(drawCount).fill(originDevice === null ? fallbackLo : Number(originDevice & 0xffffffffn));
+  tsBegin.forEach((t, d) => {
+    if (t === null || originDevice === null) return;
+    const anchor = toDeviceTicks(t);
+    drawAnchorRelTicks[d] = Number(anchor - originDevice);
+    drawAnchorLo[d] = Number(anchor & 0xffffffffn);
+  });
 
   const times = calibrate({
     mode,
@@ -257,30 +271,36 @@ export function decodeWtraw(bytes: Uint8Array): Trace {
     clockEndLo,
     deviceLo,
     draw,
-    drawAnchorTicks: drawAnchor,
-    originTicks,
+    drawAnchorRelTicks,
+    drawAnchorLo,
     deviceNsPerTick: nsPerTick,
     smClockRateHz: meta.smClockRateHz,
   });
 
-  // Keep every time ≥ 0: move the origin back if calibration placed a warp before it.
+  const gpuBegin = tsBegin.map((t, d) => (t === null ? null : relativeNs(t, `timestamps[${d}]`)));
+  const gpuEnd = tsEnd.map((t, d) => (t === null ? null : relativeNs(t, `timestamps[${d}]`)));
+  // Keep every time ≥ 0: move the origin back if a warp (calibration noise) or a draw starts before it.
   let shift = 0;
   for (let i = 0; i < n; i++) if (-(times.startNs[i] as number) > shift) shift = -(times.startNs[i] as number);
-  const originNs = originTicks * nsPerTick - shift;
+  for (const b of gpuBegin) if (b !== null && -b > shift) shift = -b;
   for (let i = 0; i < n; i++) {
     times.startNs[i] = (times.startNs[i] as number) + shift;
     times.endNs[i] = (times.endNs[i] as number) + shift;
   }
-  const draws: DrawInfo[] = meta.draws.map((d, index) => {
-    const known = !Number.isNaN(tsBegin[index]!);
-    return {
-      index,
-      label: d.label,
-      kind: d.kind,
-      gpuBeginNs: known ? tsBegin[index]! * meta.timestampPeriodNs - originNs : null,
-      gpuEndNs: known ? tsEnd[index]! * meta.timestampPeriodNs - originNs : null,
-    };
-  });
+  const draws: DrawInfo[] = meta.draws.map((d, index) => ({
+    index,
+    label: d.label,
+    kind: d.kind,
+    gpuBeginNs: gpuBegin[index] === null ? null : (gpuBegin[index] as number) + shift,
+    gpuEndNs: gpuEnd[index] === null ? null : (gpuEnd[index] as number) + shift,
+  }));
+  // The origin as exact device ns (a decimal string), when known.
+  const originDeviceNs =
+    originDevice === null || mode === 'sm-clock-rebased'
+      ? null
+      : nsPerTick === 1
+        ? String(originDevice - BigInt(Math.ceil(shift)))
+        : String(BigInt(Math.round(Number(originDevice) * nsPerTick - shift)));
 
   const device = readRawDevice(meta, times.deviceClockGranularityNs, times.smClockRateHz);
   const capture = readCaptureInfo({
@@ -292,7 +312,7 @@ export function decodeWtraw(bytes: Uint8Array): Trace {
     bufferCapacity: layout.capacity,
     recordsWritten: layout.counter,
     recordsKept: n,
-    originDeviceNs: mode === 'sm-clock-rebased' ? null : String(Math.max(0, Math.round(originNs))),
+    originDeviceNs,
     calibration: times.calibration,
     overhead: readOverhead(meta.root['overhead'], 'metadata.overhead'),
   });

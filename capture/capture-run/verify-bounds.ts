@@ -10,8 +10,7 @@
  * earlier work has finished, while the next draw may already run.
  */
 import { readFileSync } from 'node:fs';
-import { WtrawHeaderWord, type Trace } from '../../shared-schema/index.js';
-import { traceFromRaw } from './convert-raw.js';
+import { WtrawHeaderWord, type Trace, decodeWtraw } from '../../shared-schema/index.js';
 
 export interface DrawBounds {
   readonly draw: number;
@@ -59,7 +58,7 @@ if (isMain) {
     const raw = new Uint8Array(readFileSync(path));
     const meta = metadataOf(raw);
     const barrier = Array.isArray(meta['barrierBefore']) ? (meta['barrierBefore'] as boolean[]) : [];
-    for (const b of drawBounds(traceFromRaw(raw), barrier)) {
+    for (const b of drawBounds(decodeWtraw(raw), barrier)) {
       worstEnd = Math.min(worstEnd, b.endMarginNs);
       if (b.barrierBefore) worstBarrierStart = Math.min(worstBarrierStart, b.startMarginNs);
       process.stdout.write(

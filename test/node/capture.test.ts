@@ -24,8 +24,8 @@ import {
   popcount32,
   smIdPerWarp,
   type Trace,
+  decodeWtraw,
 } from '../../shared-schema/index.js';
-import { traceFromRaw } from '../../capture/capture-run/convert-raw.js';
 import { buildNative } from '../../capture/capture-run/native.js';
 import { probeDevice } from '../../capture/capture-run/harness.js';
 import { TRACED, compileShaderSet } from '../../capture/capture-run/shaders.js';
@@ -243,8 +243,8 @@ test('epoch-scale timestamps (NVIDIA: ns since 1970) decode the same as small on
   out.set(tsBytes, headerBytes + metaPadded);
   out.set(recBytes, headerBytes + metaPadded + tsBytes.length);
   writeFileSync(path, out);
-  const a = traceFromRaw(raw);
-  const b = traceFromRaw(new Uint8Array(readFileSync(path)));
+  const a = decodeWtraw(raw);
+  const b = decodeWtraw(new Uint8Array(readFileSync(path)));
   assert.equal(b.warps.count, a.warps.count);
   for (let i = 0; i < a.warps.count; i++) assert.ok(Math.abs((a.warps.startNs[i] as number) - (b.warps.startNs[i] as number)) < 1e-3);
   assert.deepEqual(b.draws.map((d) => d.gpuEndNs), a.draws.map((d) => d.gpuEndNs));

@@ -1,14 +1,13 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { encodeWtrace, STAGES, type Trace } from '../../../shared-schema/index.js';
+import { encodeWtrace, STAGES, type Trace, decodeWtraw } from '../../../shared-schema/index.js';
 import { buildNative } from '../../capture-run/native.js';
 import { listWorkloads, probeDevice, runCapture } from '../../capture-run/harness.js';
 import { PLAIN, TRACED, compileShaderSet } from '../../capture-run/shaders.js';
 import { autoInstrumentOptions, autoInstrumentSet } from '../../capture-run/auto-instrument.js';
 import { InputError, UsageError, parseCommandArgs, type Command } from '../command.js';
 import { formatBytes, readInputFile, writeFileAtomic } from '../files.js';
-import { traceFromRaw } from '../../capture-run/convert-raw.js';
 
 export const captureCommand: Command = {
   name: 'capture',
@@ -102,7 +101,7 @@ Exit status: 0 ok, 1 no Vulkan device, missing feature or tool, failed capture; 
         ...(overheadFrames === undefined ? {} : { overheadFrames }),
         ...(device === undefined ? {} : { device }),
       });
-      const trace = traceFromRaw(readInputFile(rawPath));
+      const trace = decodeWtraw(readInputFile(rawPath));
       const bytes = encodeWtrace(trace);
       writeFileAtomic(output, [bytes], { overwrite: force });
       io.out(describe(output, bytes.length, trace, probed.name));
