@@ -36,7 +36,7 @@ export function encodeWtrace(trace: Trace): Uint8Array {
     device: trace.device,
     capture: trace.capture,
     draws: trace.draws,
-    warps: encodeWarps(trace.warps, trace.device.subgroupSize),
+    warps: encodeWarps(trace.warps, trace.device.subgroupSize, cyclesPerNsOf(trace)),
   };
   const packed = packr.pack(body);
   const out = new Uint8Array(HEADER_BYTES + packed.length);
@@ -46,7 +46,7 @@ export function encodeWtrace(trace: Trace): Uint8Array {
   return out;
 }
 
-function encodeWarps(w: WarpColumns, subgroupSize: number) {
+function encodeWarps(w: WarpColumns, subgroupSize: number, cycleRate: number) {
   const n = w.count;
   const { lo: laneMaskLo, hi: laneMaskHi } = laneMasks(subgroupSize);
   const groups = w.smGroups.sm.length;
@@ -58,6 +58,8 @@ function encodeWarps(w: WarpColumns, subgroupSize: number) {
     smView.setUint16(g * 2, w.smGroups.sm[g] as number, true);
     countView.setUint32(g * 4, (w.smGroups.offsets[g + 1] as number) - (w.smGroups.offsets[g] as number), true);
   }
+  // Cycles are stored as the residual from what the SM clock rate predicts from the ns columns.
+  const cyclesPerTick = cycleRate / TICKS_PER_NS;
   const start = new ByteWriter(n * 2);
   const cycleStart = w.smCycleStart === null ? null : new ByteWriter(n * 2);
   for (let g = 0; g < groups; g++) {
@@ -65,6 +67,7 @@ function encodeWarps(w: WarpColumns, subgroupSize: number) {
     const end = w.smGroups.offsets[g + 1] as number;
     let prev = 0;
     let prevCycles = 0;
+    let prevTicks = 0;
     for (let i = begin; i < end; i++) {
       const ticks = Math.round((w.startNs[i] as number) * TICKS_PER_NS);
       if (i === begin) start.int(ticks);
@@ -72,30 +75,28 @@ function encodeWarps(w: WarpColumns, subgroupSize: number) {
       prev = ticks;
       if (cycleStart !== null) {
         const c = (w.smCycleStart as Float64Array)[i] as number;
-        cycleStart.int(c - prevCycles);
+        cycleStart.int(i === begin ? c : c - prevCycles - Math.round((ticks - prevTicks) * cyclesPerTick));
         prevCycles = c;
       }
+      prevTicks = ticks;
     }
   }
   const duration = new ByteWriter(n * 2);
   const draw = new ByteWriter(n);
   const custom = new ByteWriter(n * 2);
-  const inactive = new ByteWriter(n);
-  const inactiveHi = w.activeMaskHi === null ? null : new ByteWriter(n);
   const cycleDuration = w.smCycleDuration === null ? null : new ByteWriter(n * 2);
   let prevDraw = 0;
   let prevCustom = 0;
   for (let i = 0; i < n; i++) {
-    duration.uint(Math.round((w.durationNs[i] as number) * TICKS_PER_NS));
+    const durationTicks = Math.round((w.durationNs[i] as number) * TICKS_PER_NS);
+    duration.uint(durationTicks);
     const d = w.draw[i] as number;
     draw.delta32(prevDraw, d);
     prevDraw = d;
     const c = w.customId[i] as number;
     custom.delta32(prevCustom, c);
     prevCustom = c;
-    inactive.u32((~(w.activeMask[i] as number) & laneMaskLo) >>> 0);
-    if (inactiveHi !== null) inactiveHi.u32((~(w.activeMaskHi as Uint32Array)[i]! & laneMaskHi) >>> 0);
-    if (cycleDuration !== null) cycleDuration.u32((w.smCycleDuration as Uint32Array)[i] as number);
+    if (cycleDuration !== null) cycleDuration.int(((w.smCycleDuration as Uint32Array)[i] as number) - Math.round(durationTicks * cyclesPerTick));
   }
   const columns: Record<string, Uint8Array> = {
     start: start.finish(),
@@ -104,14 +105,42 @@ function encodeWarps(w: WarpColumns, subgroupSize: number) {
     stage: w.stage.slice(),
     draw: draw.finish(),
     customId: custom.finish(),
-    inactiveMask: inactive.finish(),
   };
-  if (inactiveHi !== null) columns['inactiveMaskHi'] = inactiveHi.finish();
+  Object.assign(columns, encodeMask(w.activeMask, laneMaskLo, '', Math.min(subgroupSize, 32)));
+  if (w.activeMaskHi !== null) Object.assign(columns, encodeMask(w.activeMaskHi, laneMaskHi, 'Hi', subgroupSize - 32));
   if (cycleStart !== null && cycleDuration !== null) {
     columns['cycleStart'] = cycleStart.finish();
     columns['cycleDuration'] = cycleDuration.finish();
   }
-  return { count: n, ticksPerNs: TICKS_PER_NS, lanes: subgroupSize > 32 ? 64 : 32, smGroups: { sm: smBytes, counts: countBytes }, columns };
+  return { count: n, ticksPerNs: TICKS_PER_NS, lanes: subgroupSize > 32 ? 64 : 32, cyclesPerNs: cycleRate, smGroups: { sm: smBytes, counts: countBytes }, columns };
+}
+
+/** Bytes per row of a raw mask column for `lanes` lanes. */
+const maskBytes = (lanes: number) => Math.max(1, Math.ceil(lanes / 8));
+
+/**
+ * A mask column as whichever is smaller: varints of the inactive lanes (full
+ * warps cost one byte: compute) or the raw little-endian mask bytes
+ * (scattered fragment coverage costs ≤ 4 bytes instead of 5).
+ */
+function encodeMask(values: UintColumn, laneMask: number, suffix: string, lanes: number): Record<string, Uint8Array> {
+  const varints = new ByteWriter(values.length);
+  for (let i = 0; i < values.length; i++) varints.u32((~(values[i] as number) & laneMask) >>> 0);
+  const inactive = varints.finish();
+  const width = maskBytes(lanes);
+  if (inactive.length <= values.length * width) return { [`inactiveMask${suffix}`]: inactive };
+  const raw = new Uint8Array(values.length * width);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i] as number;
+    for (let b = 0; b < width; b++) raw[i * width + b] = (v >>> (8 * b)) & 0xff;
+  }
+  return { [`activeMask${suffix}`]: raw };
+}
+
+/** The SM clock rate the cycle columns are predicted with (1 when unknown). */
+function cyclesPerNsOf(trace: Trace): number {
+  const hz = trace.device.clocks.smClockRateHz;
+  return hz !== null && hz > 0 && Number.isFinite(hz) ? hz / 1e9 : 1;
 }
 
 export function isWtrace(bytes: Uint8Array): boolean {
@@ -188,8 +217,9 @@ function decodeWarps(o: Obj, drawCount: number, device: DeviceInfo): WarpColumns
   const stageBytes = bin(cols, 'stage', 'warps.columns');
   const drawBytes = bin(cols, 'draw', 'warps.columns');
   const customBytes = bin(cols, 'customId', 'warps.columns');
-  const inactiveBytes = bin(cols, 'inactiveMask', 'warps.columns');
-  const inactiveHiBytes = optionalBin(cols, 'inactiveMaskHi', 'warps.columns');
+  const cycleRate = o['cyclesPerNs'] === undefined ? 1 : o['cyclesPerNs'];
+  if (typeof cycleRate !== 'number' || !(cycleRate > 0 && cycleRate < 1e3)) fail('bad-value', 'warps.cyclesPerNs', `expected a clock rate in cycles per ns, got ${describeValue(cycleRate)}`);
+  const cyclesPerTick = cycleRate / TICKS_PER_NS;
   const cycleStartBytes = optionalBin(cols, 'cycleStart', 'warps.columns');
   const cycleDurationBytes = optionalBin(cols, 'cycleDuration', 'warps.columns');
   for (const [name, b] of [
@@ -197,8 +227,6 @@ function decodeWarps(o: Obj, drawCount: number, device: DeviceInfo): WarpColumns
     ['duration', durationBytes],
     ['draw', drawBytes],
     ['customId', customBytes],
-    ['inactiveMask', inactiveBytes],
-    ['inactiveMaskHi', inactiveHiBytes],
     ['cycleStart', cycleStartBytes],
     ['cycleDuration', cycleDurationBytes],
   ] as const) {
@@ -206,7 +234,6 @@ function decodeWarps(o: Obj, drawCount: number, device: DeviceInfo): WarpColumns
   }
   if (slotBytes.length !== count) fail('size-mismatch', field('slot'), `${slotBytes.length} bytes for ${count} warps`);
   if (stageBytes.length !== count) fail('size-mismatch', field('stage'), `${stageBytes.length} bytes for ${count} warps`);
-  if (wide && inactiveHiBytes === null) fail('bad-value', field('inactiveMaskHi'), `required for subgroupSize ${subgroupSize}`);
   if ((cycleStartBytes === null) !== (cycleDurationBytes === null)) {
     fail('bad-value', field('cycleStart'), 'cycleStart and cycleDuration come together');
   }
@@ -225,9 +252,11 @@ function decodeWarps(o: Obj, drawCount: number, device: DeviceInfo): WarpColumns
   expectEnd(startReader, field('start'));
 
   const durationNs = new Float32Array(count);
+  const durationTicks = new Float64Array(count);
   const durationReader = new ByteReader(durationBytes, field('duration'));
   for (let i = 0; i < count; i++) {
     const ticks = durationReader.uint();
+    durationTicks[i] = ticks;
     if ((startNs[i] as number) + ticks / TICKS_PER_NS > maxTicks / TICKS_PER_NS) {
       fail('bad-value', `${field('duration')}[${i}]`, 'end time out of range');
     }
@@ -245,11 +274,11 @@ function decodeWarps(o: Obj, drawCount: number, device: DeviceInfo): WarpColumns
   const draw = readDeltaColumn(drawBytes, count, field('draw'), Math.max(0, drawCount - 1));
   const customId = readDeltaColumn(customBytes, count, field('customId'), 0xffffffff);
   const { lo: laneMaskLo, hi: laneMaskHi } = laneMasks(subgroupSize);
-  const activeMask = readMaskColumn(inactiveBytes, count, field('inactiveMask'), laneMaskLo);
-  const activeMaskHi = wide ? (readMaskColumn(inactiveHiBytes as Uint8Array, count, field('inactiveMaskHi'), laneMaskHi) as Uint32Array) : null;
+  const activeMask = readMask(cols, '', count, laneMaskLo, Math.min(subgroupSize, 32));
+  const activeMaskHi = wide ? (readMask(cols, 'Hi', count, laneMaskHi, subgroupSize - 32) as Uint32Array) : null;
   for (let i = 0; i < count; i++) {
     if (activeMask[i] === 0 && (activeMaskHi === null || activeMaskHi[i] === 0)) {
-      fail('bad-value', `${field('inactiveMask')}[${i}]`, 'a warp has at least one active lane');
+      fail('bad-value', `warps.activeMask[${i}]`, 'a warp has at least one active lane');
     }
   }
   let smCycleStart: Float64Array | null = null;
@@ -260,7 +289,11 @@ function decodeWarps(o: Obj, drawCount: number, device: DeviceInfo): WarpColumns
     for (let g = 0; g < groups; g++) {
       let cycles = 0;
       for (let i = offsets[g] as number; i < (offsets[g + 1] as number); i++) {
-        cycles += r.int();
+        const residual = r.int();
+        cycles =
+          i === offsets[g]
+            ? residual
+            : cycles + residual + Math.round(((startNs[i] as number) - (startNs[i - 1] as number)) * TICKS_PER_NS * cyclesPerTick);
         if (cycles < 0 || cycles > Number.MAX_SAFE_INTEGER) fail('bad-value', `${field('cycleStart')}[${i}]`, 'cycle count out of range');
         smCycleStart[i] = cycles;
       }
@@ -268,7 +301,11 @@ function decodeWarps(o: Obj, drawCount: number, device: DeviceInfo): WarpColumns
     expectEnd(r, field('cycleStart'));
     smCycleDuration = new Uint32Array(count);
     const rd = new ByteReader(cycleDurationBytes, field('cycleDuration'));
-    for (let i = 0; i < count; i++) smCycleDuration[i] = rd.u32();
+    for (let i = 0; i < count; i++) {
+      const cycles = rd.int() + Math.round((durationTicks[i] as number) * cyclesPerTick);
+      if (!(cycles >= 0 && cycles <= 0xffffffff)) fail('bad-value', `${field('cycleDuration')}[${i}]`, 'cycle count out of range');
+      smCycleDuration[i] = cycles;
+    }
     expectEnd(rd, field('cycleDuration'));
   }
   return {
@@ -304,10 +341,28 @@ function readDeltaColumn(bytes: Uint8Array, count: number, field: string, max: n
   return out;
 }
 
-function readMaskColumn(bytes: Uint8Array, count: number, field: string, laneMask: number): UintColumn {
+/** A mask column in either encoding (see encodeMask). */
+function readMask(cols: Obj, suffix: string, count: number, laneMask: number, lanes: number): UintColumn {
   const out = allocUintColumn(count, laneMask);
-  const r = new ByteReader(bytes, field);
-  for (let i = 0; i < count; i++) out[i] = ~r.u32() & laneMask;
-  expectEnd(r, field);
+  const inactive = optionalBin(cols, `inactiveMask${suffix}`, 'warps.columns');
+  if (inactive !== null) {
+    const field = `warps.columns.inactiveMask${suffix}`;
+    if (inactive.length < count) fail('truncated', field, `${inactive.length} bytes cannot hold ${count} values`);
+    const r = new ByteReader(inactive, field);
+    for (let i = 0; i < count; i++) out[i] = ~r.u32() & laneMask;
+    expectEnd(r, field);
+    return out;
+  }
+  const field = `warps.columns.activeMask${suffix}`;
+  const raw = optionalBin(cols, `activeMask${suffix}`, 'warps.columns');
+  if (raw === null) fail('bad-type', field, `expected inactiveMask${suffix} or activeMask${suffix}`);
+  const width = maskBytes(lanes);
+  if (raw.length !== count * width) fail('size-mismatch', field, `${raw.length} bytes for ${count} warps of ${width} bytes`);
+  for (let i = 0; i < count; i++) {
+    let v = 0;
+    for (let b = 0; b < width; b++) v |= (raw[i * width + b] as number) << (8 * b);
+    if ((v & ~laneMask) !== 0) fail('bad-value', `${field}[${i}]`, 'lanes beyond the subgroup');
+    out[i] = v >>> 0;
+  }
   return out;
 }
