@@ -85,7 +85,8 @@ export function fitSegment(rows: Uint32Array, x: Float64Array, y: Float64Array, 
     }
     if (count < minSamples) return null;
     const refit = leastSquares(kept.subarray(0, count), x, y);
-    if (refit === null || !(refit.slope > 0)) return null;
+    // A flat run (reads stuck at one instant) or a wild slope is no clock.
+    if (refit === null || !plausible(refit.slope, prior)) return null;
     line = refit;
   }
   // The final fit keeps every sample that is not late (early ones would be real misfits).
@@ -97,8 +98,9 @@ export function fitSegment(rows: Uint32Array, x: Float64Array, y: Float64Array, 
   const inliers = kept.subarray(0, count);
   if (count < minSamples) return null;
   const lsq = leastSquares(inliers, x, y);
-  if (lsq === null || !(lsq.slope > 0)) return null;
+  if (lsq === null || !plausible(lsq.slope, prior)) return null;
   const sharp = sharpen(inliers, x, y, band, lsq);
+  if (!plausible(sharp.slope, prior)) return null;
   const fitted = residuals(inliers, x, y, sharp);
   const quarterLate = [0, 0, 0, 0];
   for (let k = 0; k < n; k++) {
@@ -211,7 +213,7 @@ function consensusLine(rows: Uint32Array, x: Float64Array, y: Float64Array, band
     const dx = (x[b] as number) - (x[a] as number);
     if (dx === 0) continue;
     const slope = ((y[b] as number) - (y[a] as number)) / dx;
-    if (!(slope > prior / SLOPE_RANGE && slope < prior * SLOPE_RANGE)) continue;
+    if (!plausible(slope, prior)) continue;
     // Put the pair's lower sample at the bottom of the band: late reads only push samples up.
     const intercept = Math.min((y[a] as number) - slope * (x[a] as number), (y[b] as number) - slope * (x[b] as number));
     let score = 0;
@@ -226,8 +228,15 @@ function consensusLine(rows: Uint32Array, x: Float64Array, y: Float64Array, band
       best = { slope, intercept };
     }
   }
-  // A segment whose samples all share one x (or fail the slope test) falls back to least squares.
-  return best ?? leastSquares(rows, x, y);
+  // No candidate passed the slope test: least squares, if it is plausible.
+  if (best !== null) return best;
+  const lsq = leastSquares(rows, x, y);
+  return lsq !== null && plausible(lsq.slope, prior) ? lsq : null;
+}
+
+/** Whether a slope is within SLOPE_RANGE of the prior (a clock rate the other SMs make likely). */
+function plausible(slope: number, prior: number): boolean {
+  return slope > prior / SLOPE_RANGE && slope < prior * SLOPE_RANGE;
 }
 
 /**
