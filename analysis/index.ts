@@ -1,0 +1,18 @@
+/**
+ * warptrace analyses: pure functions over a Trace (no DOM, no Node APIs),
+ * shared by the CLI and the viewer. `analyzeTrace` runs them all and returns
+ * the versioned summary; `diffSummaries` compares two summaries.
+ */
+export { analyzeTrace, type AnalyzeOptions } from './analyze.js';
+export * from './summary.js';
+export {
+  DEFAULT_THRESHOLDS,
+  THRESHOLD_DOCS,
+  ThresholdError,
+  parseThresholdAssignments,
+  resolveThresholds,
+  type ThresholdDoc,
+  type Thresholds,
+} from './thresholds.js';
+export { formatChange, formatNs, formatNumber, formatShare } from './format.js';
+export { binLowerNs, binOfDuration } from './order-statistics.js';
