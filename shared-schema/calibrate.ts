@@ -6,7 +6,6 @@
  * every record of that SM. Pure functions over typed arrays, linear time.
  */
 import type { Calibration, SmCalibration } from './model.js';
-import { groupedOrder } from './sort.js';
 
 const TWO_POW_32 = 4294967296;
 /** Records closer than this to the reference record (ns) estimate the clock rate before unwrapping. */
@@ -27,8 +26,9 @@ export interface RawClocks {
   readonly clockEndLo: Uint32Array;
   /** Device-clock low words (per-sm-fit only). */
   readonly deviceLo: Uint32Array;
-  /** Per record, an absolute device-clock tick count known to be within ±2 s of it. */
-  readonly anchorTicks: (record: number) => number;
+  /** Draw of each record, and per draw an absolute device-clock tick count within ±2 s of its warps. */
+  readonly draw: Uint32Array;
+  readonly drawAnchorTicks: Float64Array;
   /** Absolute device-clock tick of capture time 0. */
   readonly originTicks: number;
   readonly deviceNsPerTick: number;
@@ -56,7 +56,8 @@ function wrapDelta(a: number, b: number): number {
 
 /** Unwraps a low word against a nearby absolute value: the nearest value with those low 32 bits. */
 function unwrap(lo: number, anchor: number): number {
-  return anchor + wrapDelta(lo, anchor % TWO_POW_32);
+  // ToUint32 (>>> 0) is the low word of any integer below 2^53, without a slow float modulo.
+  return anchor + wrapDelta(lo, anchor >>> 0);
 }
 
 /**
@@ -152,22 +153,11 @@ function refineWithQuantizationBounds(
   halfStepNs: number,
 ): void {
   if (halfStepNs <= 0) return;
-  const groupOf = new Uint16Array(x.length);
-  let minX = Infinity;
   for (let g = 0; g < lines.length; g++) {
-    for (let k = offsets[g] as number; k < (offsets[g + 1] as number); k++) {
-      const i = order[k] as number;
-      groupOf[i] = g;
-      if ((x[i] as number) < minX) minX = x[i] as number;
-    }
-  }
-  const key = new Float64Array(x.length);
-  for (let i = 0; i < x.length; i++) key[i] = (x[i] as number) - minX;
-  const byX = groupedOrder(groupOf, key);
-  const rowsInOrder = byX.order ?? Uint32Array.from({ length: x.length }, (_, i) => i);
-  for (let g = 0; g < lines.length; g++) {
-    if (lines[g] === null || lines[g] === undefined) continue;
-    const rows = rowsInOrder.subarray(byX.offsets[g], byX.offsets[g + 1]);
+    const count = (offsets[g + 1] as number) - (offsets[g] as number);
+    if (lines[g] === null || lines[g] === undefined || count > REFINE_MAX_SAMPLES) continue;
+    const rows = rowsSortedByX(order.subarray(offsets[g], offsets[g + 1]), x);
+    if (rows === null) continue;
     // x itself is a floored cycle count: the bound below widens by one cycle.
     const upper = convexHull(rows, x, y, halfStepNs, 'lower');
     const lower = convexHull(rows, x, y, -halfStepNs - (lines[g] as Line).slope, 'upper');
@@ -224,6 +214,31 @@ function offsetWithSlope(rows: Uint32Array, x: Float64Array, y: Float64Array, sl
   }
   return halfStepNs > 0 && lo <= hi ? (lo + hi) / 2 : sum / rows.length;
 }
+
+/**
+ * The rows sorted by x, via one numeric sort of packed (x, position) keys
+ * (no comparator callback); null when x spans too much to pack exactly.
+ */
+function rowsSortedByX(rows: Uint32Array, x: Float64Array): Uint32Array | null {
+  let min = Infinity;
+  let max = -Infinity;
+  for (let k = 0; k < rows.length; k++) {
+    const v = x[rows[k] as number] as number;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  const scale = REFINE_MAX_SAMPLES;
+  if ((max - min + 1) * scale > Number.MAX_SAFE_INTEGER) return null;
+  const keys = new Float64Array(rows.length);
+  for (let k = 0; k < rows.length; k++) keys[k] = ((x[rows[k] as number] as number) - min) * scale + k;
+  keys.sort();
+  const out = new Uint32Array(rows.length);
+  for (let k = 0; k < rows.length; k++) out[k] = rows[(keys[k] as number) % scale] as number;
+  return out;
+}
+
+/** Above this many samples least squares is already within ~0.2 ns (σ/√N), so refining is skipped. */
+const REFINE_MAX_SAMPLES = 4096;
 
 /** Points where the bracket is sampled per SM. */
 const BRACKET_POINTS = 16;
@@ -292,7 +307,8 @@ export function calibrate(raw: RawClocks): CalibratedTimes {
 
 /** Device ns since the origin of a device-clock low word, corrected for the clock's flooring. */
 function deviceNs(raw: RawClocks, record: number, lo: number, halfStepTicks: number): number {
-  return (unwrap(lo, raw.anchorTicks(record)) - raw.originTicks + halfStepTicks) * raw.deviceNsPerTick;
+  const anchor = raw.drawAnchorTicks[raw.draw[record] as number] as number;
+  return (unwrap(lo, anchor) - raw.originTicks + halfStepTicks) * raw.deviceNsPerTick;
 }
 
 function calibrateDeviceClock(raw: RawClocks): CalibratedTimes {

@@ -16,3 +16,4 @@ export { decodeWtraw, encodeWtraw, isWtraw, type RawCapture } from './wtraw.js';
 export { traceFromJson, traceToJson, JSON_FORMAT, JSON_VERSION } from './json.js';
 export { calibrate, type RawClocks, type CalibratedTimes, type ClockMode } from './calibrate.js';
 export { rawCaptureOf, H100_CLOCKS, type RawClockModel, type SmClockTruth } from './synthetic-raw.js';
+export { formatNs, formatRanges } from './units.js';

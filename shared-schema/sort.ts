@@ -105,8 +105,9 @@ function sortRangeByKey(order: Uint32Array, scratch: Uint32Array, begin: number,
   let hi: Uint32Array | null = range >= TWO_POW_32 ? new Uint32Array(n) : null;
   for (let i = 0; i < n; i++) {
     const k = (key[order[begin + i] as number] as number) - min;
-    lo[i] = k % TWO_POW_32;
-    if (hi !== null) hi[i] = Math.floor(k / TWO_POW_32);
+    const low = k >>> 0; // the low word of an integer below 2^53
+    lo[i] = low;
+    if (hi !== null) hi[i] = (k - low) / TWO_POW_32;
   }
   let rows: Uint32Array = order.subarray(begin, end);
   let rowsTmp: Uint32Array = scratch.subarray(begin, end);

@@ -7,6 +7,7 @@
 import { smIdPerWarp } from './columns.js';
 import type { Trace } from './model.js';
 import { RECORD_WORDS, RecordFlag, RecordWord, packIds } from './raw-layout.js';
+import { groupedOrder } from './sort.js';
 import { makeRandom } from './synthetic.js';
 import type { RawCapture } from './wtraw.js';
 
@@ -61,12 +62,17 @@ export function rawCaptureOf(truth: Trace, model: RawClockModel): { raw: RawCapt
   const flags = (model.smClock ? RecordFlag.SM_CLOCK : 0) | (model.deviceClock ? RecordFlag.DEVICE_CLOCK : 0);
   const deviceTicks = (ns: number) => Math.floor((model.originDeviceNs + ns) / model.deviceStepNs) * model.deviceStepNs;
   const lo = (v: number) => v % 4294967296;
+  // The GPU appends records as warps finish: emit them in end-time order.
+  const endTicks = new Float64Array(w.count);
+  for (let i = 0; i < w.count; i++) endTicks[i] = Math.round(((w.startNs[i] as number) + (w.durationNs[i] as number)) * 16);
+  const byEnd = groupedOrder(new Uint8Array(w.count), endTicks).order;
   const records = new Uint32Array(w.count * RECORD_WORDS);
-  for (let i = 0; i < w.count; i++) {
+  for (let k = 0; k < w.count; k++) {
+    const i = byEnd === null ? k : (byEnd[k] as number);
     const start = w.startNs[i] as number;
     const end = start + (w.durationNs[i] as number);
     const clock = clocks.get(sm[i] as number)!;
-    const base = i * RECORD_WORDS;
+    const base = k * RECORD_WORDS;
     if (model.smClock) {
       records[base + RecordWord.CLOCK_START] = lo(Math.floor(clock.offsetCycles + clock.cyclesPerNs * start));
       records[base + RecordWord.CLOCK_END] = lo(Math.floor(clock.offsetCycles + clock.cyclesPerNs * end));

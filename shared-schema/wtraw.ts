@@ -35,6 +35,14 @@ import {
 import { STAGE_COUNT } from './stages.js';
 
 const MAX_METADATA_BYTES = 64 * 1024 * 1024;
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
+function littleEndianWords(bytes: Uint8Array): Uint32Array {
+  const out = new Uint32Array(bytes.length / 4);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let k = 0; k < out.length; k++) out[k] = view.getUint32(k * 4, true);
+  return out;
+}
 
 function padded(n: number): number {
   return Math.ceil(n / WTRAW_SECTION_ALIGN) * WTRAW_SECTION_ALIGN;
@@ -133,6 +141,27 @@ function readMetadata(bytes: Uint8Array): RawMetadata {
   };
 }
 
+/** Record indices grouped by SM id (stable), or null when already grouped. */
+function smGroupedOrder(words: Uint32Array, n: number): Uint32Array | null {
+  const counts = new Uint32Array(65537);
+  let grouped = true;
+  let previous = 0;
+  for (let i = 0; i < n; i++) {
+    const sm = ((words[i * RECORD_WORDS + RecordWord.PACKED_IDS] as number) >>> PackedIds.SM_SHIFT) & PackedIds.SM_MASK;
+    counts[sm + 1]!++;
+    if (sm < previous) grouped = false;
+    previous = sm;
+  }
+  if (grouped) return null;
+  for (let s = 1; s <= 65536; s++) counts[s]! += counts[s - 1] as number;
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    const sm = ((words[i * RECORD_WORDS + RecordWord.PACKED_IDS] as number) >>> PackedIds.SM_SHIFT) & PackedIds.SM_MASK;
+    order[counts[sm]!++] = i;
+  }
+  return order;
+}
+
 /** Decodes and calibrates a raw GPU dump. */
 export function decodeWtraw(bytes: Uint8Array): Trace {
   const layout = readLayout(bytes);
@@ -155,15 +184,16 @@ export function decodeWtraw(bytes: Uint8Array): Trace {
     tsEnd[d] = Number(e);
   }
 
-  // Records: copy once into an aligned word array.
+  // Records as u32 words: a view when aligned, else one copy.
   const n = layout.recordCount;
-  const words = new Uint32Array(n * RECORD_WORDS);
-  for (let k = 0; k < words.length; k++) words[k] = view.getUint32(layout.recordsAt + k * 4, true);
-  const rec = (i: number, w: number) => words[i * RECORD_WORDS + w] as number;
-
-  const sm = new Uint16Array(n);
-  const slot = new Uint8Array(n);
-  const stage = new Uint8Array(n);
+  const at = bytes.byteOffset + layout.recordsAt;
+  const words =
+    at % 4 === 0 && LITTLE_ENDIAN
+      ? new Uint32Array(bytes.buffer, at, n * RECORD_WORDS)
+      : littleEndianWords(bytes.subarray(layout.recordsAt, layout.recordsAt + n * RECORD_BYTES));
+  // Records in SM order (a counting sort), so per-SM calibration reads memory sequentially.
+  const bySm = smGroupedOrder(words, n);
+  const packed = new Uint32Array(n);
   const draw = new Uint32Array(n);
   const customId = new Uint32Array(n);
   const maskLo = new Uint32Array(n);
@@ -171,26 +201,37 @@ export function decodeWtraw(bytes: Uint8Array): Trace {
   const clockStartLo = new Uint32Array(n);
   const clockEndLo = new Uint32Array(n);
   const deviceLo = new Uint32Array(n);
-  const clockFlags = RecordFlag.SM_CLOCK | RecordFlag.DEVICE_CLOCK;
-  const firstFlags = n > 0 ? (rec(0, RecordWord.PACKED_IDS) >>> PackedIds.FLAGS_SHIFT) & PackedIds.FLAGS_MASK : 0;
+  // One record (32 contiguous bytes) at a time: a single random read per record.
   for (let i = 0; i < n; i++) {
-    const ids = rec(i, RecordWord.PACKED_IDS);
+    const base = (bySm === null ? i : (bySm[i] as number)) * RECORD_WORDS;
+    clockStartLo[i] = words[base + RecordWord.CLOCK_START] as number;
+    clockEndLo[i] = words[base + RecordWord.CLOCK_END] as number;
+    deviceLo[i] = words[base + RecordWord.DEVICE_CLOCK] as number;
+    maskHi[i] = words[base + RecordWord.ACTIVE_MASK_HI] as number;
+    packed[i] = words[base + RecordWord.PACKED_IDS] as number;
+    draw[i] = words[base + RecordWord.DRAW_ID] as number;
+    customId[i] = words[base + RecordWord.CUSTOM_ID] as number;
+    maskLo[i] = words[base + RecordWord.ACTIVE_MASK_LO] as number;
+  }
+  const sm = new Uint16Array(n);
+  const slot = new Uint8Array(n);
+  const stage = new Uint8Array(n);
+  const clockFlags = RecordFlag.SM_CLOCK | RecordFlag.DEVICE_CLOCK;
+  const firstFlags = n > 0 ? ((words[RecordWord.PACKED_IDS] as number) >>> PackedIds.FLAGS_SHIFT) & PackedIds.FLAGS_MASK : 0;
+  // Errors name the record's position in the file.
+  const fileIndex = (i: number) => (bySm === null ? i : (bySm[i] as number));
+  for (let i = 0; i < n; i++) {
+    const ids = packed[i] as number;
     const flags = (ids >>> PackedIds.FLAGS_SHIFT) & PackedIds.FLAGS_MASK;
     if ((flags & clockFlags) !== (firstFlags & clockFlags)) {
-      fail('bad-value', `records[${i}].flags`, `clock flags ${flags & clockFlags} differ from the first record's ${firstFlags & clockFlags}`);
+      fail('bad-value', `records[${fileIndex(i)}].flags`, `clock flags ${flags & clockFlags} differ from the first record's ${firstFlags & clockFlags}`);
     }
     sm[i] = (ids >>> PackedIds.SM_SHIFT) & PackedIds.SM_MASK;
     slot[i] = (ids >>> PackedIds.SLOT_SHIFT) & PackedIds.SLOT_MASK;
-    stage[i] = (ids >>> PackedIds.STAGE_SHIFT) & PackedIds.STAGE_MASK;
-    if ((stage[i] as number) >= STAGE_COUNT) fail('bad-value', `records[${i}].stage`, `unknown stage code ${stage[i]}`);
-    draw[i] = rec(i, RecordWord.DRAW_ID);
-    if ((draw[i] as number) >= drawCount) fail('bad-value', `records[${i}].drawId`, `draw ${draw[i]}, but the metadata lists ${drawCount} draws`);
-    customId[i] = rec(i, RecordWord.CUSTOM_ID);
-    maskLo[i] = rec(i, RecordWord.ACTIVE_MASK_LO);
-    maskHi[i] = rec(i, RecordWord.ACTIVE_MASK_HI);
-    clockStartLo[i] = rec(i, RecordWord.CLOCK_START);
-    clockEndLo[i] = rec(i, RecordWord.CLOCK_END);
-    deviceLo[i] = rec(i, RecordWord.DEVICE_CLOCK);
+    const st = (ids >>> PackedIds.STAGE_SHIFT) & PackedIds.STAGE_MASK;
+    if (st >= STAGE_COUNT) fail('bad-value', `records[${fileIndex(i)}].stage`, `unknown stage code ${st}`);
+    stage[i] = st;
+    if ((draw[i] as number) >= drawCount) fail('bad-value', `records[${fileIndex(i)}].drawId`, `draw ${draw[i]}, but the metadata lists ${drawCount} draws`);
   }
   const hasSmClock = (firstFlags & RecordFlag.SM_CLOCK) !== 0;
   const hasDeviceClock = (firstFlags & RecordFlag.DEVICE_CLOCK) !== 0;
@@ -215,7 +256,8 @@ export function decodeWtraw(bytes: Uint8Array): Trace {
     clockStartLo,
     clockEndLo,
     deviceLo,
-    anchorTicks: (i) => drawAnchor[draw[i] as number] as number,
+    draw,
+    drawAnchorTicks: drawAnchor,
     originTicks,
     deviceNsPerTick: nsPerTick,
     smClockRateHz: meta.smClockRateHz,

@@ -1,0 +1,113 @@
+/**
+ * Compiles the reference workloads' GLSL twice: traced (warptrace.glsl on,
+ * with the switches the device calls for, see capture/shaders/warptrace.glsl)
+ * and plain (every wt* call compiles to nothing). Outputs are cached per
+ * device profile and rebuilt only when a source is newer.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import type { StageName } from '../../shared-schema/index.js';
+import { InputError } from '../cli/command.js';
+import { DEMO_SHADER_DIR, TRACE_SHADER_DIR, buildDir } from './paths.js';
+import { inParallel, runTool } from './tools.js';
+
+/** What the device offers the shaders (from `wt-capture-vk --probe`). */
+export interface DeviceProfile {
+  readonly subgroupClock: boolean;
+  readonly deviceClock: boolean;
+  readonly smBuiltins: boolean;
+  /** Stages where basic + ballot subgroup operations work. */
+  readonly subgroupStages: readonly StageName[];
+}
+
+/** An NVIDIA GPU with VK_KHR_shader_clock and VK_NV_shader_sm_builtins (H100, driver 580). */
+export const NVIDIA_PROFILE: DeviceProfile = {
+  subgroupClock: true,
+  deviceClock: true,
+  smBuiltins: true,
+  subgroupStages: ['VS', 'TCS', 'TES', 'GS', 'FS', 'CS'],
+};
+
+const STAGE_OF_EXTENSION: Readonly<Record<string, StageName>> = { vert: 'VS', tesc: 'TCS', tese: 'TES', geom: 'GS', frag: 'FS', comp: 'CS' };
+
+/** Which shaders of a set are traced, and how. */
+export interface ShaderSetOptions {
+  /** Stages compiled with tracing on; the rest compile plain. Empty: a plain set. */
+  readonly tracedStages: readonly StageName[];
+  /** WT_VARIANT (cost-breakdown experiments); undefined: the record. */
+  readonly variant?: number;
+}
+
+export const ALL_STAGES: readonly StageName[] = ['VS', 'TCS', 'TES', 'GS', 'FS', 'CS'];
+export const TRACED: ShaderSetOptions = { tracedStages: ALL_STAGES };
+export const PLAIN: ShaderSetOptions = { tracedStages: [] };
+
+/** glslangValidator -D switches of one traced stage (the same as wtShaderDefines in warptrace.h). */
+export function traceDefines(profile: DeviceProfile, stage: StageName, variant?: number): string[] {
+  const defines = [
+    '-DWT_ENABLE',
+    `-DWT_SUBGROUP_CLOCK=${profile.subgroupClock ? 1 : 0}`,
+    `-DWT_DEVICE_CLOCK=${profile.deviceClock ? 1 : 0}`,
+    `-DWT_SM_BUILTINS=${profile.smBuiltins ? 1 : 0}`,
+    `-DWT_SUBGROUP=${profile.subgroupStages.includes(stage) ? 1 : 0}`,
+  ];
+  if (variant !== undefined) defines.push(`-DWT_VARIANT=${variant}`);
+  return defines;
+}
+
+/** The workload shader sources (file names such as "aqt.vert"). */
+export function demoShaderFiles(): string[] {
+  return readdirSync(DEMO_SHADER_DIR)
+    .filter((f) => STAGE_OF_EXTENSION[f.slice(f.lastIndexOf('.') + 1)] !== undefined)
+    .sort();
+}
+
+function newestSourceMs(): number {
+  let newest = 0;
+  for (const dir of [DEMO_SHADER_DIR, TRACE_SHADER_DIR]) {
+    for (const f of readdirSync(dir)) newest = Math.max(newest, statSync(join(dir, f)).mtimeMs);
+  }
+  return newest;
+}
+
+function setKey(profile: DeviceProfile, options: ShaderSetOptions): string {
+  const text = JSON.stringify({ profile, options });
+  return createHash('sha256').update(text).digest('hex').slice(0, 12);
+}
+
+/**
+ * Compiles every workload shader into a directory of FILE.spv for the harness
+ * (--shaders DIR). Returns the directory. Up-to-date outputs are kept.
+ */
+export async function compileShaderSet(profile: DeviceProfile, options: ShaderSetOptions, outDir?: string): Promise<string> {
+  const dir = outDir ?? join(buildDir(), 'spv', setKey(profile, options));
+  mkdirSync(dir, { recursive: true });
+  const newest = newestSourceMs();
+  const jobs = demoShaderFiles().map((file) => async () => {
+    const out = join(dir, `${file}.spv`);
+    if (existsSync(out) && statSync(out).mtimeMs >= newest) return;
+    const stage = STAGE_OF_EXTENSION[file.slice(file.lastIndexOf('.') + 1)]!;
+    const traced = options.tracedStages.includes(stage);
+    const temp = `${out}.${process.pid}.tmp`;
+    const args = [
+      '-V',
+      '--target-env',
+      'vulkan1.2',
+      `-I${TRACE_SHADER_DIR}`,
+      ...(traced ? traceDefines(profile, stage, options.variant) : []),
+      join(DEMO_SHADER_DIR, file),
+      '-o',
+      temp,
+    ];
+    const r = await runTool('glslangValidator', args, 'install glslang-tools (see scripts/install-system-deps.sh)');
+    if (r.code !== 0) {
+      const error = (r.stdout + r.stderr).split('\n').find((l) => l.startsWith('ERROR')) ?? r.stdout.trim();
+      throw new InputError(`cannot compile ${file}: ${error}`);
+    }
+    renameSync(temp, out);
+  });
+  await inParallel(jobs, Math.max(1, Math.min(4, cpus().length)));
+  return dir;
+}

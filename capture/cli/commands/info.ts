@@ -1,0 +1,95 @@
+import { decodeTrace, detectTraceKind, formatNs, formatRanges, STAGES, type Trace } from '../../../shared-schema/index.js';
+import { UsageError, parseCommandArgs, type Command } from '../command.js';
+import { formatBytes, readInputFile } from '../files.js';
+import { formatTable } from '../table.js';
+import { smLabel, summarizeTrace, type TraceSummary } from '../trace-summary.js';
+
+export const infoCommand: Command = {
+  name: 'info',
+  summary: 'describe a trace: device, warps per stage / draw / SM, span, drops, calibration',
+  help: `usage: warptrace info FILE [--json]
+
+Prints what a trace holds: the device, warp counts per stage, per draw and per
+SM, the time span, records written vs kept (dropped records are never hidden),
+and how well the clocks were calibrated. FILE may be .wtrace, .wtraw or JSON.
+
+Options:
+  --json   print the summary as JSON instead of text
+  -h, --help
+
+Exit status: 0 ok, 1 unreadable or invalid file, 2 usage error.`,
+  async run(argv, io) {
+    const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } });
+    if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
+    const path = positionals[0]!;
+    const bytes = readInputFile(path);
+    const trace = decodeTrace(bytes);
+    const summary = summarizeTrace(trace);
+    if (values.json) {
+      io.out(JSON.stringify({ file: path, bytes: bytes.length, format: detectTraceKind(bytes), device: trace.device, capture: trace.capture, summary }, null, 2));
+    } else {
+      io.out(formatInfo(path, bytes.length, detectTraceKind(bytes) ?? '?', trace, summary));
+    }
+    return 0;
+  },
+};
+
+function formatInfo(path: string, size: number, kind: string, trace: Trace, s: TraceSummary): string {
+  const d = trace.device;
+  const c = trace.capture;
+  const clocks = d.clocks;
+  const out: string[] = [];
+  const row = (label: string, text: string) => out.push(`${label.padEnd(12)}${text}`);
+  row('file', `${path} (${formatBytes(size)}, .${kind}${s.warps > 0 ? `, ${(size / s.warps).toFixed(1)} B/warp` : ''})`);
+  const api = [d.api && `${d.api} ${d.apiVersion}`.trim(), d.driverVersion && `driver ${d.driverVersion}`].filter(Boolean).join(', ');
+  row('device', `${d.name}${api ? ` (${api})` : ''}`);
+  row('', `${d.smCount ?? '?'} SMs × ${d.warpsPerSm ?? '?'} warp slots, subgroup ${d.subgroupSize}, SM builtins ${d.smBuiltins ? 'yes' : 'no'}`);
+  row('', `subgroup ops in: ${d.subgroupStages.length > 0 ? d.subgroupStages.join(' ') : 'none'} (other stages record once per invocation)`);
+  const clockParts = [
+    clocks.smClock ? 'SM clock' : null,
+    clocks.deviceClock ? `device clock${clocks.deviceClockGranularityNs !== null ? ` (step ${clocks.deviceClockGranularityNs} ns)` : ''}` : null,
+    clocks.smClockRateHz !== null ? `SM clock ≈ ${(clocks.smClockRateHz / 1e9).toFixed(3)} GHz` : null,
+  ].filter((p): p is string => p !== null);
+  row('clocks', clockParts.length > 0 ? clockParts.join(', ') : 'times given by the producer');
+  row('capture', `${c.workload || '(unnamed)'} by ${c.tool} ${c.toolVersion}${c.capturedAt ? ` at ${c.capturedAt}` : ''}`);
+  const params = Object.entries(c.parameters);
+  if (params.length > 0) row('', params.map(([k, v]) => `${k}=${String(v)}`).join(' '));
+  row('records', `${s.recordsWritten.toLocaleString('en-US')} written, ${s.recordsKept.toLocaleString('en-US')} kept, ${s.dropped.toLocaleString('en-US')} dropped${s.dropped > 0 ? ' (buffer full: increase its capacity)' : ''} — buffer ${c.bufferCapacity.toLocaleString('en-US')}`);
+  const cal = s.calibration;
+  row('calibration', `${cal.method}, SMs aligned: ${cal.alignedAcrossSms ? 'yes' : 'NO'}`);
+  if (cal.medianResidualRmsNs !== null) {
+    row('', `residual RMS median ${cal.medianResidualRmsNs.toFixed(2)} ns, worst ${cal.worstResidualRmsNs!.toFixed(2)} ns (SM ${smLabel(cal.worstSm!)})${cal.offsetOnlySms > 0 ? `, ${cal.offsetOnlySms} SMs offset-only` : ''}`);
+  }
+  if (cal.note) row('', cal.note);
+  if (s.spanNs !== null) row('span', `${formatNs(s.spanNs.start)} – ${formatNs(s.spanNs.end)} (${formatNs(s.spanNs.end - s.spanNs.start)}), ${s.warps.toLocaleString('en-US')} warps, ${trace.draws.length} draws`);
+  if (c.overhead !== null) {
+    const o = c.overhead;
+    row('overhead', `traced ${formatNs(o.tracedFrameNs)} vs plain ${formatNs(o.plainFrameNs)} per frame: ${(o.tracedFrameNs / o.plainFrameNs).toFixed(3)}× (${o.frames} frames each)`);
+  }
+  out.push('', 'Warps per stage');
+  out.push(
+    formatTable(
+      ['stage', 'warps', 'SMs', 'on SMs', 'warp-time', 'mean'],
+      s.stages.map((st) => [st.stage, st.warps, st.sms.length, formatRanges(st.sms.map((x) => x)), formatNs(st.totalWarpNs), formatNs(st.totalWarpNs / st.warps)]),
+    ),
+  );
+  out.push('', 'Warps per draw');
+  out.push(
+    formatTable(
+      ['#', 'label', 'kind', 'warps', 'stages', 'warps span', 'GPU timestamps'],
+      s.draws.map((dr) => [
+        dr.index,
+        dr.label,
+        dr.kind,
+        dr.warps,
+        dr.stages.join(' '),
+        dr.firstStartNs === null ? '-' : `${formatNs(dr.firstStartNs)} – ${formatNs(dr.lastEndNs!)}`,
+        dr.gpuBeginNs === null ? '-' : `${formatNs(dr.gpuBeginNs)} – ${formatNs(dr.gpuEndNs!)}`,
+      ]),
+    ),
+  );
+  const stageNames = STAGES.filter((st) => s.stages.some((x) => x.stage === st.name)).map((st) => st.name);
+  out.push('', `Warps per SM (${s.sms.length} SMs ran warps${d.smCount !== null ? ` of ${d.smCount}` : ''})`);
+  out.push(formatTable(['SM', 'warps', ...stageNames], s.sms.map((sm) => [smLabel(sm.sm), sm.warps, ...stageNames.map((n) => sm.byStage[n] ?? 0)])));
+  return out.join('\n');
+}

@@ -1,0 +1,274 @@
+#define WARPTRACE_IMPLEMENTATION
+#include "gpu.hpp"
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+void fatal(const char *format, ...) {
+  std::va_list args;
+  va_start(args, format);
+  std::fputs("wt-capture-vk: ", stderr);
+  std::vfprintf(stderr, format, args);
+  std::fputc('\n', stderr);
+  va_end(args);
+  std::exit(1);
+}
+
+void check(VkResult result, const char *what) {
+  if (result != VK_SUCCESS) fatal("%s failed (VkResult %d)", what, static_cast<int>(result));
+}
+
+VkInstance createInstance() {
+  uint32_t version = 0;
+  // The loader may be missing its 1.1 entry point on very old systems.
+  if (vkEnumerateInstanceVersion(&version) != VK_SUCCESS || version < VK_API_VERSION_1_1)
+    fatal("no Vulkan device: the Vulkan loader is older than 1.1");
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.pApplicationName = "wt-capture-vk";
+  app.apiVersion = VK_API_VERSION_1_3;
+  VkInstanceCreateInfo ci{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  ci.pApplicationInfo = &app;
+  VkInstance instance = VK_NULL_HANDLE;
+  VkResult r = vkCreateInstance(&ci, nullptr, &instance);
+  if (r == VK_ERROR_INCOMPATIBLE_DRIVER) fatal("no Vulkan device: no Vulkan driver (ICD) was found");
+  check(r, "vkCreateInstance");
+  return instance;
+}
+
+std::vector<VkPhysicalDevice> physicalDevices(VkInstance instance) {
+  uint32_t count = 0;
+  vkEnumeratePhysicalDevices(instance, &count, nullptr);
+  std::vector<VkPhysicalDevice> devices(count);
+  if (count) vkEnumeratePhysicalDevices(instance, &count, devices.data());
+  return devices;
+}
+
+static int graphicsComputeFamily(VkPhysicalDevice pd) {
+  uint32_t count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(count);
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &count, families.data());
+  for (uint32_t i = 0; i < count; i++) {
+    VkQueueFlags want = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
+    if ((families[i].queueFlags & want) == want) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+Gpu createGpu(int index) {
+  Gpu gpu;
+  gpu.instance = createInstance();
+  std::vector<VkPhysicalDevice> devices = physicalDevices(gpu.instance);
+  if (devices.empty()) fatal("no Vulkan device: the loader found no physical device");
+  if (index >= static_cast<int>(devices.size())) fatal("no Vulkan device %d (found %zu)", index, devices.size());
+  if (index < 0) {
+    int best = -1, bestScore = -1;
+    for (size_t i = 0; i < devices.size(); i++) {
+      if (graphicsComputeFamily(devices[i]) < 0) continue;
+      VkPhysicalDeviceProperties p;
+      vkGetPhysicalDeviceProperties(devices[i], &p);
+      int score = p.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU ? 3 : p.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ? 2 : 1;
+      if (score > bestScore) best = static_cast<int>(i), bestScore = score;
+    }
+    if (best < 0) fatal("no Vulkan device with a graphics + compute queue");
+    index = best;
+  }
+  gpu.physical = devices[static_cast<size_t>(index)];
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(gpu.physical, &props);
+  if (props.apiVersion < VK_API_VERSION_1_3)
+    fatal("%s supports Vulkan %u.%u; the reference workloads need 1.3 (dynamic rendering)", props.deviceName,
+          VK_API_VERSION_MAJOR(props.apiVersion), VK_API_VERSION_MINOR(props.apiVersion));
+  int family = graphicsComputeFamily(gpu.physical);
+  if (family < 0) fatal("%s has no graphics + compute queue", props.deviceName);
+  gpu.family = static_cast<uint32_t>(family);
+  wtQueryCaps(gpu.physical, &gpu.caps);
+  if (const char *why = wtUnsupportedReason(&gpu.caps, 0)) fatal("%s: %s", gpu.caps.deviceName, why);
+  if (!gpu.caps.tessellationShader) fatal("%s lacks the tessellationShader feature", gpu.caps.deviceName);
+  if (!gpu.caps.geometryShader) fatal("%s lacks the geometryShader feature", gpu.caps.deviceName);
+
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  qi.queueFamilyIndex = gpu.family;
+  qi.queueCount = 1;
+  qi.pQueuePriorities = &priority;
+
+  VkPhysicalDeviceVulkan13Features v13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  v13.dynamicRendering = VK_TRUE;
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  features.pNext = &v13;
+  features.features.tessellationShader = VK_TRUE;
+  features.features.geometryShader = VK_TRUE;
+  wtDeviceSetup setup;
+  const void *chain = features.pNext;
+  wtPrepareDevice(&gpu.caps, &setup, &chain, &features.features);
+  features.pNext = const_cast<void *>(chain);
+
+  VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  dci.pNext = &features;
+  dci.queueCreateInfoCount = 1;
+  dci.pQueueCreateInfos = &qi;
+  dci.enabledExtensionCount = setup.extensionCount;
+  dci.ppEnabledExtensionNames = setup.extensions;
+  check(vkCreateDevice(gpu.physical, &dci, nullptr, &gpu.device), "vkCreateDevice");
+  vkGetDeviceQueue(gpu.device, gpu.family, 0, &gpu.queue);
+
+  VkCommandPoolCreateInfo pi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT | VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+  pi.queueFamilyIndex = gpu.family;
+  check(vkCreateCommandPool(gpu.device, &pi, nullptr, &gpu.commandPool), "vkCreateCommandPool");
+  VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  check(vkCreateFence(gpu.device, &fi, nullptr, &gpu.fence), "vkCreateFence");
+  return gpu;
+}
+
+void destroyGpu(Gpu &gpu) {
+  if (gpu.device) {
+    vkDeviceWaitIdle(gpu.device);
+    vkDestroyFence(gpu.device, gpu.fence, nullptr);
+    vkDestroyCommandPool(gpu.device, gpu.commandPool, nullptr);
+    vkDestroyDevice(gpu.device, nullptr);
+  }
+  if (gpu.instance) vkDestroyInstance(gpu.instance, nullptr);
+  gpu = Gpu{};
+}
+
+static uint32_t memoryType(Gpu &gpu, uint32_t bits, VkMemoryPropertyFlags want) {
+  VkPhysicalDeviceMemoryProperties mp;
+  vkGetPhysicalDeviceMemoryProperties(gpu.physical, &mp);
+  for (uint32_t i = 0; i < mp.memoryTypeCount; i++)
+    if ((bits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & want) == want) return i;
+  for (uint32_t i = 0; i < mp.memoryTypeCount; i++)
+    if (bits & (1u << i)) return i;
+  fatal("no memory type for a buffer");
+}
+
+Buffer createBuffer(Gpu &gpu, VkDeviceSize size, VkBufferUsageFlags usage, bool hostVisible) {
+  Buffer b;
+  b.size = size;
+  VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  bi.size = size;
+  bi.usage = usage;
+  check(vkCreateBuffer(gpu.device, &bi, nullptr, &b.buffer), "vkCreateBuffer");
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(gpu.device, b.buffer, &req);
+  VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  ai.allocationSize = req.size;
+  ai.memoryTypeIndex = memoryType(gpu, req.memoryTypeBits,
+                                  hostVisible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+                                              : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  check(vkAllocateMemory(gpu.device, &ai, nullptr, &b.memory), "vkAllocateMemory");
+  check(vkBindBufferMemory(gpu.device, b.buffer, b.memory, 0), "vkBindBufferMemory");
+  if (hostVisible) check(vkMapMemory(gpu.device, b.memory, 0, VK_WHOLE_SIZE, 0, &b.map), "vkMapMemory");
+  return b;
+}
+
+void destroyBuffer(Gpu &gpu, Buffer &b) {
+  if (b.buffer) vkDestroyBuffer(gpu.device, b.buffer, nullptr);
+  if (b.memory) vkFreeMemory(gpu.device, b.memory, nullptr);
+  b = Buffer{};
+}
+
+Image createImage(Gpu &gpu, uint32_t width, uint32_t height, VkFormat format, VkImageUsageFlags usage, VkImageAspectFlags aspect) {
+  Image img;
+  img.format = format;
+  VkImageCreateInfo ii{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+  ii.imageType = VK_IMAGE_TYPE_2D;
+  ii.format = format;
+  ii.extent = {width, height, 1};
+  ii.mipLevels = 1;
+  ii.arrayLayers = 1;
+  ii.samples = VK_SAMPLE_COUNT_1_BIT;
+  ii.tiling = VK_IMAGE_TILING_OPTIMAL;
+  ii.usage = usage;
+  check(vkCreateImage(gpu.device, &ii, nullptr, &img.image), "vkCreateImage");
+  VkMemoryRequirements req;
+  vkGetImageMemoryRequirements(gpu.device, img.image, &req);
+  VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  ai.allocationSize = req.size;
+  ai.memoryTypeIndex = memoryType(gpu, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  check(vkAllocateMemory(gpu.device, &ai, nullptr, &img.memory), "vkAllocateMemory");
+  check(vkBindImageMemory(gpu.device, img.image, img.memory, 0), "vkBindImageMemory");
+  VkImageViewCreateInfo vi{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+  vi.image = img.image;
+  vi.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  vi.format = format;
+  vi.subresourceRange = {aspect, 0, 1, 0, 1};
+  check(vkCreateImageView(gpu.device, &vi, nullptr, &img.view), "vkCreateImageView");
+  return img;
+}
+
+void destroyImage(Gpu &gpu, Image &img) {
+  if (img.view) vkDestroyImageView(gpu.device, img.view, nullptr);
+  if (img.image) vkDestroyImage(gpu.device, img.image, nullptr);
+  if (img.memory) vkFreeMemory(gpu.device, img.memory, nullptr);
+  img = Image{};
+}
+
+VkCommandBuffer beginCommands(Gpu &gpu) {
+  VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  ai.commandPool = gpu.commandPool;
+  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  ai.commandBufferCount = 1;
+  VkCommandBuffer cmd;
+  check(vkAllocateCommandBuffers(gpu.device, &ai, &cmd), "vkAllocateCommandBuffers");
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  check(vkBeginCommandBuffer(cmd, &bi), "vkBeginCommandBuffer");
+  return cmd;
+}
+
+void submitAndWait(Gpu &gpu, VkCommandBuffer cmd) {
+  check(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &cmd;
+  check(vkResetFences(gpu.device, 1, &gpu.fence), "vkResetFences");
+  check(vkQueueSubmit(gpu.queue, 1, &si, gpu.fence), "vkQueueSubmit");
+  VkResult r = vkWaitForFences(gpu.device, 1, &gpu.fence, VK_TRUE, 120ull * 1000 * 1000 * 1000);
+  if (r == VK_TIMEOUT) fatal("the GPU did not finish a frame within 120 s");
+  if (r == VK_ERROR_DEVICE_LOST) fatal("the GPU was lost (device lost) while running a frame");
+  check(r, "vkWaitForFences");
+  vkFreeCommandBuffers(gpu.device, gpu.commandPool, 1, &cmd);
+}
+
+void fullBarrier(VkCommandBuffer cmd) {
+  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  b.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+  b.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &b, 0, nullptr, 0, nullptr);
+}
+
+VkShaderModule loadShaderModule(Gpu &gpu, const std::string &path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) fatal("missing shader %s", path.c_str());
+  std::streamsize size = in.tellg();
+  if (size <= 0 || size % 4 != 0) fatal("%s is not SPIR-V (%lld bytes)", path.c_str(), static_cast<long long>(size));
+  std::vector<uint32_t> words(static_cast<size_t>(size) / 4);
+  in.seekg(0);
+  in.read(reinterpret_cast<char *>(words.data()), size);
+  if (words[0] != 0x07230203u) fatal("%s is not SPIR-V (bad magic)", path.c_str());
+  VkShaderModuleCreateInfo ci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  ci.codeSize = static_cast<size_t>(size);
+  ci.pCode = words.data();
+  VkShaderModule module;
+  VkResult r = vkCreateShaderModule(gpu.device, &ci, nullptr, &module);
+  if (r != VK_SUCCESS) fatal("the driver rejected %s (VkResult %d)", path.c_str(), static_cast<int>(r));
+  return module;
+}
+
+std::string jsonEscape(const std::string &text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') out += '\\', out += static_cast<char>(c);
+    else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else out += static_cast<char>(c);
+  }
+  return out + "\"";
+}

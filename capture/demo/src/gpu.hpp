@@ -1,0 +1,59 @@
+// Vulkan device, resources and pipelines for the headless reference workloads.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "warptrace.h"
+
+[[noreturn]] void fatal(const char *format, ...);
+void check(VkResult result, const char *what);
+
+struct Gpu {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  uint32_t family = 0;
+  wtCaps caps{};
+  VkCommandPool commandPool = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+};
+
+/* Lists devices as JSON lines (for --probe); returns the instance-level failure reason or "". */
+VkInstance createInstance();
+std::vector<VkPhysicalDevice> physicalDevices(VkInstance instance);
+/* Picks device `index` (-1: the first one with graphics + compute, preferring discrete GPUs). */
+Gpu createGpu(int index);
+void destroyGpu(Gpu &gpu);
+
+struct Buffer {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  VkDeviceSize size = 0;
+  void *map = nullptr;
+};
+Buffer createBuffer(Gpu &gpu, VkDeviceSize size, VkBufferUsageFlags usage, bool hostVisible);
+void destroyBuffer(Gpu &gpu, Buffer &buffer);
+
+struct Image {
+  VkImage image = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  VkImageView view = VK_NULL_HANDLE;
+  VkFormat format = VK_FORMAT_UNDEFINED;
+};
+Image createImage(Gpu &gpu, uint32_t width, uint32_t height, VkFormat format, VkImageUsageFlags usage, VkImageAspectFlags aspect);
+void destroyImage(Gpu &gpu, Image &image);
+
+VkCommandBuffer beginCommands(Gpu &gpu);
+/* Submits, waits for the fence, frees the command buffer. */
+void submitAndWait(Gpu &gpu, VkCommandBuffer cmd);
+
+/* A full execution + memory barrier: the "forced GPU sync" between draws. */
+void fullBarrier(VkCommandBuffer cmd);
+
+VkShaderModule loadShaderModule(Gpu &gpu, const std::string &path);
+
+std::string jsonEscape(const std::string &text);

@@ -1,0 +1,375 @@
+// wt-capture-vk: headless reference workloads traced with warptrace.
+//
+//   wt-capture-vk --probe [--device N]
+//   wt-capture-vk --list
+//   wt-capture-vk --workload NAME --shaders DIR [--plain-shaders DIR] --out FILE.wtraw
+//                 [--param KEY=VALUE]... [--capacity N] [--overhead-frames N] [--device N]
+//   wt-capture-vk --bench --workload NAME --plain-variant NAME=DIR --variant NAME=DIR...
+//                 [--rounds N] [--param KEY=VALUE]... [--json FILE]
+//
+// SPIR-V comes from directories (DIR/<file>.spv, e.g. DIR/aqt.vert.spv), so
+// hand-instrumented, plain and auto-instrumented shaders are interchangeable.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "workloads.hpp"
+
+namespace {
+
+struct Variant {
+  std::string name, dir;
+  bool hooks = true;  // traced: draw ids bound, per-draw timestamps
+  std::vector<VkPipeline> pipelines;
+};
+
+struct Options {
+  std::string mode = "capture";
+  std::string workload, shaders, plainShaders, out, json;
+  std::vector<std::pair<std::string, double>> params;
+  std::vector<Variant> variants;
+  uint32_t capacity = 0, overheadFrames = 20, rounds = 60, warmup = 3;
+  int device = -1;
+};
+
+const char *kUsage =
+    "usage: wt-capture-vk --probe [--device N]\n"
+    "       wt-capture-vk --list\n"
+    "       wt-capture-vk --workload NAME --shaders DIR [--plain-shaders DIR] --out FILE.wtraw\n"
+    "                     [--param KEY=VALUE]... [--capacity RECORDS] [--overhead-frames N] [--device N]\n"
+    "       wt-capture-vk --bench --workload NAME --plain-variant NAME=DIR --variant NAME=DIR...\n"
+    "                     [--rounds N] [--param KEY=VALUE]... [--json FILE]\n";
+
+[[noreturn]] void usage(const char *why) {
+  std::fprintf(stderr, "%swt-capture-vk: %s\n", kUsage, why);
+  std::exit(2);
+}
+
+uint32_t parseCount(const char *text, const char *flag) {
+  char *end = nullptr;
+  unsigned long v = std::strtoul(text, &end, 10);
+  if (!*text || *end || v > 0xffffffffUL) usage((std::string(flag) + " needs a whole number").c_str());
+  return static_cast<uint32_t>(v);
+}
+
+Options parse(int argc, char **argv) {
+  Options o;
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i];
+    auto value = [&]() -> const char * {
+      if (i + 1 >= argc) usage((a + " needs a value").c_str());
+      return argv[++i];
+    };
+    if (a == "--probe") o.mode = "probe";
+    else if (a == "--list") o.mode = "list";
+    else if (a == "--bench") o.mode = "bench";
+    else if (a == "--workload") o.workload = value();
+    else if (a == "--shaders") o.shaders = value();
+    else if (a == "--plain-shaders") o.plainShaders = value();
+    else if (a == "--out") o.out = value();
+    else if (a == "--json") o.json = value();
+    else if (a == "--capacity") o.capacity = parseCount(value(), "--capacity");
+    else if (a == "--overhead-frames") o.overheadFrames = parseCount(value(), "--overhead-frames");
+    else if (a == "--rounds") o.rounds = parseCount(value(), "--rounds");
+    else if (a == "--warmup") o.warmup = parseCount(value(), "--warmup");
+    else if (a == "--device") o.device = static_cast<int>(parseCount(value(), "--device"));
+    else if (a == "--param") {
+      std::string kv = value();
+      size_t eq = kv.find('=');
+      char *end = nullptr;
+      double v = eq == std::string::npos ? 0 : std::strtod(kv.c_str() + eq + 1, &end);
+      if (eq == std::string::npos || eq == 0 || !end || *end || end == kv.c_str() + eq + 1)
+        usage(("--param needs KEY=NUMBER, got " + kv).c_str());
+      o.params.emplace_back(kv.substr(0, eq), v);
+    } else if (a == "--variant" || a == "--plain-variant") {
+      std::string nv = value();
+      size_t eq = nv.find('=');
+      if (eq == std::string::npos || eq == 0) usage((a + " needs NAME=DIR").c_str());
+      Variant v;
+      v.name = nv.substr(0, eq);
+      v.dir = nv.substr(eq + 1);
+      v.hooks = a == "--variant";
+      o.variants.push_back(v);
+    } else if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else usage(("unknown option " + a).c_str());
+  }
+  return o;
+}
+
+std::string stageList(VkShaderStageFlags stages) {
+  static const std::pair<VkShaderStageFlagBits, const char *> names[] = {
+      {VK_SHADER_STAGE_VERTEX_BIT, "VS"},   {VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT, "TCS"},
+      {VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT, "TES"}, {VK_SHADER_STAGE_GEOMETRY_BIT, "GS"},
+      {VK_SHADER_STAGE_FRAGMENT_BIT, "FS"}, {VK_SHADER_STAGE_COMPUTE_BIT, "CS"}};
+  std::string out = "[";
+  for (auto &n : names)
+    if (stages & n.first) out += std::string(out.size() > 1 ? ", " : "") + "\"" + n.second + "\"";
+  return out + "]";
+}
+
+const char *deviceType(VkPhysicalDeviceType t) {
+  switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
+    default: return "other";
+  }
+}
+
+/* --probe: what the device offers and how to compile the shaders for it (JSON on stdout). */
+int probe(const Options &o) {
+  Gpu gpu = createGpu(o.device);
+  const wtCaps &c = gpu.caps;
+  std::printf("{\n  \"devices\": [");
+  std::vector<VkPhysicalDevice> all = physicalDevices(gpu.instance);
+  for (size_t i = 0; i < all.size(); i++) {
+    VkPhysicalDeviceProperties p;
+    vkGetPhysicalDeviceProperties(all[i], &p);
+    std::printf("%s{\"index\": %zu, \"name\": %s, \"type\": \"%s\", \"selected\": %s}", i ? ", " : "", i,
+                jsonEscape(p.deviceName).c_str(), deviceType(p.deviceType), all[i] == gpu.physical ? "true" : "false");
+  }
+  std::printf("],\n  \"name\": %s, \"vendor\": %s, \"driverName\": %s, \"driverVersion\": %s,\n", jsonEscape(c.deviceName).c_str(),
+              jsonEscape(c.vendor).c_str(), jsonEscape(c.driverName).c_str(), jsonEscape(c.driverVersionText).c_str());
+  std::printf("  \"apiVersion\": \"%u.%u.%u\", \"subgroupClock\": %s, \"deviceClock\": %s, \"smBuiltins\": %s,\n",
+              VK_API_VERSION_MAJOR(c.apiVersion), VK_API_VERSION_MINOR(c.apiVersion), VK_API_VERSION_PATCH(c.apiVersion),
+              c.subgroupClock ? "true" : "false", c.deviceClock ? "true" : "false", c.smBuiltins ? "true" : "false");
+  std::printf("  \"smCount\": %u, \"warpsPerSm\": %u, \"subgroupSize\": %u, \"subgroupStages\": %s,\n", c.smCount, c.warpsPerSm,
+              c.subgroupSize, stageList(c.subgroupStages).c_str());
+  std::printf("  \"timestampPeriod\": %.9g, \"timestampValidBits\": %u, \"maxBoundDescriptorSets\": %u,\n", c.timestampPeriod,
+              c.timestampValidBits, c.maxBoundDescriptorSets);
+  static const std::pair<VkShaderStageFlagBits, const char *> stages[] = {
+      {VK_SHADER_STAGE_VERTEX_BIT, "vert"}, {VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT, "tesc"},
+      {VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT, "tese"}, {VK_SHADER_STAGE_GEOMETRY_BIT, "geom"},
+      {VK_SHADER_STAGE_FRAGMENT_BIT, "frag"}, {VK_SHADER_STAGE_COMPUTE_BIT, "comp"}};
+  std::printf("  \"defines\": {");
+  for (size_t i = 0; i < 6; i++) {
+    char defines[256];
+    wtShaderDefines(&c, stages[i].first, defines, sizeof defines);
+    std::printf("%s\"%s\": \"%s\"", i ? ", " : "", stages[i].second, defines);
+  }
+  std::printf("}\n}\n");
+  destroyGpu(gpu);
+  return 0;
+}
+
+int list() {
+  for (auto &w : allWorkloads()) {
+    std::printf("%s: %s\n  shaders:", w->name(), w->summary());
+    for (auto &s : w->shaderFiles()) std::printf(" %s", s.c_str());
+    std::printf("\n  parameters:\n%s", w->params.help().c_str());
+  }
+  return 0;
+}
+
+/* Frame timestamps: two per timed frame. */
+struct FrameTimer {
+  Gpu &gpu;
+  VkQueryPool pool = VK_NULL_HANDLE;
+  uint32_t capacity;
+  FrameTimer(Gpu &g, uint32_t frames) : gpu(g), capacity(frames) {
+    VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qi.queryCount = 2 * frames;
+    check(vkCreateQueryPool(gpu.device, &qi, nullptr, &pool), "vkCreateQueryPool");
+  }
+  ~FrameTimer() { vkDestroyQueryPool(gpu.device, pool, nullptr); }
+  void reset(VkCommandBuffer cmd) { vkCmdResetQueryPool(cmd, pool, 0, 2 * capacity); }
+  void begin(VkCommandBuffer cmd, uint32_t i) {
+    fullBarrier(cmd);
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 2 * i);
+  }
+  void end(VkCommandBuffer cmd, uint32_t i) { vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 2 * i + 1); }
+  std::vector<double> read(uint32_t count) {
+    std::vector<uint64_t> ticks(2 * count);
+    check(vkGetQueryPoolResults(gpu.device, pool, 0, 2 * count, ticks.size() * 8, ticks.data(), 8,
+                                VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+          "vkGetQueryPoolResults");
+    std::vector<double> ns(count);
+    for (uint32_t i = 0; i < count; i++) ns[i] = static_cast<double>(ticks[2 * i + 1] - ticks[2 * i]) * gpu.caps.timestampPeriod;
+    return ns;
+  }
+};
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  double at = q * static_cast<double>(v.size() - 1);
+  size_t lo = static_cast<size_t>(std::floor(at)), hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (at - static_cast<double>(lo));
+}
+
+void applyParams(Workload &w, const Options &o) {
+  for (auto &kv : o.params) w.params.set(kv.first, kv.second);
+}
+
+/* Records one frame of variant v; traced frames reset the trace buffer first (outside the timed part). */
+void recordFrame(Context &ctx, Workload &w, VkCommandBuffer cmd, const Variant &v, FrameTimer *timer, uint32_t slot) {
+  if (v.hooks) wtCmdBeginCapture(ctx.tracer, cmd);
+  if (timer) timer->begin(cmd, slot);
+  Frame frame(ctx, cmd, v.hooks);
+  w.record(frame, v.pipelines);
+  if (timer) timer->end(cmd, slot);
+}
+
+/*
+ * Runs `rounds` rounds; each round records every variant once, in an order
+ * rotated per round, in one command buffer. Returns frame times per variant.
+ */
+std::vector<std::vector<double>> timeVariants(Context &ctx, Workload &w, std::vector<Variant> &variants, uint32_t rounds, uint32_t warmup) {
+  size_t n = variants.size();
+  FrameTimer timer(ctx.gpu, static_cast<uint32_t>(n));
+  std::vector<std::vector<double>> times(n);
+  for (uint32_t r = 0; r < warmup + rounds; r++) {
+    VkCommandBuffer cmd = beginCommands(ctx.gpu);
+    timer.reset(cmd);
+    for (size_t k = 0; k < n; k++) {
+      size_t v = (k + r) % n;
+      recordFrame(ctx, w, cmd, variants[v], &timer, static_cast<uint32_t>(v));
+    }
+    fullBarrier(cmd);
+    submitAndWait(ctx.gpu, cmd);
+    std::vector<double> ns = timer.read(static_cast<uint32_t>(n));
+    if (r >= warmup)
+      for (size_t v = 0; v < n; v++) times[v].push_back(ns[v]);
+  }
+  return times;
+}
+
+struct Run {
+  Gpu gpu;
+  wtTracer *tracer = nullptr;
+  std::unique_ptr<Workload> workload;
+  std::unique_ptr<Context> ctx;
+};
+
+void setUp(Run &run, const Options &o, uint32_t capacity, uint32_t maxDraws) {
+  if (o.workload.empty()) usage("missing --workload NAME (see --list)");
+  run.workload = findWorkload(o.workload);
+  if (!run.workload) {
+    std::string known;
+    for (auto &w : allWorkloads()) known += std::string(known.empty() ? "" : ", ") + w->name();
+    fatal("unknown workload \"%s\" (known: %s)", o.workload.c_str(), known.c_str());
+  }
+  applyParams(*run.workload, o);
+  run.gpu = createGpu(o.device);
+  wtTracerInfo ti{};
+  ti.physicalDevice = run.gpu.physical;
+  ti.device = run.gpu.device;
+  ti.caps = &run.gpu.caps;
+  ti.capacity = capacity;
+  ti.maxDraws = maxDraws;
+  check(wtCreateTracer(&ti, &run.tracer), "creating the trace buffer");
+  run.ctx.reset(new Context(run.gpu, run.workload->params.u("width"), run.workload->params.u("height"), run.tracer,
+                            run.workload->dataBytes()));
+  run.workload->fillData(run.ctx->data.map);
+}
+
+void tearDown(Run &run) {
+  run.ctx.reset();
+  wtDestroyTracer(run.tracer);
+  destroyGpu(run.gpu);
+}
+
+int capture(const Options &o) {
+  if (o.shaders.empty()) usage("missing --shaders DIR (instrumented SPIR-V)");
+  if (o.out.empty()) usage("missing --out FILE.wtraw");
+  Run run;
+  setUp(run, o, o.capacity, 0);
+  Context &ctx = *run.ctx;
+  Workload &w = *run.workload;
+
+  wtClockCheck clocks{};
+  check(wtCheckClocks(run.tracer, run.gpu.queue, run.gpu.family, &clocks), "checking the device clock against timestamps");
+
+  Variant traced{"traced", o.shaders, true, {}};
+  traced.pipelines = w.pipelines(ctx, traced.dir);
+  std::vector<Variant> variants{traced};
+  bool measure = !o.plainShaders.empty() && o.overheadFrames > 0;
+  if (measure) {
+    Variant plain{"plain", o.plainShaders, false, {}};
+    plain.pipelines = w.pipelines(ctx, plain.dir);
+    variants.insert(variants.begin(), plain);
+  }
+  // Overhead: plain and traced frames interleaved in the same run, medians.
+  double plainNs = 0, tracedNs = 0;
+  std::vector<std::vector<double>> times = timeVariants(ctx, w, variants, measure ? o.overheadFrames : 0, o.warmup);
+  if (measure) plainNs = quantile(times[0], 0.5), tracedNs = quantile(times[1], 0.5);
+
+  // The capture: one traced frame.
+  VkCommandBuffer cmd = beginCommands(run.gpu);
+  wtCmdBeginCapture(run.tracer, cmd);
+  Frame frame(ctx, cmd, true);
+  w.record(frame, traced.pipelines);
+  wtCmdEndCapture(run.tracer, cmd);
+  submitAndWait(run.gpu, cmd);
+
+  std::string extra = "\"drawStages\": " + w.drawStagesJson();
+  std::string parameters = w.params.json();
+  wtCaptureInfo info{};
+  info.workload = w.name();
+  info.parametersJson = parameters.c_str();
+  info.plainFrameNs = plainNs;
+  info.tracedFrameNs = tracedNs;
+  info.overheadFrames = measure ? o.overheadFrames : 0;
+  info.extraJson = extra.c_str();
+  wtCaptureStats stats{};
+  char error[256];
+  if (wtWriteWtraw(run.tracer, o.out.c_str(), &info, &stats, error, sizeof error) != 0) fatal("%s", error);
+  std::printf("{\"out\": %s, \"workload\": \"%s\", \"device\": %s, \"records\": %u, \"counter\": %u, \"capacity\": %u, \"draws\": %u",
+              jsonEscape(o.out).c_str(), w.name(), jsonEscape(run.gpu.caps.deviceName).c_str(), stats.kept, stats.counter,
+              stats.capacity, stats.draws);
+  std::printf(", \"clockSharedTimeBase\": %s, \"timestampMinusDeviceNs\": [%.0f, %.0f]", clocks.sharedTimeBase ? "true" : "false",
+              clocks.offsetLowNs, clocks.offsetHighNs);
+  if (measure) std::printf(", \"plainFrameNs\": %.0f, \"tracedFrameNs\": %.0f, \"overhead\": %.4f", plainNs, tracedNs, tracedNs / plainNs);
+  std::printf("}\n");
+  tearDown(run);
+  return 0;
+}
+
+int bench(const Options &o) {
+  if (o.variants.empty()) usage("--bench needs --plain-variant NAME=DIR and --variant NAME=DIR");
+  Run run;
+  setUp(run, o, o.capacity ? o.capacity : (1u << 21), 64);
+  std::vector<Variant> variants = o.variants;
+  for (Variant &v : variants) v.pipelines = run.workload->pipelines(*run.ctx, v.dir);
+  std::vector<std::vector<double>> times = timeVariants(*run.ctx, *run.workload, variants, o.rounds, o.warmup);
+  double base = quantile(times[0], 0.5);
+  FILE *json = o.json.empty() ? nullptr : std::fopen(o.json.c_str(), "w");
+  if (!o.json.empty() && !json) fatal("cannot write %s", o.json.c_str());
+  std::printf("%s on %s, %u rounds, parameters %s\n", run.workload->name(), run.gpu.caps.deviceName, o.rounds,
+              run.workload->params.json().c_str());
+  std::printf("%-14s %12s %12s %12s %8s\n", "variant", "median us", "p25 us", "p75 us", "ratio");
+  if (json)
+    std::fprintf(json, "{\"workload\": \"%s\", \"device\": %s, \"rounds\": %u, \"parameters\": %s, \"variants\": [", run.workload->name(),
+                 jsonEscape(run.gpu.caps.deviceName).c_str(), o.rounds, run.workload->params.json().c_str());
+  for (size_t v = 0; v < variants.size(); v++) {
+    double med = quantile(times[v], 0.5), p25 = quantile(times[v], 0.25), p75 = quantile(times[v], 0.75);
+    std::printf("%-14s %12.2f %12.2f %12.2f %8.4f\n", variants[v].name.c_str(), med / 1000, p25 / 1000, p75 / 1000, med / base);
+    if (json)
+      std::fprintf(json, "%s\n  {\"name\": %s, \"medianNs\": %.1f, \"p25Ns\": %.1f, \"p75Ns\": %.1f, \"ratio\": %.5f}", v ? "," : "",
+                   jsonEscape(variants[v].name).c_str(), med, p25, p75, med / base);
+  }
+  if (json) {
+    std::fprintf(json, "\n]}\n");
+    std::fclose(json);
+  }
+  tearDown(run);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  Options o = parse(argc, argv);
+  if (o.mode == "probe") return probe(o);
+  if (o.mode == "list") return list();
+  if (o.mode == "bench") return bench(o);
+  return capture(o);
+}

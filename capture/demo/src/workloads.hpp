@@ -1,0 +1,114 @@
+// Reference workloads: headless frames that reproduce the 2016 case studies.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu.hpp"
+
+/* Per-draw knobs, the push-constant block of capture/demo/shaders/common.glsl. */
+struct Knobs {
+  float rect[4] = {-1, -1, 1, 1};
+  uint32_t gridW = 1, gridH = 1, patchBase = 0;
+  uint32_t vsWork = 0, tcsWork = 0, tesWork = 0, gsWork = 0, fsWork = 0, csWork = 0;
+  float tessLevel = 1;
+  uint32_t flavor = 0;
+  float depth = 0.5f;
+  float color[4] = {0.7f, 0.7f, 0.7f, 1};
+};
+static_assert(sizeof(Knobs) == 80, "Knobs must match common.glsl");
+
+/* Named numeric knobs with defaults; --param key=value overrides them. */
+class Params {
+ public:
+  void define(const std::string &key, double fallback, const std::string &help);
+  double get(const std::string &key) const;
+  uint32_t u(const std::string &key) const { return static_cast<uint32_t>(get(key)); }
+  void set(const std::string &key, double value);  // fails on unknown keys
+  std::string json() const;
+  std::string help() const;
+
+ private:
+  std::map<std::string, double> values_;
+  std::map<std::string, std::string> help_;
+  std::vector<std::string> order_;
+};
+
+struct GraphicsPipelineDesc {
+  std::vector<std::string> shaders;  // file names, e.g. "aqt.vert"; the stage comes from the extension
+  VkPrimitiveTopology topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+  uint32_t patchControlPoints = 0;
+  bool depthTest = true;
+};
+
+class Frame;
+
+/* What a workload records into: shared resources and the per-draw hooks. */
+class Context {
+ public:
+  Context(Gpu &gpu, uint32_t width, uint32_t height, wtTracer *tracer, VkDeviceSize dataBytes);
+  ~Context();
+  Gpu &gpu;
+  uint32_t width, height;
+  wtTracer *tracer;
+  Buffer data;  // set 0, binding 0: the workload's storage buffer (patch table, particles)
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+
+  VkPipeline graphics(const std::string &shaderDir, const GraphicsPipelineDesc &desc);
+  VkPipeline compute(const std::string &shaderDir, const std::string &file);
+
+  Image color, depth;
+  VkDescriptorSetLayout dataLayout = VK_NULL_HANDLE, emptyLayout = VK_NULL_HANDLE;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  VkDescriptorSet dataSet = VK_NULL_HANDLE;
+  std::vector<VkPipeline> pipelines;
+  std::map<std::string, VkShaderModule> modules;
+};
+
+/* One frame being recorded: traced (hooks on) or plain. */
+class Frame {
+ public:
+  Frame(Context &ctx, VkCommandBuffer cmd, bool traced) : ctx(ctx), cmd(cmd), traced(traced) {}
+  Context &ctx;
+  VkCommandBuffer cmd;
+  bool traced;
+
+  void beginRendering(bool clear);
+  void endRendering();
+  void bindGraphics(VkPipeline pipeline);
+  void bindCompute(VkPipeline pipeline);
+  void push(const Knobs &knobs);
+  void draw(const char *label, uint32_t vertexCount);
+  void dispatch(const char *label, uint32_t groups);
+  /* The forced GPU sync between draws (ends and restarts rendering when inside). */
+  void sync();
+
+ private:
+  bool rendering_ = false;
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual const char *name() const = 0;
+  virtual const char *summary() const = 0;
+  Params params;
+  /* Storage-buffer bytes the workload needs at set 0, binding 0. */
+  virtual VkDeviceSize dataBytes() const { return 16; }
+  /* Fills the storage buffer (host-visible, mapped). */
+  virtual void fillData(void *) const {}
+  /* Builds its pipelines from one shader directory; returns an opaque pipeline set. */
+  virtual std::vector<VkPipeline> pipelines(Context &ctx, const std::string &shaderDir) const = 0;
+  /* Records one frame. */
+  virtual void record(Frame &frame, const std::vector<VkPipeline> &pipelines) const = 0;
+  /* The shader stages of each draw, in draw order (for the tests), as a JSON array. */
+  virtual std::string drawStagesJson() const = 0;
+  /* Shader files the workload loads (for --list). */
+  virtual std::vector<std::string> shaderFiles() const = 0;
+};
+
+std::vector<std::unique_ptr<Workload>> allWorkloads();
+std::unique_ptr<Workload> findWorkload(const std::string &name);

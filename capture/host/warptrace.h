@@ -1,0 +1,1004 @@
+/*
+ * warptrace.h: per-warp GPU traces for a Vulkan engine, header-only C99.
+ *
+ * In one .c/.cpp file:   #define WARPTRACE_IMPLEMENTATION
+ *                        #include "warptrace.h"
+ * Everywhere else:       #include "warptrace.h"
+ *
+ * What it does for the engine (see capture/README.md for the walk-through):
+ *   1. wtQueryCaps: reads what the device offers (shader clocks, SM builtins,
+ *      subgroup stages, SM count, timestamp period) and which shader defines
+ *      to compile capture/shaders/warptrace.glsl with (wtShaderDefines).
+ *   2. wtPrepareDevice: the extensions and feature structs to enable.
+ *   3. wtCreateTracer: the trace buffer, the draw-id buffer, their descriptor
+ *      set (add wtTracerSetLayout() at set WT_SET of your pipeline layouts),
+ *      and the timestamp queries.
+ *   4. Per capture: wtCmdBeginCapture, then around each draw or dispatch
+ *      wtCmdBeginDraw / wtCmdEndDraw, then wtCmdEndCapture; submit; wait for
+ *      the fence; wtWriteWtraw writes the .wtraw file (`warptrace convert`
+ *      turns it into a calibrated .wtrace).
+ *
+ * Requires Vulkan 1.1 (vkGetPhysicalDeviceProperties2). Not thread-safe: one
+ * tracer records into one command buffer at a time.
+ */
+#ifndef WARPTRACE_H
+#define WARPTRACE_H
+
+#include <stdint.h>
+#include <vulkan/vulkan.h>
+
+#include "warptrace_layout.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WT_DEFAULT_SET 7u
+#define WT_DEFAULT_BINDING 0u
+#define WT_DEFAULT_CAPACITY (1u << 21) /* records: 64 MiB */
+#define WT_DEFAULT_MAX_DRAWS 4096u
+#define WT_NO_DRAW 0xffffffffu
+
+/* Graphics and compute stages, in the order of the stage codes WT_STAGE_VS..WT_STAGE_CS. */
+#define WT_GRAPHICS_COMPUTE_STAGE_COUNT 6u
+
+typedef struct wtCaps {
+  char deviceName[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
+  char vendor[32];
+  uint32_t vendorId, deviceId;
+  uint32_t apiVersion, driverVersion;
+  char driverVersionText[64];
+  char driverName[VK_MAX_DRIVER_NAME_SIZE];
+  /* VK_KHR_shader_clock */
+  VkBool32 hasShaderClockExtension, subgroupClock, deviceClock;
+  /* VK_NV_shader_sm_builtins */
+  VkBool32 hasSmBuiltinsExtension, smBuiltins;
+  uint32_t smCount, warpsPerSm; /* 0 when unknown */
+  /* Subgroups: stages where basic + ballot operations work. */
+  uint32_t subgroupSize;
+  VkShaderStageFlags subgroupStages;
+  /* Core features the shaders need to store from each stage. */
+  VkBool32 vertexPipelineStoresAndAtomics, fragmentStoresAndAtomics;
+  VkBool32 tessellationShader, geometryShader;
+  /* Timestamps */
+  float timestampPeriod;
+  uint32_t timestampValidBits; /* of the first graphics+compute queue family */
+  VkBool32 timestampComputeAndGraphics;
+  uint32_t maxBoundDescriptorSets;
+  VkDeviceSize minUniformBufferOffsetAlignment;
+} wtCaps;
+
+/* Fills caps. The instance must be Vulkan 1.1 or newer. */
+void wtQueryCaps(VkPhysicalDevice physicalDevice, wtCaps *caps);
+
+/* Whether tracing can work at all: a clock, stores from the traced stages. NULL when fine, else a reason. */
+const char *wtUnsupportedReason(const wtCaps *caps, VkShaderStageFlags tracedStages);
+
+/*
+ * Writes the glslangValidator defines for one stage (VK_SHADER_STAGE_*_BIT)
+ * into out, e.g. "-DWT_ENABLE -DWT_SUBGROUP_CLOCK=1 -DWT_DEVICE_CLOCK=1
+ * -DWT_SM_BUILTINS=1 -DWT_SUBGROUP=1". Returns the length written.
+ */
+int wtShaderDefines(const wtCaps *caps, VkShaderStageFlagBits stage, char *out, size_t outSize);
+
+/* Extensions and feature structs to enable on the device (keep it alive until vkCreateDevice returns). */
+typedef struct wtDeviceSetup {
+  const char *extensions[2];
+  uint32_t extensionCount;
+  VkPhysicalDeviceShaderClockFeaturesKHR clockFeatures;
+  VkPhysicalDeviceShaderSMBuiltinsFeaturesNV smFeatures;
+} wtDeviceSetup;
+
+/*
+ * Fills setup, links its feature structs in front of *pNextChain (the pNext of
+ * your VkDeviceCreateInfo or VkPhysicalDeviceFeatures2) and turns on the core
+ * features the instrumented shaders need in *features. Append
+ * setup->extensions to your enabled extensions.
+ */
+void wtPrepareDevice(const wtCaps *caps, wtDeviceSetup *setup, const void **pNextChain, VkPhysicalDeviceFeatures *features);
+
+typedef struct wtTracerInfo {
+  VkPhysicalDevice physicalDevice;
+  VkDevice device;
+  const wtCaps *caps;
+  uint32_t capacity;  /* records in the trace buffer (0: WT_DEFAULT_CAPACITY) */
+  uint32_t maxDraws;  /* draws and dispatches per capture (0: WT_DEFAULT_MAX_DRAWS) */
+  uint32_t binding;   /* the shaders' WT_BINDING (0) */
+  VkShaderStageFlags stages; /* stages that trace (0: all graphics and compute) */
+  const VkAllocationCallbacks *allocator;
+} wtTracerInfo;
+
+typedef enum wtDrawKind { WT_KIND_DRAW = 0, WT_KIND_DISPATCH = 1, WT_KIND_TRACE_RAYS = 2 } wtDrawKind;
+
+typedef struct wtTracer wtTracer;
+
+VkResult wtCreateTracer(const wtTracerInfo *info, wtTracer **tracer);
+void wtDestroyTracer(wtTracer *tracer);
+
+/* The layout to place at set WT_SET of every pipeline layout that runs traced shaders. */
+VkDescriptorSetLayout wtTracerSetLayout(const wtTracer *tracer);
+/* An empty layout for the unused sets below WT_SET (pipeline layouts cannot have holes). */
+VkDescriptorSetLayout wtTracerEmptySetLayout(const wtTracer *tracer);
+
+/*
+ * Starts a capture (outside a render pass): clears the counter, resets the
+ * queries and writes the capture-start timestamp (time 0).
+ */
+void wtCmdBeginCapture(wtTracer *tracer, VkCommandBuffer cmd);
+/*
+ * Before a draw or dispatch: gives it the next draw id (bound at set `set` of
+ * `layout` through a dynamic uniform offset, valid inside render passes) and
+ * writes its begin timestamp. Returns the draw id, or WT_NO_DRAW when the
+ * capture already holds maxDraws draws (then wtWriteWtraw fails).
+ */
+uint32_t wtCmdBeginDraw(wtTracer *tracer, VkCommandBuffer cmd, VkPipelineBindPoint bindPoint, VkPipelineLayout layout, uint32_t set,
+                        const char *label, wtDrawKind kind);
+/* After the draw or dispatch: its end timestamp. */
+void wtCmdEndDraw(wtTracer *tracer, VkCommandBuffer cmd);
+/* Ends the capture (outside a render pass): copies the buffer for the host to read. */
+void wtCmdEndCapture(wtTracer *tracer, VkCommandBuffer cmd);
+
+/*
+ * Checks, once before capturing, how the shader device clock relates to the
+ * timestamp queries: a one-invocation dispatch reads the device clock between
+ * two timestamps, 16 times over 20 ms. On NVIDIA both count ns from one origin;
+ * on other drivers (lavapipe) the origins differ, and wtWriteWtraw then shifts
+ * the timestamps it writes into the device clock's time base. Not during a
+ * capture (it uses the trace buffer as scratch). Without this call the time
+ * bases are assumed shared.
+ */
+typedef struct wtClockCheck {
+  uint32_t samples;
+  double deviceNsPerTick;         /* device-clock ns per tick found (snapped to 1 within 2%) */
+  double offsetLowNs, offsetHighNs; /* timestamp ns - device ns lies in [low, high] */
+  VkBool32 sharedTimeBase;        /* the bracket holds 0 (within 64 ns): timestamps are written as they are */
+  int64_t timestampShiftTicks;    /* added to every timestamp wtWriteWtraw writes */
+} wtClockCheck;
+
+VkResult wtCheckClocks(wtTracer *tracer, VkQueue queue, uint32_t queueFamily, wtClockCheck *result);
+
+typedef struct wtCaptureInfo {
+  const char *tool;            /* "warptrace-vk" when NULL */
+  const char *toolVersion;     /* "0.1.0" when NULL */
+  const char *workload;        /* application or workload name */
+  const char *parametersJson;  /* a JSON object of knobs, or NULL for {} */
+  /* Overhead measured in the same run (frames = 0: not measured). */
+  double plainFrameNs, tracedFrameNs;
+  uint32_t overheadFrames;
+  const char *extraJson;       /* more members for the metadata object ("\"key\": value, ..."), or NULL */
+} wtCaptureInfo;
+
+typedef struct wtCaptureStats {
+  uint32_t counter;  /* records the shaders tried to write */
+  uint32_t capacity;
+  uint32_t kept;     /* records in the file */
+  uint32_t draws;
+} wtCaptureStats;
+
+/*
+ * After the capture's fence has signaled: reads the buffer and the queries and
+ * writes a .wtraw file (through a temporary file renamed into place). Returns
+ * 0 on success, else -1 with a message in errorText.
+ */
+int wtWriteWtraw(wtTracer *tracer, const char *path, const wtCaptureInfo *info, wtCaptureStats *stats, char *errorText, size_t errorSize);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WARPTRACE_H */
+
+/* ------------------------------------------------------------------------ */
+#ifdef WARPTRACE_IMPLEMENTATION
+#ifndef WARPTRACE_IMPLEMENTED
+#define WARPTRACE_IMPLEMENTED
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define WT_ALL_STAGES_                                                                                                          \
+  (VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT | VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT |         \
+   VK_SHADER_STAGE_GEOMETRY_BIT | VK_SHADER_STAGE_FRAGMENT_BIT | VK_SHADER_STAGE_COMPUTE_BIT)
+
+static const VkShaderStageFlagBits wtStageBits_[WT_GRAPHICS_COMPUTE_STAGE_COUNT] = {
+    VK_SHADER_STAGE_VERTEX_BIT,   VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT, VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT,
+    VK_SHADER_STAGE_GEOMETRY_BIT, VK_SHADER_STAGE_FRAGMENT_BIT,             VK_SHADER_STAGE_COMPUTE_BIT};
+static const char *const wtStageNames_[WT_GRAPHICS_COMPUTE_STAGE_COUNT] = {"VS", "TCS", "TES", "GS", "FS", "CS"};
+
+static int wtHasExtension_(const VkExtensionProperties *exts, uint32_t count, const char *name) {
+  for (uint32_t i = 0; i < count; i++)
+    if (strcmp(exts[i].extensionName, name) == 0) return 1;
+  return 0;
+}
+
+static const char *wtVendorName_(uint32_t id) {
+  switch (id) {
+    case 0x10de: return "NVIDIA";
+    case 0x1002: return "AMD";
+    case 0x8086: return "Intel";
+    case 0x13b5: return "ARM";
+    case 0x5143: return "Qualcomm";
+    case 0x106b: return "Apple";
+    case 0x10005: return "Mesa";
+    default: return "";
+  }
+}
+
+void wtQueryCaps(VkPhysicalDevice pd, wtCaps *caps) {
+  memset(caps, 0, sizeof *caps);
+  uint32_t extCount = 0;
+  vkEnumerateDeviceExtensionProperties(pd, NULL, &extCount, NULL);
+  VkExtensionProperties *exts = (VkExtensionProperties *)calloc(extCount ? extCount : 1, sizeof *exts);
+  vkEnumerateDeviceExtensionProperties(pd, NULL, &extCount, exts);
+  caps->hasShaderClockExtension = wtHasExtension_(exts, extCount, VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
+  caps->hasSmBuiltinsExtension = wtHasExtension_(exts, extCount, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+  int hasDriverProps = wtHasExtension_(exts, extCount, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME);
+  free(exts);
+
+  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV smProps = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+  VkPhysicalDeviceSubgroupProperties subgroup = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceDriverProperties driver = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  VkPhysicalDeviceProperties2 props = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  props.pNext = &subgroup;
+  if (caps->hasSmBuiltinsExtension) {
+    smProps.pNext = props.pNext;
+    props.pNext = &smProps;
+  }
+  VkPhysicalDeviceProperties basic;
+  vkGetPhysicalDeviceProperties(pd, &basic);
+  if (hasDriverProps || basic.apiVersion >= VK_API_VERSION_1_2) {
+    driver.pNext = props.pNext;
+    props.pNext = &driver;
+  }
+  vkGetPhysicalDeviceProperties2(pd, &props);
+  const VkPhysicalDeviceProperties *p = &props.properties;
+  snprintf(caps->deviceName, sizeof caps->deviceName, "%s", p->deviceName);
+  snprintf(caps->vendor, sizeof caps->vendor, "%s", wtVendorName_(p->vendorID));
+  caps->vendorId = p->vendorID;
+  caps->deviceId = p->deviceID;
+  caps->apiVersion = p->apiVersion;
+  caps->driverVersion = p->driverVersion;
+  snprintf(caps->driverName, sizeof caps->driverName, "%s", driver.driverName);
+  if (p->vendorID == 0x10de) {
+    snprintf(caps->driverVersionText, sizeof caps->driverVersionText, "%u.%u.%u", p->driverVersion >> 22,
+             (p->driverVersion >> 14) & 0xff, (p->driverVersion >> 6) & 0xff);
+  } else {
+    snprintf(caps->driverVersionText, sizeof caps->driverVersionText, "%u.%u.%u", VK_API_VERSION_MAJOR(p->driverVersion),
+             VK_API_VERSION_MINOR(p->driverVersion), VK_API_VERSION_PATCH(p->driverVersion));
+  }
+  if (driver.driverInfo[0] != 0 && strlen(driver.driverInfo) < 40) {
+    size_t n = strlen(caps->driverVersionText);
+    snprintf(caps->driverVersionText + n, sizeof caps->driverVersionText - n, " (%s)", driver.driverInfo);
+  }
+  caps->smCount = caps->hasSmBuiltinsExtension ? smProps.shaderSMCount : 0;
+  caps->warpsPerSm = caps->hasSmBuiltinsExtension ? smProps.shaderWarpsPerSM : 0;
+  caps->subgroupSize = subgroup.subgroupSize;
+  VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT;
+  caps->subgroupStages = (subgroup.supportedOperations & needed) == needed ? (subgroup.supportedStages & WT_ALL_STAGES_) : 0;
+  caps->timestampPeriod = p->limits.timestampPeriod;
+  caps->timestampComputeAndGraphics = p->limits.timestampComputeAndGraphics;
+  caps->maxBoundDescriptorSets = p->limits.maxBoundDescriptorSets;
+  caps->minUniformBufferOffsetAlignment = p->limits.minUniformBufferOffsetAlignment;
+
+  VkPhysicalDeviceShaderClockFeaturesKHR clock = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
+  VkPhysicalDeviceShaderSMBuiltinsFeaturesNV sm = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_FEATURES_NV};
+  VkPhysicalDeviceFeatures2 features = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  if (caps->hasShaderClockExtension) {
+    clock.pNext = features.pNext;
+    features.pNext = &clock;
+  }
+  if (caps->hasSmBuiltinsExtension) {
+    sm.pNext = features.pNext;
+    features.pNext = &sm;
+  }
+  vkGetPhysicalDeviceFeatures2(pd, &features);
+  caps->subgroupClock = clock.shaderSubgroupClock;
+  caps->deviceClock = clock.shaderDeviceClock;
+  caps->smBuiltins = sm.shaderSMBuiltins;
+  caps->vertexPipelineStoresAndAtomics = features.features.vertexPipelineStoresAndAtomics;
+  caps->fragmentStoresAndAtomics = features.features.fragmentStoresAndAtomics;
+  caps->tessellationShader = features.features.tessellationShader;
+  caps->geometryShader = features.features.geometryShader;
+
+  uint32_t familyCount = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &familyCount, NULL);
+  VkQueueFamilyProperties *families = (VkQueueFamilyProperties *)calloc(familyCount ? familyCount : 1, sizeof *families);
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &familyCount, families);
+  for (uint32_t i = 0; i < familyCount; i++) {
+    VkQueueFlags want = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
+    if ((families[i].queueFlags & want) == want) {
+      caps->timestampValidBits = families[i].timestampValidBits;
+      break;
+    }
+  }
+  free(families);
+}
+
+const char *wtUnsupportedReason(const wtCaps *caps, VkShaderStageFlags traced) {
+  if (traced == 0) traced = WT_ALL_STAGES_;
+  if (!caps->hasShaderClockExtension) return "the device lacks VK_KHR_shader_clock (shaders cannot read a clock)";
+  if (!caps->subgroupClock && !caps->deviceClock) return "VK_KHR_shader_clock offers neither shaderSubgroupClock nor shaderDeviceClock";
+  if ((traced & (VK_SHADER_STAGE_ALL_GRAPHICS & ~VK_SHADER_STAGE_FRAGMENT_BIT)) && !caps->vertexPipelineStoresAndAtomics)
+    return "the device lacks vertexPipelineStoresAndAtomics (VS/TCS/TES/GS cannot write trace records)";
+  if ((traced & VK_SHADER_STAGE_FRAGMENT_BIT) && !caps->fragmentStoresAndAtomics)
+    return "the device lacks fragmentStoresAndAtomics (fragment shaders cannot write trace records)";
+  if (caps->maxBoundDescriptorSets <= WT_DEFAULT_SET)
+    return "maxBoundDescriptorSets is too small for the trace set (compile the shaders with a lower -DWT_SET)";
+  return NULL;
+}
+
+int wtShaderDefines(const wtCaps *caps, VkShaderStageFlagBits stage, char *out, size_t outSize) {
+  return snprintf(out, outSize, "-DWT_ENABLE -DWT_SUBGROUP_CLOCK=%d -DWT_DEVICE_CLOCK=%d -DWT_SM_BUILTINS=%d -DWT_SUBGROUP=%d",
+                  caps->subgroupClock ? 1 : 0, caps->deviceClock ? 1 : 0, caps->smBuiltins ? 1 : 0,
+                  (caps->subgroupStages & stage) ? 1 : 0);
+}
+
+void wtPrepareDevice(const wtCaps *caps, wtDeviceSetup *setup, const void **pNextChain, VkPhysicalDeviceFeatures *features) {
+  memset(setup, 0, sizeof *setup);
+  setup->clockFeatures.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR;
+  setup->smFeatures.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_FEATURES_NV;
+  if (caps->hasShaderClockExtension) {
+    setup->extensions[setup->extensionCount++] = VK_KHR_SHADER_CLOCK_EXTENSION_NAME;
+    setup->clockFeatures.shaderSubgroupClock = caps->subgroupClock;
+    setup->clockFeatures.shaderDeviceClock = caps->deviceClock;
+    setup->clockFeatures.pNext = (void *)*pNextChain;
+    *pNextChain = &setup->clockFeatures;
+  }
+  if (caps->hasSmBuiltinsExtension && caps->smBuiltins) {
+    setup->extensions[setup->extensionCount++] = VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME;
+    setup->smFeatures.shaderSMBuiltins = VK_TRUE;
+    setup->smFeatures.pNext = (void *)*pNextChain;
+    *pNextChain = &setup->smFeatures;
+  }
+  if (features) {
+    features->vertexPipelineStoresAndAtomics |= caps->vertexPipelineStoresAndAtomics;
+    features->fragmentStoresAndAtomics |= caps->fragmentStoresAndAtomics;
+  }
+}
+
+typedef struct wtLabel_ {
+  char text[96];
+  wtDrawKind kind;
+} wtLabel_;
+
+struct wtTracer {
+  VkDevice device;
+  const VkAllocationCallbacks *allocator;
+  wtCaps caps;
+  uint32_t capacity, maxDraws, binding;
+  VkDeviceSize traceBytes, uboStride;
+  VkBuffer traceBuffer, readbackBuffer, drawIdBuffer;
+  VkDeviceMemory traceMemory, readbackMemory, drawIdMemory;
+  VkBool32 readbackCoherent;
+  void *readbackMap;
+  VkDescriptorSetLayout setLayout, emptySetLayout;
+  VkDescriptorPool pool;
+  VkDescriptorSet set;
+  VkQueryPool queries;
+  uint32_t drawCount, openDraw, overflowDraws;
+  VkBool32 captureOpen;
+  wtLabel_ *labels;
+  VkBool32 clocksChecked;
+  wtClockCheck clocks;
+};
+
+static int wtFindMemory_(VkPhysicalDevice pd, uint32_t typeBits, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid) {
+  VkPhysicalDeviceMemoryProperties mp;
+  vkGetPhysicalDeviceMemoryProperties(pd, &mp);
+  for (int pass = 0; pass < 2; pass++) {
+    for (uint32_t i = 0; i < mp.memoryTypeCount; i++) {
+      VkMemoryPropertyFlags f = mp.memoryTypes[i].propertyFlags;
+      if (!(typeBits & (1u << i)) || (f & want) != want) continue;
+      if (pass == 0 && (f & avoid)) continue;
+      return (int)i;
+    }
+  }
+  return -1;
+}
+
+static VkResult wtMakeBuffer_(wtTracer *t, VkPhysicalDevice pd, VkDeviceSize size, VkBufferUsageFlags usage,
+                              VkMemoryPropertyFlags want, VkMemoryPropertyFlags prefer, VkBuffer *buffer, VkDeviceMemory *memory,
+                              VkMemoryPropertyFlags *got) {
+  VkBufferCreateInfo bi = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  bi.size = size;
+  bi.usage = usage;
+  VkResult r = vkCreateBuffer(t->device, &bi, t->allocator, buffer);
+  if (r != VK_SUCCESS) return r;
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(t->device, *buffer, &req);
+  int type = wtFindMemory_(pd, req.memoryTypeBits, want | prefer, 0);
+  if (type < 0) type = wtFindMemory_(pd, req.memoryTypeBits, want, 0);
+  if (type < 0) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  VkPhysicalDeviceMemoryProperties mp;
+  vkGetPhysicalDeviceMemoryProperties(pd, &mp);
+  if (got) *got = mp.memoryTypes[type].propertyFlags;
+  VkMemoryAllocateInfo ai = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  ai.allocationSize = req.size;
+  ai.memoryTypeIndex = (uint32_t)type;
+  r = vkAllocateMemory(t->device, &ai, t->allocator, memory);
+  if (r != VK_SUCCESS) return r;
+  return vkBindBufferMemory(t->device, *buffer, *memory, 0);
+}
+
+/* Creates the tracer's resources; on failure the caller destroys what exists. */
+static VkResult wtInitTracer_(wtTracer *t, const wtTracerInfo *info) {
+  VkResult r;
+#define WT_TRY_(expr)              \
+  do {                             \
+    r = (expr);                    \
+    if (r != VK_SUCCESS) return r; \
+  } while (0)
+  VkShaderStageFlags stages = info->stages ? info->stages : WT_ALL_STAGES_;
+  VkDeviceSize align = info->caps->minUniformBufferOffsetAlignment;
+  t->uboStride = align < 16 ? 16 : align;
+  t->traceBytes = WT_BUFFER_HEADER_WORDS * 4ull + (VkDeviceSize)t->capacity * WT_RECORD_BYTES;
+  t->labels = (wtLabel_ *)calloc(t->maxDraws, sizeof *t->labels);
+  if (!t->labels) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  /* The trace buffer lives in device memory: shaders' stores stay on the GPU. */
+  WT_TRY_(wtMakeBuffer_(t, info->physicalDevice, t->traceBytes,
+                        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, 0,
+                        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &t->traceBuffer, &t->traceMemory, NULL));
+  VkMemoryPropertyFlags got = 0;
+  WT_TRY_(wtMakeBuffer_(t, info->physicalDevice, t->traceBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+                        VK_MEMORY_PROPERTY_HOST_CACHED_BIT, &t->readbackBuffer, &t->readbackMemory, &got));
+  t->readbackCoherent = (got & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
+  WT_TRY_(vkMapMemory(t->device, t->readbackMemory, 0, VK_WHOLE_SIZE, 0, &t->readbackMap));
+  WT_TRY_(wtMakeBuffer_(t, info->physicalDevice, t->uboStride * t->maxDraws, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
+                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0, &t->drawIdBuffer,
+                        &t->drawIdMemory, NULL));
+  /* Entry d holds draw id d: binding at offset d * stride gives a draw its id. */
+  void *map = NULL;
+  WT_TRY_(vkMapMemory(t->device, t->drawIdMemory, 0, VK_WHOLE_SIZE, 0, &map));
+  memset(map, 0, (size_t)(t->uboStride * t->maxDraws));
+  for (uint32_t d = 0; d < t->maxDraws; d++) *(uint32_t *)((char *)map + d * t->uboStride) = d;
+  vkUnmapMemory(t->device, t->drawIdMemory);
+
+  VkDescriptorSetLayoutBinding b[2];
+  memset(b, 0, sizeof b);
+  b[0].binding = t->binding;
+  b[0].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  b[0].descriptorCount = 1;
+  b[0].stageFlags = stages;
+  b[1].binding = t->binding + 1;
+  b[1].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC;
+  b[1].descriptorCount = 1;
+  b[1].stageFlags = stages;
+  VkDescriptorSetLayoutCreateInfo li = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  li.bindingCount = 2;
+  li.pBindings = b;
+  WT_TRY_(vkCreateDescriptorSetLayout(t->device, &li, t->allocator, &t->setLayout));
+  VkDescriptorSetLayoutCreateInfo empty = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  WT_TRY_(vkCreateDescriptorSetLayout(t->device, &empty, t->allocator, &t->emptySetLayout));
+  VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1}, {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 1}};
+  VkDescriptorPoolCreateInfo pi = {VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  pi.maxSets = 1;
+  pi.poolSizeCount = 2;
+  pi.pPoolSizes = sizes;
+  WT_TRY_(vkCreateDescriptorPool(t->device, &pi, t->allocator, &t->pool));
+  VkDescriptorSetAllocateInfo ai = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  ai.descriptorPool = t->pool;
+  ai.descriptorSetCount = 1;
+  ai.pSetLayouts = &t->setLayout;
+  WT_TRY_(vkAllocateDescriptorSets(t->device, &ai, &t->set));
+  VkDescriptorBufferInfo traceInfo = {t->traceBuffer, 0, t->traceBytes};
+  VkDescriptorBufferInfo drawInfo = {t->drawIdBuffer, 0, 16};
+  VkWriteDescriptorSet w[2];
+  memset(w, 0, sizeof w);
+  for (int i = 0; i < 2; i++) {
+    w[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    w[i].dstSet = t->set;
+    w[i].descriptorCount = 1;
+  }
+  w[0].dstBinding = t->binding;
+  w[0].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  w[0].pBufferInfo = &traceInfo;
+  w[1].dstBinding = t->binding + 1;
+  w[1].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC;
+  w[1].pBufferInfo = &drawInfo;
+  vkUpdateDescriptorSets(t->device, 2, w, 0, NULL);
+  if (t->caps.timestampValidBits > 0) {
+    VkQueryPoolCreateInfo qi = {VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qi.queryCount = 1 + 2 * t->maxDraws;
+    WT_TRY_(vkCreateQueryPool(t->device, &qi, t->allocator, &t->queries));
+  }
+#undef WT_TRY_
+  return VK_SUCCESS;
+}
+
+VkResult wtCreateTracer(const wtTracerInfo *info, wtTracer **out) {
+  *out = NULL;
+  wtTracer *t = (wtTracer *)calloc(1, sizeof *t);
+  if (!t) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  t->device = info->device;
+  t->allocator = info->allocator;
+  t->caps = *info->caps;
+  t->capacity = info->capacity ? info->capacity : WT_DEFAULT_CAPACITY;
+  t->maxDraws = info->maxDraws ? info->maxDraws : WT_DEFAULT_MAX_DRAWS;
+  t->binding = info->binding;
+  VkResult r = wtInitTracer_(t, info);
+  if (r != VK_SUCCESS) {
+    wtDestroyTracer(t);
+    return r;
+  }
+  *out = t;
+  return VK_SUCCESS;
+}
+
+void wtDestroyTracer(wtTracer *t) {
+  if (!t) return;
+  VkDevice d = t->device;
+  if (t->queries) vkDestroyQueryPool(d, t->queries, t->allocator);
+  if (t->pool) vkDestroyDescriptorPool(d, t->pool, t->allocator);
+  if (t->setLayout) vkDestroyDescriptorSetLayout(d, t->setLayout, t->allocator);
+  if (t->emptySetLayout) vkDestroyDescriptorSetLayout(d, t->emptySetLayout, t->allocator);
+  VkBuffer buffers[3] = {t->traceBuffer, t->readbackBuffer, t->drawIdBuffer};
+  VkDeviceMemory memories[3] = {t->traceMemory, t->readbackMemory, t->drawIdMemory};
+  for (int i = 0; i < 3; i++) {
+    if (buffers[i]) vkDestroyBuffer(d, buffers[i], t->allocator);
+    if (memories[i]) vkFreeMemory(d, memories[i], t->allocator);
+  }
+  free(t->labels);
+  free(t);
+}
+
+VkDescriptorSetLayout wtTracerSetLayout(const wtTracer *t) { return t->setLayout; }
+VkDescriptorSetLayout wtTracerEmptySetLayout(const wtTracer *t) { return t->emptySetLayout; }
+
+static void wtBarrier_(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags srcAccess, VkPipelineStageFlags dst,
+                       VkAccessFlags dstAccess) {
+  VkMemoryBarrier b = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  b.srcAccessMask = srcAccess;
+  b.dstAccessMask = dstAccess;
+  vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &b, 0, NULL, 0, NULL);
+}
+
+void wtCmdBeginCapture(wtTracer *t, VkCommandBuffer cmd) {
+  t->drawCount = 0;
+  t->openDraw = WT_NO_DRAW;
+  t->overflowDraws = 0;
+  t->captureOpen = VK_TRUE;
+  uint32_t header[WT_BUFFER_HEADER_WORDS] = {0};
+  header[WT_BUFFER_WORD_CAPACITY] = t->capacity;
+  /* Earlier shader writes (a previous capture) must land before the reset. */
+  wtBarrier_(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
+             VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+  vkCmdUpdateBuffer(cmd, t->traceBuffer, 0, sizeof header, header);
+  wtBarrier_(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+             VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+  if (t->queries) {
+    vkCmdResetQueryPool(cmd, t->queries, 0, 1 + 2 * t->maxDraws);
+    /* Time 0: once everything before the capture has finished. */
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, t->queries, 0);
+  }
+}
+
+uint32_t wtCmdBeginDraw(wtTracer *t, VkCommandBuffer cmd, VkPipelineBindPoint bindPoint, VkPipelineLayout layout, uint32_t set,
+                        const char *label, wtDrawKind kind) {
+  if (t->drawCount >= t->maxDraws) {
+    t->overflowDraws++;
+    t->openDraw = WT_NO_DRAW;
+    return WT_NO_DRAW;
+  }
+  uint32_t d = t->drawCount++;
+  snprintf(t->labels[d].text, sizeof t->labels[d].text, "%s", label ? label : "");
+  t->labels[d].kind = kind;
+  t->openDraw = d;
+  uint32_t offset = (uint32_t)(d * t->uboStride);
+  vkCmdBindDescriptorSets(cmd, bindPoint, layout, set, 1, &t->set, 1, &offset);
+  /* Written before the front end launches the draw: a lower bound of its warps. */
+  if (t->queries) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, t->queries, 1 + 2 * d);
+  return d;
+}
+
+void wtCmdEndDraw(wtTracer *t, VkCommandBuffer cmd) {
+  /* Written once every earlier command has finished: an upper bound of the draw's warps. */
+  if (t->openDraw != WT_NO_DRAW && t->queries) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, t->queries, 2 + 2 * t->openDraw);
+  t->openDraw = WT_NO_DRAW;
+}
+
+void wtCmdEndCapture(wtTracer *t, VkCommandBuffer cmd) {
+  wtBarrier_(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+             VK_ACCESS_TRANSFER_READ_BIT);
+  VkBufferCopy region = {0, 0, t->traceBytes};
+  vkCmdCopyBuffer(cmd, t->traceBuffer, t->readbackBuffer, 1, &region);
+  wtBarrier_(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+  t->captureOpen = VK_FALSE;
+}
+
+/* ---- clock check ---- */
+
+/* capture/host/clockcheck.comp, compiled and stripped (see that file). */
+static const uint32_t wtClockCheckSpirv_[] = {
+    0x07230203, 0x00010300, 0x0008000b, 0x00000022, 0x00000000, 0x00020011, 0x00000001, 0x00020011,
+    0x000013bf, 0x0007000a, 0x5f565053, 0x5f52484b, 0x64616873, 0x635f7265, 0x6b636f6c, 0x00000000,
+    0x0006000b, 0x00000001, 0x4c534c47, 0x6474732e, 0x3035342e, 0x00000000, 0x0003000e, 0x00000000,
+    0x00000001, 0x0005000f, 0x00000005, 0x00000004, 0x6e69616d, 0x00000000, 0x00060010, 0x00000004,
+    0x00000011, 0x00000001, 0x00000001, 0x00000001, 0x00040047, 0x00000008, 0x00000006, 0x00000004,
+    0x00040047, 0x0000000a, 0x00000006, 0x00000010, 0x00050048, 0x0000000b, 0x00000000, 0x00000023,
+    0x00000000, 0x00050048, 0x0000000b, 0x00000001, 0x00000023, 0x00000010, 0x00030047, 0x0000000b,
+    0x00000002, 0x00040047, 0x0000000d, 0x00000022, 0x00000000, 0x00040047, 0x0000000d, 0x00000021,
+    0x00000000, 0x00050048, 0x00000010, 0x00000000, 0x00000023, 0x00000000, 0x00030047, 0x00000010,
+    0x00000002, 0x00040047, 0x00000021, 0x0000000b, 0x00000019, 0x00020013, 0x00000002, 0x00030021,
+    0x00000003, 0x00000002, 0x00040015, 0x00000006, 0x00000020, 0x00000000, 0x0004002b, 0x00000006,
+    0x00000007, 0x00000004, 0x0004001c, 0x00000008, 0x00000006, 0x00000007, 0x00040017, 0x00000009,
+    0x00000006, 0x00000004, 0x0003001d, 0x0000000a, 0x00000009, 0x0004001e, 0x0000000b, 0x00000008,
+    0x0000000a, 0x00040020, 0x0000000c, 0x0000000c, 0x0000000b, 0x0004003b, 0x0000000c, 0x0000000d,
+    0x0000000c, 0x00040015, 0x0000000e, 0x00000020, 0x00000001, 0x0004002b, 0x0000000e, 0x0000000f,
+    0x00000001, 0x0003001e, 0x00000010, 0x00000006, 0x00040020, 0x00000011, 0x00000009, 0x00000010,
+    0x0004003b, 0x00000011, 0x00000012, 0x00000009, 0x0004002b, 0x0000000e, 0x00000013, 0x00000000,
+    0x00040020, 0x00000014, 0x00000009, 0x00000006, 0x00040017, 0x00000017, 0x00000006, 0x00000002,
+    0x0004002b, 0x00000006, 0x00000018, 0x00000001, 0x0004002b, 0x00000006, 0x0000001a, 0x00000000,
+    0x00040020, 0x0000001e, 0x0000000c, 0x00000009, 0x00040017, 0x00000020, 0x00000006, 0x00000003,
+    0x0006002c, 0x00000020, 0x00000021, 0x00000018, 0x00000018, 0x00000018, 0x00050036, 0x00000002,
+    0x00000004, 0x00000000, 0x00000003, 0x000200f8, 0x00000005, 0x00050041, 0x00000014, 0x00000015,
+    0x00000012, 0x00000013, 0x0004003d, 0x00000006, 0x00000016, 0x00000015, 0x000413c0, 0x00000017,
+    0x00000019, 0x00000018, 0x00050051, 0x00000006, 0x0000001b, 0x00000019, 0x00000000, 0x00050051,
+    0x00000006, 0x0000001c, 0x00000019, 0x00000001, 0x00070050, 0x00000009, 0x0000001d, 0x0000001b,
+    0x0000001c, 0x0000001a, 0x0000001a, 0x00060041, 0x0000001e, 0x0000001f, 0x0000000d, 0x0000000f,
+    0x00000016, 0x0003003e, 0x0000001f, 0x0000001d, 0x000100fd, 0x00010038,
+};
+
+#define WT_CLOCK_SAMPLES_ 16u
+
+/* Busy-waits about `ms` milliseconds of CPU time (portable C99). */
+static void wtSpin_(long ms) {
+  clock_t until = clock() + (clock_t)(ms * (long)CLOCKS_PER_SEC / 1000);
+  while (clock() < until) {
+  }
+}
+
+VkResult wtCheckClocks(wtTracer *t, VkQueue queue, uint32_t family, wtClockCheck *out) {
+  memset(out, 0, sizeof *out);
+  out->deviceNsPerTick = 1;
+  out->sharedTimeBase = VK_TRUE;
+  if (!t->caps.deviceClock || !t->queries || t->capacity < WT_CLOCK_SAMPLES_) return VK_SUCCESS;
+  VkDevice d = t->device;
+  VkResult r;
+  VkShaderModule module = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  VkCommandPool pool = VK_NULL_HANDLE;
+  VkQueryPool queries = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+  VkShaderModuleCreateInfo mi = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  mi.codeSize = sizeof wtClockCheckSpirv_;
+  mi.pCode = wtClockCheckSpirv_;
+  VkPushConstantRange range = {VK_SHADER_STAGE_COMPUTE_BIT, 0, 4};
+  VkPipelineLayoutCreateInfo li = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  li.setLayoutCount = 1;
+  li.pSetLayouts = &t->setLayout;
+  li.pushConstantRangeCount = 1;
+  li.pPushConstantRanges = &range;
+  VkComputePipelineCreateInfo ci = {VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  ci.stage.pName = "main";
+  VkCommandPoolCreateInfo pi = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pi.queueFamilyIndex = family;
+  VkQueryPoolCreateInfo qi = {VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+  qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+  qi.queryCount = 2 * WT_CLOCK_SAMPLES_;
+  VkFenceCreateInfo fi = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  uint64_t ticks[2 * WT_CLOCK_SAMPLES_];
+  double sumMid[2] = {0, 0}, sumDev[2] = {0, 0};
+  double period = t->caps.timestampPeriod > 0 ? t->caps.timestampPeriod : 1;
+  uint32_t half = WT_CLOCK_SAMPLES_ / 2;
+#define WT_TRY_(expr)               \
+  do {                              \
+    r = (expr);                     \
+    if (r != VK_SUCCESS) goto done; \
+  } while (0)
+  WT_TRY_(vkCreateShaderModule(d, &mi, t->allocator, &module));
+  WT_TRY_(vkCreatePipelineLayout(d, &li, t->allocator, &layout));
+  ci.stage.module = module;
+  ci.layout = layout;
+  WT_TRY_(vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &ci, t->allocator, &pipeline));
+  WT_TRY_(vkCreateCommandPool(d, &pi, t->allocator, &pool));
+  WT_TRY_(vkCreateQueryPool(d, &qi, t->allocator, &queries));
+  WT_TRY_(vkCreateFence(d, &fi, t->allocator, &fence));
+  /* Two batches 20 ms apart: the rate from their means, the offset from every sample. */
+  for (uint32_t batch = 0; batch < 2; batch++) {
+    VkCommandBufferAllocateInfo ai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    ai.commandPool = pool;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    VkCommandBuffer cmd;
+    WT_TRY_(vkAllocateCommandBuffers(d, &ai, &cmd));
+    VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    WT_TRY_(vkBeginCommandBuffer(cmd, &bi));
+    if (batch == 0) vkCmdResetQueryPool(cmd, queries, 0, 2 * WT_CLOCK_SAMPLES_);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    uint32_t zero = 0;
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &t->set, 1, &zero);
+    for (uint32_t i = batch * half; i < (batch + 1) * half; i++) {
+      wtBarrier_(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                 VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries, 2 * i);
+      vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &i);
+      vkCmdDispatch(cmd, 1, 1, 1);
+      wtBarrier_(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                 VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries, 2 * i + 1);
+    }
+    if (batch == 1) {
+      VkBufferCopy region = {WT_BUFFER_HEADER_WORDS * 4, WT_BUFFER_HEADER_WORDS * 4, WT_CLOCK_SAMPLES_ * 16};
+      wtBarrier_(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                 VK_ACCESS_TRANSFER_READ_BIT);
+      vkCmdCopyBuffer(cmd, t->traceBuffer, t->readbackBuffer, 1, &region);
+      wtBarrier_(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+    }
+    WT_TRY_(vkEndCommandBuffer(cmd));
+    VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cmd;
+    WT_TRY_(vkResetFences(d, 1, &fence));
+    WT_TRY_(vkQueueSubmit(queue, 1, &si, fence));
+    WT_TRY_(vkWaitForFences(d, 1, &fence, VK_TRUE, 10ull * 1000 * 1000 * 1000));
+    if (batch == 0) wtSpin_(20);
+  }
+  WT_TRY_(vkGetQueryPoolResults(d, queries, 0, 2 * WT_CLOCK_SAMPLES_, sizeof ticks, ticks, sizeof(uint64_t),
+                                VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+  if (!t->readbackCoherent) {
+    VkMappedMemoryRange mr = {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE};
+    mr.memory = t->readbackMemory;
+    mr.size = VK_WHOLE_SIZE;
+    vkInvalidateMappedMemoryRanges(d, 1, &mr);
+  }
+  {
+    const uint32_t *rec = (const uint32_t *)t->readbackMap + WT_BUFFER_HEADER_WORDS;
+    double dev[WT_CLOCK_SAMPLES_];
+    for (uint32_t i = 0; i < WT_CLOCK_SAMPLES_; i++) {
+      dev[i] = (double)((uint64_t)rec[4 * i] | ((uint64_t)rec[4 * i + 1] << 32));
+      double mid = 0.5 * (double)(ticks[2 * i] + ticks[2 * i + 1]) * period;
+      sumMid[i / half] += mid;
+      sumDev[i / half] += dev[i];
+    }
+    double k = (sumMid[1] - sumMid[0]) / (sumDev[1] - sumDev[0]);
+    if (!(k > 0) || (k > 0.98 && k < 1.02)) k = 1; /* ns clocks (NVIDIA, lavapipe): the 20 ms rate is noisier than 2% */
+    double lo = -1e300, hi = 1e300, mean = 0;
+    for (uint32_t i = 0; i < WT_CLOCK_SAMPLES_; i++) {
+      double before = (double)ticks[2 * i] * period - dev[i] * k, after = (double)ticks[2 * i + 1] * period - dev[i] * k;
+      if (before > lo) lo = before;
+      if (after < hi) hi = after;
+      mean += 0.5 * (before + after) / WT_CLOCK_SAMPLES_;
+    }
+    if (lo > hi) lo = hi = mean; /* brackets disagree (a drifting rate): keep the mean */
+    out->samples = WT_CLOCK_SAMPLES_;
+    out->deviceNsPerTick = k;
+    out->offsetLowNs = lo;
+    out->offsetHighNs = hi;
+    out->sharedTimeBase = lo - 64 <= 0 && 0 <= hi + 64;
+    double shift = out->sharedTimeBase ? 0 : -0.5 * (lo + hi) / period;
+    out->timestampShiftTicks = (int64_t)(shift < 0 ? shift - 0.5 : shift + 0.5);
+  }
+  t->clocks = *out;
+  t->clocksChecked = VK_TRUE;
+done:
+#undef WT_TRY_
+  if (fence) vkDestroyFence(d, fence, t->allocator);
+  if (queries) vkDestroyQueryPool(d, queries, t->allocator);
+  if (pool) vkDestroyCommandPool(d, pool, t->allocator);
+  if (pipeline) vkDestroyPipeline(d, pipeline, t->allocator);
+  if (layout) vkDestroyPipelineLayout(d, layout, t->allocator);
+  if (module) vkDestroyShaderModule(d, module, t->allocator);
+  return r;
+}
+
+/* ---- .wtraw writer ---- */
+
+static void wtJsonString_(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+    else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
+    else fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
+static void wtStageList_(FILE *f, VkShaderStageFlags stages) {
+  fputc('[', f);
+  int first = 1;
+  for (uint32_t i = 0; i < WT_GRAPHICS_COMPUTE_STAGE_COUNT; i++) {
+    if (!(stages & wtStageBits_[i])) continue;
+    fprintf(f, "%s\"%s\"", first ? "" : ", ", wtStageNames_[i]);
+    first = 0;
+  }
+  fputc(']', f);
+}
+
+/* Writes the metadata JSON to f; returns 0 or -1. */
+static int wtWriteMetadata_(const wtTracer *t, FILE *f, const wtCaptureInfo *info, uint64_t captureStart, int haveStart) {
+  const wtCaps *c = &t->caps;
+  char when[32];
+  time_t now = time(NULL);
+  struct tm utc;
+#if defined(_WIN32)
+  gmtime_s(&utc, &now);
+#else
+  gmtime_r(&now, &utc);
+#endif
+  strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  fprintf(f, "{\n  \"tool\": ");
+  wtJsonString_(f, info && info->tool ? info->tool : "warptrace-vk");
+  fprintf(f, ", \"toolVersion\": ");
+  wtJsonString_(f, info && info->toolVersion ? info->toolVersion : "0.1.0");
+  fprintf(f, ",\n  \"capturedAt\": \"%s\", \"workload\": ", when);
+  wtJsonString_(f, info && info->workload ? info->workload : "capture");
+  fprintf(f, ",\n  \"parameters\": %s,\n", info && info->parametersJson ? info->parametersJson : "{}");
+  if (haveStart) fprintf(f, "  \"captureStartTicks\": \"%llu\",\n", (unsigned long long)captureStart);
+  fprintf(f, "  \"device\": {\n    \"name\": ");
+  wtJsonString_(f, c->deviceName);
+  fprintf(f, ", \"vendor\": ");
+  wtJsonString_(f, c->vendor);
+  fprintf(f, ", \"vendorId\": %u, \"deviceId\": %u,\n    \"api\": \"vulkan\", \"apiVersion\": \"%u.%u.%u\", \"driverVersion\": ",
+          c->vendorId, c->deviceId, VK_API_VERSION_MAJOR(c->apiVersion), VK_API_VERSION_MINOR(c->apiVersion),
+          VK_API_VERSION_PATCH(c->apiVersion));
+  wtJsonString_(f, c->driverVersionText);
+  fprintf(f, ", \"driverName\": ");
+  wtJsonString_(f, c->driverName);
+  if (c->smCount) fprintf(f, ",\n    \"smCount\": %u, \"warpsPerSm\": %u", c->smCount, c->warpsPerSm);
+  else fprintf(f, ",\n    \"smCount\": null, \"warpsPerSm\": null");
+  fprintf(f, ", \"subgroupSize\": %u,\n    \"subgroupStages\": ", c->subgroupSize);
+  wtStageList_(f, c->subgroupStages);
+  fprintf(f, ",\n    \"smBuiltins\": %s, \"smClock\": %s, \"deviceClock\": %s,\n", c->smBuiltins ? "true" : "false",
+          c->subgroupClock ? "true" : "false", c->deviceClock ? "true" : "false");
+  fprintf(f, "    \"deviceClockNsPerTick\": %.9g, \"timestampPeriodNs\": %.9g, \"smClockRateHz\": null\n  },\n",
+          t->clocksChecked ? t->clocks.deviceNsPerTick : 1.0, c->timestampPeriod);
+  fprintf(f, "  \"draws\": [");
+  for (uint32_t d = 0; d < t->drawCount; d++) {
+    static const char *const kinds[3] = {"draw", "dispatch", "trace-rays"};
+    fprintf(f, "%s\n    { \"label\": ", d ? "," : "");
+    wtJsonString_(f, t->labels[d].text);
+    fprintf(f, ", \"kind\": \"%s\" }", kinds[t->labels[d].kind]);
+  }
+  fprintf(f, "\n  ]");
+  if (info && info->overheadFrames > 0) {
+    fprintf(f, ",\n  \"overhead\": { \"plainFrameNs\": %.1f, \"tracedFrameNs\": %.1f, \"frames\": %u }", info->plainFrameNs,
+            info->tracedFrameNs, info->overheadFrames);
+  }
+  if (t->clocksChecked) {
+    const wtClockCheck *k = &t->clocks;
+    fprintf(f,
+            ",\n  \"clockCheck\": { \"samples\": %u, \"deviceNsPerTick\": %.9g, \"timestampMinusDeviceNs\": [%.0f, %.0f],"
+            " \"sharedTimeBase\": %s, \"timestampShiftTicks\": \"%lld\" }",
+            k->samples, k->deviceNsPerTick, k->offsetLowNs, k->offsetHighNs, k->sharedTimeBase ? "true" : "false",
+            (long long)k->timestampShiftTicks);
+  }
+  if (info && info->extraJson && info->extraJson[0]) fprintf(f, ",\n  %s", info->extraJson);
+  fprintf(f, "\n}\n");
+  return ferror(f) ? -1 : 0;
+}
+
+static void wtPutU32_(unsigned char *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+static void wtPutU64_(unsigned char *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+int wtWriteWtraw(wtTracer *t, const char *path, const wtCaptureInfo *info, wtCaptureStats *stats, char *err, size_t errSize) {
+  if (t->overflowDraws) {
+    snprintf(err, errSize, "%u draws past the tracer's maxDraws (%u): create the tracer with a larger maxDraws", t->overflowDraws,
+             t->maxDraws);
+    return -1;
+  }
+  if (!t->readbackCoherent) {
+    VkMappedMemoryRange range = {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE};
+    range.memory = t->readbackMemory;
+    range.size = VK_WHOLE_SIZE;
+    vkInvalidateMappedMemoryRanges(t->device, 1, &range);
+  }
+  const uint32_t *words = (const uint32_t *)t->readbackMap;
+  uint32_t counter = words[WT_BUFFER_WORD_COUNT];
+  uint32_t kept = counter < t->capacity ? counter : t->capacity;
+
+  /* Timestamps: query 0 = capture start, then (begin, end) per draw. */
+  uint32_t queryCount = 1 + 2 * t->drawCount;
+  uint64_t *ticks = (uint64_t *)calloc(queryCount * 2, sizeof(uint64_t));
+  int haveStart = 0;
+  if (!ticks) {
+    snprintf(err, errSize, "out of host memory");
+    return -1;
+  }
+  if (t->queries) {
+    /* Each query: value, availability. */
+    VkResult r = vkGetQueryPoolResults(t->device, t->queries, 0, queryCount, queryCount * 2 * sizeof(uint64_t), ticks,
+                                       2 * sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+    if (r != VK_SUCCESS && r != VK_NOT_READY) {
+      free(ticks);
+      snprintf(err, errSize, "vkGetQueryPoolResults failed (%d)", (int)r);
+      return -1;
+    }
+    uint64_t mask = t->caps.timestampValidBits >= 64 ? ~0ull : ((1ull << t->caps.timestampValidBits) - 1);
+    /* Into the device clock's time base (wtCheckClocks), so the decoder can compare them with shader clocks. */
+    int64_t shift = t->clocksChecked ? t->clocks.timestampShiftTicks : 0;
+    for (uint32_t q = 0; q < queryCount; q++) {
+      uint64_t v = ticks[2 * q] & mask;
+      int ok = ticks[2 * q + 1] != 0 && (shift >= 0 || v >= (uint64_t)(-shift));
+      ticks[2 * q] = ok ? v + (uint64_t)shift : WT_WTRAW_NO_TIMESTAMP;
+    }
+    haveStart = ticks[0] != WT_WTRAW_NO_TIMESTAMP;
+  }
+
+  size_t tmpLen = strlen(path) + 16;
+  char *tmp = (char *)malloc(tmpLen);
+  if (!tmp) {
+    free(ticks);
+    snprintf(err, errSize, "out of host memory");
+    return -1;
+  }
+  snprintf(tmp, tmpLen, "%s.tmp", path);
+  FILE *f = fopen(tmp, "wb");
+  if (!f) {
+    snprintf(err, errSize, "cannot write %s", tmp);
+    free(tmp);
+    free(ticks);
+    return -1;
+  }
+  /* Metadata goes first into a temporary stream so its length is known. */
+  FILE *meta = tmpfile();
+  int bad = meta == NULL || wtWriteMetadata_(t, meta, info, ticks[0], haveStart) != 0;
+  long metaLen = bad ? 0 : ftell(meta);
+  unsigned char header[WT_WTRAW_HEADER_BYTES] = {0};
+  wtPutU32_(header + 4 * WT_WTRAW_WORD_MAGIC, WT_WTRAW_MAGIC);
+  wtPutU32_(header + 4 * WT_WTRAW_WORD_VERSION, WT_WTRAW_VERSION);
+  wtPutU32_(header + 4 * WT_WTRAW_WORD_HEADER_BYTES, WT_WTRAW_HEADER_BYTES);
+  wtPutU32_(header + 4 * WT_WTRAW_WORD_METADATA_BYTES, (uint32_t)metaLen);
+  wtPutU32_(header + 4 * WT_WTRAW_WORD_RECORD_BYTES, WT_RECORD_BYTES);
+  wtPutU32_(header + 4 * WT_WTRAW_WORD_RECORD_COUNT, kept);
+  wtPutU32_(header + 4 * WT_WTRAW_WORD_COUNTER, counter);
+  wtPutU32_(header + 4 * WT_WTRAW_WORD_CAPACITY, t->capacity);
+  wtPutU32_(header + 4 * WT_WTRAW_WORD_TIMESTAMP_COUNT, t->queries ? t->drawCount : 0);
+  if (!bad) bad = fwrite(header, 1, sizeof header, f) != sizeof header;
+  if (!bad) {
+    rewind(meta);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, meta)) > 0)
+      if (fwrite(buf, 1, n, f) != n) bad = 1;
+    static const char spaces[WT_WTRAW_SECTION_ALIGN] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+    size_t pad = (WT_WTRAW_SECTION_ALIGN - (size_t)metaLen % WT_WTRAW_SECTION_ALIGN) % WT_WTRAW_SECTION_ALIGN;
+    if (fwrite(spaces, 1, pad, f) != pad) bad = 1;
+  }
+  if (!bad && t->queries) {
+    for (uint32_t d = 0; d < t->drawCount && !bad; d++) {
+      unsigned char pair[16];
+      uint64_t b = ticks[2 * (1 + 2 * d)], e = ticks[2 * (2 + 2 * d)];
+      if (b == WT_WTRAW_NO_TIMESTAMP || e == WT_WTRAW_NO_TIMESTAMP) b = e = WT_WTRAW_NO_TIMESTAMP;
+      wtPutU64_(pair, b);
+      wtPutU64_(pair + 8, e);
+      bad = fwrite(pair, 1, 16, f) != 16;
+    }
+  }
+  if (!bad) {
+    /* Little-endian hosts write the records as they are. */
+    const unsigned char *records = (const unsigned char *)(words + WT_BUFFER_HEADER_WORDS);
+    bad = fwrite(records, WT_RECORD_BYTES, kept, f) != kept;
+  }
+  if (meta) fclose(meta);
+  if (fclose(f) != 0) bad = 1;
+  free(ticks);
+  if (bad || rename(tmp, path) != 0) {
+    remove(tmp);
+    snprintf(err, errSize, "cannot write %s", path);
+    free(tmp);
+    return -1;
+  }
+  free(tmp);
+  if (stats) {
+    stats->counter = counter;
+    stats->capacity = t->capacity;
+    stats->kept = kept;
+    stats->draws = t->drawCount;
+  }
+  return 0;
+}
+
+#endif /* WARPTRACE_IMPLEMENTED */
+#endif /* WARPTRACE_IMPLEMENTATION */

@@ -1,0 +1,271 @@
+// warptrace.glsl: per-warp trace records for any shader stage.
+//
+// Include it right after #version (it declares the extensions it needs):
+//
+//   #version 460
+//   #extension GL_GOOGLE_include_directive : require
+//   #include "warptrace.glsl"
+//   void main() {
+//     wtBegin();
+//     ... the shader ...
+//     wtEnd(WT_STAGE_FS, uint(gl_PrimitiveID));
+//   }
+//
+// wtBegin() reads the start clock; wtEnd(stage, customId) reads the end clock,
+// then the device clock, and one lane per warp appends a 32-byte record (see
+// shared-schema/README.md). Without WT_ENABLE every wt* call compiles to
+// nothing: the same source builds the plain shader.
+//
+// Compile-time switches (glslangValidator -DNAME=VALUE); the capture tool sets
+// them from what the device reports:
+//   WT_ENABLE          define to trace
+//   WT_SET, WT_BINDING trace buffer at (set, binding), draw id at binding + 1 (7, 0)
+//   WT_SUBGROUP_CLOCK  1: VK_KHR_shader_clock shaderSubgroupClock (SM cycles)      (1)
+//   WT_DEVICE_CLOCK    1: VK_KHR_shader_clock shaderDeviceClock (global time)       (1)
+//   WT_SM_BUILTINS     1: VK_NV_shader_sm_builtins (gl_SMIDNV, gl_WarpIDNV)        (0)
+//   WT_SUBGROUP        1: basic + ballot subgroup ops work in this stage           (1)
+//                      0: every invocation writes its own record (PER_INVOCATION)
+//   WT_VARIANT         cost-breakdown experiments for bench/ (default: the record)
+//
+// Discard: lanes that discard before wtEnd are missing from the record's mask;
+// a warp whose lanes all discard writes no record and is not counted. Call
+// wtEnd before `discard` (wtEnd(...); if (kill) discard;) to keep such warps.
+// Fragment helper invocations never write and are left out of the mask.
+#ifndef WARPTRACE_GLSL
+#define WARPTRACE_GLSL
+
+#include "warptrace_layout.glsl"
+
+// Variants, cheapest first: each adds one cost to the previous one (bench only).
+#define WT_VARIANT_CLOCK 1      // SM clock at start and end, kept alive, no memory traffic
+#define WT_VARIANT_CLOCKS 2     // + device clock
+#define WT_VARIANT_BALLOT 3     // + ballot and leader election
+#define WT_VARIANT_ATOMIC 4     // + the atomic slot allocation
+#define WT_VARIANT_RECORD 5     // + the 32-byte record as two 16-byte stores (the default)
+#define WT_VARIANT_SCALAR 6     // the record as eight 4-byte stores
+#define WT_VARIANT_RECORD16 7   // a 16-byte record, one vector store (the 2016 tool's size)
+#define WT_VARIANT_NAIVE48 8    // 48 bytes: 64-bit clocks read at start and end, broadcast, 12 stores
+#define WT_VARIANT_EARLY 9      // the record, with the slot allocated in wtBegin (latency hidden)
+
+#ifndef WT_ENABLE
+
+#define wtBegin()
+#define wtEnd(stage, customId)
+
+#else // WT_ENABLE
+
+#ifndef WT_SET
+#define WT_SET 7
+#endif
+#ifndef WT_BINDING
+#define WT_BINDING 0
+#endif
+#ifndef WT_SUBGROUP_CLOCK
+#define WT_SUBGROUP_CLOCK 1
+#endif
+#ifndef WT_DEVICE_CLOCK
+#define WT_DEVICE_CLOCK 1
+#endif
+#ifndef WT_SM_BUILTINS
+#define WT_SM_BUILTINS 0
+#endif
+#ifndef WT_SUBGROUP
+#define WT_SUBGROUP 1
+#endif
+#ifndef WT_VARIANT
+#define WT_VARIANT WT_VARIANT_RECORD
+#endif
+#if !WT_SUBGROUP_CLOCK && !WT_DEVICE_CLOCK
+#error "warptrace needs a shader clock (VK_KHR_shader_clock: shaderSubgroupClock or shaderDeviceClock)"
+#endif
+
+#if WT_SUBGROUP_CLOCK
+#extension GL_ARB_shader_clock : require
+#endif
+#if WT_DEVICE_CLOCK
+#extension GL_EXT_shader_realtime_clock : require
+#endif
+#if WT_SM_BUILTINS
+#extension GL_NV_shader_sm_builtins : require
+#endif
+#if WT_SUBGROUP
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#endif
+#if WT_VARIANT == WT_VARIANT_NAIVE48
+#extension GL_ARB_gpu_shader_int64 : require
+#endif
+
+layout(std430, set = WT_SET, binding = WT_BINDING) buffer WarpTraceBuffer {
+  uint wtCount;     // every record a shader tried to write
+  uint wtCapacity;  // records that fit (the host writes it; shaders use the array length)
+  uint wtFlags;
+  uint wtReserved;
+  uvec4 wtRecords[];  // record k = wtRecords[2k], wtRecords[2k + 1]
+};
+
+layout(std140, set = WT_SET, binding = WT_BINDING + 1) uniform WarpTraceDraw {
+  uint wtDrawId;
+};
+
+// The clock of CLOCK_START/CLOCK_END: SM cycles when available, else device ticks.
+#if WT_SUBGROUP_CLOCK
+#define wtClock_() clock2x32ARB().x
+#define WT_CLOCK_FLAGS_ (WT_FLAG_SM_CLOCK | (WT_DEVICE_CLOCK != 0 ? WT_FLAG_DEVICE_CLOCK : 0u))
+#else
+#define wtClock_() clockRealtime2x32EXT().x
+#define WT_CLOCK_FLAGS_ WT_FLAG_DEVICE_CLOCK
+#endif
+
+#if WT_SM_BUILTINS
+#define wtSmSlot_() ((uint(gl_SMIDNV) & WT_IDS_SM_MASK) | ((uint(gl_WarpIDNV) & WT_IDS_SLOT_MASK) << WT_IDS_SLOT_SHIFT))
+#else
+#define wtSmSlot_() (WT_UNKNOWN_SM | (WT_UNKNOWN_SLOT << WT_IDS_SLOT_SHIFT))
+#endif
+
+#if WT_SUBGROUP
+#define WT_RECORD_FLAGS_ WT_CLOCK_FLAGS_
+#else
+#define WT_RECORD_FLAGS_ (WT_CLOCK_FLAGS_ | WT_FLAG_PER_INVOCATION)
+#endif
+
+// Fragment helper invocations run for derivatives only: their stores are
+// discarded, so they must neither write nor count as active lanes.
+#ifdef GL_FRAGMENT_SHADER
+#define wtLive_() (!gl_HelperInvocation)
+#else
+#define wtLive_() true
+#endif
+
+#if WT_VARIANT == WT_VARIANT_NAIVE48
+uint64_t wtStart64_;
+uint64_t wtStartDevice64_;
+#else
+uint wtStart_;
+#endif
+#if WT_VARIANT == WT_VARIANT_EARLY
+uint wtSlot_;
+#endif
+
+// Never true: keeps a value alive (so the compiler cannot drop the work that
+// made it) without a store in the common path.
+#define wtKeep_(value) if ((value) == 0x9e3779b9u) wtFlags = (value)
+
+void wtBegin() {
+#if WT_VARIANT == WT_VARIANT_NAIVE48
+  wtStart64_ = clockARB();
+  wtStartDevice64_ = clockRealtimeEXT();
+#else
+  wtStart_ = wtClock_();
+#endif
+#if WT_VARIANT == WT_VARIANT_EARLY
+#if WT_SUBGROUP
+  uint slot = 0u;
+  if (subgroupElect()) slot = atomicAdd(wtCount, 1u);
+  wtSlot_ = subgroupBroadcastFirst(slot);
+#else
+  wtSlot_ = atomicAdd(wtCount, 1u);
+#endif
+#endif
+}
+
+// Stores record `slot` (two 16-byte stores) unless it is past the buffer's end.
+void wtStore_(uint slot, uvec4 first, uvec4 second) {
+  if (slot < uint(wtRecords.length()) >> 1) {
+    wtRecords[2u * slot] = first;
+    wtRecords[2u * slot + 1u] = second;
+  }
+}
+
+void wtEnd(uint stage, uint customId) {
+#if WT_VARIANT == WT_VARIANT_NAIVE48
+  uint64_t end64 = clockARB();
+  uint64_t endDevice64 = clockRealtimeEXT();
+#else
+  uint end = wtClock_();
+#if WT_SUBGROUP_CLOCK && WT_DEVICE_CLOCK && WT_VARIANT >= WT_VARIANT_CLOCKS
+  uint device = clockRealtime2x32EXT().x;
+#else
+  uint device = 0u;
+#endif
+#endif
+
+#if WT_VARIANT == WT_VARIANT_CLOCK || WT_VARIANT == WT_VARIANT_CLOCKS
+  wtKeep_(end - wtStart_ + device);
+#else
+  uint ids = wtSmSlot_() | (stage << WT_IDS_STAGE_SHIFT) | (WT_RECORD_FLAGS_ << WT_IDS_FLAGS_SHIFT);
+#if WT_SUBGROUP
+  uvec4 ballot = subgroupBallot(wtLive_());
+  bool leader = wtLive_() && subgroupBallotFindLSB(ballot) == gl_SubgroupInvocationID;
+  uvec2 mask = ballot.xy;
+#else
+  bool leader = wtLive_();
+  uvec2 mask = uvec2(1u, 0u);
+#endif
+
+#if WT_VARIANT == WT_VARIANT_BALLOT
+  wtKeep_(end - wtStart_ + device + mask.x + (leader ? ids : 0u));
+#elif WT_VARIANT == WT_VARIANT_ATOMIC
+  if (leader) {
+    uint slot = atomicAdd(wtCount, 1u);
+    wtKeep_(slot + end - wtStart_ + device + mask.x + ids);
+  }
+#elif WT_VARIANT == WT_VARIANT_RECORD
+  if (leader) {
+    uint slot = atomicAdd(wtCount, 1u);
+    wtStore_(slot, uvec4(wtStart_, end, device, mask.y), uvec4(ids, wtDrawId, customId, mask.x));
+  }
+#elif WT_VARIANT == WT_VARIANT_EARLY
+  if (leader) wtStore_(wtSlot_, uvec4(wtStart_, end, device, mask.y), uvec4(ids, wtDrawId, customId, mask.x));
+#elif WT_VARIANT == WT_VARIANT_SCALAR
+  if (leader) {
+    uint slot = atomicAdd(wtCount, 1u);
+    if (slot < uint(wtRecords.length()) >> 1) {
+      uint k = 2u * slot;
+      wtRecords[k].x = wtStart_;
+      wtRecords[k].y = end;
+      wtRecords[k].z = device;
+      wtRecords[k].w = mask.y;
+      wtRecords[k + 1u].x = ids;
+      wtRecords[k + 1u].y = wtDrawId;
+      wtRecords[k + 1u].z = customId;
+      wtRecords[k + 1u].w = mask.x;
+    }
+  }
+#elif WT_VARIANT == WT_VARIANT_RECORD16
+  if (leader) {
+    uint slot = atomicAdd(wtCount, 1u);
+    if (slot < uint(wtRecords.length())) wtRecords[slot] = uvec4(wtStart_, end, ids, (wtDrawId << 16) | (customId & 0xffffu));
+  }
+#elif WT_VARIANT == WT_VARIANT_NAIVE48
+  // The first prototype: every lane computes everything, the leader's values
+  // are broadcast, twelve narrow stores.
+  uint slot = 0u;
+  if (leader) slot = atomicAdd(wtCount, 1u);
+#if WT_SUBGROUP
+  slot = subgroupBroadcastFirst(slot);
+  customId = subgroupBroadcastFirst(customId);
+#endif
+  if (leader && slot < uint(wtRecords.length()) / 3u) {
+    uint k = 3u * slot;
+    wtRecords[k].x = uint(wtStart64_);
+    wtRecords[k].y = uint(wtStart64_ >> 32);
+    wtRecords[k].z = uint(end64);
+    wtRecords[k].w = uint(end64 >> 32);
+    wtRecords[k + 1u].x = uint(wtStartDevice64_);
+    wtRecords[k + 1u].y = uint(wtStartDevice64_ >> 32);
+    wtRecords[k + 1u].z = uint(endDevice64);
+    wtRecords[k + 1u].w = uint(endDevice64 >> 32);
+    wtRecords[k + 2u].x = ids;
+    wtRecords[k + 2u].y = wtDrawId;
+    wtRecords[k + 2u].z = customId;
+    wtRecords[k + 2u].w = mask.x;
+  }
+#else
+#error "unknown WT_VARIANT"
+#endif
+#endif // variants past CLOCKS
+}
+
+#endif // WT_ENABLE
+#endif // WARPTRACE_GLSL

@@ -1,0 +1,139 @@
+/**
+ * Turns `warptrace instrument` / `warptrace capture --instrument` flags into
+ * InstrumentOptions. Pure (no I/O) so both commands and the tests share it.
+ */
+import {
+  CUSTOM_ID_SOURCES,
+  DEFAULT_CUSTOM_IDS,
+  INSTRUMENTED_STAGES,
+  LEGACY_SUBGROUP_MODES,
+  TARGETS,
+  checkOptions,
+  customIdsFor,
+  targetOptions,
+  type CustomIdSource,
+  type DiscardMode,
+  DISCARD_MODES,
+  type InstrumentOptions,
+  type InstrumentedStage,
+  type LegacySubgroupMode,
+  type TargetName,
+} from './options.js';
+
+export interface InstrumentFlags {
+  readonly target?: string | undefined;
+  readonly set?: string | undefined;
+  readonly binding?: string | undefined;
+  readonly smBuiltins?: boolean | undefined;
+  readonly noSmBuiltins?: boolean | undefined;
+  readonly subgroupStages?: string | undefined;
+  readonly clocks?: string | undefined;
+  readonly stageId?: readonly string[] | undefined;
+  readonly legacySubgroup?: string | undefined;
+  readonly entry?: readonly string[] | undefined;
+  readonly discard?: string | undefined;
+}
+
+/** util.parseArgs option table for the flags above. */
+export const INSTRUMENT_ARG_OPTIONS = {
+  target: { type: 'string' },
+  set: { type: 'string' },
+  binding: { type: 'string' },
+  'sm-builtins': { type: 'boolean' },
+  'no-sm-builtins': { type: 'boolean' },
+  'subgroup-stages': { type: 'string' },
+  clocks: { type: 'string' },
+  'stage-id': { type: 'string', multiple: true },
+  'legacy-subgroup': { type: 'string' },
+  entry: { type: 'string', multiple: true },
+  discard: { type: 'string' },
+} as const;
+
+export const INSTRUMENT_FLAGS_HELP = `Target (what the device supports; the GLSL library adapts the same way):
+  --target T            ${Object.entries(TARGETS)
+    .map(([name, t]) => `${name}: ${t.text}`)
+    .join('\n                        ')}
+                        (default nvidia)
+  --sm-builtins, --no-sm-builtins
+                        record gl_SMIDNV / gl_WarpIDNV, or SM 0xffff / slot 0xff
+  --subgroup-stages L   stages with subgroup operations, e.g. fs,cs or none: one
+                        record per warp there, one per invocation elsewhere
+  --clocks C            sm,device (default) | device | sm
+  --legacy-subgroup M   for SPIR-V 1.0-1.2 modules: upgrade (default: raise to 1.3,
+                        needs a Vulkan 1.1 application) | khr-ballot (keep the
+                        version, SPV_KHR_shader_ballot) | per-invocation
+Trace buffer:
+  --set N               descriptor set of the trace buffer and draw-id block (default 7)
+  --binding M           trace buffer binding (default 0); the draw-id block takes M+1
+Records:
+  --stage-id S=SRC,...  custom id per stage (repeatable). Sources:
+${(Object.keys(CUSTOM_ID_SOURCES) as CustomIdSource[]).map((s) => `                          ${s.padEnd(23)}${CUSTOM_ID_SOURCES[s].stages.join('/')}: ${CUSTOM_ID_SOURCES[s].text}`).join('\n')}
+                        defaults: ${INSTRUMENTED_STAGES.map((s) => `${s.toLowerCase()}=${DEFAULT_CUSTOM_IDS[s]}`).join(', ')}
+  --discard D           fragment lanes that discard: defer (default: they leave the
+                        shader at once, are counted in their warp's record, and are
+                        killed after it) | kill (as written: they record nothing, a
+                        warp whose lanes all discard writes no record)
+  --entry NAME          instrument only this entry point (repeatable; default all)`;
+
+export class FlagError extends Error {
+  override readonly name = 'FlagError';
+}
+
+export function optionsFromFlags(flags: InstrumentFlags): InstrumentOptions {
+  const target = flags.target ?? 'nvidia';
+  if (!(target in TARGETS)) throw new FlagError(`unknown --target "${target}" (${Object.keys(TARGETS).join(', ')})`);
+  let options: InstrumentOptions = targetOptions(target as TargetName);
+  const patch = (p: Partial<InstrumentOptions>) => (options = { ...options, ...p });
+
+  if (flags.set !== undefined) patch({ set: parseU32(flags.set, '--set') });
+  if (flags.binding !== undefined) patch({ binding: parseU32(flags.binding, '--binding') });
+  if (flags.smBuiltins && flags.noSmBuiltins) throw new FlagError('--sm-builtins and --no-sm-builtins contradict each other');
+  if (flags.smBuiltins) patch({ smBuiltins: true });
+  if (flags.noSmBuiltins) patch({ smBuiltins: false });
+  if (flags.subgroupStages !== undefined) patch({ subgroupStages: parseStages(flags.subgroupStages) });
+  if (flags.clocks !== undefined) {
+    const parts = new Set(flags.clocks.split(',').map((s) => s.trim().toLowerCase()));
+    for (const p of parts) if (p !== 'sm' && p !== 'device') throw new FlagError(`--clocks takes sm, device or sm,device, not "${p}"`);
+    patch({ subgroupClock: parts.has('sm'), deviceClock: parts.has('device') });
+  }
+  if (flags.legacySubgroup !== undefined) {
+    if (!(LEGACY_SUBGROUP_MODES as readonly string[]).includes(flags.legacySubgroup)) throw new FlagError(`--legacy-subgroup takes ${LEGACY_SUBGROUP_MODES.join(', ')}`);
+    patch({ legacySubgroup: flags.legacySubgroup as LegacySubgroupMode });
+  }
+  if (flags.discard !== undefined) {
+    if (!(DISCARD_MODES as readonly string[]).includes(flags.discard)) throw new FlagError(`--discard takes ${DISCARD_MODES.join(', ')}`);
+    patch({ discard: flags.discard as DiscardMode });
+  }
+  if (flags.stageId !== undefined) {
+    const customIds: Record<InstrumentedStage, CustomIdSource> = { ...options.customIds };
+    for (const item of flags.stageId.flatMap((s) => s.split(','))) {
+      const [stageText, source] = item.split('=').map((s) => s.trim());
+      const stage = instrumentedStage(stageText ?? '', '--stage-id');
+      if (source === undefined || !(source in CUSTOM_ID_SOURCES)) {
+        throw new FlagError(`--stage-id ${item}: expected STAGE=SOURCE with SOURCE one of ${customIdsFor(stage).join(', ')}`);
+      }
+      customIds[stage] = source as CustomIdSource;
+    }
+    patch({ customIds });
+  }
+  if (flags.entry !== undefined && flags.entry.length > 0) patch({ entryPoints: [...flags.entry] });
+  const problem = checkOptions(options);
+  if (problem !== null) throw new FlagError(problem);
+  return options;
+}
+
+function parseU32(text: string, flag: string): number {
+  if (!/^\d+$/.test(text) || Number(text) > 0xfffffffe) throw new FlagError(`${flag} takes a non-negative integer, not "${text}"`);
+  return Number(text);
+}
+
+function parseStages(text: string): InstrumentedStage[] {
+  if (text.trim().toLowerCase() === 'none') return [];
+  return [...new Set(text.split(',').map((s) => instrumentedStage(s.trim(), '--subgroup-stages')))];
+}
+
+function instrumentedStage(text: string, flag: string): InstrumentedStage {
+  const name = INSTRUMENTED_STAGES.find((s) => s === text.toUpperCase());
+  if (name === undefined) throw new FlagError(`${flag}: "${text}" is not one of ${INSTRUMENTED_STAGES.map((s) => s.toLowerCase()).join(', ')}`);
+  return name;
+}

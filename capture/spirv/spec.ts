@@ -1,0 +1,210 @@
+/**
+ * The subset of the SPIR-V specification (unified headers, 1.6 rev. 2) the
+ * reader, writer and instrumenter need. Values are the spec's enumerants;
+ * the tests assemble every instrumented module through Debian's spirv-val,
+ * which catches a wrong number.
+ */
+
+export const SPIRV_MAGIC = 0x07230203;
+/** Header words: magic, version, generator, bound, schema. */
+export const HEADER_WORDS = 5;
+
+/** Version word for SPIR-V major.minor (0x00MMmm00). */
+export function spirvVersion(major: number, minor: number): number {
+  return (major << 16) | (minor << 8);
+}
+export const SPIRV_1_0 = spirvVersion(1, 0);
+export const SPIRV_1_3 = spirvVersion(1, 3);
+export const SPIRV_1_4 = spirvVersion(1, 4);
+export const SPIRV_1_6 = spirvVersion(1, 6);
+
+export function formatSpirvVersion(version: number): string {
+  return `${(version >>> 16) & 0xff}.${(version >>> 8) & 0xff}`;
+}
+
+export const Op = {
+  Nop: 0,
+  Undef: 1,
+  SourceContinued: 2,
+  Source: 3,
+  SourceExtension: 4,
+  Name: 5,
+  MemberName: 6,
+  String: 7,
+  Line: 8,
+  Extension: 10,
+  ExtInstImport: 11,
+  ExtInst: 12,
+  MemoryModel: 14,
+  EntryPoint: 15,
+  ExecutionMode: 16,
+  Capability: 17,
+  TypeVoid: 19,
+  TypeBool: 20,
+  TypeInt: 21,
+  TypeFloat: 22,
+  TypeVector: 23,
+  TypeRuntimeArray: 29,
+  TypeStruct: 30,
+  TypePointer: 32,
+  TypeFunction: 33,
+  TypePipe: 38,
+  TypeForwardPointer: 39,
+  TypePipeStorage: 322,
+  TypeNamedBarrier: 327,
+  TypeRayQueryKHR: 4472,
+  TypeAccelerationStructureKHR: 5341,
+  ConstantTrue: 41,
+  ConstantFalse: 42,
+  Constant: 43,
+  Function: 54,
+  FunctionParameter: 55,
+  FunctionEnd: 56,
+  FunctionCall: 57,
+  Variable: 59,
+  Load: 61,
+  Store: 62,
+  AccessChain: 65,
+  ArrayLength: 68,
+  Decorate: 71,
+  MemberDecorate: 72,
+  DecorationGroup: 73,
+  GroupDecorate: 74,
+  GroupMemberDecorate: 75,
+  CompositeConstruct: 80,
+  CompositeExtract: 81,
+  ConvertFToU: 109,
+  Bitcast: 124,
+  IAdd: 128,
+  IMul: 132,
+  UDiv: 134,
+  IEqual: 170,
+  ULessThan: 176,
+  LogicalOr: 166,
+  LogicalAnd: 167,
+  LogicalNot: 168,
+  Select: 169,
+  ShiftLeftLogical: 196,
+  BitwiseOr: 197,
+  BitwiseAnd: 199,
+  AtomicIAdd: 234,
+  Phi: 245,
+  LoopMerge: 246,
+  SelectionMerge: 247,
+  Label: 248,
+  Branch: 249,
+  BranchConditional: 250,
+  Switch: 251,
+  Kill: 252,
+  Return: 253,
+  ReturnValue: 254,
+  Unreachable: 255,
+  NoLine: 317,
+  ModuleProcessed: 330,
+  ExecutionModeId: 331,
+  DecorateId: 332,
+  GroupNonUniformElect: 333,
+  GroupNonUniformBallot: 339,
+  TerminateInvocation: 4416,
+  SubgroupBallotKHR: 4421,
+  SubgroupFirstInvocationKHR: 4422,
+  ReadClockKHR: 5056,
+  DemoteToHelperInvocation: 5380,
+  IsHelperInvocationEXT: 5381,
+  DecorateString: 5632,
+  MemberDecorateString: 5633,
+} as const;
+
+export const Capability = {
+  Shader: 1,
+  Geometry: 2,
+  Tessellation: 3,
+  Kernel: 6,
+  GroupNonUniform: 61,
+  GroupNonUniformBallot: 64,
+  SubgroupBallotKHR: 4423,
+  ShaderClockKHR: 5055,
+  VulkanMemoryModel: 5345,
+  DemoteToHelperInvocation: 5379,
+  ShaderSMBuiltinsNV: 5373,
+} as const;
+
+export const Decoration = {
+  Block: 2,
+  BufferBlock: 3,
+  ArrayStride: 6,
+  BuiltIn: 11,
+  Flat: 14,
+  Volatile: 21,
+  NonWritable: 24,
+  Binding: 33,
+  DescriptorSet: 34,
+  Offset: 35,
+} as const;
+
+export const BuiltIn = {
+  PrimitiveId: 7,
+  InvocationId: 8,
+  FragCoord: 15,
+  HelperInvocation: 23,
+  NumWorkgroups: 24,
+  WorkgroupId: 26,
+  LocalInvocationIndex: 29,
+  SubgroupLocalInvocationId: 41,
+  VertexIndex: 42,
+  InstanceIndex: 43,
+  WarpIDNV: 5376,
+  SMIDNV: 5377,
+} as const;
+
+export const StorageClass = {
+  UniformConstant: 0,
+  Input: 1,
+  Uniform: 2,
+  Output: 3,
+  Workgroup: 4,
+  Private: 6,
+  Function: 7,
+  PushConstant: 9,
+  StorageBuffer: 12,
+} as const;
+
+export const ExecutionModel = {
+  Vertex: 0,
+  TessellationControl: 1,
+  TessellationEvaluation: 2,
+  Geometry: 3,
+  Fragment: 4,
+  GLCompute: 5,
+  Kernel: 6,
+  TaskNV: 5267,
+  MeshNV: 5268,
+  RayGenerationKHR: 5313,
+  IntersectionKHR: 5314,
+  AnyHitKHR: 5315,
+  ClosestHitKHR: 5316,
+  MissKHR: 5317,
+  CallableKHR: 5318,
+  TaskEXT: 5364,
+  MeshEXT: 5365,
+} as const;
+
+export const MemoryModel = { GLSL450: 1, Vulkan: 3 } as const;
+
+export const Scope = { CrossDevice: 0, Device: 1, Workgroup: 2, Subgroup: 3, Invocation: 4, QueueFamily: 5 } as const;
+
+export const MemorySemantics = { Relaxed: 0 } as const;
+
+export const Extension = {
+  shaderClock: 'SPV_KHR_shader_clock',
+  smBuiltins: 'SPV_NV_shader_sm_builtins',
+  shaderBallot: 'SPV_KHR_shader_ballot',
+  storageBuffer: 'SPV_KHR_storage_buffer_storage_class',
+  demoteToHelper: 'SPV_EXT_demote_to_helper_invocation',
+} as const;
+
+/** Human names for error messages. */
+export function executionModelName(model: number): string {
+  for (const [name, value] of Object.entries(ExecutionModel)) if (value === model) return name;
+  return `ExecutionModel(${model})`;
+}

@@ -1,0 +1,249 @@
+/**
+ * Code generation for one entry point's wrapper (Vulkan Vision style):
+ *
+ *   void wrapper() {
+ *     start = clock();                      // subgroup clock, else device clock
+ *     original_entry();
+ *     end = clock(); device = deviceClock();
+ *     if (!helper) {                         // fragment shaders only
+ *       mask = ballot(true);                 // per warp; per invocation: mask = 1
+ *       if (elect()) {
+ *         slot = atomicAdd(buf.count, 1);    // Device (QueueFamily) scope, relaxed
+ *         if (slot < buf.records.length() / 2) { buf.records[2 slot] = ...; buf.records[2 slot + 1] = ...; }
+ *       }
+ *     }
+ *     if (discarded) kill;                  // deferred discard (fragment), see discard.ts
+ *   }
+ *
+ * The record words are placed by shared-schema's RecordWord, so the layout
+ * is the GLSL library's by construction.
+ */
+import { BufferWord, RAW_UNKNOWN_SLOT, RAW_UNKNOWN_SM, RECORD_WORDS, RecordFlag, RecordWord, packIds, PackedIds } from '../../shared-schema/raw-layout.js';
+import { instruction, type Instruction } from './binary.js';
+import { CommonDeclarations, RECORDS_MEMBER, RECORD_VECTOR_WORDS, VECTORS_PER_RECORD, type BuiltinShape, type BuiltinVariable } from './declarations.js';
+import type { CustomIdSource, InstrumentedStage } from './options.js';
+import { stageCode } from './options.js';
+import { BuiltIn, MemorySemantics, Op, Scope, StorageClass } from './spec.js';
+
+/** How the warp's lanes are combined into one record. */
+export type SubgroupMode = 'core' | 'khr-ballot' | 'none';
+
+export interface WrapperPlan {
+  readonly stage: InstrumentedStage;
+  readonly originalFunction: number;
+  /** The entry point's interface ids (its own built-in variables are reused). */
+  readonly entryInterface: readonly number[];
+  readonly subgroup: SubgroupMode;
+  readonly smBuiltins: boolean;
+  readonly subgroupClock: boolean;
+  readonly deviceClock: boolean;
+  readonly customId: CustomIdSource;
+  /** Memory scope of the slot atomic: Device, or QueueFamily under the Vulkan memory model. */
+  readonly atomicScope: number;
+  /** Fragment: use OpIsHelperInvocationEXT (modules that demote) instead of the HelperInvocation built-in. */
+  readonly helperViaInstruction: boolean;
+  readonly set: number;
+  readonly binding: number;
+  /** Deferred discard: the flag the shader sets, and the instruction that ends such lanes after the record. */
+  readonly discard: { readonly flag: number; readonly killOpcode: number } | null;
+}
+
+export interface Wrapper {
+  readonly functionId: number;
+  readonly code: Instruction[];
+  /** Global variables the wrapper uses (for OpEntryPoint's interface). */
+  readonly globals: number[];
+  /** The record flags this wrapper writes. */
+  readonly flags: number;
+}
+
+export function recordFlags(plan: Pick<WrapperPlan, 'subgroup' | 'subgroupClock' | 'deviceClock'>): number {
+  return (plan.subgroupClock ? RecordFlag.SM_CLOCK : 0) | (plan.deviceClock ? RecordFlag.DEVICE_CLOCK : 0) | (plan.subgroup === 'none' ? RecordFlag.PER_INVOCATION : 0);
+}
+
+export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrapper {
+  const g = new FunctionCode(decl, plan.stage === 'FS', plan.entryInterface);
+  const fragment = plan.stage === 'FS';
+  const flags = recordFlags(plan);
+  const functionId = g.id();
+  g.op(Op.Function, decl.void, functionId, 0, decl.voidFunction);
+  g.label(g.id());
+
+  const primaryScope = plan.subgroupClock ? Scope.Subgroup : Scope.Device;
+  const start = g.clockLow(primaryScope);
+  g.value(Op.FunctionCall, decl.void, plan.originalFunction);
+  const end = g.clockLow(primaryScope);
+  // Without the SM clock, CLOCK_START/END are device ticks already and DEVICE_CLOCK stays 0 (as in the GLSL library).
+  const device = plan.subgroupClock && plan.deviceClock ? g.clockLow(Scope.Device) : decl.u32(0);
+
+  const trace = g.global(decl.traceBuffer(plan.set, plan.binding));
+  const traceUint = decl.pointer(decl.traceStorageClass, decl.uint);
+
+  const writeRecord = (maskLo: () => number, maskHi: () => number) => {
+    const countPtr = g.value(Op.AccessChain, traceUint, trace, decl.u32(BufferWord.COUNT));
+    const slot = g.value(Op.AtomicIAdd, decl.uint, countPtr, decl.u32(plan.atomicScope), decl.u32(MemorySemantics.Relaxed), decl.u32(1));
+    // Like the GLSL library, bound the slot by the buffer's real size (not the host-written CAPACITY word).
+    const vectors = g.value(Op.ArrayLength, decl.uint, trace, RECORDS_MEMBER);
+    const capacity = g.value(Op.UDiv, decl.uint, vectors, decl.u32(VECTORS_PER_RECORD));
+    const fits = g.value(Op.ULessThan, decl.bool, slot, capacity);
+    g.ifThen(fits, () => {
+      const words = new Array<number>(RECORD_WORDS);
+      words[RecordWord.CLOCK_START] = start;
+      words[RecordWord.CLOCK_END] = end;
+      words[RecordWord.DEVICE_CLOCK] = device;
+      words[RecordWord.ACTIVE_MASK_HI] = maskHi();
+      words[RecordWord.PACKED_IDS] = packedIds(g, plan, flags);
+      const drawPtr = g.value(Op.AccessChain, decl.pointer(StorageClass.Uniform, decl.uint), g.global(decl.drawIdBlock(plan.set, plan.binding + 1)), decl.u32(0));
+      words[RecordWord.DRAW_ID] = g.value(Op.Load, decl.uint, drawPtr);
+      words[RecordWord.CUSTOM_ID] = customId(g, plan.customId);
+      words[RecordWord.ACTIVE_MASK_LO] = maskLo();
+      const first = g.value(Op.IMul, decl.uint, slot, decl.u32(VECTORS_PER_RECORD));
+      const recordVector = decl.pointer(decl.traceStorageClass, decl.uvec4);
+      for (let v = 0; v < VECTORS_PER_RECORD; v++) {
+        const index = v === 0 ? first : g.value(Op.IAdd, decl.uint, first, decl.u32(v));
+        const value = g.value(Op.CompositeConstruct, decl.uvec4, ...words.slice(v * RECORD_VECTOR_WORDS, (v + 1) * RECORD_VECTOR_WORDS));
+        const pointer = g.value(Op.AccessChain, recordVector, trace, decl.u32(RECORDS_MEMBER), index);
+        g.op(Op.Store, pointer, value);
+      }
+    });
+  };
+
+  const perWarp = () => {
+    let ballot: number;
+    let elected: number;
+    if (plan.subgroup === 'core') {
+      ballot = g.value(Op.GroupNonUniformBallot, decl.uvec4, decl.u32(Scope.Subgroup), decl.true);
+      elected = g.value(Op.GroupNonUniformElect, decl.bool, decl.u32(Scope.Subgroup));
+    } else {
+      ballot = g.value(Op.SubgroupBallotKHR, decl.uvec4, decl.true);
+      const lane = g.loadUint(g.builtin(BuiltIn.SubgroupLocalInvocationId, 'uint'));
+      const firstLane = g.value(Op.SubgroupFirstInvocationKHR, decl.uint, lane);
+      elected = g.value(Op.IEqual, decl.bool, lane, firstLane);
+    }
+    g.ifThen(elected, () =>
+      writeRecord(
+        () => g.value(Op.CompositeExtract, decl.uint, ballot, 0),
+        () => g.value(Op.CompositeExtract, decl.uint, ballot, 1),
+      ),
+    );
+  };
+  const body = plan.subgroup === 'none' ? () => writeRecord(() => decl.u32(1), () => decl.u32(0)) : perWarp;
+
+  if (fragment) {
+    // Helper invocations' stores are discarded: an elected helper would lose the warp's record.
+    const helper = plan.helperViaInstruction ? g.value(Op.IsHelperInvocationEXT, decl.bool) : g.load(g.builtin(BuiltIn.HelperInvocation, 'bool'));
+    g.ifThen(g.value(Op.LogicalNot, decl.bool, helper), body);
+  } else {
+    body();
+  }
+  if (plan.discard !== null) {
+    // Lanes that discarded took part in the record above; end them now.
+    const discarded = g.value(Op.Load, decl.bool, g.global(plan.discard.flag));
+    const kill = g.id();
+    const done = g.id();
+    g.op(Op.SelectionMerge, done, 0);
+    g.op(Op.BranchConditional, discarded, kill, done);
+    g.label(kill);
+    g.op(plan.discard.killOpcode);
+    g.label(done);
+  }
+  g.op(Op.Return);
+  g.op(Op.FunctionEnd);
+  return { functionId, code: g.code, globals: [...g.globals], flags };
+}
+
+function packedIds(g: FunctionCode, plan: WrapperPlan, flags: number): number {
+  const { decl } = g;
+  const stage = stageCode(plan.stage);
+  if (!plan.smBuiltins) return decl.u32(packIds(RAW_UNKNOWN_SM, RAW_UNKNOWN_SLOT, stage, flags));
+  const sm = g.value(Op.BitwiseAnd, decl.uint, g.loadUint(g.builtin(BuiltIn.SMIDNV, 'uint')), decl.u32(PackedIds.SM_MASK));
+  const warp = g.value(Op.BitwiseAnd, decl.uint, g.loadUint(g.builtin(BuiltIn.WarpIDNV, 'uint')), decl.u32(PackedIds.SLOT_MASK));
+  const ids = g.value(Op.BitwiseOr, decl.uint, g.value(Op.ShiftLeftLogical, decl.uint, warp, decl.u32(PackedIds.SLOT_SHIFT)), sm);
+  return g.value(Op.BitwiseOr, decl.uint, ids, decl.u32(packIds(0, 0, stage, flags)));
+}
+
+function customId(g: FunctionCode, source: CustomIdSource): number {
+  const { decl } = g;
+  switch (source) {
+    case 'none':
+      return decl.u32(0);
+    case 'vertex-index':
+      return g.loadUint(g.builtin(BuiltIn.VertexIndex, 'int'));
+    case 'instance-index':
+      return g.loadUint(g.builtin(BuiltIn.InstanceIndex, 'int'));
+    case 'primitive-id':
+      return g.loadUint(g.builtin(BuiltIn.PrimitiveId, 'int'));
+    case 'invocation-id':
+      return g.loadUint(g.builtin(BuiltIn.InvocationId, 'int'));
+    case 'local-invocation-index':
+      return g.loadUint(g.builtin(BuiltIn.LocalInvocationIndex, 'uint'));
+    case 'workgroup-id': {
+      // x + numX * (y + numY * z)
+      const id = g.load(g.builtin(BuiltIn.WorkgroupId, 'uvec3'));
+      const count = g.load(g.builtin(BuiltIn.NumWorkgroups, 'uvec3'));
+      const c = (v: number, i: number) => g.value(Op.CompositeExtract, decl.uint, v, i);
+      const yz = g.value(Op.IAdd, decl.uint, c(id, 1), g.value(Op.IMul, decl.uint, c(count, 1), c(id, 2)));
+      return g.value(Op.IAdd, decl.uint, c(id, 0), g.value(Op.IMul, decl.uint, c(count, 0), yz));
+    }
+    case 'frag-coord': {
+      const coord = g.load(g.builtin(BuiltIn.FragCoord, 'vec4'));
+      const axis = (i: number) => g.value(Op.ConvertFToU, decl.uint, g.value(Op.CompositeExtract, decl.float, coord, i));
+      return g.value(Op.BitwiseOr, decl.uint, axis(0), g.value(Op.ShiftLeftLogical, decl.uint, axis(1), decl.u32(16)));
+    }
+  }
+}
+
+/** Accumulates one function's instructions, allocating result ids from the module. */
+class FunctionCode {
+  readonly code: Instruction[] = [];
+  readonly globals = new Set<number>();
+  constructor(
+    readonly decl: CommonDeclarations,
+    private readonly fragment: boolean,
+    private readonly entryInterface: readonly number[],
+  ) {}
+
+  id(): number {
+    return this.decl.editor.allocId();
+  }
+  op(opcode: number, ...operands: number[]): void {
+    this.code.push(instruction(opcode, operands));
+  }
+  value(opcode: number, type: number, ...operands: number[]): number {
+    const id = this.id();
+    this.op(opcode, type, id, ...operands);
+    return id;
+  }
+  label(id: number): void {
+    this.op(Op.Label, id);
+  }
+  global(variable: number): number {
+    this.globals.add(variable);
+    return variable;
+  }
+  builtin(builtIn: number, shape: BuiltinShape): BuiltinVariable {
+    return this.decl.builtin(builtIn, shape, this.fragment, this.entryInterface);
+  }
+  load(builtin: BuiltinVariable): number {
+    return this.value(Op.Load, builtin.typeId, this.global(builtin.id));
+  }
+  loadUint(builtin: BuiltinVariable): number {
+    const value = this.load(builtin);
+    return builtin.shape === 'int' ? this.value(Op.Bitcast, this.decl.uint, value) : value;
+  }
+  clockLow(scope: number): number {
+    const clock = this.value(Op.ReadClockKHR, this.decl.uvec2, this.decl.u32(scope));
+    return this.value(Op.CompositeExtract, this.decl.uint, clock, 0);
+  }
+  /** A structured `if (condition) { then() }`. */
+  ifThen(condition: number, then: () => void): void {
+    const body = this.id();
+    const merge = this.id();
+    this.op(Op.SelectionMerge, merge, 0);
+    this.op(Op.BranchConditional, condition, body, merge);
+    this.label(body);
+    then();
+    this.op(Op.Branch, merge);
+    this.label(merge);
+  }
+}
