@@ -185,6 +185,7 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
     stages,
     maxPerKind: thresholds.maxFindingsPerKind,
     stallOccupancyShare: thresholds.stallOccupancyShare,
+    leftoverMinNs: thresholds.leftoverMinNs,
   });
   const topStalls = stalls.stalls.slice(0, thresholds.maxFindingsPerKind);
   const topLeftovers = [...leftovers]

@@ -19,6 +19,8 @@ export interface FindingInputs {
   readonly caps: readonly OccupancyCap[];
   readonly stages: readonly StageSummary[];
   readonly maxPerKind: number;
+  /** thresholds.leftoverMinNs: least exposed (not hidden) tail for a finding. */
+  readonly leftoverMinNs: number;
   /** thresholds.stallOccupancyShare, for the stall text. */
   readonly stallOccupancyShare: number;
 }
@@ -55,7 +57,9 @@ export function buildFindings(input: FindingInputs): Finding[] {
     });
   }
 
-  for (const l of pick(input.leftovers, (x) => x.tailNs - x.overlappedNs)) {
+  // A tail hidden behind other draws costs nothing: only exposed tails become findings.
+  const exposedLeftovers = input.leftovers.filter((x) => x.tailNs - x.overlappedNs >= input.leftoverMinNs);
+  for (const l of pick(exposedLeftovers, (x) => x.tailNs - x.overlappedNs)) {
     const stages = [...new Set(l.tailWarps.map((t) => t.stage))].join('/');
     const sms = [...new Set(l.tailWarps.map((t) => t.sm))];
     const first = l.tailWarps[0]!;

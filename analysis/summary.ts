@@ -279,7 +279,17 @@ export interface AnalysisSummary {
   readonly draws: DrawSummary[];
   readonly sms: SmSummary[];
   readonly syncs: { readonly count: number; readonly totalNs: number; readonly shareOfFrame: number; readonly gaps: SyncGap[]; readonly reliable: boolean };
+  /**
+   * Leftover tails: `count` tails passed the thresholds; `totalNs` sums their exposed
+   * part (tailNs − overlappedNs, what they cost); `items` are the costliest
+   * (at most maxFindingsPerKind). Findings list only tails exposed ≥ leftoverMinNs.
+   */
   readonly leftovers: { readonly count: number; readonly totalNs: number; readonly items: Leftover[] };
+  /**
+   * Stalls: `candidates` warps were long enough to check, `count` stalled; `totalNs`
+   * sums the stalled time of each group of overlapping stall warps; `items` are the
+   * longest stalls (at most maxFindingsPerKind).
+   */
   readonly stalls: { readonly count: number; readonly totalNs: number; readonly candidates: number; readonly items: Stall[] };
   readonly occupancyCaps: OccupancyCap[];
   /** Every finding, largest cost first. */
