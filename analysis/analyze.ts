@@ -126,7 +126,8 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
     const overlapNs = has ? overlap.overlapNs[d]! : null;
     const gap = overlap.gapBeforeNs[d]!;
     const drawStages: DrawStageSummary[] = [];
-    for (let k = keys.drawKeyStart[d]!; k < keys.drawKeyStart[d + 1]!; k++) {
+    for (let j = keys.drawKeyStart[d]!; j < keys.drawKeyStart[d + 1]!; j++) {
+      const k = keys.drawKeys[j]!;
       const s = keys.keyStage[k]!;
       drawStages.push({
         stage: stageInfo(s).name,

@@ -27,7 +27,7 @@ export function durationStats(trace: Trace, keys: DrawStageKeys, rows: RowPass):
   const { keyStage, warps: count } = keys;
   const { ref, shifted, shifted2, lanes, firstStart, lastEnd, smsUsed } = rows;
   const sub = trace.device.subgroupSize;
-  const selector = new SegmentSelector(rows.grouped, new Uint32Array(rows.grouped.length), rows.keyBegin);
+  const selector = new SegmentSelector(rows.grouped, rows.keyBegin);
   const stageUnion = Array.from({ length: STAGE_COUNT }, () => new Float64Array(1 << 11));
 
   const byKey: DurationStats[] = new Array(K);

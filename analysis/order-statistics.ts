@@ -5,7 +5,7 @@
  * Non-negative float32 bit patterns order like their values. For each group
  * (a contiguous segment of bit patterns): one scan histograms the top 12 bits
  * (8 exponent + 3 mantissa bits = 8 bins per octave) and finds min and max,
- * a counting scatter orders the segment by that bin, and each wanted rank is
+ * a counting scatter orders the segment by that bin (in place), and each wanted rank is
  * then selected inside its bin by a second 11-bit histogram and a sort of
  * the tiny remainder (native sort keeps even adversarial input O(m log m)).
  * Unions of groups (a stage over all its draws) reuse the bin-ordered
@@ -50,57 +50,66 @@ export interface SelectedStatistics {
 }
 
 /**
- * Order statistics of the segments [begin[k], begin[k+1]) of `source`;
- * `binned` receives each segment ordered by level-1 bin (needed by `ofUnion`).
+ * Order statistics of the segments [begin[k], begin[k+1]) of a bit-pattern
+ * array; each segment is left ordered by level-1 bin (which `ofUnion` uses).
  */
 export class SegmentSelector {
   private readonly l1 = new Uint32Array(L1_BINS);
   private readonly l2 = new Uint32Array(L2_MASK + 1);
   private readonly binStart = new Uint32Array(L1_BINS + 1);
   private scratch = new Uint32Array(1024);
+  private gatherScratch = new Uint32Array(1024);
 
+  /** `values`: the segments, reordered by bin in place as they are processed. */
   constructor(
-    private readonly source: Uint32Array,
-    readonly binned: Uint32Array,
+    private readonly values: Uint32Array,
     private readonly begin: Uint32Array,
   ) {}
 
   /** Statistics of segment k at 0-based ascending `ranks`; adds its level-1 counts into `union`. */
   ofSegment(k: number, ranks: readonly number[], union: Float64Array): SelectedStatistics {
-    const { source, binned, l1, binStart } = this;
+    const { values, l1, binStart } = this;
     const b0 = this.begin[k]!;
     const b1 = this.begin[k + 1]!;
     let minBits = 0xffffffff;
     let maxBits = 0;
     for (let i = b0; i < b1; i++) {
-      const v = source[i]!;
+      const v = values[i]!;
       l1[v >>> L1_SHIFT]!++;
       if (v < minBits) minBits = v;
       if (v > maxBits) maxBits = v;
     }
     const minBin = minBits >>> L1_SHIFT;
     const maxBin = maxBits >>> L1_SHIFT;
-    let at = b0;
+    let at = 0;
     for (let b = minBin; b <= maxBin; b++) {
       binStart[b] = at;
       at += l1[b]!;
       union[b]! += l1[b]!;
     }
-    binStart[maxBin + 1] = at;
     const histogram = histogramOf(l1, minBin, maxBin);
-    for (let i = b0; i < b1; i++) {
-      const v = source[i]!;
-      binned[binStart[v >>> L1_SHIFT]!++] = v;
+    // Order the segment by bin, in place through a reused scratch buffer (fresh 10 M-entry arrays cost page faults).
+    if (minBin !== maxBin) {
+      const n = b1 - b0;
+      if (this.scratch.length < n) this.scratch = new Uint32Array(Math.max(n, this.scratch.length * 2));
+      const scratch = this.scratch;
+      for (let i = b0; i < b1; i++) {
+        const v = values[i]!;
+        scratch[binStart[v >>> L1_SHIFT]!++] = v;
+      }
+      values.set(scratch.subarray(0, n), b0);
+    } else {
+      binStart[minBin] = b1 - b0;
     }
-    // binStart[b] now holds the end of bin b; its start is the previous bin's end.
+    // binStart[b] now holds the end of bin b (relative to b0); its start is that minus its count.
     const rankBits = new Uint32Array(ranks.length);
     let b = minBin;
     let before = 0;
     for (let j = 0; j < ranks.length; j++) {
       const r = ranks[j]!;
       while (before + l1[b]! <= r) before += l1[b++]!;
-      const end = binStart[b]!;
-      rankBits[j] = this.select(binned.subarray(end - l1[b]!, end), r - before);
+      const end = b0 + binStart[b]!;
+      rankBits[j] = this.select(values.subarray(end - l1[b]!, end), r - before);
     }
     l1.fill(0, minBin, maxBin + 1);
     return { minBits, maxBits, rankBits, histogram };
@@ -122,14 +131,14 @@ export class SegmentSelector {
       while (before + union[b]! <= r) before += union[b++]!;
       // Gather bin b from every segment (each is ordered by bin).
       const size = union[b]!;
-      if (this.scratch.length < size) this.scratch = new Uint32Array(Math.max(size, this.scratch.length * 2));
-      const gathered = this.scratch.subarray(0, size);
+      if (this.gatherScratch.length < size) this.gatherScratch = new Uint32Array(Math.max(size, this.gatherScratch.length * 2));
+      const gathered = this.gatherScratch.subarray(0, size);
       let at = 0;
       for (const k of keys) {
-        const lo = firstOfBin(this.binned, this.begin[k]!, this.begin[k + 1]!, b);
-        const hi = firstOfBin(this.binned, lo, this.begin[k + 1]!, b + 1);
+        const lo = firstOfBin(this.values, this.begin[k]!, this.begin[k + 1]!, b);
+        const hi = firstOfBin(this.values, lo, this.begin[k + 1]!, b + 1);
         if (hi > lo) {
-          gathered.set(this.binned.subarray(lo, hi), at);
+          gathered.set(this.values.subarray(lo, hi), at);
           at += hi - lo;
         }
       }

@@ -133,8 +133,10 @@ interface OccupancyProfile {
 /** Binned warps-in-flight on a set of SMs, from the exact overlap of every warp with every bin. */
 function occupancyProfile(trace: Trace, sms: readonly number[], origin: number, end: number, binNs: number): OccupancyProfile {
   const bins = Math.max(1, Math.ceil((end - origin) / binNs));
-  const partial = new Float64Array(bins);
-  const fullDiff = new Float64Array(bins + 1);
+  // Two spare bins take warps ending at (or rounding past) the frame end; folded back below.
+  const partial = new Float64Array(bins + 2);
+  const fullDiff = new Float64Array(bins + 2);
+  const perNs = 1 / binNs;
   const { startNs, durationNs } = trace.warps;
   const { sm: groupSm, offsets } = trace.warps.smGroups;
   const wanted = new Set(sms);
@@ -143,8 +145,8 @@ function occupancyProfile(trace: Trace, sms: readonly number[], origin: number, 
     for (let i = offsets[g]!, last = offsets[g + 1]!; i < last; i++) {
       const a = startNs[i]! - origin;
       const b = a + durationNs[i]!;
-      const ba = Math.min(bins - 1, Math.floor(a / binNs));
-      const bb = Math.min(bins - 1, Math.floor(b / binNs));
+      const ba = Math.floor(a * perNs);
+      const bb = Math.floor(b * perNs);
       if (ba === bb) {
         partial[ba]! += b - a;
       } else {
@@ -155,6 +157,7 @@ function occupancyProfile(trace: Trace, sms: readonly number[], origin: number, 
       }
     }
   }
+  partial[bins - 1]! += partial[bins]! + partial[bins + 1]!;
   const width = new Float64Array(bins).fill(binNs);
   width[bins - 1] = Math.max(1e-9, end - origin - (bins - 1) * binNs);
   const occupancy = new Float64Array(bins);
