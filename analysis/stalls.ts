@@ -20,6 +20,8 @@ const MAX_BINS = 1 << 20;
 /** Most candidate warps evaluated; beyond, the ones longest relative to their median win. */
 const MAX_CANDIDATES = 20000;
 const BINS_PER_SHORTEST_CANDIDATE = 64;
+/** One time tick (1/16 ns): the floor for medians in factors. */
+const MIN_MEDIAN_NS = 1 / 16;
 
 export interface StallResult {
   readonly stalls: Stall[];
@@ -55,7 +57,8 @@ export function findStalls(
   }
   if (found === 0) return { stalls: [], candidates: 0 };
   let candidates = rows.subarray(0, found);
-  const factorOf = (row: number) => durationNs[row]! / byStage[stage[row]!]!.medianNs;
+  // Relative to the median, floored at one time tick (a stage of zero-length warps has median 0).
+  const factorOf = (row: number) => durationNs[row]! / Math.max(byStage[stage[row]!]!.medianNs, MIN_MEDIAN_NS);
   if (found > MAX_CANDIDATES) {
     const factors = Float64Array.from(candidates, factorOf).sort();
     const cutoff = factors[found - MAX_CANDIDATES]!;
@@ -101,7 +104,7 @@ export function findStalls(
         startNs: start,
         durationNs: duration,
         stageMedianNs: median,
-        factor: duration / median,
+        factor: duration / Math.max(median, MIN_MEDIAN_NS),
         stallNs,
         shareOfFrame: span > 0 ? stallNs / span : 0,
         meanOccupancyDuring: duration > 0 ? warpTime / duration : 0,

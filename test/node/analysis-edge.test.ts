@@ -6,7 +6,7 @@ import { summaryToJson } from '../../analysis/export/json.js';
 import { summaryToMarkdown } from '../../analysis/export/markdown.js';
 import { perfettoJsonChunks } from '../../analysis/export/perfetto.js';
 import { parseSummary } from '../../analysis/summary-json.js';
-import { traceOf, type TraceSpec } from './analysis-fixtures.js';
+import { denseTraffic, traceOf, type TraceSpec, type WarpSpec } from './analysis-fixtures.js';
 
 const cases: [string, TraceSpec][] = [
   ['no warps, no draws', { warps: [], draws: 0 }],
@@ -33,3 +33,14 @@ for (const [name, spec] of cases) {
     }
   });
 }
+
+test('a long warp in a stage of zero-length warps: finite factor', () => {
+  const warps: WarpSpec[] = Array.from({ length: 50 }, (_, i) => ({ sm: 0, slot: i % 8, stage: 'VS' as const, draw: 0, start: i * 10, end: i * 10 }));
+  warps.push(...denseTraffic({ sm: 0, slots: 16, perSlot: 2, stage: 'FS', draw: 0, start: 0, durationNs: 400 }));
+  warps.push({ sm: 0, slot: 40, stage: 'VS', draw: 0, start: 1000, end: 9000 });
+  const s = analyzeTrace(traceOf({ warps, draws: 1 }));
+  assert.equal(s.stages[0]!.medianNs, 0);
+  assert.equal(s.stalls.count, 1);
+  assert.equal(s.stalls.items[0]!.factor, 8000 * 16);
+  parseSummary(JSON.parse(summaryToJson(s)));
+});
