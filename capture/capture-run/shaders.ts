@@ -38,6 +38,10 @@ export interface ShaderSetOptions {
   readonly tracedStages: readonly StageName[];
   /** WT_VARIANT (cost-breakdown experiments); undefined: the record. */
   readonly variant?: number;
+  /** WT_VARIANT of single stages, overriding `variant`. */
+  readonly stageVariants?: Readonly<Partial<Record<StageName, number>>>;
+  /** More -D switches for the traced stages (e.g. -DWT_EARLY_FRAGMENT_TESTS=1). */
+  readonly extraDefines?: readonly string[];
 }
 
 export const ALL_STAGES: readonly StageName[] = ['VS', 'TCS', 'TES', 'GS', 'FS', 'CS'];
@@ -96,7 +100,7 @@ export async function compileShaderSet(profile: DeviceProfile, options: ShaderSe
       '--target-env',
       'vulkan1.2',
       `-I${TRACE_SHADER_DIR}`,
-      ...(traced ? traceDefines(profile, stage, options.variant) : []),
+      ...(traced ? [...traceDefines(profile, stage, options.stageVariants?.[stage] ?? options.variant), ...(options.extraDefines ?? [])] : []),
       join(DEMO_SHADER_DIR, file),
       '-o',
       temp,

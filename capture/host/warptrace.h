@@ -135,6 +135,8 @@ uint32_t wtCmdBeginDraw(wtTracer *tracer, VkCommandBuffer cmd, VkPipelineBindPoi
                         const char *label, wtDrawKind kind);
 /* After the draw or dispatch: its end timestamp. */
 void wtCmdEndDraw(wtTracer *tracer, VkCommandBuffer cmd);
+/* Turns the per-draw timestamp queries on (default) or off (their pairs are then written as missing). */
+void wtSetDrawTimestamps(wtTracer *tracer, VkBool32 enabled);
 /* Ends the capture (outside a render pass): copies the buffer for the host to read. */
 void wtCmdEndCapture(wtTracer *tracer, VkCommandBuffer cmd);
 
@@ -382,6 +384,7 @@ struct wtTracer {
   wtLabel_ *labels;
   VkBool32 clocksChecked;
   wtClockCheck clocks;
+  VkBool32 noDrawTimestamps;
 };
 
 static int wtFindMemory_(VkPhysicalDevice pd, uint32_t typeBits, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid) {
@@ -589,15 +592,17 @@ uint32_t wtCmdBeginDraw(wtTracer *t, VkCommandBuffer cmd, VkPipelineBindPoint bi
   uint32_t offset = (uint32_t)(d * t->uboStride);
   vkCmdBindDescriptorSets(cmd, bindPoint, layout, set, 1, &t->set, 1, &offset);
   /* Written before the front end launches the draw: a lower bound of its warps. */
-  if (t->queries) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, t->queries, 1 + 2 * d);
+  if (t->queries && !t->noDrawTimestamps) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, t->queries, 1 + 2 * d);
   return d;
 }
 
 void wtCmdEndDraw(wtTracer *t, VkCommandBuffer cmd) {
   /* Written once every earlier command has finished: an upper bound of the draw's warps. */
-  if (t->openDraw != WT_NO_DRAW && t->queries) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, t->queries, 2 + 2 * t->openDraw);
+  if (t->openDraw != WT_NO_DRAW && t->queries && !t->noDrawTimestamps) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, t->queries, 2 + 2 * t->openDraw);
   t->openDraw = WT_NO_DRAW;
 }
+
+void wtSetDrawTimestamps(wtTracer *t, VkBool32 enabled) { t->noDrawTimestamps = !enabled; }
 
 void wtCmdEndCapture(wtTracer *t, VkCommandBuffer cmd) {
   wtBarrier_(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,

@@ -26,6 +26,11 @@
 //   WT_SUBGROUP        1: basic + ballot subgroup ops work in this stage           (1)
 //                      0: every invocation writes its own record (PER_INVOCATION)
 //   WT_VARIANT         cost-breakdown experiments for bench/ (default: the record)
+//   WT_EARLY_FRAGMENT_TESTS  1: declare layout(early_fragment_tests) in the fragment
+//                      stage. The record's stores are side effects, which make
+//                      drivers run depth tests after the shader; set this when the
+//                      shader neither discards nor writes depth, so tracing keeps
+//                      early depth testing as in the plain twin.                 (0)
 //
 // Discard: lanes that discard before wtEnd are missing from the record's mask;
 // a warp whose lanes all discard writes no record and is not counted. Call
@@ -46,6 +51,20 @@
 #define WT_VARIANT_RECORD16 7   // a 16-byte record, one vector store (the 2016 tool's size)
 #define WT_VARIANT_NAIVE48 8    // 48 bytes: 64-bit clocks read at start and end, broadcast, 12 stores
 #define WT_VARIANT_EARLY 9      // the record, with the slot allocated in wtBegin (latency hidden)
+#define WT_VARIANT_BALLOT_ANY 10   // BALLOT electing any active lane (helper lanes too)
+#define WT_VARIANT_BALLOT_NOSM 11  // BALLOT without reading the SM builtins
+#define WT_VARIANT_RECORD_ANY 12   // RECORD electing any active lane (a helper's record would be lost)
+#define WT_VARIANT_SHARDED 13      // RECORD with one counter per SM (another buffer layout; cost only)
+#define WT_VARIANT_SAMPLED 14      // RECORD for one warp in eight (hash of the start clock); clocks always
+#define WT_VARIANT_HELPER 15       // CLOCKS + the helper-lane test
+#define WT_VARIANT_SMID 16         // CLOCKS + reading gl_SMIDNV / gl_WarpIDNV
+#define WT_VARIANT_LEAN 17         // RECORD with the device clock, ids and draw id read by the leader only
+#define WT_VARIANT_DEP 18          // RECORD whose atomic operand depends on both clocks (no clock read after it)
+#define WT_VARIANT_DEVFIRST 19     // RECORD reading the device clock before the SM end clock
+#define WT_VARIANT_DEVFIRST_DEP 20 // both
+#define WT_VARIANT_HDRCAP 21       // RECORD bounded by the header's capacity word instead of the array length
+#define WT_VARIANT_NOCHECK 22      // RECORD without a capacity test (unsafe; cost only)
+#define WT_VARIANT_NODRAW 23       // RECORD without the draw-id uniform load (cost only)
 
 #ifndef WT_ENABLE
 
@@ -94,6 +113,9 @@
 #endif
 #if WT_VARIANT == WT_VARIANT_NAIVE48
 #extension GL_ARB_gpu_shader_int64 : require
+#endif
+#if defined(GL_FRAGMENT_SHADER) && defined(WT_EARLY_FRAGMENT_TESTS) && WT_EARLY_FRAGMENT_TESTS
+layout(early_fragment_tests) in;
 #endif
 
 layout(std430, set = WT_SET, binding = WT_BINDING) buffer WarpTraceBuffer {
@@ -181,6 +203,9 @@ void wtEnd(uint stage, uint customId) {
 #if WT_VARIANT == WT_VARIANT_NAIVE48
   uint64_t end64 = clockARB();
   uint64_t endDevice64 = clockRealtimeEXT();
+#elif WT_SUBGROUP_CLOCK && WT_DEVICE_CLOCK && (WT_VARIANT == WT_VARIANT_DEVFIRST || WT_VARIANT == WT_VARIANT_DEVFIRST_DEP)
+  uint device = clockRealtime2x32EXT().x;
+  uint end = wtClock_();
 #else
   uint end = wtClock_();
 #if WT_SUBGROUP_CLOCK && WT_DEVICE_CLOCK && WT_VARIANT >= WT_VARIANT_CLOCKS
@@ -192,9 +217,34 @@ void wtEnd(uint stage, uint customId) {
 
 #if WT_VARIANT == WT_VARIANT_CLOCK || WT_VARIANT == WT_VARIANT_CLOCKS
   wtKeep_(end - wtStart_ + device);
+#elif WT_VARIANT == WT_VARIANT_HELPER
+  wtKeep_(end - wtStart_ + device + (wtLive_() ? 1u : 0u));
+#elif WT_VARIANT == WT_VARIANT_SMID
+  wtKeep_(end - wtStart_ + device + wtSmSlot_());
+#elif WT_VARIANT == WT_VARIANT_LEAN
+  // Only the start clock and the ballot are live into the leader's branch.
+#if WT_SUBGROUP
+  uvec4 ballot = subgroupBallot(wtLive_());
+  if (wtLive_() && subgroupBallotFindLSB(ballot) == gl_SubgroupInvocationID) {
+#else
+  uvec4 ballot = uvec4(1u, 0u, 0u, 0u);
+  if (wtLive_()) {
+#endif
+    uint slot = atomicAdd(wtCount, 1u);
+    uint ids = wtSmSlot_() | (stage << WT_IDS_STAGE_SHIFT) | (WT_RECORD_FLAGS_ << WT_IDS_FLAGS_SHIFT);
+    wtStore_(slot, uvec4(wtStart_, end, device, ballot.y), uvec4(ids, wtDrawId, customId, ballot.x));
+  }
+#else
+#if WT_VARIANT == WT_VARIANT_BALLOT_NOSM
+  uint ids = (WT_UNKNOWN_SM | (WT_UNKNOWN_SLOT << WT_IDS_SLOT_SHIFT)) | (stage << WT_IDS_STAGE_SHIFT) | (WT_RECORD_FLAGS_ << WT_IDS_FLAGS_SHIFT);
 #else
   uint ids = wtSmSlot_() | (stage << WT_IDS_STAGE_SHIFT) | (WT_RECORD_FLAGS_ << WT_IDS_FLAGS_SHIFT);
-#if WT_SUBGROUP
+#endif
+#if WT_SUBGROUP && (WT_VARIANT == WT_VARIANT_BALLOT_ANY || WT_VARIANT == WT_VARIANT_RECORD_ANY)
+  uvec4 ballot = subgroupBallot(true);
+  bool leader = subgroupElect();
+  uvec2 mask = ballot.xy;
+#elif WT_SUBGROUP
   uvec4 ballot = subgroupBallot(wtLive_());
   bool leader = wtLive_() && subgroupBallotFindLSB(ballot) == gl_SubgroupInvocationID;
   uvec2 mask = ballot.xy;
@@ -203,17 +253,58 @@ void wtEnd(uint stage, uint customId) {
   uvec2 mask = uvec2(1u, 0u);
 #endif
 
-#if WT_VARIANT == WT_VARIANT_BALLOT
+#if WT_VARIANT == WT_VARIANT_BALLOT || WT_VARIANT == WT_VARIANT_BALLOT_ANY || WT_VARIANT == WT_VARIANT_BALLOT_NOSM
   wtKeep_(end - wtStart_ + device + mask.x + (leader ? ids : 0u));
 #elif WT_VARIANT == WT_VARIANT_ATOMIC
   if (leader) {
     uint slot = atomicAdd(wtCount, 1u);
     wtKeep_(slot + end - wtStart_ + device + mask.x + ids);
   }
-#elif WT_VARIANT == WT_VARIANT_RECORD
+#elif WT_VARIANT == WT_VARIANT_RECORD || WT_VARIANT == WT_VARIANT_RECORD_ANY || WT_VARIANT == WT_VARIANT_DEVFIRST
   if (leader) {
     uint slot = atomicAdd(wtCount, 1u);
     wtStore_(slot, uvec4(wtStart_, end, device, mask.y), uvec4(ids, wtDrawId, customId, mask.x));
+  }
+#elif WT_VARIANT == WT_VARIANT_HDRCAP
+  if (leader) {
+    uint slot = atomicAdd(wtCount, 1u);
+    if (slot < wtCapacity) {
+      wtRecords[2u * slot] = uvec4(wtStart_, end, device, mask.y);
+      wtRecords[2u * slot + 1u] = uvec4(ids, wtDrawId, customId, mask.x);
+    }
+  }
+#elif WT_VARIANT == WT_VARIANT_NOCHECK
+  if (leader) {
+    uint slot = atomicAdd(wtCount, 1u);
+    wtRecords[2u * slot] = uvec4(wtStart_, end, device, mask.y);
+    wtRecords[2u * slot + 1u] = uvec4(ids, wtDrawId, customId, mask.x);
+  }
+#elif WT_VARIANT == WT_VARIANT_NODRAW
+  if (leader) {
+    uint slot = atomicAdd(wtCount, 1u);
+    wtStore_(slot, uvec4(wtStart_, end, device, mask.y), uvec4(ids, 0u, customId, mask.x));
+  }
+#elif WT_VARIANT == WT_VARIANT_DEP || WT_VARIANT == WT_VARIANT_DEVFIRST_DEP
+  if (leader) {
+    // The increment is 1 unless both clocks read all ones at once (never in practice), so the
+    // compiler must read both clocks before it may issue the atomic.
+    uint slot = atomicAdd(wtCount, (end & device) != 0xffffffffu ? 1u : 0u);
+    wtStore_(slot, uvec4(wtStart_, end, device, mask.y), uvec4(ids, wtDrawId, customId, mask.x));
+  }
+#elif WT_VARIANT == WT_VARIANT_SAMPLED
+  // The start clock is uniform in the subgroup, so the whole warp agrees.
+  if (leader && (wtStart_ * 0x9e3779b1u) >> 29 == 0u) {
+    uint slot = atomicAdd(wtCount, 1u);
+    wtStore_(slot, uvec4(wtStart_, end, device, mask.y), uvec4(ids, wtDrawId, customId, mask.x));
+  }
+#elif WT_VARIANT == WT_VARIANT_SHARDED
+  if (leader) {
+    // 128 shards of 2^(log2(records) - 7) records; the shard counters live in the last records.
+    uint records = uint(wtRecords.length()) >> 1;
+    uint shard = (ids & WT_IDS_SM_MASK) & 127u;
+    uint regionBits = findMSB(records) - 8;
+    uint n = atomicAdd(wtRecords[2u * (records - 1u - shard)].x, 1u) & ((1u << regionBits) - 1u);
+    wtStore_((shard << regionBits) + n, uvec4(wtStart_, end, device, mask.y), uvec4(ids, wtDrawId, customId, mask.x));
   }
 #elif WT_VARIANT == WT_VARIANT_EARLY
   if (leader) wtStore_(wtSlot_, uvec4(wtStart_, end, device, mask.y), uvec4(ids, wtDrawId, customId, mask.x));

@@ -202,6 +202,7 @@ VkPipeline Context::graphics(const std::string &dir, const GraphicsPipelineDesc 
 
   VkGraphicsPipelineCreateInfo ci{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
   ci.pNext = &rendering;
+  if (gpu.executableStats) ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   ci.stageCount = static_cast<uint32_t>(stages.size());
   ci.pStages = stages.data();
   ci.pVertexInputState = &vertexInput;
@@ -223,6 +224,7 @@ VkPipeline Context::graphics(const std::string &dir, const GraphicsPipelineDesc 
 
 VkPipeline Context::compute(const std::string &dir, const std::string &file) {
   VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  if (gpu.executableStats) ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   ci.stage.module = moduleFor(*this, dir, file);
@@ -235,7 +237,16 @@ VkPipeline Context::compute(const std::string &dir, const std::string &file) {
   return pipeline;
 }
 
+void Frame::clearTargets() {
+  bool keep = ctx.clearInFrame;
+  ctx.clearInFrame = true;
+  beginRendering(true);
+  endRendering();
+  ctx.clearInFrame = keep;
+}
+
 void Frame::beginRendering(bool clear) {
+  clear = clear && ctx.clearInFrame;
   VkRenderingAttachmentInfo colorAttachment{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
   colorAttachment.imageView = ctx.color.view;
   colorAttachment.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
@@ -279,13 +290,20 @@ void Frame::push(const Knobs &knobs) {
   vkCmdPushConstants(cmd, ctx.layout, VK_SHADER_STAGE_ALL_GRAPHICS | VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof knobs, &knobs);
 }
 
+void Frame::noteDraw() {
+  if (traced) ctx.barrierBefore.push_back(pendingBarrier_);
+  pendingBarrier_ = false;
+}
+
 void Frame::draw(const char *label, uint32_t vertexCount) {
+  noteDraw();
   if (traced) wtCmdBeginDraw(ctx.tracer, cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, ctx.layout, WT_DEFAULT_SET, label, WT_KIND_DRAW);
   vkCmdDraw(cmd, vertexCount, 1, 0, 0);
   if (traced) wtCmdEndDraw(ctx.tracer, cmd);
 }
 
 void Frame::dispatch(const char *label, uint32_t groups) {
+  noteDraw();
   if (traced) wtCmdBeginDraw(ctx.tracer, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx.layout, WT_DEFAULT_SET, label, WT_KIND_DISPATCH);
   vkCmdDispatch(cmd, groups, 1, 1);
   if (traced) wtCmdEndDraw(ctx.tracer, cmd);
@@ -295,5 +313,6 @@ void Frame::sync() {
   bool wasRendering = rendering_;
   if (wasRendering) endRendering();
   fullBarrier(cmd);
+  pendingBarrier_ = true;
   if (wasRendering) beginRendering(false);
 }

@@ -58,7 +58,7 @@ static int graphicsComputeFamily(VkPhysicalDevice pd) {
   return -1;
 }
 
-Gpu createGpu(int index) {
+Gpu createGpu(int index, bool wantExecutableStats) {
   Gpu gpu;
   gpu.instance = createInstance();
   std::vector<VkPhysicalDevice> devices = physicalDevices(gpu.instance);
@@ -107,12 +107,29 @@ Gpu createGpu(int index) {
   wtPrepareDevice(&gpu.caps, &setup, &chain, &features.features);
   features.pNext = const_cast<void *>(chain);
 
+  std::vector<const char *> extensions(setup.extensions, setup.extensions + setup.extensionCount);
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  if (wantExecutableStats) {
+    uint32_t count = 0;
+    vkEnumerateDeviceExtensionProperties(gpu.physical, nullptr, &count, nullptr);
+    std::vector<VkExtensionProperties> available(count);
+    vkEnumerateDeviceExtensionProperties(gpu.physical, nullptr, &count, available.data());
+    for (auto &e : available)
+      if (std::strcmp(e.extensionName, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) == 0) gpu.executableStats = true;
+    if (gpu.executableStats) {
+      extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+      executable.pipelineExecutableInfo = VK_TRUE;
+      executable.pNext = features.pNext;
+      features.pNext = &executable;
+    }
+  }
   VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   dci.pNext = &features;
   dci.queueCreateInfoCount = 1;
   dci.pQueueCreateInfos = &qi;
-  dci.enabledExtensionCount = setup.extensionCount;
-  dci.ppEnabledExtensionNames = setup.extensions;
+  dci.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  dci.ppEnabledExtensionNames = extensions.data();
   check(vkCreateDevice(gpu.physical, &dci, nullptr, &gpu.device), "vkCreateDevice");
   vkGetDeviceQueue(gpu.device, gpu.family, 0, &gpu.queue);
 

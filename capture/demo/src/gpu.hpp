@@ -20,13 +20,15 @@ struct Gpu {
   wtCaps caps{};
   VkCommandPool commandPool = VK_NULL_HANDLE;
   VkFence fence = VK_NULL_HANDLE;
+  /* VK_KHR_pipeline_executable_properties enabled (register counts etc., --stats). */
+  bool executableStats = false;
 };
 
 /* Lists devices as JSON lines (for --probe); returns the instance-level failure reason or "". */
 VkInstance createInstance();
 std::vector<VkPhysicalDevice> physicalDevices(VkInstance instance);
 /* Picks device `index` (-1: the first one with graphics + compute, preferring discrete GPUs). */
-Gpu createGpu(int index);
+Gpu createGpu(int index, bool wantExecutableStats = false);
 void destroyGpu(Gpu &gpu);
 
 struct Buffer {

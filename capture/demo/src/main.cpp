@@ -23,17 +23,19 @@ namespace {
 
 struct Variant {
   std::string name, dir;
-  bool hooks = true;  // traced: draw ids bound, per-draw timestamps
+  bool hooks = true;       // traced: draw ids bound
+  bool timestamps = true;  // per-draw timestamps (with hooks)
   std::vector<VkPipeline> pipelines;
 };
 
 struct Options {
   std::string mode = "capture";
-  std::string workload, shaders, plainShaders, out, json;
+  std::string workload, shaders, plainShaders, out, json, stats;
   std::vector<std::pair<std::string, double>> params;
   std::vector<Variant> variants;
   uint32_t capacity = 0, overheadFrames = 20, rounds = 60, warmup = 3;
   int device = -1;
+  bool clearInFrame = false;
 };
 
 const char *kUsage =
@@ -41,8 +43,10 @@ const char *kUsage =
     "       wt-capture-vk --list\n"
     "       wt-capture-vk --workload NAME --shaders DIR [--plain-shaders DIR] --out FILE.wtraw\n"
     "                     [--param KEY=VALUE]... [--capacity RECORDS] [--overhead-frames N] [--device N]\n"
+    "                     [--clear-in-frame] (clear the targets inside the traced/timed frame, not before it)\n"
     "       wt-capture-vk --bench --workload NAME --plain-variant NAME=DIR --variant NAME=DIR...\n"
-    "                     [--rounds N] [--param KEY=VALUE]... [--json FILE]\n";
+    "                     [--variant-no-timestamps NAME=DIR]... [--rounds N] [--param KEY=VALUE]... [--json FILE]\n"
+    "                     [--stats FILE] (compiler statistics of every pipeline, e.g. registers)\n";
 
 [[noreturn]] void usage(const char *why) {
   std::fprintf(stderr, "%swt-capture-vk: %s\n", kUsage, why);
@@ -72,10 +76,12 @@ Options parse(int argc, char **argv) {
     else if (a == "--plain-shaders") o.plainShaders = value();
     else if (a == "--out") o.out = value();
     else if (a == "--json") o.json = value();
+    else if (a == "--stats") o.stats = value();
     else if (a == "--capacity") o.capacity = parseCount(value(), "--capacity");
     else if (a == "--overhead-frames") o.overheadFrames = parseCount(value(), "--overhead-frames");
     else if (a == "--rounds") o.rounds = parseCount(value(), "--rounds");
     else if (a == "--warmup") o.warmup = parseCount(value(), "--warmup");
+    else if (a == "--clear-in-frame") o.clearInFrame = true;
     else if (a == "--device") o.device = static_cast<int>(parseCount(value(), "--device"));
     else if (a == "--param") {
       std::string kv = value();
@@ -85,14 +91,15 @@ Options parse(int argc, char **argv) {
       if (eq == std::string::npos || eq == 0 || !end || *end || end == kv.c_str() + eq + 1)
         usage(("--param needs KEY=NUMBER, got " + kv).c_str());
       o.params.emplace_back(kv.substr(0, eq), v);
-    } else if (a == "--variant" || a == "--plain-variant") {
+    } else if (a == "--variant" || a == "--plain-variant" || a == "--variant-no-timestamps") {
       std::string nv = value();
       size_t eq = nv.find('=');
       if (eq == std::string::npos || eq == 0) usage((a + " needs NAME=DIR").c_str());
       Variant v;
       v.name = nv.substr(0, eq);
       v.dir = nv.substr(eq + 1);
-      v.hooks = a == "--variant";
+      v.hooks = a != "--plain-variant";
+      v.timestamps = a == "--variant";
       o.variants.push_back(v);
     } else if (a == "--help" || a == "-h") {
       std::fputs(kUsage, stdout);
@@ -211,9 +218,11 @@ void applyParams(Workload &w, const Options &o) {
 
 /* Records one frame of variant v; traced frames reset the trace buffer first (outside the timed part). */
 void recordFrame(Context &ctx, Workload &w, VkCommandBuffer cmd, const Variant &v, FrameTimer *timer, uint32_t slot) {
+  Frame frame(ctx, cmd, v.hooks);
+  wtSetDrawTimestamps(ctx.tracer, v.timestamps);
+  if (!ctx.clearInFrame) frame.clearTargets();
   if (v.hooks) wtCmdBeginCapture(ctx.tracer, cmd);
   if (timer) timer->begin(cmd, slot);
-  Frame frame(ctx, cmd, v.hooks);
   w.record(frame, v.pipelines);
   if (timer) timer->end(cmd, slot);
 }
@@ -258,7 +267,7 @@ void setUp(Run &run, const Options &o, uint32_t capacity, uint32_t maxDraws) {
     fatal("unknown workload \"%s\" (known: %s)", o.workload.c_str(), known.c_str());
   }
   applyParams(*run.workload, o);
-  run.gpu = createGpu(o.device);
+  run.gpu = createGpu(o.device, !o.stats.empty());
   wtTracerInfo ti{};
   ti.physicalDevice = run.gpu.physical;
   ti.device = run.gpu.device;
@@ -268,6 +277,7 @@ void setUp(Run &run, const Options &o, uint32_t capacity, uint32_t maxDraws) {
   check(wtCreateTracer(&ti, &run.tracer), "creating the trace buffer");
   run.ctx.reset(new Context(run.gpu, run.workload->params.u("width"), run.workload->params.u("height"), run.tracer,
                             run.workload->dataBytes()));
+  run.ctx->clearInFrame = o.clearInFrame;
   run.workload->fillData(run.ctx->data.map);
 }
 
@@ -304,13 +314,18 @@ int capture(const Options &o) {
 
   // The capture: one traced frame.
   VkCommandBuffer cmd = beginCommands(run.gpu);
-  wtCmdBeginCapture(run.tracer, cmd);
+  wtSetDrawTimestamps(run.tracer, VK_TRUE);
   Frame frame(ctx, cmd, true);
+  if (!ctx.clearInFrame) frame.clearTargets();
+  wtCmdBeginCapture(run.tracer, cmd);
+  ctx.barrierBefore.clear();
   w.record(frame, traced.pipelines);
   wtCmdEndCapture(run.tracer, cmd);
   submitAndWait(run.gpu, cmd);
 
-  std::string extra = "\"drawStages\": " + w.drawStagesJson();
+  std::string extra = "\"drawStages\": " + w.drawStagesJson() + ",\n  \"barrierBefore\": [";
+  for (size_t i = 0; i < ctx.barrierBefore.size(); i++) extra += std::string(i ? ", " : "") + (ctx.barrierBefore[i] ? "true" : "false");
+  extra += "],\n  \"clearInFrame\": " + std::string(ctx.clearInFrame ? "true" : "false");
   std::string parameters = w.params.json();
   wtCaptureInfo info{};
   info.workload = w.name();
@@ -333,12 +348,56 @@ int capture(const Options &o) {
   return 0;
 }
 
+/* Writes the driver's statistics of each variant's pipelines (VK_KHR_pipeline_executable_properties) as JSON lines. */
+void writeStats(Gpu &gpu, const std::vector<Variant> &variants, const std::string &path) {
+  FILE *f = std::fopen(path.c_str(), "w");
+  if (!f) fatal("cannot write %s", path.c_str());
+  if (!gpu.executableStats) {
+    std::fprintf(f, "{\"error\": \"VK_KHR_pipeline_executable_properties is not available\"}\n");
+    std::fclose(f);
+    return;
+  }
+  auto getProps = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(vkGetDeviceProcAddr(gpu.device, "vkGetPipelineExecutablePropertiesKHR"));
+  auto getStats = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(vkGetDeviceProcAddr(gpu.device, "vkGetPipelineExecutableStatisticsKHR"));
+  for (const Variant &v : variants) {
+    for (size_t p = 0; p < v.pipelines.size(); p++) {
+      VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+      info.pipeline = v.pipelines[p];
+      uint32_t count = 0;
+      getProps(gpu.device, &info, &count, nullptr);
+      std::vector<VkPipelineExecutablePropertiesKHR> props(count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
+      getProps(gpu.device, &info, &count, props.data());
+      for (uint32_t e = 0; e < count; e++) {
+        VkPipelineExecutableInfoKHR ei{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+        ei.pipeline = v.pipelines[p];
+        ei.executableIndex = e;
+        uint32_t n = 0;
+        getStats(gpu.device, &ei, &n, nullptr);
+        std::vector<VkPipelineExecutableStatisticKHR> stats(n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+        getStats(gpu.device, &ei, &n, stats.data());
+        std::fprintf(f, "{\"variant\": %s, \"pipeline\": %zu, \"executable\": %s, \"subgroupSize\": %u", jsonEscape(v.name).c_str(), p,
+                     jsonEscape(props[e].name).c_str(), props[e].subgroupSize);
+        for (auto &st : stats) {
+          double value = st.format == VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR ? st.value.f64
+                         : st.format == VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR ? static_cast<double>(st.value.i64)
+                         : st.format == VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR ? static_cast<double>(st.value.u64)
+                                                                                             : static_cast<double>(st.value.b32);
+          std::fprintf(f, ", %s: %.10g", jsonEscape(st.name).c_str(), value);
+        }
+        std::fprintf(f, "}\n");
+      }
+    }
+  }
+  std::fclose(f);
+}
+
 int bench(const Options &o) {
   if (o.variants.empty()) usage("--bench needs --plain-variant NAME=DIR and --variant NAME=DIR");
   Run run;
   setUp(run, o, o.capacity ? o.capacity : (1u << 21), 64);
   std::vector<Variant> variants = o.variants;
   for (Variant &v : variants) v.pipelines = run.workload->pipelines(*run.ctx, v.dir);
+  if (!o.stats.empty()) writeStats(run.gpu, variants, o.stats);
   std::vector<std::vector<double>> times = timeVariants(*run.ctx, *run.workload, variants, o.rounds, o.warmup);
   double base = quantile(times[0], 0.5);
   FILE *json = o.json.empty() ? nullptr : std::fopen(o.json.c_str(), "w");

@@ -94,10 +94,10 @@ class TessStall : public Workload {
     defineFrame(params, 1280, 720);
     params.define("grid", 32, "patches across (rows = grid / 2); the same patches are drawn twice");
     params.define("spikes", 6, "expensive patches");
-    params.define("spikeCost", 48, "cost of an expensive patch, in multiples of a cheap one");
+    params.define("spikeCost", 256, "cost of an expensive patch, in multiples of a cheap one");
     params.define("tcsWork", 24, "TCS iterations per invocation of a cheap patch");
     params.define("tess", 8, "tessellation level");
-    params.define("shading", 4, "fragment busy-loop iterations");
+    params.define("shading", 0, "fragment busy-loop iterations");
   }
   const char *name() const override { return "tess-stall"; }
   const char *summary() const override {

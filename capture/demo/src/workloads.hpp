@@ -54,6 +54,10 @@ class Context {
   Gpu &gpu;
   uint32_t width, height;
   wtTracer *tracer;
+  /* Clear the attachments inside the timed frame (else before it, see Frame::clearTargets). */
+  bool clearInFrame = false;
+  /* Per draw of the frame being recorded: whether a full barrier precedes it (metadata "barrierBefore"). */
+  std::vector<bool> barrierBefore;
   Buffer data;  // set 0, binding 0: the workload's storage buffer (patch table, particles)
   VkPipelineLayout layout = VK_NULL_HANDLE;
 
@@ -76,7 +80,10 @@ class Frame {
   VkCommandBuffer cmd;
   bool traced;
 
+  /* Starts rendering; `clear` clears the targets only when the context clears inside frames. */
   void beginRendering(bool clear);
+  /* Clears the targets in a render pass of its own (before the timed frame). */
+  void clearTargets();
   void endRendering();
   void bindGraphics(VkPipeline pipeline);
   void bindCompute(VkPipeline pipeline);
@@ -88,6 +95,8 @@ class Frame {
 
  private:
   bool rendering_ = false;
+  bool pendingBarrier_ = true;  // every frame starts after a full barrier (capture start or frame timer)
+  void noteDraw();
 };
 
 class Workload {

@@ -1,0 +1,330 @@
+/**
+ * Viewer benchmark: builds the viewer, serves it, and drives headless
+ * Chromium (the system's /usr/bin/chromium, software GL) through synthetic
+ * H100-shaped traces of 1 M and 10 M warps:
+ *
+ * - open → first frame: ?trace= style open (fetch in the worker, decode,
+ *   index, transfer, layout, first frame), with its phases;
+ * - frame time over a scripted pan/zoom: JS work per frame, and work plus a
+ *   GPU sync (a 1-pixel readback, so software GL rasterization counts);
+ * - memory: JS heap plus ArrayBuffer backing stores after GC, before and
+ *   after opening the trace, per warp.
+ *
+ * Usage: npm run bench:viewer [-- --sizes 1000000,10000000 --runs 1]
+ * Goals (issue 4): 10 M warps first frame ≤ 3 s, p95 ≤ 16 ms, ≤ 24 B/warp.
+ */
+import { createReadStream, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import puppeteer, { type Page } from 'puppeteer-core';
+import { build, preview, type Plugin } from 'vite';
+import { encodeWtrace, synthesizeTrace } from '../shared-schema/index.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const outDir = join(root, 'dist', 'viewer-app');
+const chromium = process.env['CHROME_PATH'] ?? '/usr/bin/chromium';
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && i + 1 < process.argv.length ? process.argv[i + 1]! : fallback;
+}
+const sizes = arg('sizes', '1000000,10000000').split(',').map(Number);
+const width = Number(arg('width', '1600'));
+const height = Number(arg('height', '1000'));
+
+interface SizeResult {
+  warps: number;
+  fileBytes: number;
+  openMs: number;
+  readMs: number;
+  decodeMs: number;
+  indexMs: number;
+  firstFrameMs: number;
+  framesJs: number[];
+  framesGpu: number[];
+  rebuilds: number;
+  instances: number[];
+  phases: string[];
+  rebuiltFrames: boolean[];
+  /** Right after the first frame. */
+  heapOpenBytes: number;
+  heapBeforeBytes: number;
+  heapAfterBytes: number;
+  traceBytes: number;
+  indexBytes: number;
+}
+
+function percentile(values: readonly number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
+
+async function heapBytes(page: Page): Promise<number> {
+  const cdp = await page.createCDPSession();
+  for (let k = 0; k < 3; k++) await cdp.send('HeapProfiler.collectGarbage');
+  const usage = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number; backingStorageSize?: number };
+  await cdp.detach();
+  return usage.usedSize + (usage.backingStorageSize ?? 0);
+}
+
+async function benchSize(page: Page, url: string, warps: number, fileBytes: number): Promise<SizeResult> {
+  await page.goto(url, { waitUntil: 'load' });
+  await page.waitForFunction(() => customElements.get('warptrace-app') !== undefined);
+  await new Promise((r) => setTimeout(r, 500));
+  const heapBeforeBytes = await heapBytes(page);
+  const file = `bench-traces/synthetic-${warps}.wtrace`;
+  const opened = await page.evaluate(async (f: string) => {
+    const app = document.querySelector('warptrace-app')!;
+    const ok = await app.openUrl(f);
+    return { ok, error: app.error, timings: app.lastOpenTimings };
+  }, file);
+  if (!opened.ok || opened.timings === null) throw new Error(`could not open ${file}: ${opened.error}`);
+  const sizes = await page.evaluate(() => {
+    const o = document.querySelector('warptrace-app')!.opened!;
+    const w = o.trace.warps;
+    const arrays = [w.startNs, w.durationNs, w.smGroups.sm, w.smGroups.offsets, w.warpSlot, w.stage, w.draw, w.customId, w.activeMask, w.activeMaskHi, w.smCycleStart, w.smCycleDuration];
+    const traceBytes = arrays.reduce((sum, a) => sum + (a?.byteLength ?? 0), 0);
+    let indexBytes = o.index.drawSpans.byteLength;
+    for (const lane of o.index.lanes) {
+      indexBytes += lane.blockMaxEnd.byteLength;
+      for (const levels of lane.occupancy.levels) for (const l of levels) indexBytes += l.byteLength;
+    }
+    return { traceBytes, indexBytes };
+  });
+  const heapOpenBytes = await heapBytes(page);
+  const frames = await page.evaluate(runScript);
+  const heapAfterBytes = await heapBytes(page);
+  return {
+    warps,
+    fileBytes,
+    openMs: opened.timings.totalMs,
+    readMs: opened.timings.readMs,
+    decodeMs: opened.timings.decodeMs,
+    indexMs: opened.timings.indexMs,
+    firstFrameMs: opened.timings.firstFrameMs,
+    framesJs: frames.js,
+    framesGpu: frames.gpu,
+    rebuilds: frames.rebuilds,
+    instances: frames.instances,
+    phases: frames.phases,
+    rebuiltFrames: frames.rebuiltFrames,
+    heapOpenBytes,
+    heapBeforeBytes,
+    heapAfterBytes,
+    traceBytes: sizes.traceBytes,
+    indexBytes: sizes.indexBytes,
+  };
+}
+
+/**
+ * The scripted session, run in the page: zoom into a busy region, pan, zoom
+ * out; expand a graphics SM (64 warp-slot rows) and a compute SM; zoom and
+ * pan again; select a draw with `]`-style stepping. Each step is one frame.
+ */
+async function runScript(): Promise<{ js: number[]; gpu: number[]; rebuilds: number; instances: number[]; phases: string[]; rebuiltFrames: boolean[] }> {
+  const app = document.querySelector('warptrace-app')!;
+  const tl = app.timeline!;
+  await tl.ready();
+  const js: number[] = [];
+  const gpu: number[] = [];
+  const instances: number[] = [];
+  const phases: string[] = [];
+  const rebuiltFrames: boolean[] = [];
+  let phase = 'collapsed lanes';
+  let rebuilds = 0;
+  const gl = tl.shadowRoot!.querySelector('canvas.gl') as HTMLCanvasElement;
+  const ctx = (gl.getContext('webgl2') ?? gl.getContext('webgl')) as WebGL2RenderingContext;
+  const pixel = new Uint8Array(4);
+  let done: (() => void) | null = null;
+  // Time the component's own frames: render work in JS, then until the GPU has the pixels.
+  tl.onFrame = (stats, ms) => {
+    if (done === null) return;
+    const t0 = performance.now();
+    ctx.readPixels(0, 0, 1, 1, ctx.RGBA, ctx.UNSIGNED_BYTE, pixel);
+    js.push(ms);
+    gpu.push(ms + performance.now() - t0);
+    instances.push(stats.instances);
+    phases.push(phase);
+    rebuiltFrames.push(stats.rebuilt);
+    if (stats.rebuilt) rebuilds++;
+    const d = done;
+    done = null;
+    d();
+  };
+  const frame = () =>
+    new Promise<void>((r) => {
+      done = r;
+      tl.requestFrame();
+    });
+  const full = tl.visibleWindow;
+  const span = full.endNs - full.startNs;
+  const centre = full.startNs + span * 0.37;
+  const zoom = async (steps: number, factor: number) => {
+    for (let k = 0; k < steps; k++) {
+      const v = tl.visibleWindow;
+      const s = (v.endNs - v.startNs) / factor;
+      const c = (v.startNs + v.endNs) / 2;
+      tl.setView({ startNs: c - s / 2, endNs: c + s / 2 });
+      await frame();
+    }
+  };
+  const pan = async (steps: number, fraction: number) => {
+    for (let k = 0; k < steps; k++) {
+      const v = tl.visibleWindow;
+      const d = (v.endNs - v.startNs) * fraction;
+      tl.setView({ startNs: v.startNs + d, endNs: v.endNs + d });
+      await frame();
+    }
+  };
+  tl.setView({ startNs: centre - span / 2, endNs: centre + span / 2 });
+  await frame();
+  await zoom(60, 1.12); // ~900× in
+  await pan(40, 0.04);
+  await zoom(30, 1 / 1.12);
+  await pan(40, -0.05);
+  await zoom(30, 1 / 1.12); // back out
+  // Expand the busiest graphics SM and a compute SM: 64 warp-slot rows each.
+  phase = 'expanded SMs';
+  const lanes = tl.laneLayout.rows;
+  tl.toggleLane(lanes[0]!.sm, true);
+  if (lanes.length > 2) tl.toggleLane(lanes[2]!.sm, true);
+  await frame();
+  await zoom(50, 1.15);
+  await pan(40, 0.05);
+  await zoom(50, 1 / 1.15);
+  // Draw stepping: select draws and zoom to them.
+  phase = 'draw stepping';
+  for (let k = 0; k < 10; k++) {
+    app.stepDraw(1);
+    await frame();
+  }
+  tl.onFrame = null;
+  return { js, gpu, rebuilds, instances, phases, rebuiltFrames };
+}
+
+/**
+ * Serves the benchmark traces as files are served in practice (plain bytes
+ * with a Content-Length), not gzip-compressed on the fly by the preview server,
+ * which would make the benchmark measure node's gzip instead of the viewer.
+ */
+function serveTracesUncompressed(dir: string): Plugin {
+  return {
+    name: 'bench-traces',
+    configurePreviewServer(server) {
+      server.middlewares.use((req, res, next) => {
+        const m = /^\/bench-traces\/([\w.-]+\.wtrace)$/.exec(req.url ?? '');
+        if (m === null) return next();
+        const path = join(dir, m[1]!);
+        res.setHeader('Content-Type', 'application/octet-stream');
+        res.setHeader('Content-Length', String(statSync(path).size));
+        createReadStream(path).pipe(res);
+      });
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const traceDir = join(outDir, 'bench-traces');
+  console.log('building the viewer (vite build)…');
+  await build({ root, logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+  mkdirSync(traceDir, { recursive: true });
+  const files = new Map<number, number>();
+  for (const warps of sizes) {
+    const path = join(traceDir, `synthetic-${warps}.wtrace`);
+    process.stdout.write(`generating ${warps.toLocaleString('en-US')} warps… `);
+    const trace = synthesizeTrace({ warps, seed: 1 });
+    writeFileSync(path, encodeWtrace(trace));
+    files.set(warps, statSync(path).size);
+    console.log(`${(statSync(path).size / 1e6).toFixed(1)} MB`);
+  }
+  const server = await preview({
+    root,
+    logLevel: 'warn',
+    preview: { port: 0, host: '127.0.0.1' },
+    build: { outDir },
+    plugins: [serveTracesUncompressed(traceDir)],
+  });
+  const address = server.resolvedUrls?.local[0] ?? 'http://127.0.0.1:4173/';
+  const browser = await puppeteer.launch({
+    executablePath: chromium,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--no-first-run', '--disable-background-networking'],
+  });
+  const results: SizeResult[] = [];
+  const version = await browser.version();
+  try {
+    for (const warps of sizes) {
+      const page = await browser.newPage();
+      await page.setViewport({ width, height });
+      page.on('pageerror', (e) => console.error('page error:', e));
+      console.log(`benchmarking ${warps.toLocaleString('en-US')} warps…`);
+      results.push(await benchSize(page, address, warps, files.get(warps)!));
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+    await new Promise<void>((r) => server.httpServer.close(() => r()));
+  }
+  printTable(results, version);
+}
+
+function printTable(results: readonly SizeResult[], browserVersion: string): void {
+  const ms = (v: number) => `${v.toFixed(v < 10 ? 1 : 0)} ms`;
+  const table = (rows: string[][]) => {
+    const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => row[c]!.length)));
+    rows.forEach((row, k) => {
+      console.log(`| ${row.map((cell, c) => cell.padEnd(widths[c]!)).join(' | ')} |`);
+      if (k === 0) console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+    });
+    console.log('');
+  };
+  console.log(`\nwarptrace viewer benchmark · ${browserVersion} headless, SwiftShader (software GL) · ${cpus().length} cores (${cpus()[0]?.model ?? '?'}) · ${(totalmem() / 2 ** 30).toFixed(0)} GiB · viewport ${width}×${height}\n`);
+  const open: string[][] = [['warps', 'file', 'open → first frame', 'read', 'decode', 'index', 'to first frame', 'heap B/warp (open / after session)', 'trace columns B/warp', 'lane index B/warp']];
+  for (const r of results) {
+    open.push([
+      r.warps.toLocaleString('en-US'),
+      `${(r.fileBytes / 1e6).toFixed(1)} MB`,
+      ms(r.openMs),
+      ms(r.readMs),
+      ms(r.decodeMs),
+      ms(r.indexMs),
+      ms(r.firstFrameMs),
+      `${((r.heapOpenBytes - r.heapBeforeBytes) / r.warps).toFixed(1)} / ${((r.heapAfterBytes - r.heapBeforeBytes) / r.warps).toFixed(1)}`,
+      (r.traceBytes / r.warps).toFixed(1),
+      (r.indexBytes / r.warps).toFixed(2),
+    ]);
+  }
+  table(open);
+  const frames: string[][] = [['warps', 'session part', 'frames', 'rebuilt', 'JS p50', 'JS p95', 'JS+GPU p50', 'JS+GPU p95', 'JS+GPU max', 'rects p50 / max']];
+  for (const r of results) {
+    const parts = [...new Set(r.phases)].map((p) => [p, r.phases.map((q, k) => (q === p ? k : -1)).filter((k) => k >= 0)] as const);
+    for (const [name, idx] of [['all', r.phases.map((_, k) => k)] as const, ...parts]) {
+      const js = idx.map((k) => r.framesJs[k]!);
+      const gpu = idx.map((k) => r.framesGpu[k]!);
+      const quads = idx.map((k) => r.instances[k]!);
+      frames.push([
+        r.warps.toLocaleString('en-US'),
+        name,
+        String(idx.length),
+        String(idx.filter((k) => r.rebuiltFrames[k]).length),
+        ms(percentile(js, 50)),
+        ms(percentile(js, 95)),
+        ms(percentile(gpu, 50)),
+        ms(percentile(gpu, 95)),
+        ms(Math.max(...gpu)),
+        `${Math.round(percentile(quads, 50) / 100) / 10}k / ${Math.round(Math.max(...quads) / 100) / 10}k`,
+      ]);
+    }
+  }
+  table(frames);
+  console.log('JS: the work of a frame on the main thread (level of detail, buffer upload, pixi render calls, text).');
+  console.log('JS+GPU: until a 1-pixel readback returns, i.e. including SwiftShader rasterizing the frame on the CPU.');
+  console.log('Goals: 10 M warps open → first frame ≤ 3000 ms, frame p95 ≤ 16 ms, heap ≤ 24 B/warp.');
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

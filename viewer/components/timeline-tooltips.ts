@@ -1,0 +1,25 @@
+/** Tooltip lines for the timeline (plain text: rendered by lit, never as markup). */
+import { activeLaneCount, formatNs, smOfWarp, stageInfo, type Trace } from '../../shared-schema/index.js';
+import type { DrawLayout } from '../model/draw-layout.js';
+import { laneLabel } from '../model/lane-layout.js';
+
+/** @param nearby warps of the same row within a few pixels (the bar may stand for several). */
+export function warpTooltip(trace: Trace, row: number, nearby = 1): string[] {
+  const w = trace.warps;
+  const draw = trace.draws[w.draw[row]!];
+  const lines = [
+    `${stageInfo(w.stage[row]!).label} warp · ${formatNs(w.durationNs[row]!)}`,
+    `draw ${w.draw[row]}${draw === undefined ? '' : ` ${draw.label}`}`,
+    `${laneLabel(smOfWarp(w.smGroups, row))} · slot ${w.warpSlot[row] === 0xff ? '?' : w.warpSlot[row]} · id ${w.customId[row]}`,
+    `${activeLaneCount(w, row)}/${trace.device.subgroupSize} lanes active`,
+  ];
+  if (nearby > 1) lines.push(`(${nearby} warps here: the longest or nearest is shown; zoom in for the others)`);
+  return lines;
+}
+
+export function drawTooltip(trace: Trace, layout: DrawLayout, d: number): string[] {
+  const info = trace.draws[d]!;
+  const lines = [`draw ${d}: ${info.label} (${info.kind})`, `warps span ${formatNs(layout.spans[2 * d + 1]! - layout.spans[2 * d]!)}`];
+  if (info.gpuBeginNs !== null && info.gpuEndNs !== null) lines.push(`GPU timestamps ${formatNs(info.gpuEndNs - info.gpuBeginNs)}`);
+  return lines;
+}

@@ -1,0 +1,112 @@
+/**
+ * Decode worker: reads a trace (URL or file) with progress, decodes it,
+ * builds the viewer's lane index, and transfers every typed array to the
+ * page (zero-copy), so the page stays responsive on 10 M-warp traces.
+ */
+import { TraceFormatError, decodeTrace, synthesizeTrace, type Trace } from '../../shared-schema/index.js';
+import { narrowUintColumn } from '../../shared-schema/columns.js';
+import { buildLaneIndex, laneIndexBuffers } from '../model/lane-index.js';
+import type { DecodeRequest, DecodeResponse, LoadPhase } from './protocol.js';
+
+/** Larger files are refused before allocating (the browser could not hold the decoded trace anyway). */
+const MAX_FILE_BYTES = 2 ** 31 - 1;
+
+const post = (message: DecodeResponse, transfer: Transferable[] = []) => (self as unknown as Worker).postMessage(message, transfer);
+const progress = (phase: LoadPhase, loaded: number, total: number | null) => post({ kind: 'progress', phase, loaded, total });
+
+async function readStream(stream: ReadableStream<Uint8Array>, total: number | null): Promise<Uint8Array> {
+  if (total !== null && total > MAX_FILE_BYTES) throw new TraceFormatError('too-large', 'file', `${total} bytes exceed the viewer's limit of ${MAX_FILE_BYTES}`);
+  let buffer = new Uint8Array(total ?? 1 << 20);
+  let loaded = 0;
+  let lastReport = 0;
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (loaded + value.length > buffer.length) {
+      const next = loaded + value.length;
+      if (next > MAX_FILE_BYTES) throw new TraceFormatError('too-large', 'file', `more than ${MAX_FILE_BYTES} bytes`);
+      const grown = new Uint8Array(Math.min(MAX_FILE_BYTES, Math.max(next, buffer.length * 2)));
+      grown.set(buffer.subarray(0, loaded));
+      buffer = grown;
+    }
+    buffer.set(value, loaded);
+    loaded += value.length;
+    const now = performance.now();
+    if (now - lastReport > 50) {
+      progress('read', loaded, total);
+      lastReport = now;
+    }
+  }
+  progress('read', loaded, total);
+  return buffer.subarray(0, loaded);
+}
+
+async function readBytes(req: DecodeRequest): Promise<Uint8Array> {
+  if (req.kind === 'blob') return readStream(req.blob.stream(), req.blob.size);
+  if (req.kind !== 'url') throw new Error('not a byte source');
+  let response: Response;
+  try {
+    response = await fetch(req.url);
+  } catch (e) {
+    throw new Error(`could not fetch ${req.url}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (!response.ok) throw new Error(`could not fetch ${req.url}: HTTP ${response.status} ${response.statusText}`);
+  const length = Number(response.headers.get('content-length'));
+  // A compressed response's length is not the body's: progress then has no total.
+  const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
+  const total = Number.isFinite(length) && length > 0 && !encoded ? length : null;
+  if (response.body === null) return new Uint8Array(await response.arrayBuffer());
+  return readStream(response.body, total);
+}
+
+/** The decoders keep custom ids as wide as their format allows; narrow them for memory. */
+function narrowed(trace: Trace): Trace {
+  const c = trace.warps.customId;
+  if (!(c instanceof Uint32Array)) return trace;
+  const customId = narrowUintColumn(c);
+  return customId === c ? trace : { ...trace, warps: { ...trace.warps, customId } };
+}
+
+function traceBuffers(trace: Trace): ArrayBuffer[] {
+  const w = trace.warps;
+  const arrays: (ArrayBufferView | null)[] = [
+    w.startNs, w.durationNs, w.smGroups.sm, w.smGroups.offsets, w.warpSlot, w.stage, w.draw, w.customId,
+    w.activeMask, w.activeMaskHi, w.smCycleStart, w.smCycleDuration,
+  ];
+  const out = new Set<ArrayBuffer>();
+  for (const a of arrays) if (a !== null) out.add(a.buffer as ArrayBuffer);
+  return [...out];
+}
+
+self.onmessage = async (event: MessageEvent<DecodeRequest>) => {
+  const req = event.data;
+  try {
+    const t0 = performance.now();
+    let trace: Trace;
+    let bytes = 0;
+    let t1: number;
+    if (req.kind === 'synthetic') {
+      t1 = performance.now();
+      progress('decode', 0, null);
+      trace = synthesizeTrace({ warps: req.warps, seed: req.seed });
+    } else {
+      const data = await readBytes(req);
+      bytes = data.length;
+      t1 = performance.now();
+      progress('decode', 0, null);
+      trace = narrowed(decodeTrace(data));
+    }
+    const t2 = performance.now();
+    progress('index', 0, null);
+    const index = buildLaneIndex(trace);
+    const t3 = performance.now();
+    const transfer = [...traceBuffers(trace), ...laneIndexBuffers(index)];
+    post({ kind: 'done', trace, index, bytes, timings: { readMs: t1 - t0, decodeMs: t2 - t1, indexMs: t3 - t2 } }, [...new Set(transfer)]);
+  } catch (e) {
+    const field = e instanceof TraceFormatError ? e.field : null;
+    let message = e instanceof Error ? e.message : String(e);
+    if (e instanceof RangeError && /allocat/i.test(message)) message = `out of memory while loading the trace (${message})`;
+    post({ kind: 'error', message, field });
+  }
+};

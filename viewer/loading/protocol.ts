@@ -1,0 +1,21 @@
+/** Messages between the page and the decode worker. */
+import type { Trace } from '../../shared-schema/index.js';
+import type { LaneIndex } from '../model/lane-index.js';
+
+export type DecodeRequest =
+  | { readonly kind: 'url'; readonly url: string }
+  | { readonly kind: 'blob'; readonly blob: Blob }
+  | { readonly kind: 'synthetic'; readonly warps: number; readonly seed: number };
+
+export type LoadPhase = 'read' | 'decode' | 'index';
+
+export interface DecodeTimings {
+  readonly readMs: number;
+  readonly decodeMs: number;
+  readonly indexMs: number;
+}
+
+export type DecodeResponse =
+  | { readonly kind: 'progress'; readonly phase: LoadPhase; readonly loaded: number; readonly total: number | null }
+  | { readonly kind: 'done'; readonly trace: Trace; readonly index: LaneIndex; readonly bytes: number; readonly timings: DecodeTimings }
+  | { readonly kind: 'error'; readonly message: string; readonly field: string | null };

@@ -1,0 +1,65 @@
+/**
+ * Loads a trace in a Web Worker: the page gets progress events and, at the
+ * end, the decoded columns and lane index by transfer (no copy).
+ */
+import type { Trace } from '../../shared-schema/index.js';
+import type { LaneIndex } from '../model/lane-index.js';
+import type { DecodeRequest, DecodeResponse, DecodeTimings, LoadPhase } from './protocol.js';
+
+export interface LoadedTrace {
+  readonly trace: Trace;
+  readonly index: LaneIndex;
+  /** File size, bytes (0 for generated traces). */
+  readonly bytes: number;
+  readonly timings: DecodeTimings;
+}
+
+export interface LoadProgress {
+  readonly phase: LoadPhase;
+  readonly loaded: number;
+  readonly total: number | null;
+}
+
+/** A trace that could not be loaded; `field` names the offending field for format errors. */
+export class TraceLoadError extends Error {
+  override readonly name = 'TraceLoadError';
+  constructor(
+    message: string,
+    readonly field: string | null,
+  ) {
+    super(message);
+  }
+}
+
+export function loadTrace(request: DecodeRequest, onProgress: (p: LoadProgress) => void, signal?: AbortSignal): Promise<LoadedTrace> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./decode-worker.ts', import.meta.url), { type: 'module', name: 'warptrace-decode' });
+    const finish = () => {
+      worker.terminate();
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const onAbort = () => {
+      finish();
+      reject(new DOMException('loading cancelled', 'AbortError'));
+    };
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort);
+    worker.onmessage = (event: MessageEvent<DecodeResponse>) => {
+      const m = event.data;
+      if (m.kind === 'progress') onProgress(m);
+      else if (m.kind === 'done') {
+        finish();
+        resolve({ trace: m.trace, index: m.index, bytes: m.bytes, timings: m.timings });
+      } else {
+        finish();
+        reject(new TraceLoadError(m.message, m.field));
+      }
+    };
+    worker.onerror = (event) => {
+      finish();
+      reject(new TraceLoadError(`the decoder failed: ${event.message || 'worker error'}`, null));
+    };
+    // The worker resolves relative URLs against its own script: resolve them against the page.
+    worker.postMessage(request.kind === 'url' ? { ...request, url: new URL(request.url, document.baseURI).href } : request);
+  });
+}

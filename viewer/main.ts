@@ -1,0 +1,2 @@
+/** Entry point of the viewer page (index.html). */
+import './components/warptrace-app.js';

@@ -1,0 +1,316 @@
+/**
+ * Level of detail for the lane area: turns the warps of the lanes in view
+ * into rectangles whose number follows pixels, not warps.
+ *
+ * Geometry is computed for a time range [originNs, originNs + columns·colNs)
+ * at a power-of-two column width colNs of about a pixel (see lodColumnNs), with x stored in ns
+ * relative to originNs so float32 stays precise; the renderer maps it to
+ * pixels with two uniforms, so pans and zooms within the range cost nothing.
+ *
+ * - Collapsed lane: occupancy (average warps in flight per column) stacked by
+ *   stage. Zoomed out it sums the lane's occupancy pyramid; once a column is
+ *   narrower than a pyramid bin it reads the warps themselves (then about
+ *   WARPS_PER_BIN per column at most, so cost still follows columns).
+ * - Expanded lane: one row per warp slot. A warp at least one column wide is
+ *   its own bar; narrower warps of a slot that start in the same column fold
+ *   into one bar colored by the longest of them (so a long stall stays visible).
+ */
+import { STAGE_COUNT, type Trace } from '../../shared-schema/index.js';
+import { STAGE_DIM_RGBA, STAGE_RGBA, THEME, packRgba } from './colors.js';
+import { addCoverage, resolveCoverage } from './coverage.js';
+import { INSTANCE_FLOATS, InstanceWriter } from './instances.js';
+import { addPyramidColumns } from './occupancy.js';
+import { lowerBoundStart, rowsRunningAt, type LaneIndex, type LaneInfo } from './lane-index.js';
+import { slotRowOf, type LaneLayout, type LaneRow } from './lane-layout.js';
+
+export interface LodRequest {
+  readonly trace: Trace;
+  readonly index: LaneIndex;
+  readonly layout: LaneLayout;
+  /** Layout rows to build: [firstLane, lastLane). */
+  readonly firstLane: number;
+  readonly lastLane: number;
+  readonly originNs: number;
+  readonly colNs: number;
+  readonly columns: number;
+  /** Warps in flight that fill a lane's occupancy chart. */
+  readonly occupancyScale: number;
+  /** Bit s set: stage s is not drawn. */
+  readonly hiddenStages: number;
+  /** Draw whose warps stay bright while the others dim; -1 for none. */
+  readonly selectedDraw: number;
+}
+
+export interface LodStats {
+  /** Warps read one by one (direct occupancy and expanded lanes). */
+  rowsVisited: number;
+  /** Lanes whose occupancy came from the pyramid. */
+  pyramidLanes: number;
+  /** Lanes whose occupancy was accumulated from warps. */
+  directLanes: number;
+}
+
+/** Index of the "other draws" accumulator next to the stage accumulators. */
+const OTHERS = STAGE_COUNT;
+const OTHERS_RGBA = packRgba(THEME.dimOthers);
+const LANE_BG = packRgba(THEME.laneAlt);
+const SLOT_BG = packRgba(0x1c1f26);
+/** Minimum warp length, in columns, that gets a label candidate (the overlay checks real widths). */
+const LABEL_MIN_COLUMNS = 10;
+
+/** Warps wide enough to print their custom id on: row and bar geometry (ns relative to origin, px). */
+export class LabelList {
+  rows = new Uint32Array(256);
+  x0 = new Float64Array(256);
+  x1 = new Float64Array(256);
+  y = new Float32Array(256);
+  count = 0;
+
+  push(row: number, x0: number, x1: number, y: number): void {
+    if (this.count === this.rows.length) this.grow();
+    const k = this.count++;
+    this.rows[k] = row;
+    this.x0[k] = x0;
+    this.x1[k] = x1;
+    this.y[k] = y;
+  }
+
+  private grow(): void {
+    const n = this.rows.length * 2;
+    const rows = new Uint32Array(n);
+    rows.set(this.rows);
+    const x0 = new Float64Array(n);
+    x0.set(this.x0);
+    const x1 = new Float64Array(n);
+    x1.set(this.x1);
+    const y = new Float32Array(n);
+    y.set(this.y);
+    Object.assign(this, { rows, x0, x1, y });
+  }
+}
+
+export class LaneLodBuilder {
+  readonly bars = new InstanceWriter(4096);
+  readonly labels = new LabelList();
+  private areaStore: Float32Array[] = [];
+  private diffStore: Float32Array[] = [];
+  /** Views of exactly `columns` cells (and columns + 1 differences) for the current build. */
+  private area: Float32Array[] = [];
+  private diff: Float32Array[] = [];
+  private running: number[] = [];
+  private runStart = new Int32Array(STAGE_COUNT + 1);
+  private runY0 = new Float32Array(STAGE_COUNT + 1);
+  private runY1 = new Float32Array(STAGE_COUNT + 1);
+  private foldCol = new Float64Array(0);
+  private foldX0 = new Float64Array(0);
+  private foldX1 = new Float64Array(0);
+  private foldBest = new Int32Array(0);
+  private foldBestDur = new Float64Array(0);
+  private lastBar = new Int32Array(0);
+
+  build(req: LodRequest): LodStats {
+    this.bars.reset();
+    this.labels.count = 0;
+    this.ensureColumns(req.columns);
+    const stats: LodStats = { rowsVisited: 0, pyramidLanes: 0, directLanes: 0 };
+    const extent = req.columns * req.colNs;
+    for (let k = req.firstLane; k < req.lastLane; k++) {
+      const row = req.layout.rows[k]!;
+      if (k % 2 === 1) this.bars.push(0, extent, row.y, row.y + row.height, LANE_BG);
+      if (row.group < 0) continue;
+      const lane = req.index.lanes[row.group]!;
+      this.buildOccupancy(req, row, lane, stats);
+      if (row.expanded) this.buildSlots(req, row, lane, stats);
+    }
+    return stats;
+  }
+
+  private ensureColumns(columns: number): void {
+    if ((this.areaStore[0]?.length ?? 0) < columns) {
+      const size = Math.max(columns, 1024);
+      this.areaStore = [];
+      this.diffStore = [];
+      for (let s = 0; s <= STAGE_COUNT; s++) {
+        this.areaStore.push(new Float32Array(size));
+        this.diffStore.push(new Float32Array(size + 1));
+      }
+    }
+    this.area = this.areaStore.map((a) => a.subarray(0, columns));
+    this.diff = this.diffStore.map((d) => d.subarray(0, columns + 1));
+  }
+
+  private buildOccupancy(req: LodRequest, row: LaneRow, lane: LaneInfo, stats: LodStats): void {
+    const { columns, colNs, originNs } = req;
+    const pyr = lane.occupancy;
+    let used = 0; // bit per accumulator filled
+    const visible = lane.stageMask & ~req.hiddenStages;
+    if (colNs >= pyr.binNs) {
+      stats.pyramidLanes++;
+      for (let k = 0; k < pyr.stages.length; k++) {
+        const stage = pyr.stages[k]!;
+        if ((visible & (1 << stage)) === 0) continue;
+        addPyramidColumns(pyr, k, originNs, colNs, columns, this.area[stage]!);
+        used |= 1 << stage;
+      }
+    } else {
+      stats.directLanes++;
+      const { startNs, durationNs, stage, draw } = req.trace.warps;
+      const inv = 1 / colNs;
+      const endNs = originNs + columns * colNs;
+      const first = lowerBoundStart(startNs, lane, originNs);
+      const last = lowerBoundStart(startNs, lane, endNs);
+      rowsRunningAt(req.trace, lane, originNs, first, this.running);
+      const sel = req.selectedDraw;
+      const add = (i: number) => {
+        const st = stage[i]!;
+        if ((visible & (1 << st)) === 0) return;
+        const target = sel >= 0 && draw[i] !== sel ? OTHERS : st;
+        const u0 = (startNs[i]! - originNs) * inv;
+        addCoverage(this.area[target]!, this.diff[target]!, u0, u0 + durationNs[i]! * inv);
+        used |= 1 << target;
+      };
+      for (const i of this.running) add(i);
+      for (let i = first; i < last; i++) add(i);
+      stats.rowsVisited += this.running.length + (last - first);
+      for (let t = 0; t <= STAGE_COUNT; t++) if (used & (1 << t)) resolveCoverage(this.area[t]!, this.diff[t]!);
+    }
+    this.emitStacked(req, row, used);
+  }
+
+  /** Stacked occupancy bars, merging runs of columns with identical pixel heights. */
+  private emitStacked(req: LodRequest, row: LaneRow, used: number): void {
+    if (used === 0) return;
+    const { columns, colNs } = req;
+    const chart = row.headerHeight - 3;
+    const bottom = row.y + row.headerHeight - 1;
+    const pxPerWarp = chart / req.occupancyScale;
+    const targets: number[] = [];
+    for (let t = 0; t <= STAGE_COUNT; t++) if (used & (1 << t)) targets.push(t);
+    const runStart = this.runStart.fill(-1);
+    const runY0 = this.runY0;
+    const runY1 = this.runY1;
+    const flush = (t: number, endCol: number) => {
+      if (runStart[t]! < 0) return;
+      const rgba = t === OTHERS ? OTHERS_RGBA : STAGE_RGBA[t]!;
+      this.bars.push(runStart[t]! * colNs, endCol * colNs, bottom - runY1[t]!, bottom - runY0[t]!, rgba);
+      runStart[t] = -1;
+    };
+    for (let c = 0; c < columns; c++) {
+      let cum = 0;
+      let top = 0;
+      for (const t of targets) {
+        const area = this.area[t]!;
+        const occ = area[c]!;
+        area[c] = 0;
+        let y0 = top;
+        let y1 = top;
+        if (occ > 1e-6) {
+          cum += occ;
+          y1 = Math.min(chart, Math.max(top + 1, Math.round(cum * pxPerWarp)));
+          if (y1 <= top) y1 = top; // chart full: nothing left to show for this stage
+          y0 = top;
+          top = y1;
+        }
+        if (y1 === y0) {
+          flush(t, c);
+          continue;
+        }
+        if (runStart[t]! >= 0 && runY0[t] === y0 && runY1[t] === y1) continue;
+        flush(t, c);
+        runStart[t] = c;
+        runY0[t] = y0;
+        runY1[t] = y1;
+      }
+    }
+    for (const t of targets) flush(t, columns);
+  }
+
+  private buildSlots(req: LodRequest, row: LaneRow, lane: LaneInfo, stats: LodStats): void {
+    const { startNs, durationNs, stage, draw } = req.trace.warps;
+    const { warpSlot } = req.trace.warps;
+    const { colNs, originNs, columns } = req;
+    const visible = lane.stageMask & ~req.hiddenStages;
+    const endNs = originNs + columns * colNs;
+    const rowsN = row.slotRows;
+    this.ensureFolds(rowsN);
+    const foldCol = this.foldCol.fill(-Infinity, 0, rowsN);
+    const foldX0 = this.foldX0;
+    const foldX1 = this.foldX1;
+    const foldBest = this.foldBest;
+    const foldBestDur = this.foldBestDur;
+    const top = row.y + row.headerHeight + 2;
+    const h = row.slotRowHeight;
+    const sel = req.selectedDraw;
+    const bars = this.bars;
+    const labelMin = colNs * LABEL_MIN_COLUMNS;
+    for (let r = 0; r < rowsN; r += 2) bars.push(0, columns * colNs, top + r * h, top + (r + 1) * h, SLOT_BG);
+    const colorOf = (i: number) => (sel >= 0 && draw[i] !== sel ? STAGE_DIM_RGBA : STAGE_RGBA)[stage[i]!]!;
+    // Last bar emitted per slot row: a bar of the same color starting less
+    // than a column after it ends extends it instead (the gap is invisible at
+    // this zoom), so busy rows cost a few long rectangles, not one per column.
+    const lastBar = this.lastBar.fill(-1, 0, rowsN);
+    const emit = (r: number, x0: number, x1: number, rgba: number) => {
+      const k = lastBar[r]!;
+      if (k >= 0) {
+        const o = k * INSTANCE_FLOATS;
+        if (bars.u32[o + 4] === rgba && x0 - bars.f32[o + 1]! < colNs) {
+          if (x1 > bars.f32[o + 1]!) bars.f32[o + 1] = x1;
+          return;
+        }
+      }
+      const y = top + r * h;
+      lastBar[r] = bars.count;
+      bars.push(x0, x1, y + 1, y + h - 1, rgba);
+    };
+    const flush = (r: number) => {
+      if (foldCol[r] === -Infinity) return;
+      emit(r, foldX0[r]!, foldX1[r]!, colorOf(foldBest[r]!));
+      foldCol[r] = -Infinity;
+    };
+    const visit = (i: number) => {
+      if ((visible & (1 << stage[i]!)) === 0) return;
+      const r = slotRowOf(row, lane, warpSlot[i]!, i);
+      if (r >= rowsN) return;
+      const s = startNs[i]! - originNs;
+      const d = durationNs[i]!;
+      if (d >= colNs) {
+        flush(r);
+        emit(r, s, s + d, colorOf(i));
+        if (d >= labelMin) this.labels.push(i, s, s + d, top + r * h + h / 2);
+        return;
+      }
+      const c = Math.floor(s / colNs);
+      if (foldCol[r] === c) {
+        if (s + d > foldX1[r]!) foldX1[r] = s + d;
+        if (d > foldBestDur[r]!) {
+          foldBest[r] = i;
+          foldBestDur[r] = d;
+        }
+        return;
+      }
+      flush(r);
+      foldCol[r] = c;
+      foldX0[r] = s;
+      foldX1[r] = s + d;
+      foldBest[r] = i;
+      foldBestDur[r] = d;
+    };
+    const first = lowerBoundStart(startNs, lane, originNs);
+    const last = lowerBoundStart(startNs, lane, endNs);
+    rowsRunningAt(req.trace, lane, originNs, first, this.running);
+    for (const i of this.running) visit(i);
+    for (let i = first; i < last; i++) visit(i);
+    for (let r = 0; r < rowsN; r++) flush(r);
+    stats.rowsVisited += this.running.length + (last - first);
+  }
+
+  private ensureFolds(n: number): void {
+    if (this.foldCol.length >= n) return;
+    this.foldCol = new Float64Array(n);
+    this.foldX0 = new Float64Array(n);
+    this.foldX1 = new Float64Array(n);
+    this.foldBest = new Int32Array(n);
+    this.foldBestDur = new Float64Array(n);
+    this.lastBar = new Int32Array(n);
+  }
+}

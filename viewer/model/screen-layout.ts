@@ -1,0 +1,59 @@
+/**
+ * Where each part of the timeline sits on screen (CSS px): the overview strip,
+ * the time axis, the draw track, then the scrolling SM lanes; a label gutter
+ * on the left. Pure, so hit testing and rendering agree by construction.
+ */
+export interface Band {
+  readonly y: number;
+  readonly height: number;
+}
+
+export interface ScreenLayout {
+  readonly width: number;
+  readonly height: number;
+  /** Left label column; time runs from gutter to width. */
+  readonly gutter: number;
+  readonly overview: Band;
+  readonly axis: Band;
+  readonly draws: Band;
+  readonly drawRowHeight: number;
+  readonly lanes: Band;
+}
+
+export const GUTTER_PX = 112;
+export const OVERVIEW_PX = 40;
+export const AXIS_PX = 22;
+export const DRAW_ROW_PX = 14;
+
+export function screenLayout(width: number, height: number, drawRows: number): ScreenLayout {
+  const overview = { y: 0, height: OVERVIEW_PX };
+  const axis = { y: overview.y + overview.height, height: AXIS_PX };
+  const drawsHeight = Math.max(1, drawRows) * DRAW_ROW_PX + 6;
+  const draws = { y: axis.y + axis.height, height: drawsHeight };
+  const lanesY = draws.y + draws.height + 1;
+  return {
+    width,
+    height,
+    gutter: Math.min(GUTTER_PX, Math.max(40, Math.floor(width * 0.3))),
+    overview,
+    axis,
+    draws,
+    drawRowHeight: DRAW_ROW_PX,
+    lanes: { y: lanesY, height: Math.max(0, height - lanesY) },
+  };
+}
+
+export function timeWidth(s: ScreenLayout): number {
+  return Math.max(1, s.width - s.gutter);
+}
+
+export type Region = 'overview' | 'axis' | 'draws' | 'gutter' | 'lanes' | 'none';
+
+export function regionAt(s: ScreenLayout, x: number, y: number): Region {
+  if (x < 0 || y < 0 || x >= s.width || y >= s.height) return 'none';
+  if (y < s.overview.y + s.overview.height) return 'overview';
+  if (y < s.axis.y + s.axis.height) return 'axis';
+  if (y < s.draws.y + s.draws.height) return x < s.gutter ? 'gutter' : 'draws';
+  if (y < s.lanes.y) return 'none';
+  return x < s.gutter ? 'gutter' : 'lanes';
+}
