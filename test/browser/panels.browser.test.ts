@@ -157,3 +157,38 @@ it('compare panel: longer TCS warps flagged bad, highlights listed', async () =>
   const empty = await mount('wt-compare-panel', { a: summary });
   assert(root(empty).textContent!.includes('Open two traces'), 'needs both');
 });
+
+it('analysis panels: analyze the trace the shell hands down, once, then show findings and stats', async () => {
+  const el = await mount('wt-analysis-panels', {});
+  assert(root(el).textContent!.includes('Open a trace'), 'empty state');
+  const ready = new Promise<AnalysisSummary>((resolve) => el.addEventListener('wt-analysis-ready', (e) => resolve((e as CustomEvent<{ summary: AnalysisSummary }>).detail.summary), { once: true }));
+  el.trace = trace;
+  el.selectedDraw = 4;
+  await el.updateComplete;
+  assert(root(el).textContent!.includes('Analyzing'), 'analyzing state');
+  const s = await ready;
+  await el.updateComplete;
+  assertEqual(s.trace.warps, trace.warps.count, 'analyzed the given trace');
+  const findings = root(el).querySelector('wt-findings-list')!;
+  assertEqual(findings.findings.length, summary.findings.length, 'findings handed down');
+  const stats = root(el).querySelector('wt-stats-panel')!;
+  assertEqual(stats.selectedDraw, 4, 'selected draw handed down');
+  stats.tab = 'draws';
+  await stats.updateComplete;
+  assertEqual(root(stats).querySelector('tr[data-draw="4"]')!.getAttribute('aria-selected'), 'true', 'selected draw highlighted');
+  // Same trace again: no new analysis; a summary from outside wins.
+  el.trace = trace;
+  await el.updateComplete;
+  assert(el.summary === s, 'kept');
+});
+
+it('analysis panels: a summary from the shell replaces the analysis', async () => {
+  const el = await mount('wt-analysis-panels', { trace, summary });
+  let analyzed = false;
+  el.addEventListener('wt-analysis-ready', () => (analyzed = true));
+  await new Promise((r) => setTimeout(r, 50));
+  await el.updateComplete;
+  assertEqual(analyzed, false, 'no analysis of its own');
+  assert(el.summary === summary, 'shell summary kept');
+  assert(root(el).querySelector('wt-stats-panel') !== null, 'panels shown');
+});

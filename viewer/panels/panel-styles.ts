@@ -79,7 +79,8 @@ export const panelStyles = css`
   tr.clickable {
     cursor: pointer;
   }
-  tr.clickable:hover {
+  tr.clickable:hover,
+  tr[aria-selected='true'] {
     background: var(--wt-bg-2, #2a2e37);
   }
 `;

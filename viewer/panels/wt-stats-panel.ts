@@ -3,7 +3,8 @@
  * an AnalysisSummary: per stage (durations, histogram, lanes, SMs), occupancy
  * (warps in flight per SM against the SM's slots) and per draw. Clicking a
  * draw row dispatches `wt-zoom-to` {startNs, endNs} and `wt-draw-select`
- * {draw}. With `.draw` set it shows that draw's stages. Shows, never computes.
+ * {draw}. With `.draw` set it shows that draw's stages; `.selectedDraw` (the
+ * app's selection) is highlighted in the draws table. Shows, never computes.
  */
 import { LitElement, css, html, nothing } from 'lit';
 import { formatNs, formatNumber, formatShare } from '../../analysis/format.js';
@@ -28,6 +29,7 @@ export class WtStatsPanel extends LitElement {
   static override properties = {
     summary: { attribute: false },
     draw: { attribute: false },
+    selectedDraw: { attribute: false },
     tab: { type: String, reflect: true },
   };
 
@@ -51,12 +53,15 @@ export class WtStatsPanel extends LitElement {
 
   declare summary: AnalysisSummary | null;
   declare draw: number | null;
+  /** The app's selected draw (-1: none): highlighted in the draws table. */
+  declare selectedDraw: number;
   declare tab: StatsTab;
 
   constructor() {
     super();
     this.summary = null;
     this.draw = null;
+    this.selectedDraw = -1;
     this.tab = 'stages';
   }
 
@@ -153,7 +158,7 @@ export class WtStatsPanel extends LitElement {
         </thead>
         <tbody>
           ${rows.map(
-            (d) => html`<tr class="clickable" tabindex="0" data-draw=${d.index} @click=${() => this.selectDraw(d)} @keydown=${(e: KeyboardEvent) => (e.key === 'Enter' ? this.selectDraw(d) : undefined)}>
+            (d) => html`<tr class="clickable" tabindex="0" data-draw=${d.index} aria-selected=${d.index === this.selectedDraw ? 'true' : 'false'} @click=${() => this.selectDraw(d)} @keydown=${(e: KeyboardEvent) => (e.key === 'Enter' ? this.selectDraw(d) : undefined)}>
               <td class="num">${d.index}</td><td>${d.label}</td><td class="num">${d.warps.toLocaleString('en-US')}</td>
               <td class="num">${formatNs(d.firstStartNs)}</td><td class="num">${formatNs(d.spanNs)}</td><td class="num">${formatNs(d.warpTimeNs)}</td>
               <td class="num">${formatShare(d.hiddenShare, 0)}</td><td class="num">${formatNs(d.gapBeforeNs)}</td>
