@@ -3,8 +3,8 @@
  * with the time range (and SM) to zoom to and the GPU time at stake,
  * largest cost first. Titles and details are plain text: renderers escape.
  */
-import type { DrawInfo } from '../shared-schema/model.js';
-import { formatNs, formatNumber, formatShare } from './format.js';
+import { UNKNOWN_SLOT, type DrawInfo } from '../shared-schema/model.js';
+import { formatNs, formatNumber, formatShare, smLabel, smsLabel } from './format.js';
 import { groupStalls } from './stalls.js';
 import type { Finding, Leftover, OccupancyCap, Stall, StageSummary, SyncGap } from './summary.js';
 
@@ -66,8 +66,8 @@ export function buildFindings(input: FindingInputs): Finding[] {
     const exposed = Math.max(0, l.tailNs - l.overlappedNs);
     const who =
       l.warps === 1
-        ? `1 warp (${first.stage} on SM ${first.sm}, slot ${first.warpSlot}, custom id ${first.customId})`
-        : `${l.warps} warps (${stages} on SM ${sms.join(', ')})`;
+        ? `1 warp (${first.stage} on ${where(first.sm, first.warpSlot)}, custom id ${first.customId})`
+        : `${l.warps} warps (${stages} on ${smsLabel(sms)})`;
     findings.push({
       id: `leftover-${l.draw}`,
       kind: 'leftover',
@@ -88,7 +88,7 @@ export function buildFindings(input: FindingInputs): Finding[] {
 
   for (const group of pick(groupStalls(input.stalls), (g) => g.costNs)) {
     const s = group.lead;
-    const smList = s.sms.length <= 8 ? `SM${s.sms.length === 1 ? '' : 's'} ${s.sms.join(', ')}` : `${s.sms.length} SMs`;
+    const smList = smsLabel(s.sms);
     const count = group.members.length;
     findings.push({
       id: `stall-${s.row}`,
@@ -98,9 +98,9 @@ export function buildFindings(input: FindingInputs): Finding[] {
           ? `Long ${s.stage} warp (${formatNumber(s.factor)}× median) stalled ${smList} for ${formatNs(s.stallNs)}`
           : `${count} long ${s.stage} warps (up to ${formatNumber(s.factor)}× median) stalled ${smList} for ${formatNs(group.costNs)}`,
       detail:
-        `A ${s.stage} warp of ${drawName(input.draws, s.draw)} on SM ${s.sm}, slot ${s.warpSlot} (custom id ${s.customId}) ran ` +
+        `A ${s.stage} warp of ${drawName(input.draws, s.draw)} on ${where(s.sm, s.warpSlot)} (custom id ${s.customId}) ran ` +
         `${formatNs(s.durationNs)}, ${formatNumber(s.factor)}× the ${s.stage} median of ${formatNs(s.stageMedianNs)}. ` +
-        `Meanwhile the ${s.sms.length} SM${s.sms.length === 1 ? '' : 's'} running ${s.stage} held ${formatNumber(s.meanOccupancyDuring)} warps on average ` +
+        `Meanwhile ${smsLabel(s.sms)} (running ${s.stage}) held ${formatNumber(s.meanOccupancyDuring)} warps on average ` +
         `against a peak of ${formatNumber(s.peakOccupancy)}, and below ${formatShare(input.stallOccupancyShare, 0)} of that peak for ${formatNs(s.stallNs)} ` +
         `(${formatShare(s.shareOfFrame)} of the frame).` +
         (count > 1 ? ` ${count - 1} more long ${s.stage} warp${count === 2 ? '' : 's'} overlapped it.` : ''),
@@ -139,6 +139,11 @@ export function buildFindings(input: FindingInputs): Finding[] {
   }
   findings.sort((a, b) => b.costNs - a.costNs || a.startNs - b.startNs);
   return findings;
+}
+
+/** "SM 3, slot 12"; the slot left out when unknown. */
+function where(sm: number, slot: number): string {
+  return slot === UNKNOWN_SLOT ? smLabel(sm) : `${smLabel(sm)}, slot ${slot}`;
 }
 
 function capitalize(s: string): string {

@@ -1,4 +1,5 @@
-/** Human-readable numbers for reports, findings and panels. */
+/** Human-readable numbers and names for reports, findings and panels. */
+import { UNKNOWN_SM } from '../shared-schema/model.js';
 
 /** "80 ns", "2.40 µs", "1.23 ms", "1.50 s". */
 export function formatNs(ns: number | null | undefined): string {
@@ -35,4 +36,18 @@ function digits(v: number): number {
 
 function trim(v: number, decimals: number): string {
   return v.toFixed(Math.max(0, decimals));
+}
+
+/** "SM 12", or "no SM id" for warps from devices without SM builtins. */
+export function smLabel(sm: number): string {
+  return sm === UNKNOWN_SM ? 'no SM id' : `SM ${sm}`;
+}
+
+/** "SM 3", "SMs 0, 1, 48, 49", "132 SMs", or "the device (no SM ids)". */
+export function smsLabel(sms: readonly number[]): string {
+  const known = sms.filter((s) => s !== UNKNOWN_SM);
+  const unknown = known.length < sms.length;
+  if (known.length === 0) return unknown ? 'the device (no SM ids)' : 'no SMs';
+  const list = known.length <= 8 ? `SM${known.length === 1 ? '' : 's'} ${known.join(', ')}` : `${known.length} SMs`;
+  return unknown ? `${list} and warps without SM id` : list;
 }

@@ -3,7 +3,7 @@
  * and A/B diffs. Every trace string goes through mdText.
  */
 import type { Delta, SummaryDiff } from '../diff.js';
-import { formatChange, formatNs, formatNumber, formatShare } from '../format.js';
+import { formatChange, formatNs, formatNumber, formatShare, smLabel } from '../format.js';
 import type { AnalysisSummary, DrawSummary, DurationStats, Finding, StageSummary } from '../summary.js';
 import { mdText } from './escape.js';
 
@@ -48,7 +48,7 @@ function findingsSection(all: readonly Finding[]): string[] {
     header(['#', 'Finding', 'Cost', 'Of frame', 'When', 'Reliable'], ['r', 'l', 'r', 'r', 'l', 'l']),
   ];
   findings.forEach((f, i) =>
-    lines.push(row([String(i + 1), mdText(f.title), f.costNs > 0 ? formatNs(f.costNs) : '–', f.costNs > 0 ? formatShare(f.shareOfFrame) : '–', `${formatNs(f.startNs)} – ${formatNs(f.endNs)}${f.sm !== null ? `, SM ${f.sm}` : ''}`, f.reliable ? 'yes' : 'no (clocks)'])),
+    lines.push(row([String(i + 1), mdText(f.title), f.costNs > 0 ? formatNs(f.costNs) : '–', f.costNs > 0 ? formatShare(f.shareOfFrame) : '–', `${formatNs(f.startNs)} – ${formatNs(f.endNs)}${f.sm !== null ? `, ${smLabel(f.sm)}` : ''}`, f.reliable ? 'yes' : 'no (clocks)'])),
   );
   lines.push('');
   findings.forEach((f, i) => lines.push(`${i + 1}. ${mdText(f.detail)}`));

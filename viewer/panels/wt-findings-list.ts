@@ -5,7 +5,7 @@
  * {finding}; both bubble and are composed. Shows, never computes.
  */
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
-import { formatNs, formatShare } from '../../analysis/format.js';
+import { formatNs, formatShare, smLabel } from '../../analysis/format.js';
 import type { Finding, FindingKind } from '../../analysis/summary.js';
 import { panelStyles } from './panel-styles.js';
 import { zoomToEvent } from './zoom-event.js';
@@ -113,7 +113,7 @@ export class WtFindingsList extends LitElement {
             <span class="title">${f.title}</span>
             <span class="meta">
               ${KIND_LABELS[f.kind]}${f.costNs > 0 ? html` · ${formatNs(f.costNs)} (${formatShare(f.shareOfFrame)} of frame)` : nothing}
-              · at ${formatNs(f.startNs)}${f.sm !== null ? html` · SM ${f.sm}` : nothing}
+              · at ${formatNs(f.startNs)}${f.sm !== null ? html` · ${smLabel(f.sm)}` : nothing}
               ${f.reliable ? nothing : html`<span class="warning"> · unreliable: SM clocks not aligned</span>`}
             </span>
           </li>`,
