@@ -3,7 +3,7 @@
  * with the time range (and SM) to zoom to and the GPU time at stake,
  * largest cost first. Titles and details are plain text: renderers escape.
  */
-import { UNKNOWN_SLOT, type DrawInfo } from '../shared-schema/model.js';
+import { UNKNOWN_SLOT, UNKNOWN_SM, type DrawInfo } from '../shared-schema/model.js';
 import { formatNs, formatNumber, formatShare, smLabel, smsLabel } from './format.js';
 import { groupStalls } from './stalls.js';
 import type { Finding, Leftover, OccupancyCap, Stall, StageSummary, SyncGap } from './summary.js';
@@ -98,7 +98,7 @@ export function buildFindings(input: FindingInputs): Finding[] {
           ? `Long ${s.stage} warp (${formatNumber(s.factor)}× median) stalled ${smList} for ${formatNs(s.stallNs)}`
           : `${count} long ${s.stage} warps (up to ${formatNumber(s.factor)}× median) stalled ${smList} for ${formatNs(group.costNs)}`,
       detail:
-        `A ${s.stage} warp of ${drawName(input.draws, s.draw)} on ${where(s.sm, s.warpSlot)} (custom id ${s.customId}) ran ` +
+        `${/^(FS|ANY_HIT|INTERSECTION)$/.test(s.stage) ? 'An' : 'A'} ${s.stage} warp of ${drawName(input.draws, s.draw)} on ${where(s.sm, s.warpSlot)} (custom id ${s.customId}) ran ` +
         `${formatNs(s.durationNs)}, ${formatNumber(s.factor)}× the ${s.stage} median of ${formatNs(s.stageMedianNs)}. ` +
         `Meanwhile ${smsLabel(s.sms)} (running ${s.stage}) held ${formatNumber(s.meanOccupancyDuring)} warps on average ` +
         `against a peak of ${formatNumber(s.peakOccupancy)}, and below ${formatShare(input.stallOccupancyShare, 0)} of that peak for ${formatNs(s.stallNs)} ` +
@@ -143,7 +143,8 @@ export function buildFindings(input: FindingInputs): Finding[] {
 
 /** "SM 3, slot 12"; the slot left out when unknown. */
 function where(sm: number, slot: number): string {
-  return slot === UNKNOWN_SLOT ? smLabel(sm) : `${smLabel(sm)}, slot ${slot}`;
+  const smText = sm === UNKNOWN_SM ? 'a device without SM ids' : smLabel(sm);
+  return slot === UNKNOWN_SLOT ? smText : `${smText}, slot ${slot}`;
 }
 
 function capitalize(s: string): string {
