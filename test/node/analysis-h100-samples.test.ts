@@ -92,3 +92,14 @@ test('lavapipe-aqt: no SM ids, so one device-wide lane and no capacity', { skip:
   assert.ok(s.reliability.warnings.some((w) => /no SM id/.test(w)));
   assert.ok(!s.findings.some((f) => /SM 65535/.test(f.title)), 'no "SM 65535" in findings');
 });
+
+test('h100-aqt in Perfetto: one thread per warp slot of the 4 graphics SMs, no slot ever held two warps at once', { skip: skip('h100-aqt') }, async () => {
+  const { perfettoJsonChunks } = await import('../../analysis/export/perfetto.js');
+  const trace = decodeTrace(new Uint8Array(readFileSync(repoPath('samples', 'h100-aqt.wtrace'))));
+  const gen = perfettoJsonChunks(trace);
+  let r = gen.next();
+  while (!r.done) r = gen.next();
+  assert.equal(r.value.warps, trace.warps.count);
+  assert.equal(r.value.slotOverlaps, 0);
+  assert.equal(r.value.lanes, 4 * 64);
+});

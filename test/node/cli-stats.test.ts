@@ -112,7 +112,7 @@ test('export writes Perfetto JSON and the summary files', () => {
   const csv = join(dir, 'frame.stages.csv');
   const r = run('export', frame, '--perfetto', perfetto, '--json', json, '--csv-stages', csv);
   assert.equal(r.code, 0, r.err);
-  assert.match(r.out, /wrote .*frame\.perfetto\.json \([\d.]+ MiB\): 40,000 warps on \d+ slot lanes/);
+  assert.match(r.out, /wrote .*frame\.perfetto\.json \([\d.]+ MiB\): 40,000 warps on \d+ lanes/);
   const trace = JSON.parse(readFileSync(perfetto, 'utf8'));
   assert.equal(trace.traceEvents.filter((e: { ph: string; cat?: string }) => e.ph === 'X' && e.cat === undefined).length, 40000);
   assert.equal(JSON.parse(readFileSync(json, 'utf8')).schema, 'warptrace-summary');

@@ -82,7 +82,7 @@ Exit status: 0 ok, 1 bad input or unwritable output, 2 usage error.`,
       const bytes = writeFileAtomic(values.perfetto, keepReturn(chunks, result), { overwrite: force });
       const s = result.stats!;
       io.out(
-        `wrote ${values.perfetto} (${formatBytes(bytes)}): ${s.warps.toLocaleString('en-US')} warps on ${s.lanes} slot lanes` +
+        `wrote ${values.perfetto} (${formatBytes(bytes)}): ${s.warps.toLocaleString('en-US')} warps on ${s.lanes} lanes (Perfetto threads)` +
           (s.slotOverlaps > 0 ? `; ${s.slotOverlaps} warps overlapped their slot's previous warp and went to extra lanes` : '') +
           (s.forcedOverlaps > 0 ? `; ${s.forcedOverlaps} warps had to share a lane (over 4096 in flight on one SM)` : ''),
       );
