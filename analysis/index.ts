@@ -1,7 +1,8 @@
 /**
  * warptrace analyses: pure functions over a Trace (no DOM, no Node APIs),
  * shared by the CLI and the viewer. `analyzeTrace` runs them all and returns
- * the versioned summary; `diffSummaries` compares two summaries.
+ * the versioned summary; `diffSummaries` compares two summaries; the
+ * formatters are in ./export/index.js.
  */
 export { analyzeTrace, type AnalyzeOptions } from './analyze.js';
 export * from './summary.js';
@@ -14,5 +15,7 @@ export {
   type ThresholdDoc,
   type Thresholds,
 } from './thresholds.js';
-export { formatChange, formatNs, formatNumber, formatShare } from './format.js';
+export { formatChange, formatNs, formatNumber, formatShare, smLabel, smsLabel } from './format.js';
+export { diffSummaries, delta, DIFF_SCHEMA, DIFF_VERSION, type Delta, type DrawDiff, type StageDiff, type SummaryDiff } from './diff.js';
+export { parseSummary, isSummaryJson, SummaryFormatError } from './summary-json.js';
 export { binLowerNs, binOfDuration } from './order-statistics.js';

@@ -43,10 +43,6 @@ export class InFlight {
     readonly size: number,
   ) {}
 
-  peak(i: number): number {
-    return this.counters.peak[this.base + i]!;
-  }
-
   /** The summary view of entity i; null when it never had a warp in flight. */
   result(i: number): PerSmOccupancy | null {
     const c = this.counters;

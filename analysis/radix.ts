@@ -61,47 +61,6 @@ export function radixSortPairs(
   return { keys: src, payload: srcPayload };
 }
 
-/** Sorts unsigned 32-bit integers ascending in place (scratch of the same length). */
-export function radixSortUint32(keys: Uint32Array, scratch: Uint32Array): void {
-  const n = keys.length;
-  if (n < 64) {
-    keys.sort();
-    return;
-  }
-  const hist = new Uint32Array(SIZE * PASSES);
-  for (let i = 0; i < n; i++) {
-    const k = keys[i]!;
-    hist[k & MASK]!++;
-    hist[SIZE + ((k >>> BITS) & MASK)]!++;
-    hist[2 * SIZE + (k >>> (2 * BITS))]!++;
-  }
-  let src = keys;
-  let dst = scratch;
-  for (let pass = 0; pass < PASSES; pass++) {
-    const base = pass * SIZE;
-    const shift = pass * BITS;
-    let trivial = false;
-    for (let d = 0; d < SIZE; d++) {
-      const c = hist[base + d]!;
-      if (c === n) trivial = true;
-      if (c !== 0) break;
-    }
-    if (trivial) continue;
-    let sum = 0;
-    for (let d = 0; d < SIZE; d++) {
-      const c = hist[base + d]!;
-      hist[base + d] = sum;
-      sum += c;
-    }
-    for (let i = 0; i < n; i++) {
-      const k = src[i]!;
-      dst[hist[base + ((k >>> shift) & MASK)]!++] = k;
-    }
-    [src, dst] = [dst, src];
-  }
-  if (src !== keys) keys.set(src);
-}
-
 /**
  * Indices that sort `values` ascending (stable). Values must be finite and ≥ 0
  * (their IEEE bit patterns then sort like the numbers).
