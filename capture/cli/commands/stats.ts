@@ -19,7 +19,8 @@ p90, p99, max, stddev and histogram, active lanes, SMs used; occupancy (most
 warps in flight at once on one SM, time-weighted means, capacity); draw
 overlap and gaps; and the findings: driver syncs, leftover warps, long-warp
 stalls, occupancy caps. Stderr warns when SM clocks are not aligned (cross-SM
-results are then unreliable) or records were dropped.
+results are then unreliable) or records were dropped. FILE may also be a
+summary saved with --format json (re-rendered as it is, thresholds unchanged).
 
 Options:
   --format F      md (default: a report to read or paste into a review),
