@@ -5,6 +5,7 @@ import { UNKNOWN_SM } from '../shared-schema/model.js';
 export function formatNs(ns: number | null | undefined): string {
   if (ns === null || ns === undefined || !Number.isFinite(ns)) return '–';
   const a = Math.abs(ns);
+  if (a === 0) return '0 ns';
   if (a < 1000) return `${trim(ns, a < 10 ? 2 : a < 100 ? 1 : 0)} ns`;
   if (a < 1e6) return `${trim(ns / 1e3, 3 - digits(a / 1e3))} µs`;
   if (a < 1e9) return `${trim(ns / 1e6, 3 - digits(a / 1e6))} ms`;
