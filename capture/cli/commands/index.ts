@@ -2,7 +2,10 @@
 import type { Command } from '../command.js';
 import { captureCommand } from './capture.js';
 import { convertCommand } from './convert.js';
+import { diffCommand } from './diff.js';
+import { exportCommand } from './export.js';
 import { infoCommand } from './info.js';
 import { instrumentCommand } from './instrument.js';
+import { statsCommand } from './stats.js';
 
-export const COMMANDS: readonly Command[] = [infoCommand, convertCommand, captureCommand, instrumentCommand];
+export const COMMANDS: readonly Command[] = [infoCommand, statsCommand, exportCommand, diffCommand, convertCommand, captureCommand, instrumentCommand];

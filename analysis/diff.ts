@@ -1,0 +1,174 @@
+/**
+ * A/B comparison of two analysis summaries: per-stage and per-draw deltas,
+ * and a few plain-text highlights (the 2016 Stirling comparison: "15% longer
+ * TCS warp duration ... but the net draw time is shorter"). Works on
+ * summaries, not traces, so a stored summary can be compared with a new one.
+ */
+import { formatChange, formatNs } from './format.js';
+import type { AnalysisSummary, DrawStageSummary, DurationStats, StageSummary } from './summary.js';
+
+export const DIFF_SCHEMA = 'warptrace-diff';
+export const DIFF_VERSION = 1;
+
+/** A value in A and B; delta = b − a; relative = delta / a (null when a is 0 or either is missing). */
+export interface Delta {
+  readonly a: number | null;
+  readonly b: number | null;
+  readonly delta: number | null;
+  readonly relative: number | null;
+}
+
+export interface DurationDiff {
+  readonly warps: Delta;
+  readonly totalNs: Delta;
+  readonly meanNs: Delta;
+  readonly medianNs: Delta;
+  readonly p90Ns: Delta;
+  readonly p99Ns: Delta;
+  readonly maxNs: Delta;
+  readonly meanActiveLanes: Delta;
+  /** Most warps of this stage in flight at once on one SM. */
+  readonly peakPerSm: Delta;
+}
+
+export interface StageDiff extends DurationDiff {
+  readonly stage: string;
+}
+
+export interface DrawDiff {
+  readonly index: number;
+  readonly labelA: string | null;
+  readonly labelB: string | null;
+  readonly warps: Delta;
+  readonly spanNs: Delta;
+  readonly warpTimeNs: Delta;
+  readonly overlapNs: Delta;
+  readonly stages: StageDiff[];
+}
+
+export interface SummaryDiff {
+  readonly schema: typeof DIFF_SCHEMA;
+  readonly schemaVersion: typeof DIFF_VERSION;
+  readonly a: { readonly workload: string; readonly device: string; readonly warps: number };
+  readonly b: { readonly workload: string; readonly device: string; readonly warps: number };
+  readonly frame: { readonly spanNs: Delta; readonly warpTimeNs: Delta; readonly drawBusyNs: Delta };
+  readonly syncs: { readonly count: Delta; readonly totalNs: Delta };
+  readonly leftovers: { readonly count: Delta; readonly totalNs: Delta };
+  readonly stalls: { readonly count: Delta; readonly totalNs: Delta };
+  readonly stages: StageDiff[];
+  readonly draws: DrawDiff[];
+  /** The largest changes, one plain-text sentence each. */
+  readonly highlights: string[];
+  /** Plain-text caveats (different devices, draw labels that do not match, unaligned clocks). */
+  readonly warnings: string[];
+}
+
+export function delta(a: number | null | undefined, b: number | null | undefined): Delta {
+  const av = a ?? null;
+  const bv = b ?? null;
+  const d = av !== null && bv !== null ? bv - av : null;
+  return { a: av, b: bv, delta: d, relative: d !== null && av !== null && av !== 0 ? d / av : null };
+}
+
+function durationDiff(a: (DurationStats & { peak: number | null }) | null, b: (DurationStats & { peak: number | null }) | null): DurationDiff {
+  return {
+    warps: delta(a?.warps, b?.warps),
+    totalNs: delta(a?.totalNs, b?.totalNs),
+    meanNs: delta(a?.meanNs, b?.meanNs),
+    medianNs: delta(a?.medianNs, b?.medianNs),
+    p90Ns: delta(a?.p90Ns, b?.p90Ns),
+    p99Ns: delta(a?.p99Ns, b?.p99Ns),
+    maxNs: delta(a?.maxNs, b?.maxNs),
+    meanActiveLanes: delta(a?.meanActiveLanes, b?.meanActiveLanes),
+    peakPerSm: delta(a?.peak, b?.peak),
+  };
+}
+
+const withPeak = (s: StageSummary | undefined) => (s ? { ...s, peak: s.occupancy.perSm?.peak ?? s.occupancy.unknownSm?.peak ?? null } : null);
+const withKeyPeak = (s: DrawStageSummary | undefined) => (s ? { ...s, peak: s.occupancy?.peak ?? null } : null);
+
+function stageNames(a: readonly { stage: string; stageCode: number }[], b: readonly { stage: string; stageCode: number }[]): string[] {
+  const codes = new Map<string, number>();
+  for (const s of [...a, ...b]) codes.set(s.stage, s.stageCode);
+  return [...codes].sort((x, y) => x[1] - y[1]).map(([name]) => name);
+}
+
+export function diffSummaries(a: AnalysisSummary, b: AnalysisSummary): SummaryDiff {
+  const stages: StageDiff[] = stageNames(a.stages, b.stages).map((stage) => ({
+    stage,
+    ...durationDiff(withPeak(a.stages.find((s) => s.stage === stage)), withPeak(b.stages.find((s) => s.stage === stage))),
+  }));
+  const draws: DrawDiff[] = [];
+  const warnings: string[] = [];
+  let relabeled = 0;
+  for (let i = 0; i < Math.max(a.draws.length, b.draws.length); i++) {
+    const da = a.draws[i];
+    const db = b.draws[i];
+    if (da && db && da.label !== db.label) relabeled++;
+    draws.push({
+      index: i,
+      labelA: da?.label ?? null,
+      labelB: db?.label ?? null,
+      warps: delta(da?.warps, db?.warps),
+      spanNs: delta(da?.spanNs, db?.spanNs),
+      warpTimeNs: delta(da?.warpTimeNs, db?.warpTimeNs),
+      overlapNs: delta(da?.overlapNs, db?.overlapNs),
+      stages: stageNames(da?.stages ?? [], db?.stages ?? []).map((stage) => ({
+        stage,
+        ...durationDiff(withKeyPeak(da?.stages.find((s) => s.stage === stage)), withKeyPeak(db?.stages.find((s) => s.stage === stage))),
+      })),
+    });
+  }
+  if (a.trace.device !== b.trace.device) warnings.push(`Different devices: "${a.trace.device}" vs "${b.trace.device}".`);
+  if (a.draws.length !== b.draws.length) warnings.push(`Different draw counts (${a.draws.length} vs ${b.draws.length}): draws are matched by index.`);
+  if (relabeled > 0) warnings.push(`${relabeled} draw${relabeled === 1 ? ' has' : 's have'} different labels in A and B: draws are matched by index.`);
+  for (const [name, s] of [['A', a], ['B', b]] as const) {
+    if (!s.reliability.crossSmReliable) warnings.push(`${name}: SM clocks are not aligned; cross-SM numbers (spans, overlap, syncs) are unreliable.`);
+  }
+  const diff: Omit<SummaryDiff, 'highlights'> = {
+    schema: DIFF_SCHEMA,
+    schemaVersion: DIFF_VERSION,
+    a: { workload: a.trace.workload, device: a.trace.device, warps: a.trace.warps },
+    b: { workload: b.trace.workload, device: b.trace.device, warps: b.trace.warps },
+    frame: {
+      spanNs: delta(a.frame.spanNs, b.frame.spanNs),
+      warpTimeNs: delta(a.frame.warpTimeNs, b.frame.warpTimeNs),
+      drawBusyNs: delta(a.frame.drawBusyNs, b.frame.drawBusyNs),
+    },
+    syncs: { count: delta(a.syncs.count, b.syncs.count), totalNs: delta(a.syncs.totalNs, b.syncs.totalNs) },
+    leftovers: { count: delta(a.leftovers.count, b.leftovers.count), totalNs: delta(a.leftovers.totalNs, b.leftovers.totalNs) },
+    stalls: { count: delta(a.stalls.count, b.stalls.count), totalNs: delta(a.stalls.totalNs, b.stalls.totalNs) },
+    stages,
+    draws,
+    warnings,
+  };
+  return { ...diff, highlights: highlights(diff) };
+}
+
+/** Relative changes below this are not highlighted. */
+const NOTABLE = 0.05;
+
+function highlights(d: Omit<SummaryDiff, 'highlights'>): string[] {
+  const out: string[] = [];
+  const change = (x: Delta, what: string, unit: (v: number) => string = formatNs) =>
+    `${what} ${formatChange(x.relative)} (${unit(x.a!)} → ${unit(x.b!)})`;
+  if (d.frame.spanNs.relative !== null) out.push(change(d.frame.spanNs, 'Frame span'));
+  const notableStages = d.stages
+    .filter((s) => s.meanNs.relative !== null && Math.abs(s.meanNs.relative) >= NOTABLE)
+    .sort((x, y) => Math.abs(y.meanNs.relative!) - Math.abs(x.meanNs.relative!));
+  for (const s of notableStages.slice(0, 4)) out.push(change(s.meanNs, `${s.stage} mean warp duration`));
+  const notableDraws = d.draws
+    .filter((x) => x.spanNs.relative !== null && Math.abs(x.spanNs.relative) >= NOTABLE)
+    .sort((x, y) => Math.abs(y.spanNs.delta!) - Math.abs(x.spanNs.delta!));
+  for (const x of notableDraws.slice(0, 4)) {
+    const label = x.labelB && x.labelB !== `draw ${x.index}` ? ` "${x.labelB}"` : '';
+    out.push(change(x.spanNs, `Draw ${x.index}${label} span`));
+  }
+  if (d.syncs.totalNs.delta !== null && d.syncs.totalNs.delta !== 0) {
+    out.push(`Time lost to syncs ${formatNs(d.syncs.totalNs.a)} → ${formatNs(d.syncs.totalNs.b)} (${d.syncs.count.a} → ${d.syncs.count.b} gaps)`);
+  }
+  if (d.stalls.totalNs.delta !== null && d.stalls.totalNs.delta !== 0) {
+    out.push(`Stalled time ${formatNs(d.stalls.totalNs.a)} → ${formatNs(d.stalls.totalNs.b)}`);
+  }
+  return out;
+}

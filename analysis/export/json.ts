@@ -1,0 +1,35 @@
+/** JSON export of summaries and diffs (versioned schemas: see analysis/README.md). */
+import type { SummaryDiff } from '../diff.js';
+import { SUMMARY_VERSION, type AnalysisSummary, type DrawSummary, type Finding } from '../summary.js';
+
+export const DRAW_SUMMARY_SCHEMA = 'warptrace-draw-summary';
+
+/** One draw's slice of a summary (`warptrace stats --draw N`). */
+export interface DrawReport {
+  readonly schema: typeof DRAW_SUMMARY_SCHEMA;
+  readonly schemaVersion: typeof SUMMARY_VERSION;
+  readonly trace: AnalysisSummary['trace'];
+  readonly reliability: AnalysisSummary['reliability'];
+  readonly thresholds: AnalysisSummary['thresholds'];
+  readonly draw: DrawSummary;
+  /** Findings about this draw. */
+  readonly findings: Finding[];
+}
+
+export function drawReport(summary: AnalysisSummary, draw: number): DrawReport {
+  const d = summary.draws[draw];
+  if (d === undefined) throw new RangeError(`no draw ${draw}: the trace has ${summary.draws.length} draws (0..${summary.draws.length - 1})`);
+  return {
+    schema: DRAW_SUMMARY_SCHEMA,
+    schemaVersion: SUMMARY_VERSION,
+    trace: summary.trace,
+    reliability: summary.reliability,
+    thresholds: summary.thresholds,
+    draw: d,
+    findings: summary.findings.filter((f) => f.draw === draw),
+  };
+}
+
+export function summaryToJson(summary: AnalysisSummary | DrawReport | SummaryDiff, pretty = true): string {
+  return `${JSON.stringify(summary, null, pretty ? 2 : undefined)}\n`;
+}

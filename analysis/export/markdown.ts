@@ -1,0 +1,240 @@
+/**
+ * Markdown reports to paste into a review: the summary (or one draw of it)
+ * and A/B diffs. Every trace string goes through mdText.
+ */
+import type { Delta, SummaryDiff } from '../diff.js';
+import { formatChange, formatNs, formatNumber, formatShare, smLabel } from '../format.js';
+import type { AnalysisSummary, DrawSummary, DurationStats, Finding, StageSummary } from '../summary.js';
+import { mdText } from './escape.js';
+
+export interface MarkdownOptions {
+  /** Only this draw. */
+  readonly draw?: number;
+  /** Most draws listed (the longest spans, in draw order); default 50. */
+  readonly maxDraws?: number;
+}
+
+const row = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+const header = (cells: readonly string[], align: readonly ('l' | 'r')[]) =>
+  [row(cells), row(align.map((a) => (a === 'r' ? '---:' : '---')))].join('\n');
+
+function drawName(d: { index: number; label: string }): string {
+  return d.label && d.label !== `draw ${d.index}` ? `${d.index} "${mdText(d.label)}"` : String(d.index);
+}
+
+function overview(s: AnalysisSummary): string[] {
+  const t = s.trace;
+  const lines = [
+    `${mdText(t.device)} · ${t.warps} warps · ${t.draws} draws · ${s.frame.smsUsed} SMs used${t.smCount !== null ? ` of ${t.smCount}` : ''} · captured ${mdText(t.capturedAt)}`,
+    '',
+    `Frame: ${formatNs(s.frame.spanNs)} from first warp to last; warp-time ${formatNs(s.frame.warpTimeNs)}; some draw running for ${formatNs(s.frame.drawBusyNs)}.`,
+  ];
+  if (t.dropped > 0) lines.push('', `**Dropped records: ${t.dropped} of ${t.recordsWritten}** (trace buffer full).`);
+  if (t.overheadRatio !== null) lines.push('', `Tracing overhead: frame time ×${t.overheadRatio.toFixed(3)} (traced vs plain, same run).`);
+  for (const w of s.reliability.warnings) lines.push('', `> **Warning:** ${mdText(w)}`);
+  return lines;
+}
+
+/** Findings listed in a Markdown report; the JSON and CSV exports have them all. */
+const MAX_MD_FINDINGS = 20;
+
+function findingsSection(all: readonly Finding[]): string[] {
+  if (all.length === 0) return ['## Findings', '', 'None at the current thresholds.'];
+  const findings = all.slice(0, MAX_MD_FINDINGS);
+  const lines = [
+    '## Findings',
+    '',
+    ...(all.length > findings.length ? [`The ${findings.length} costliest of ${all.length} (all of them: --format json or csv --table findings).`, ''] : []),
+    header(['#', 'Finding', 'Cost', 'Of frame', 'When', 'Reliable'], ['r', 'l', 'r', 'r', 'l', 'l']),
+  ];
+  findings.forEach((f, i) =>
+    lines.push(row([String(i + 1), mdText(f.title), f.costNs > 0 ? formatNs(f.costNs) : '–', f.costNs > 0 ? formatShare(f.shareOfFrame) : '–', `${formatNs(f.startNs)} – ${formatNs(f.endNs)}${f.sm !== null ? `, ${smLabel(f.sm)}` : ''}`, f.reliable ? 'yes' : 'no (clocks)'])),
+  );
+  lines.push('');
+  findings.forEach((f, i) => lines.push(`${i + 1}. ${mdText(f.detail)}`));
+  return lines;
+}
+
+const DURATION_HEAD = ['Warps', 'Warp-time', 'Mean', 'Median', 'p90', 'p99', 'Max', 'σ', 'Active lanes', 'SMs'];
+const durationCells = (s: DurationStats) => [
+  String(s.warps),
+  formatNs(s.totalNs),
+  formatNs(s.meanNs),
+  formatNs(s.medianNs),
+  formatNs(s.p90Ns),
+  formatNs(s.p99Ns),
+  formatNs(s.maxNs),
+  formatNs(s.stddevNs),
+  `${formatNumber(s.meanActiveLanes)} (${formatShare(s.simtEfficiency, 0)})`,
+  String(s.smsUsed),
+];
+
+function stagesSection(stages: readonly StageSummary[]): string[] {
+  const lines = ['## Stages', '', header(['Stage', ...DURATION_HEAD], ['l', ...DURATION_HEAD.map(() => 'r' as const)])];
+  for (const s of stages) lines.push(row([s.stage, ...durationCells(s)]));
+  lines.push('', '## Occupancy', '', header(['Stage', 'Peak on one SM', 'SM', 'Mean per SM while running', 'At peak', 'Slots per SM', 'Capacity', 'Device mean', 'Of capacity'], ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']));
+  for (const s of stages) {
+    const o = s.occupancy;
+    lines.push(
+      row([
+        s.stage,
+        o.perSm ? String(o.perSm.peak) : '–',
+        o.perSm ? String(o.perSm.peakSm) : '–',
+        o.perSm ? formatNumber(o.perSm.meanWhileActive) : '–',
+        o.perSm ? formatShare(o.perSm.timeAtPeakShare, 0) : '–',
+        formatNumber(o.warpsPerSm),
+        formatNumber(o.capacityWarps),
+        formatNumber(o.deviceMeanInFlight),
+        formatShare(o.deviceMeanShareOfCapacity),
+      ]),
+    );
+  }
+  lines.push('');
+  for (const s of stages) {
+    const o = s.occupancy;
+    if (o.perSm) {
+      lines.push(
+        `- ${s.stage}: at most ${o.perSm.peak} ${s.stage} warps ran at once on an SM (SM ${o.perSm.peakSm} at ${formatNs(o.perSm.peakAtNs)})` +
+          `${o.warpsPerSm !== null ? `, ${formatShare(o.perSm.peak / o.warpsPerSm, 0)} of its ${o.warpsPerSm} slots` : ''}; ` +
+          `${formatNumber(o.perSm.meanWhileActive)} on average while running; on SMs ${compactList(s.sms)}.`,
+      );
+    }
+    if (o.unknownSm) lines.push(`- ${s.stage} (no SM id): at most ${o.unknownSm.peak} warps at once device-wide; ${formatNumber(o.unknownSm.meanWhileActive)} on average.`);
+  }
+  return lines;
+}
+
+/** "0, 1, 48, 49" or "0–131" for runs. */
+function compactList(ids: readonly number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < ids.length; ) {
+    let j = i;
+    while (j + 1 < ids.length && ids[j + 1] === ids[j]! + 1) j++;
+    parts.push(j - i >= 2 ? `${ids[i]}–${ids[j]}` : ids.slice(i, j + 1).join(', '));
+    i = j + 1;
+  }
+  return parts.join(', ');
+}
+
+function drawsSection(draws: readonly DrawSummary[], maxDraws: number): string[] {
+  let shown = draws.filter((d) => d.warps > 0);
+  const total = shown.length;
+  if (shown.length > maxDraws) {
+    const keep = new Set([...shown].sort((a, b) => (b.spanNs ?? 0) - (a.spanNs ?? 0)).slice(0, maxDraws).map((d) => d.index));
+    shown = shown.filter((d) => keep.has(d.index));
+  }
+  const lines = ['## Draws', ''];
+  if (shown.length < total) lines.push(`The ${shown.length} longest of ${total} draws with warps, in draw order.`, '');
+  lines.push(header(['Draw', 'Kind', 'Warps', 'Start', 'Span', 'Warp-time', 'Overlapped', 'Hidden', 'Gap before', 'Stages'], ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l']));
+  for (const d of shown) {
+    lines.push(
+      row([
+        drawName(d),
+        d.kind,
+        String(d.warps),
+        formatNs(d.firstStartNs),
+        formatNs(d.spanNs),
+        formatNs(d.warpTimeNs),
+        formatNs(d.overlapNs),
+        formatShare(d.hiddenShare, 0),
+        formatNs(d.gapBeforeNs),
+        d.stages.map((s) => s.stage).join(' '),
+      ]),
+    );
+  }
+  return lines;
+}
+
+function drawDetail(s: AnalysisSummary, d: DrawSummary): string[] {
+  const lines = [
+    `Draw ${drawName(d)} (${d.kind}): ${d.warps} warps, span ${formatNs(d.spanNs)} from ${formatNs(d.firstStartNs)}, warp-time ${formatNs(d.warpTimeNs)}; ` +
+      `overlapped by other draws for ${formatNs(d.overlapNs)} (${formatShare(d.hiddenShare, 0)} hidden); gap before ${formatNs(d.gapBeforeNs)}.`,
+    '',
+    header(['Stage', ...DURATION_HEAD, 'Peak on one SM', 'Mean per SM'], ['l', ...DURATION_HEAD.map(() => 'r' as const), 'r', 'r']),
+  ];
+  for (const st of d.stages) lines.push(row([st.stage, ...durationCells(st), formatNumber(st.occupancy?.peak), formatNumber(st.occupancy?.meanWhileActive)]));
+  lines.push('', ...findingsSection(s.findings.filter((f) => f.draw === d.index)));
+  return lines;
+}
+
+export function summaryToMarkdown(s: AnalysisSummary, options: MarkdownOptions = {}): string {
+  const lines = [`# warptrace: ${mdText(s.trace.workload)}`, '', ...overview(s), ''];
+  if (options.draw !== undefined) {
+    const d = s.draws[options.draw];
+    if (d === undefined) throw new RangeError(`no draw ${options.draw}: the trace has ${s.draws.length} draws`);
+    lines.push(`## Draw ${drawName(d)}`, '', ...drawDetail(s, d));
+  } else {
+    lines.push(...findingsSection(s.findings), '', ...stagesSection(s.stages), '', ...drawsSection(s.draws, options.maxDraws ?? 50));
+  }
+  lines.push('', '<details><summary>Thresholds</summary>', '');
+  for (const [name, value] of Object.entries(s.thresholds)) lines.push(`- \`${name}\` = ${value}`);
+  lines.push('', '</details>', '');
+  return lines.join('\n');
+}
+
+const pct = (d: Delta) => formatChange(d.relative);
+const ns = (v: number | null) => formatNs(v);
+const num = (v: number | null) => formatNumber(v);
+
+export function diffToMarkdown(d: SummaryDiff, labels: { a: string; b: string } = { a: 'A', b: 'B' }): string {
+  const lines = [
+    '# warptrace diff',
+    '',
+    `- **${mdText(labels.a)}**: ${mdText(d.a.workload)} on ${mdText(d.a.device)}, ${d.a.warps} warps`,
+    `- **${mdText(labels.b)}**: ${mdText(d.b.workload)} on ${mdText(d.b.device)}, ${d.b.warps} warps`,
+    '',
+  ];
+  for (const w of d.warnings) lines.push(`> **Warning:** ${mdText(w)}`, '');
+  if (d.highlights.length > 0) lines.push('## Highlights', '', ...d.highlights.map((h) => `- ${mdText(h)}`), '');
+  lines.push('## Frame', '', header(['', labels.a, labels.b, 'Change'], ['l', 'r', 'r', 'r']));
+  const frameRows: [string, Delta, (v: number | null) => string][] = [
+    ['Span', d.frame.spanNs, ns],
+    ['Warp-time', d.frame.warpTimeNs, ns],
+    ['Draws running', d.frame.drawBusyNs, ns],
+    ['Syncs', d.syncs.count, num],
+    ['Time lost to syncs', d.syncs.totalNs, ns],
+    ['Leftover tails', d.leftovers.count, num],
+    ['Leftover time', d.leftovers.totalNs, ns],
+    ['Stalls', d.stalls.count, num],
+    ['Stalled time', d.stalls.totalNs, ns],
+  ];
+  for (const [name, x, f] of frameRows) lines.push(row([name, f(x.a), f(x.b), pct(x)]));
+  lines.push(
+    '',
+    '## Stages',
+    '',
+    header(['Stage', 'Warps', 'Mean', 'Change', 'Median', 'p90', 'p99', 'Warp-time', 'Peak on one SM'], ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']),
+  );
+  for (const s of d.stages) {
+    lines.push(
+      row([
+        s.stage,
+        `${num(s.warps.a)} → ${num(s.warps.b)}`,
+        `${ns(s.meanNs.a)} → ${ns(s.meanNs.b)}`,
+        pct(s.meanNs),
+        pct(s.medianNs),
+        pct(s.p90Ns),
+        pct(s.p99Ns),
+        pct(s.totalNs),
+        `${num(s.peakPerSm.a)} → ${num(s.peakPerSm.b)}`,
+      ]),
+    );
+  }
+  lines.push('', '## Draws', '', header(['Draw', 'Span', 'Change', 'Warp-time', 'Change', 'Overlapped', 'Warps'], ['l', 'r', 'r', 'r', 'r', 'r', 'r']));
+  for (const x of d.draws) {
+    const label = x.labelB ?? x.labelA ?? '';
+    lines.push(
+      row([
+        drawName({ index: x.index, label }),
+        `${ns(x.spanNs.a)} → ${ns(x.spanNs.b)}`,
+        pct(x.spanNs),
+        `${ns(x.warpTimeNs.a)} → ${ns(x.warpTimeNs.b)}`,
+        pct(x.warpTimeNs),
+        `${ns(x.overlapNs.a)} → ${ns(x.overlapNs.b)}`,
+        `${num(x.warps.a)} → ${num(x.warps.b)}`,
+      ]),
+    );
+  }
+  lines.push('');
+  return lines.join('\n');
+}

@@ -1,0 +1,292 @@
+/**
+ * Perfetto / Chrome JSON trace export, streamed: 10 M warps make ~1.5 GB of
+ * JSON, so this yields string chunks for the caller to write (the CLI writes
+ * them to a file; nothing here touches files).
+ *
+ * Layout (what ui.perfetto.dev shows):
+ * - a process per SM ("SM n", pid n + 1: pid 0 is Linux's idle process in
+ *   Perfetto's model), sorted by SM id;
+ * - a thread per warp slot, "SM n / slot k": warps in one slot never
+ *   overlap, which "X" events on one thread require. A warp that overlaps
+ *   its slot's previous warp (clock jitter) or has no slot id goes to an
+ *   extra lane ("SM n / extra k", "SM n / lane k") instead of breaking the
+ *   nesting. Thread ids are unique across processes (Perfetto names threads
+ *   by tid alone);
+ * - "X" slices named by stage, ts/dur in µs (integer ns / 1000, exact after
+ *   Perfetto's ns rounding), args {draw, drawLabel, customId, activeLanes};
+ * - with a summary: a "Draws" process (one slice per draw span) and a
+ *   "Findings" process (syncs, leftovers, stalls, caps), at the top.
+ */
+import { popcount32 } from '../../shared-schema/columns.js';
+import { UNKNOWN_SLOT, UNKNOWN_SM, type Trace } from '../../shared-schema/model.js';
+import { STAGES } from '../../shared-schema/stages.js';
+import type { AnalysisSummary, Finding } from '../summary.js';
+
+export interface PerfettoOptions {
+  /** Adds the Draws and Findings tracks. */
+  readonly summary?: AnalysisSummary | null;
+  /** Include each draw's label in every warp's args (default true). */
+  readonly drawLabels?: boolean;
+  /** Approximate characters per yielded chunk (default 1 Mi). */
+  readonly chunkChars?: number;
+}
+
+export interface PerfettoStats {
+  /** Warp slices written. */
+  readonly warps: number;
+  /** Threads (lanes) written, over all SMs. */
+  readonly lanes: number;
+  /** Warps moved to an extra lane because they overlapped their slot's previous warp. */
+  readonly slotOverlaps: number;
+  /** Warps that had to share a lane (more than MAX_LANES in flight on one SM); Perfetto nests them. */
+  readonly forcedOverlaps: number;
+}
+
+/** Lanes per SM: thread ids are (group + 1) × MAX_LANES + lane, unique and below 2^32. */
+const MAX_LANES = 4096;
+/** First lane for warps that cannot use their slot's lane. */
+const EXTRA_LANES = 256;
+const DRAWS_PID = 70000;
+const FINDINGS_PID = 70001;
+const DRAWS_TID_BASE = 300_000_000;
+const FINDINGS_TID_BASE = 310_000_000;
+
+export function* perfettoJsonChunks(trace: Trace, options: PerfettoOptions = {}): Generator<string, PerfettoStats, undefined> {
+  const chunkChars = options.chunkChars ?? 1 << 20;
+  const parts: string[] = [];
+  let size = 0;
+  let first = true;
+  const emit = (event: string) => {
+    const text = first ? event : `,\n${event}`;
+    first = false;
+    parts.push(text);
+    size += text.length;
+  };
+  const flush = (): string | null => {
+    if (size === 0) return null;
+    const chunk = parts.join('');
+    parts.length = 0;
+    size = 0;
+    return chunk;
+  };
+
+  const other = {
+    tool: 'warptrace',
+    workload: trace.capture.workload,
+    device: trace.device.name,
+    capturedAt: trace.capture.capturedAt,
+    warps: trace.warps.count,
+    draws: trace.draws.length,
+    recordsWritten: trace.capture.recordsWritten,
+    recordsKept: trace.capture.recordsKept,
+    calibration: trace.capture.calibration.method,
+    alignedAcrossSms: trace.capture.calibration.alignedAcrossSms,
+  };
+  yield `{"displayTimeUnit":"ns","otherData":${JSON.stringify(other)},"traceEvents":[\n`;
+
+  const meta = (kind: 'process_name' | 'process_sort_index' | 'thread_name' | 'thread_sort_index', pid: number, tid: number, value: string | number) => {
+    const args = typeof value === 'string' ? `{"name":${JSON.stringify(value)}}` : `{"sort_index":${value}}`;
+    emit(`{"ph":"M","name":"${kind}","pid":${pid},"tid":${tid},"args":${args}}`);
+  };
+
+  if (options.summary) {
+    yield* summaryTracks(options.summary, meta, emit, flush);
+  }
+
+  const w = trace.warps;
+  const { startNs, durationNs, warpSlot, stage, draw, customId, activeMask, activeMaskHi } = w;
+  const stageNames = STAGES.map((s) => `"name":"${s.name}"`);
+  const withLabels = options.drawLabels ?? true;
+  const drawArgs = trace.draws.map((d) =>
+    withLabels && d.label !== '' ? `"args":{"draw":${d.index},"drawLabel":${JSON.stringify(d.label)},` : `"args":{"draw":${d.index},`,
+  );
+  const laneEnd = new Float64Array(MAX_LANES);
+  const laneNamed = new Uint8Array(MAX_LANES);
+  const pool = new LanePool();
+  let lanes = 0;
+  let slotOverlaps = 0;
+  let forcedOverlaps = 0;
+  const { sm: groupSm, offsets } = w.smGroups;
+  for (let g = 0; g < groupSm.length; g++) {
+    const sm = groupSm[g]!;
+    const pid = sm + 1;
+    const smName = sm === UNKNOWN_SM ? 'SM unknown' : `SM ${sm}`;
+    meta('process_name', pid, 0, smName);
+    meta('process_sort_index', pid, 0, sm + 10);
+    laneEnd.fill(-Infinity);
+    laneNamed.fill(0);
+    pool.reset(EXTRA_LANES, MAX_LANES);
+    const tidBase = (g + 1) * MAX_LANES;
+    for (let i = offsets[g]!, last = offsets[g + 1]!; i < last; i++) {
+      const s = Math.round(startNs[i]!);
+      const e = Math.round(startNs[i]! + durationNs[i]!);
+      const slot = warpSlot[i]!;
+      let lane: number;
+      if (slot !== UNKNOWN_SLOT && laneEnd[slot]! <= s) {
+        lane = slot;
+      } else {
+        if (slot !== UNKNOWN_SLOT) slotOverlaps++;
+        lane = pool.take(s, e);
+        if (lane < 0) {
+          lane = MAX_LANES - 1;
+          forcedOverlaps++;
+        }
+      }
+      laneEnd[lane] = Math.max(laneEnd[lane]!, e);
+      const tid = tidBase + lane;
+      if (laneNamed[lane] === 0) {
+        laneNamed[lane] = 1;
+        lanes++;
+        const name = lane < EXTRA_LANES ? `${smName} / slot ${lane}` : slot === UNKNOWN_SLOT ? `${smName} / lane ${lane - EXTRA_LANES}` : `${smName} / extra ${lane - EXTRA_LANES}`;
+        meta('thread_name', pid, tid, name);
+        meta('thread_sort_index', pid, tid, lane);
+      }
+      let lanesActive = popcount32(activeMask[i]!);
+      if (activeMaskHi !== null) lanesActive += popcount32(activeMaskHi[i]!);
+      emit(
+        `{"ph":"X",${stageNames[stage[i]!]},"pid":${pid},"tid":${tid},"ts":${s / 1000},"dur":${(e - s) / 1000},` +
+          `${drawArgs[draw[i]!]}"customId":${customId[i]},"activeLanes":${lanesActive}}}`,
+      );
+      if (size >= chunkChars) yield flush()!;
+    }
+  }
+  const rest = flush();
+  if (rest !== null) yield rest;
+  yield '\n]}\n';
+  return { warps: w.count, lanes, slotOverlaps, forcedOverlaps };
+}
+
+/** The Draws and Findings processes, from an analysis summary. */
+function* summaryTracks(
+  summary: AnalysisSummary,
+  meta: (kind: 'process_name' | 'process_sort_index' | 'thread_name' | 'thread_sort_index', pid: number, tid: number, value: string | number) => void,
+  emit: (event: string) => void,
+  flush: () => string | null,
+): Generator<string, void, undefined> {
+  meta('process_name', FINDINGS_PID, 0, 'Findings');
+  meta('process_sort_index', FINDINGS_PID, 0, 0);
+  const byKind = new Map<string, Finding[]>();
+  for (const f of summary.findings) byKind.set(f.kind, [...(byKind.get(f.kind) ?? []), f]);
+  let findingLane = 0;
+  for (const [kind, findings] of byKind) {
+    const lanes = partition(findings.map((f) => [f.startNs, Math.max(f.endNs, f.startNs)] as const));
+    const used = Math.max(0, ...lanes) + 1;
+    for (let l = 0; l < used; l++) {
+      const tid = FINDINGS_TID_BASE + findingLane + l;
+      meta('thread_name', FINDINGS_PID, tid, used === 1 ? kind : `${kind} ${l + 1}`);
+      meta('thread_sort_index', FINDINGS_PID, tid, findingLane + l);
+    }
+    findings.forEach((f, j) => {
+      const s = Math.round(f.startNs);
+      const e = Math.max(s, Math.round(f.endNs));
+      const args = { kind: f.kind, title: f.title, detail: f.detail, costNs: f.costNs, shareOfFrame: f.shareOfFrame, sm: f.sm, draw: f.draw, stage: f.stage, reliable: f.reliable };
+      emit(`{"ph":"X","name":${JSON.stringify(f.title)},"cat":"finding","pid":${FINDINGS_PID},"tid":${FINDINGS_TID_BASE + findingLane + lanes[j]!},"ts":${s / 1000},"dur":${(e - s) / 1000},"args":${JSON.stringify(args)}}`);
+    });
+    findingLane += used;
+  }
+  yield* drain(flush);
+
+  meta('process_name', DRAWS_PID, 0, 'Draws');
+  meta('process_sort_index', DRAWS_PID, 0, 1);
+  const draws = summary.draws.filter((d) => d.firstStartNs !== null && d.lastEndNs !== null);
+  const lanes = partition(draws.map((d) => [d.firstStartNs!, d.lastEndNs!] as const));
+  const used = draws.length === 0 ? 0 : Math.max(...lanes) + 1;
+  for (let l = 0; l < used; l++) {
+    meta('thread_name', DRAWS_PID, DRAWS_TID_BASE + l, `draws ${l + 1}`);
+    meta('thread_sort_index', DRAWS_PID, DRAWS_TID_BASE + l, l);
+  }
+  draws.forEach((d, j) => {
+    const s = Math.round(d.firstStartNs!);
+    const e = Math.round(d.lastEndNs!);
+    const args = { draw: d.index, label: d.label, kind: d.kind, warps: d.warps, warpTimeNs: d.warpTimeNs, overlapNs: d.overlapNs, gapBeforeNs: d.gapBeforeNs };
+    emit(`{"ph":"X","name":${JSON.stringify(d.label || `draw ${d.index}`)},"cat":"draw","pid":${DRAWS_PID},"tid":${DRAWS_TID_BASE + lanes[j]!},"ts":${s / 1000},"dur":${(e - s) / 1000},"args":${JSON.stringify(args)}}`);
+  });
+  yield* drain(flush);
+}
+
+function* drain(flush: () => string | null): Generator<string, void, undefined> {
+  const chunk = flush();
+  if (chunk !== null) yield chunk;
+}
+
+/** Greedy interval partitioning: a lane per item, no two overlapping items (in rounded ns) on one lane. */
+function partition(items: readonly (readonly [number, number])[]): number[] {
+  const order = items.map((_, i) => i).sort((a, b) => items[a]![0] - items[b]![0]);
+  const laneEnds: number[] = [];
+  const lane = new Array<number>(items.length);
+  for (const i of order) {
+    const s = Math.round(items[i]![0]);
+    const e = Math.round(items[i]![1]);
+    let l = laneEnds.findIndex((end) => end <= s);
+    if (l < 0) l = laneEnds.push(e) - 1;
+    else laneEnds[l] = e;
+    lane[i] = l;
+  }
+  return lane;
+}
+
+/** Extra lanes of one SM: reuse the lane that frees up first (min-heap on lane end). */
+class LanePool {
+  private ends = new Float64Array(64);
+  private ids = new Uint32Array(64);
+  private size = 0;
+  private next = 0;
+  private limit = 0;
+
+  reset(firstLane: number, limit: number): void {
+    this.size = 0;
+    this.next = firstLane;
+    this.limit = limit;
+  }
+
+  /** A lane free at `start` (reserved until `end`), or -1 when out of lanes. */
+  take(start: number, end: number): number {
+    if (this.size > 0 && this.ends[0]! <= start) {
+      const lane = this.ids[0]!;
+      this.replaceTop(end, lane);
+      return lane;
+    }
+    if (this.next >= this.limit - 1) return -1;
+    const lane = this.next++;
+    this.push(end, lane);
+    return lane;
+  }
+
+  private push(end: number, id: number): void {
+    if (this.size === this.ends.length) {
+      const ends = new Float64Array(this.size * 2);
+      ends.set(this.ends);
+      const ids = new Uint32Array(this.size * 2);
+      ids.set(this.ids);
+      this.ends = ends;
+      this.ids = ids;
+    }
+    let i = this.size++;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (this.ends[p]! <= end) break;
+      this.ends[i] = this.ends[p]!;
+      this.ids[i] = this.ids[p]!;
+      i = p;
+    }
+    this.ends[i] = end;
+    this.ids[i] = id;
+  }
+
+  private replaceTop(end: number, id: number): void {
+    const n = this.size;
+    let i = 0;
+    for (;;) {
+      let c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && this.ends[c + 1]! < this.ends[c]!) c++;
+      if (this.ends[c]! >= end) break;
+      this.ends[i] = this.ends[c]!;
+      this.ids[i] = this.ids[c]!;
+      i = c;
+    }
+    this.ends[i] = end;
+    this.ids[i] = id;
+  }
+}
+

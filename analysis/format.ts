@@ -1,0 +1,54 @@
+/** Human-readable numbers and names for reports, findings and panels. */
+import { UNKNOWN_SM } from '../shared-schema/model.js';
+
+/** "80 ns", "2.40 µs", "1.23 ms", "1.50 s". */
+export function formatNs(ns: number | null | undefined): string {
+  if (ns === null || ns === undefined || !Number.isFinite(ns)) return '–';
+  const a = Math.abs(ns);
+  if (a === 0) return '0 ns';
+  if (a < 1000) return `${trim(ns, a < 10 ? 2 : a < 100 ? 1 : 0)} ns`;
+  if (a < 1e6) return `${trim(ns / 1e3, 3 - digits(a / 1e3))} µs`;
+  if (a < 1e9) return `${trim(ns / 1e6, 3 - digits(a / 1e6))} ms`;
+  return `${trim(ns / 1e9, 3 - digits(a / 1e9))} s`;
+}
+
+/** "12.5%" from a share in [0, 1]. */
+export function formatShare(share: number | null | undefined, decimals = 1): string {
+  if (share === null || share === undefined || !Number.isFinite(share)) return '–';
+  return `${(share * 100).toFixed(decimals)}%`;
+}
+
+/** "+15.0%" / "−3.2%" from a relative change (0.15, -0.032). */
+export function formatChange(relative: number | null | undefined): string {
+  if (relative === null || relative === undefined || !Number.isFinite(relative)) return '–';
+  const text = `${Math.abs(relative * 100).toFixed(1)}%`;
+  return relative > 0 ? `+${text}` : relative < 0 ? `−${text}` : '±0.0%';
+}
+
+/** Fixed decimals for counts and ratios ("9.1"); integers stay integers. */
+export function formatNumber(value: number | null | undefined, decimals = 1): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '–';
+  return Number.isInteger(value) ? String(value) : value.toFixed(decimals);
+}
+
+function digits(v: number): number {
+  return v < 10 ? 1 : v < 100 ? 2 : 3;
+}
+
+function trim(v: number, decimals: number): string {
+  return v.toFixed(Math.max(0, decimals));
+}
+
+/** "SM 12", or "no SM id" for warps from devices without SM builtins. */
+export function smLabel(sm: number): string {
+  return sm === UNKNOWN_SM ? 'no SM id' : `SM ${sm}`;
+}
+
+/** "SM 3", "SMs 0, 1, 48, 49", "132 SMs", or "the device (no SM ids)". */
+export function smsLabel(sms: readonly number[]): string {
+  const known = sms.filter((s) => s !== UNKNOWN_SM);
+  const unknown = known.length < sms.length;
+  if (known.length === 0) return unknown ? 'the device (no SM ids)' : 'no SMs';
+  const list = known.length <= 8 ? `SM${known.length === 1 ? '' : 's'} ${known.join(', ')}` : `${known.length} SMs`;
+  return unknown ? `${list} and warps without SM id` : list;
+}

@@ -1,0 +1,21 @@
+/**
+ * warptrace analyses: pure functions over a Trace (no DOM, no Node APIs),
+ * shared by the CLI and the viewer. `analyzeTrace` runs them all and returns
+ * the versioned summary; `diffSummaries` compares two summaries; the
+ * formatters are in ./export/index.js.
+ */
+export { analyzeTrace, type AnalyzeOptions } from './analyze.js';
+export * from './summary.js';
+export {
+  DEFAULT_THRESHOLDS,
+  THRESHOLD_DOCS,
+  ThresholdError,
+  parseThresholdAssignments,
+  resolveThresholds,
+  type ThresholdDoc,
+  type Thresholds,
+} from './thresholds.js';
+export { formatChange, formatNs, formatNumber, formatShare, smLabel, smsLabel } from './format.js';
+export { diffSummaries, delta, DIFF_SCHEMA, DIFF_VERSION, type Delta, type DrawDiff, type StageDiff, type SummaryDiff } from './diff.js';
+export { parseSummary, isSummaryJson, SummaryFormatError } from './summary-json.js';
+export { binLowerNs, binOfDuration } from './order-statistics.js';

@@ -1,0 +1,297 @@
+/**
+ * The analysis summary: the versioned, JSON-serializable result of
+ * `analyzeTrace`. Plain objects and arrays only (no typed arrays), so the CLI
+ * can print it, the viewer can keep it, and two of them can be diffed.
+ * Times are ns since the capture origin; shares are fractions in [0, 1].
+ * Bump SUMMARY_VERSION on any incompatible change and say what changed in
+ * analysis/README.md.
+ */
+import type { StageName } from '../shared-schema/stages.js';
+import type { DrawKind } from '../shared-schema/model.js';
+import type { Thresholds } from './thresholds.js';
+
+export const SUMMARY_SCHEMA = 'warptrace-summary';
+export const SUMMARY_VERSION = 1;
+
+/** Log-binned duration histogram: 4 bins per octave, edges 2^e × {1, 1.25, 1.5, 1.75}. */
+export interface DurationHistogram {
+  /** Lower edge of each bin, ns; bin k holds durations in [lowerNs[k], lowerNs[k+1]). */
+  readonly lowerNs: number[];
+  /** Upper edge of the last bin, ns. */
+  readonly upperNs: number;
+  readonly counts: number[];
+}
+
+/** Duration statistics of a set of warps. Percentiles are exact, nearest-rank (an observed duration). */
+export interface DurationStats {
+  readonly warps: number;
+  /** Sum of warp durations (warp-time), ns. */
+  readonly totalNs: number;
+  readonly meanNs: number;
+  readonly medianNs: number;
+  readonly p90Ns: number;
+  readonly p99Ns: number;
+  readonly minNs: number;
+  readonly maxNs: number;
+  /** Population standard deviation, ns. */
+  readonly stddevNs: number;
+  readonly histogram: DurationHistogram;
+  /** Mean active lanes per warp. */
+  readonly meanActiveLanes: number;
+  /** meanActiveLanes / subgroup size (SIMT efficiency). */
+  readonly simtEfficiency: number;
+  /** Distinct SMs that ran these warps (the unknown SM counts as one). */
+  readonly smsUsed: number;
+  /** Earliest warp start and latest warp end, ns. */
+  readonly firstStartNs: number;
+  readonly lastEndNs: number;
+}
+
+/** Warps in flight at once on one SM, for one stage (or one draw × stage). */
+export interface PerSmOccupancy {
+  /** Most warps in flight at once on one SM. */
+  readonly peak: number;
+  /** The SM where the peak was first reached, and when. */
+  readonly peakSm: number;
+  readonly peakAtNs: number;
+  /** Time-weighted mean warps in flight on an SM while at least one was (warp-time / active SM-time). */
+  readonly meanWhileActive: number;
+  /** SM-time with at least one warp in flight, summed over SMs, ns. */
+  readonly activeSmTimeNs: number;
+}
+
+export interface StageOccupancy {
+  /** Over SMs with a known id; null when every warp of the stage has an unknown SM. */
+  readonly perSm: (PerSmOccupancy & {
+    /** levelTimeNs[k]: SM-time with exactly k warps of this stage in flight on an SM (k ≥ 1; [0] is 0), ns. */
+    readonly levelTimeNs: number[];
+    /** Share of activeSmTimeNs spent exactly at the peak. */
+    readonly timeAtPeakShare: number;
+  }) | null;
+  /** Warp slots per SM (device.warpsPerSm), when known. */
+  readonly warpsPerSm: number | null;
+  /** perSm.peak / warpsPerSm. */
+  readonly peakShareOfSm: number | null;
+  /** warpsPerSm × SMs that ran the stage; null when unknown (no warpsPerSm, or warps on the unknown SM). */
+  readonly capacityWarps: number | null;
+  /** Device-wide mean warps in flight between the stage's first start and last end (cross-SM). */
+  readonly deviceMeanInFlight: number;
+  /** deviceMeanInFlight / capacityWarps. */
+  readonly deviceMeanShareOfCapacity: number | null;
+  /** Warps without an SM id, counted as one device-wide lane; null when there are none. */
+  readonly unknownSm: PerSmOccupancy | null;
+}
+
+export interface StageSummary extends DurationStats {
+  readonly stage: StageName;
+  readonly stageCode: number;
+  /** Ids of the SMs that ran this stage, ascending (65535 = unknown). */
+  readonly sms: number[];
+  /** activeLaneCounts[k]: warps with k active lanes (k = 0..subgroupSize). */
+  readonly activeLaneCounts: number[];
+  readonly occupancy: StageOccupancy;
+}
+
+export interface DrawStageSummary extends DurationStats {
+  readonly stage: StageName;
+  readonly stageCode: number;
+  /** Warps of this draw and stage in flight per SM; null when all on the unknown SM. */
+  readonly occupancy: PerSmOccupancy | null;
+}
+
+export interface DrawSummary {
+  readonly index: number;
+  readonly label: string;
+  readonly kind: DrawKind;
+  readonly warps: number;
+  /** GPU timestamp-query bounds, when queried. */
+  readonly gpuBeginNs: number | null;
+  readonly gpuEndNs: number | null;
+  /** The rest is null for a draw without warps. */
+  readonly firstStartNs: number | null;
+  readonly lastEndNs: number | null;
+  readonly spanNs: number | null;
+  readonly warpTimeNs: number;
+  /** Time within the span during which another draw's span was open, ns. */
+  readonly overlapNs: number | null;
+  /** spanNs − overlapNs: time only this draw ran, ns. */
+  readonly exclusiveNs: number | null;
+  /** overlapNs / spanNs: share of the draw's span hidden behind other draws. */
+  readonly hiddenShare: number | null;
+  /** First warp start minus the time every earlier-starting draw had drained; negative when overlapping, ns. */
+  readonly gapBeforeNs: number | null;
+  /** Position in GPU start order (0 = started first); null without warps. */
+  readonly startOrder: number | null;
+  readonly stages: DrawStageSummary[];
+}
+
+export interface SmSummary {
+  /** SM id (65535 = unknown: all such warps as one lane). */
+  readonly sm: number;
+  readonly warps: number;
+  readonly warpTimeNs: number;
+  /** Time with at least one warp in flight, ns. */
+  readonly busyNs: number;
+  readonly peakInFlight: number;
+  readonly meanInFlightWhileBusy: number;
+  /** Stage name → most warps of that stage in flight at once on this SM. */
+  readonly stagePeaks: Partial<Record<StageName, number>>;
+}
+
+export interface SyncGap {
+  /** The draw that drained last before the gap, and the draw after it. */
+  readonly afterDraw: number;
+  readonly beforeDraw: number;
+  /** GPU drained at, next draw's first warp at, ns. */
+  readonly startNs: number;
+  readonly endNs: number;
+  readonly gapNs: number;
+}
+
+export interface LeftoverWarp {
+  readonly row: number;
+  readonly sm: number;
+  readonly warpSlot: number;
+  readonly stage: StageName;
+  readonly customId: number;
+  readonly startNs: number;
+  readonly durationNs: number;
+}
+
+export interface Leftover {
+  readonly draw: number;
+  /** Warps still running after the rest of the draw finished. */
+  readonly warps: number;
+  /** When the draw's other warps had all finished, and when the last leftover ended, ns. */
+  readonly startNs: number;
+  readonly endNs: number;
+  readonly tailNs: number;
+  /** tailNs / draw span. */
+  readonly shareOfDraw: number;
+  /** Part of the tail during which other draws ran (that much of it was hidden), ns. */
+  readonly overlappedNs: number;
+  readonly tailWarps: LeftoverWarp[];
+  /** False when the draw ran on several SMs whose clocks are not aligned. */
+  readonly reliable: boolean;
+}
+
+export interface Stall {
+  readonly row: number;
+  readonly sm: number;
+  readonly warpSlot: number;
+  readonly stage: StageName;
+  readonly draw: number;
+  readonly customId: number;
+  readonly startNs: number;
+  readonly durationNs: number;
+  readonly stageMedianNs: number;
+  /** durationNs / stageMedianNs. */
+  readonly factor: number;
+  /** Time during the warp when occupancy on the stage's SMs was below stallOccupancyShare × peak, ns. */
+  readonly stallNs: number;
+  readonly shareOfFrame: number;
+  /** Mean warps in flight on the stage's SMs during the warp, and their peak over the trace. */
+  readonly meanOccupancyDuring: number;
+  readonly peakOccupancy: number;
+  /** SMs that ran the stage (the set whose occupancy was measured). */
+  readonly sms: number[];
+  /** Resolution of the occupancy profile used, ns. */
+  readonly binNs: number;
+  readonly reliable: boolean;
+}
+
+export interface OccupancyCap {
+  readonly stage: StageName;
+  readonly peakPerSm: number;
+  readonly warpsPerSm: number;
+  readonly timeAtPeakShare: number;
+  readonly peakSm: number;
+  readonly peakAtNs: number;
+}
+
+export type FindingKind = 'sync' | 'leftover' | 'stall' | 'occupancy-cap';
+
+/** One thing worth a look, with the time range to zoom to. */
+export interface Finding {
+  /** Stable within one summary: kind and index, e.g. "sync-0". */
+  readonly id: string;
+  readonly kind: FindingKind;
+  /** One line, plain text. */
+  readonly title: string;
+  /** A sentence or two, plain text. */
+  readonly detail: string;
+  readonly startNs: number;
+  readonly endNs: number;
+  /** SM to scroll to, when the finding is about one SM. */
+  readonly sm: number | null;
+  readonly draw: number | null;
+  readonly stage: StageName | null;
+  /** GPU time the finding costs (or may cost), ns; 0 for observations. */
+  readonly costNs: number;
+  readonly shareOfFrame: number;
+  /** False when it rests on cross-SM times that are not aligned. */
+  readonly reliable: boolean;
+}
+
+export interface Reliability {
+  readonly alignedAcrossSms: boolean;
+  readonly calibrationMethod: string;
+  readonly calibrationNote: string;
+  /** True when cross-SM results (syncs, overlap, multi-SM tails and stalls) can be trusted. */
+  readonly crossSmReliable: boolean;
+  /** Plain-text warnings to show next to the results. */
+  readonly warnings: string[];
+}
+
+export interface AnalysisSummary {
+  readonly schema: typeof SUMMARY_SCHEMA;
+  readonly schemaVersion: typeof SUMMARY_VERSION;
+  readonly trace: {
+    readonly workload: string;
+    readonly capturedAt: string;
+    readonly device: string;
+    readonly api: string;
+    readonly smCount: number | null;
+    readonly warpsPerSm: number | null;
+    readonly subgroupSize: number;
+    readonly warps: number;
+    readonly draws: number;
+    readonly recordsWritten: number;
+    readonly recordsKept: number;
+    /** recordsWritten − recordsKept: records the trace lost (buffer full). */
+    readonly dropped: number;
+    /** Traced / plain frame time, when measured. */
+    readonly overheadRatio: number | null;
+  };
+  readonly reliability: Reliability;
+  readonly thresholds: Thresholds;
+  readonly frame: {
+    readonly startNs: number;
+    readonly endNs: number;
+    readonly spanNs: number;
+    readonly warpTimeNs: number;
+    /** Time some draw's span was open (union of draw spans), ns. */
+    readonly drawBusyNs: number;
+    /** SMs that ran at least one warp. */
+    readonly smsUsed: number;
+  };
+  readonly stages: StageSummary[];
+  readonly draws: DrawSummary[];
+  readonly sms: SmSummary[];
+  readonly syncs: { readonly count: number; readonly totalNs: number; readonly shareOfFrame: number; readonly gaps: SyncGap[]; readonly reliable: boolean };
+  /**
+   * Leftover tails: `count` tails passed the thresholds; `totalNs` sums their exposed
+   * part (tailNs − overlappedNs, what they cost); `items` are the costliest
+   * (at most maxFindingsPerKind). Findings list only tails exposed ≥ leftoverMinNs.
+   */
+  readonly leftovers: { readonly count: number; readonly totalNs: number; readonly items: Leftover[] };
+  /**
+   * Stalls: `candidates` warps were long enough to check, `count` stalled; `totalNs`
+   * sums the stalled time of each group of overlapping stall warps; `items` are the
+   * longest stalls (at most maxFindingsPerKind).
+   */
+  readonly stalls: { readonly count: number; readonly totalNs: number; readonly candidates: number; readonly items: Stall[] };
+  readonly occupancyCaps: OccupancyCap[];
+  /** Every finding, largest cost first. */
+  readonly findings: Finding[];
+}

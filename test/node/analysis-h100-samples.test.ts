@@ -1,0 +1,105 @@
+// What the H100 (and lavapipe) captures in samples/ showed, found by the analyses
+// without being told: forced syncs of ~7.4 µs, in-order tessellation stalls behind
+// long TCS warps, graphics on 4 SMs, unaligned clocks flagged, no SM ids on lavapipe.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { analyzeTrace, type AnalysisSummary } from '../../analysis/index.js';
+import { diffSummaries } from '../../analysis/diff.js';
+import { decodeTrace, UNKNOWN_SM } from '../../shared-schema/index.js';
+import { repoPath } from './paths.js';
+
+function sample(name: string): AnalysisSummary | null {
+  const path = repoPath('samples', `${name}.wtrace`);
+  return existsSync(path) ? analyzeTrace(decodeTrace(new Uint8Array(readFileSync(path)))) : null;
+}
+const skip = (name: string) => (existsSync(repoPath('samples', `${name}.wtrace`)) ? false : `samples/${name}.wtrace not present`);
+const GRAPHICS_SMS = [0, 1, 48, 49];
+
+test('h100-syncs: each of the four barriers is a sync of ~7.4 µs; free-running draws overlap', { skip: skip('h100-syncs') }, () => {
+  const s = sample('h100-syncs')!;
+  assert.equal(s.reliability.crossSmReliable, true);
+  assert.deepEqual(s.syncs.gaps.map((g) => g.beforeDraw), [4, 5, 6, 7]);
+  for (const g of s.syncs.gaps) assert.ok(g.gapNs > 6500 && g.gapNs < 8500, `gap ${g.gapNs}`);
+  assert.deepEqual(s.syncs.gaps.map((g) => g.afterDraw), [3, 4, 5, 6]);
+  for (const d of s.draws.slice(0, 4)) assert.ok(d.hiddenShare! > 0.5, `free-running draw ${d.index} overlaps others`);
+  for (const d of s.draws.slice(4)) assert.equal(d.overlapNs, 0);
+  assert.deepEqual(s.findings.map((f) => f.kind), ['sync', 'sync', 'sync', 'sync']);
+  for (const st of s.stages) assert.deepEqual(st.sms, GRAPHICS_SMS, st.stage);
+});
+
+test('h100-tess-stall: four stalls in submission order, one once sorted, and a shorter draw', { skip: skip('h100-tess-stall') }, () => {
+  const s = sample('h100-tess-stall')!;
+  // 6 expensive patches per draw: 12 long TCS warps, all of them stalling the 4 graphics SMs.
+  assert.equal(s.stalls.candidates, 12);
+  assert.equal(s.stalls.count, 12);
+  for (const st of s.stalls.items) {
+    assert.equal(st.stage, 'TCS');
+    assert.deepEqual(st.sms, GRAPHICS_SMS);
+    assert.ok(st.factor > 50, `factor ${st.factor}`);
+  }
+  const stalls = s.findings.filter((f) => f.kind === 'stall');
+  assert.equal(stalls.filter((f) => f.draw === 0).length, 4, 'submission order: the tessellator waits four times');
+  assert.equal(stalls.filter((f) => f.draw === 1).length, 1, 'sorted: the long warps run together, once');
+  for (const f of stalls) assert.ok(f.costNs > 60_000 && f.costNs < 95_000, `stall ${f.costNs}`);
+  assert.match(stalls.find((f) => f.draw === 1)!.title, /^6 long TCS warps/);
+  // The barrier between the two halves is a sync; sorting shortened the draw by more than a third.
+  assert.deepEqual(s.syncs.gaps.map((g) => g.beforeDraw), [1]);
+  assert.ok(s.draws[1]!.spanNs! < 0.7 * s.draws[0]!.spanNs!, `${s.draws[1]!.spanNs} vs ${s.draws[0]!.spanNs}`);
+  for (const st of s.stages) assert.deepEqual(st.sms, GRAPHICS_SMS, st.stage);
+});
+
+test('h100-compute-graphics: compute on all 132 SMs, graphics on 4; unaligned clocks make cross-SM findings unreliable', { skip: skip('h100-compute-graphics') }, () => {
+  const s = sample('h100-compute-graphics')!;
+  const cs = s.stages.find((x) => x.stage === 'CS')!;
+  assert.deepEqual(cs.sms, Array.from({ length: 132 }, (_, i) => i));
+  assert.equal(cs.occupancy.capacityWarps, 132 * 64);
+  for (const st of s.stages.filter((x) => x.stage !== 'CS')) assert.deepEqual(st.sms, GRAPHICS_SMS, st.stage);
+  assert.equal(s.reliability.alignedAcrossSms, false);
+  assert.ok(s.reliability.warnings.some((w) => /not aligned/.test(w)));
+  const syncs = s.findings.filter((f) => f.kind === 'sync');
+  assert.ok(syncs.length >= 1);
+  for (const f of syncs) assert.equal(f.reliable, false);
+  // "the draw does not overlap the dispatch: graphics starts 13 µs after the last compute warp"
+  assert.ok(s.syncs.gaps.some((g) => g.beforeDraw === 1 && g.gapNs > 10_000 && g.gapNs < 16_000));
+  // Compute held at 32 warps per SM: half the slots, an occupancy cap.
+  assert.equal(cs.occupancy.perSm!.peak, 32);
+  assert.ok(s.findings.some((f) => f.kind === 'occupancy-cap' && f.stage === 'CS'));
+});
+
+test('h100-aqt: overlapping draws, no syncs; graphics on 4 SMs; the heavy variant has longer FS warps', { skip: skip('h100-aqt') || skip('h100-aqt-heavy') }, () => {
+  const light = sample('h100-aqt')!;
+  const heavy = sample('h100-aqt-heavy')!;
+  assert.equal(light.syncs.count, 0);
+  for (const st of light.stages) assert.deepEqual(st.sms, GRAPHICS_SMS, st.stage);
+  assert.ok(light.draws.filter((d) => d.warps > 0).some((d) => d.hiddenShare! > 0), 'draws overlap');
+  const tcs = light.stages.find((x) => x.stage === 'TCS')!;
+  assert.ok(tcs.occupancy.perSm!.peak <= 64 && tcs.occupancy.perSm!.peak >= 8, `TCS peak ${tcs.occupancy.perSm!.peak}`);
+  const d = diffSummaries(light, heavy);
+  const fs = d.stages.find((x) => x.stage === 'FS')!;
+  assert.ok(fs.meanNs.relative! > 1, `FS mean ${fs.meanNs.a} → ${fs.meanNs.b}`);
+  assert.ok(d.frame.spanNs.relative! > 1);
+});
+
+test('lavapipe-aqt: no SM ids, so one device-wide lane and no capacity', { skip: skip('lavapipe-aqt') }, () => {
+  const s = sample('lavapipe-aqt')!;
+  for (const st of s.stages) {
+    assert.deepEqual(st.sms, [UNKNOWN_SM], st.stage);
+    assert.equal(st.occupancy.perSm, null);
+    assert.equal(st.occupancy.capacityWarps, null);
+    assert.ok(st.occupancy.unknownSm!.peak >= 1);
+  }
+  assert.ok(s.reliability.warnings.some((w) => /no SM id/.test(w)));
+  assert.ok(!s.findings.some((f) => /SM 65535/.test(f.title)), 'no "SM 65535" in findings');
+});
+
+test('h100-aqt in Perfetto: one thread per warp slot of the 4 graphics SMs, no slot ever held two warps at once', { skip: skip('h100-aqt') }, async () => {
+  const { perfettoJsonChunks } = await import('../../analysis/export/perfetto.js');
+  const trace = decodeTrace(new Uint8Array(readFileSync(repoPath('samples', 'h100-aqt.wtrace'))));
+  const gen = perfettoJsonChunks(trace);
+  let r = gen.next();
+  while (!r.done) r = gen.next();
+  assert.equal(r.value.warps, trace.warps.count);
+  assert.equal(r.value.slotOverlaps, 0);
+  assert.equal(r.value.lanes, 4 * 64);
+});

@@ -1,0 +1,7 @@
+/** The analysis panels, standalone lit components (properties down, events up): import to define them. */
+export { WtStatsPanel, type StatsTab } from './wt-stats-panel.js';
+export { WtFindingsList } from './wt-findings-list.js';
+export { WtExportButtons, type ExportDetail, type ExportFormat } from './wt-export-buttons.js';
+export { WtComparePanel } from './wt-compare-panel.js';
+export { ZOOM_TO_EVENT, zoomToEvent, type ZoomToDetail } from './zoom-event.js';
+export { WtAnalysisPanels } from './wt-analysis-panels.js';

@@ -1,0 +1,108 @@
+/**
+ * <wt-analysis-panels slot="panels">: the analysis panels composed for the
+ * app shell, which hands every slotted panel `.trace` and `.selectedDraw`
+ * (see viewer/components/warptrace-app.ts). It runs `analyzeTrace` once per
+ * trace (pure, ~1 s at 10 M warps, started after the app has painted) and
+ * lays out the findings list, the statistics and the export buttons; their
+ * events bubble on to the shell. A shell that already has a summary (e.g.
+ * from its decode worker) sets `.summary` and no analysis runs here.
+ */
+import { LitElement, css, html, type PropertyValues } from 'lit';
+import { analyzeTrace } from '../../analysis/analyze.js';
+import type { AnalysisSummary } from '../../analysis/summary.js';
+import type { Trace } from '../../shared-schema/model.js';
+import { panelStyles } from './panel-styles.js';
+import './wt-export-buttons.js';
+import './wt-findings-list.js';
+import './wt-stats-panel.js';
+
+export class WtAnalysisPanels extends LitElement {
+  static override properties = {
+    trace: { attribute: false },
+    summary: { attribute: false },
+    selectedDraw: { attribute: false },
+    fileName: { type: String },
+    analyzing: { state: true },
+  };
+
+  static override styles = [
+    panelStyles,
+    css`
+      section + section {
+        margin-top: 10px;
+      }
+    `,
+  ];
+
+  declare trace: Trace | null;
+  declare summary: AnalysisSummary | null;
+  declare selectedDraw: number;
+  declare fileName: string;
+  declare analyzing: boolean;
+  /** The trace the summary belongs to (a new trace invalidates it). */
+  private analyzedTrace: Trace | null = null;
+  private pending: ReturnType<typeof setTimeout> | null = null;
+
+  constructor() {
+    super();
+    this.trace = null;
+    this.summary = null;
+    this.selectedDraw = -1;
+    this.fileName = 'warptrace';
+    this.analyzing = false;
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('summary') && this.summary !== null) {
+      // A summary from the shell: use it for the current trace, cancel our own analysis.
+      this.cancel();
+      this.analyzedTrace = this.trace;
+      this.analyzing = false;
+      return;
+    }
+    if (!changed.has('trace') || this.trace === this.analyzedTrace) return;
+    this.cancel();
+    this.summary = null;
+    this.analyzedTrace = this.trace;
+    this.analyzing = this.trace !== null;
+    if (this.trace === null) return;
+    const trace = this.trace;
+    // Let the app paint the new trace first; the analysis is synchronous.
+    this.pending = setTimeout(() => {
+      this.pending = null;
+      if (this.trace !== trace) return;
+      const summary = analyzeTrace(trace);
+      this.analyzing = false;
+      this.summary = summary;
+      this.dispatchEvent(new CustomEvent('wt-analysis-ready', { detail: { summary }, bubbles: true, composed: true }));
+    }, 0);
+  }
+
+  private cancel(): void {
+    if (this.pending !== null) clearTimeout(this.pending);
+    this.pending = null;
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.cancel();
+  }
+
+  override render() {
+    if (this.trace === null && this.summary === null) return html`<p class="muted">Open a trace to analyze it.</p>`;
+    if (this.summary === null) return html`<p class="muted" role="status">${this.analyzing ? 'Analyzing…' : ''}</p>`;
+    return html`
+      <section><h3>Findings</h3><wt-findings-list .findings=${this.summary.findings}></wt-findings-list></section>
+      <section><h3>Statistics</h3><wt-stats-panel .summary=${this.summary} .selectedDraw=${this.selectedDraw}></wt-stats-panel></section>
+      <section><h3>Export</h3><wt-export-buttons .summary=${this.summary} .trace=${this.trace} fileName=${this.fileName}></wt-export-buttons></section>
+    `;
+  }
+}
+
+if (!customElements.get('wt-analysis-panels')) customElements.define('wt-analysis-panels', WtAnalysisPanels);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'wt-analysis-panels': WtAnalysisPanels;
+  }
+}

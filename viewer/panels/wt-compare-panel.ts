@@ -1,0 +1,127 @@
+/**
+ * <wt-compare-panel .a=${summaryA} .b=${summaryB} labelA="before" labelB="after">:
+ * A/B comparison of two analyzed traces: highlights, frame, per stage and
+ * per draw (the largest changes first). The deltas come from the pure
+ * `diffSummaries` (analysis/diff.ts); the panel only lays them out. Duration
+ * increases show as bad, decreases as good.
+ */
+import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
+import { diffSummaries, type Delta, type SummaryDiff } from '../../analysis/diff.js';
+import { formatChange, formatNs, formatNumber } from '../../analysis/format.js';
+import type { AnalysisSummary } from '../../analysis/summary.js';
+import { parseStageName, stageCssColor } from '../../shared-schema/stages.js';
+import { panelStyles } from './panel-styles.js';
+
+/** Draw rows shown (largest span changes first). */
+const MAX_DRAW_ROWS = 30;
+
+export class WtComparePanel extends LitElement {
+  static override properties = {
+    a: { attribute: false },
+    b: { attribute: false },
+    labelA: { type: String },
+    labelB: { type: String },
+  };
+
+  static override styles = [
+    panelStyles,
+    css`
+      ul {
+        margin: 4px 0;
+        padding-left: 16px;
+      }
+    `,
+  ];
+
+  declare a: AnalysisSummary | null;
+  declare b: AnalysisSummary | null;
+  declare labelA: string;
+  declare labelB: string;
+  private diff: SummaryDiff | null = null;
+
+  constructor() {
+    super();
+    this.a = null;
+    this.b = null;
+    this.labelA = 'A';
+    this.labelB = 'B';
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('a') || changed.has('b')) this.diff = this.a !== null && this.b !== null ? diffSummaries(this.a, this.b) : null;
+  }
+
+  override render() {
+    const d = this.diff;
+    if (d === null) return html`<p class="muted">Open two traces to compare them.</p>`;
+    const draws = d.draws
+      .filter((x) => x.spanNs.delta !== null && x.spanNs.delta !== 0)
+      .sort((x, y) => Math.abs(y.spanNs.delta!) - Math.abs(x.spanNs.delta!))
+      .slice(0, MAX_DRAW_ROWS);
+    return html`
+      ${d.warnings.map((w) => html`<div class="warning" role="note">${w}</div>`)}
+      ${d.highlights.length > 0 ? html`<h3>Highlights</h3><ul class="highlights">${d.highlights.map((h) => html`<li>${h}</li>`)}</ul>` : nothing}
+      <h3>Frame</h3>
+      <table data-table="frame">
+        <thead><tr><th></th><th class="num">${this.labelA}</th><th class="num">${this.labelB}</th><th class="num">Change</th></tr></thead>
+        <tbody>
+          ${this.row('Span', d.frame.spanNs, formatNs)} ${this.row('Warp-time', d.frame.warpTimeNs, formatNs)}
+          ${this.row('Time lost to syncs', d.syncs.totalNs, formatNs)} ${this.row('Leftover time', d.leftovers.totalNs, formatNs)}
+          ${this.row('Stalled time', d.stalls.totalNs, formatNs)}
+        </tbody>
+      </table>
+      <h3>Stages</h3>
+      <table data-table="stages">
+        <thead>
+          <tr>
+            <th>Stage</th><th class="num">Warps</th><th class="num">Mean ${this.labelA}</th><th class="num">Mean ${this.labelB}</th><th class="num">Change</th>
+            <th class="num">Median</th><th class="num">p90</th><th class="num">Warp-time</th><th class="num">Peak on one SM</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${d.stages.map(
+            (s) => html`<tr data-stage=${s.stage}>
+              <td><span class="swatch" style="background:${stageCssColor(parseStageName(s.stage) ?? 0)}"></span>${s.stage}</td>
+              <td class="num">${formatNumber(s.warps.a)} → ${formatNumber(s.warps.b)}</td>
+              <td class="num">${formatNs(s.meanNs.a)}</td><td class="num">${formatNs(s.meanNs.b)}</td>
+              ${this.change(s.meanNs)} ${this.change(s.medianNs)} ${this.change(s.p90Ns)} ${this.change(s.totalNs)}
+              <td class="num">${formatNumber(s.peakPerSm.a)} → ${formatNumber(s.peakPerSm.b)}</td>
+            </tr>`,
+          )}
+        </tbody>
+      </table>
+      <h3>Draws${draws.length > 0 ? ' (largest changes)' : ''}</h3>
+      ${draws.length === 0
+        ? html`<p class="muted">No draw changed its span.</p>`
+        : html`<table data-table="draws">
+            <thead><tr><th>Draw</th><th>Label</th><th class="num">Span ${this.labelA}</th><th class="num">Span ${this.labelB}</th><th class="num">Change</th><th class="num">Warp-time</th></tr></thead>
+            <tbody>
+              ${draws.map(
+                (x) => html`<tr data-draw=${x.index}>
+                  <td class="num">${x.index}</td><td>${x.labelB ?? x.labelA ?? ''}</td>
+                  <td class="num">${formatNs(x.spanNs.a)}</td><td class="num">${formatNs(x.spanNs.b)}</td>${this.change(x.spanNs)} ${this.change(x.warpTimeNs)}
+                </tr>`,
+              )}
+            </tbody>
+          </table>`}
+    `;
+  }
+
+  private row(name: string, x: Delta, format: (v: number | null) => string) {
+    return html`<tr><td>${name}</td><td class="num">${format(x.a)}</td><td class="num">${format(x.b)}</td>${this.change(x)}</tr>`;
+  }
+
+  /** A change cell: more time is bad, less is good. */
+  private change(x: Delta) {
+    const cls = x.relative === null || x.relative === 0 ? '' : x.relative > 0 ? 'bad' : 'good';
+    return html`<td class="num ${cls}">${formatChange(x.relative)}</td>`;
+  }
+}
+
+if (!customElements.get('wt-compare-panel')) customElements.define('wt-compare-panel', WtComparePanel);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'wt-compare-panel': WtComparePanel;
+  }
+}

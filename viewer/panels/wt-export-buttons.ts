@@ -1,0 +1,127 @@
+/**
+ * <wt-export-buttons .summary=${summary} .trace=${trace} fileName="frame">:
+ * buttons that make export files with the pure formatters (analysis/export):
+ * summary JSON, Markdown report, CSV tables, and the Perfetto JSON trace
+ * (needs `.trace`). Each click dispatches a cancelable, bubbling, composed
+ * `wt-export` {format, fileName, blob}; unless a listener cancels it (to
+ * save the blob its own way), the panel downloads the blob.
+ */
+import { LitElement, css, html } from 'lit';
+import { drawsCsv, findingsCsv, stagesCsv } from '../../analysis/export/csv.js';
+import { summaryToJson } from '../../analysis/export/json.js';
+import { summaryToMarkdown } from '../../analysis/export/markdown.js';
+import { perfettoJsonChunks } from '../../analysis/export/perfetto.js';
+import type { AnalysisSummary } from '../../analysis/summary.js';
+import type { Trace } from '../../shared-schema/model.js';
+import { panelStyles } from './panel-styles.js';
+
+export type ExportFormat = 'summary-json' | 'markdown' | 'stages-csv' | 'draws-csv' | 'findings-csv' | 'perfetto';
+
+export interface ExportDetail {
+  readonly format: ExportFormat;
+  readonly fileName: string;
+  readonly blob: Blob;
+}
+
+const FORMATS: readonly { id: ExportFormat; label: string; suffix: string; type: string; needsTrace: boolean }[] = [
+  { id: 'summary-json', label: 'Summary JSON', suffix: '.summary.json', type: 'application/json', needsTrace: false },
+  { id: 'markdown', label: 'Report (Markdown)', suffix: '.report.md', type: 'text/markdown', needsTrace: false },
+  { id: 'stages-csv', label: 'Stages CSV', suffix: '.stages.csv', type: 'text/csv', needsTrace: false },
+  { id: 'draws-csv', label: 'Draws CSV', suffix: '.draws.csv', type: 'text/csv', needsTrace: false },
+  { id: 'findings-csv', label: 'Findings CSV', suffix: '.findings.csv', type: 'text/csv', needsTrace: false },
+  { id: 'perfetto', label: 'Perfetto trace', suffix: '.perfetto.json', type: 'application/json', needsTrace: true },
+];
+
+export class WtExportButtons extends LitElement {
+  static override properties = {
+    summary: { attribute: false },
+    trace: { attribute: false },
+    fileName: { type: String },
+  };
+
+  static override styles = [
+    panelStyles,
+    css`
+      :host {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 4px;
+      }
+    `,
+  ];
+
+  declare summary: AnalysisSummary | null;
+  declare trace: Trace | null;
+  /** Base name of the files, without extension. */
+  declare fileName: string;
+
+  constructor() {
+    super();
+    this.summary = null;
+    this.trace = null;
+    this.fileName = 'warptrace';
+  }
+
+  override render() {
+    return FORMATS.map(
+      (f) => html`<button
+        data-format=${f.id}
+        ?disabled=${this.summary === null || (f.needsTrace && this.trace === null)}
+        title=${f.needsTrace ? 'Chrome JSON for ui.perfetto.dev: a process per SM, a thread per warp slot' : `Save ${f.label}`}
+        @click=${() => this.export(f.id)}
+      >
+        ${f.label}
+      </button>`,
+    );
+  }
+
+  /** Builds the file for `format` (also callable by the shell, e.g. from a keyboard shortcut). */
+  makeBlob(format: ExportFormat): Blob {
+    const s = this.summary;
+    if (s === null) throw new Error('no summary to export');
+    const type = FORMATS.find((f) => f.id === format)!.type;
+    switch (format) {
+      case 'summary-json':
+        return new Blob([summaryToJson(s)], { type });
+      case 'markdown':
+        return new Blob([summaryToMarkdown(s)], { type });
+      case 'stages-csv':
+        return new Blob([stagesCsv(s)], { type });
+      case 'draws-csv':
+        return new Blob([drawsCsv(s)], { type });
+      case 'findings-csv':
+        return new Blob([findingsCsv(s)], { type });
+      case 'perfetto': {
+        if (this.trace === null) throw new Error('the Perfetto export needs the trace');
+        return new Blob([...perfettoJsonChunks(this.trace, { summary: s })], { type });
+      }
+    }
+  }
+
+  private export(format: ExportFormat): void {
+    const blob = this.makeBlob(format);
+    const fileName = `${this.fileName}${FORMATS.find((f) => f.id === format)!.suffix}`;
+    const event = new CustomEvent<ExportDetail>('wt-export', { detail: { format, fileName, blob }, bubbles: true, composed: true, cancelable: true });
+    if (!this.dispatchEvent(event)) return;
+    const url = URL.createObjectURL(blob);
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = fileName;
+    a.style.display = 'none';
+    this.renderRoot.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  }
+}
+
+if (!customElements.get('wt-export-buttons')) customElements.define('wt-export-buttons', WtExportButtons);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'wt-export-buttons': WtExportButtons;
+  }
+  interface HTMLElementEventMap {
+    'wt-export': CustomEvent<ExportDetail>;
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * <wt-stats-panel .summary=${summary} .draw=${null | n}>: the statistics of
+ * an AnalysisSummary: per stage (durations, histogram, lanes, SMs), occupancy
+ * (warps in flight per SM against the SM's slots) and per draw. Clicking a
+ * draw row dispatches `wt-zoom-to` {startNs, endNs} and `wt-draw-select`
+ * {draw}. With `.draw` set it shows that draw's stages; `.selectedDraw` (the
+ * app's selection) is highlighted in the draws table. Shows, never computes.
+ */
+import { LitElement, css, html, nothing } from 'lit';
+import { formatNs, formatNumber, formatShare } from '../../analysis/format.js';
+import type { AnalysisSummary, DrawSummary, DurationStats } from '../../analysis/summary.js';
+import { parseStageName, stageCssColor } from '../../shared-schema/stages.js';
+import { histogramSpark } from './histogram-spark.js';
+import { panelStyles } from './panel-styles.js';
+import { zoomToEvent } from './zoom-event.js';
+
+export type StatsTab = 'stages' | 'occupancy' | 'draws';
+const TABS: readonly { id: StatsTab; label: string }[] = [
+  { id: 'stages', label: 'Stages' },
+  { id: 'occupancy', label: 'Occupancy' },
+  { id: 'draws', label: 'Draws' },
+];
+/** Draw rows rendered at most (the longest spans); the exports hold them all. */
+const MAX_DRAW_ROWS = 500;
+
+const colorOf = (stage: string) => stageCssColor(parseStageName(stage) ?? 0);
+
+export class WtStatsPanel extends LitElement {
+  static override properties = {
+    summary: { attribute: false },
+    draw: { attribute: false },
+    selectedDraw: { attribute: false },
+    tab: { type: String, reflect: true },
+  };
+
+  static override styles = [
+    panelStyles,
+    css`
+      .tabs {
+        display: flex;
+        gap: 4px;
+        margin: 4px 0 6px;
+      }
+      .overview {
+        margin-bottom: 4px;
+      }
+      ul.sentences {
+        margin: 6px 0 0;
+        padding-left: 16px;
+      }
+    `,
+  ];
+
+  declare summary: AnalysisSummary | null;
+  declare draw: number | null;
+  /** The app's selected draw (-1: none): highlighted in the draws table. */
+  declare selectedDraw: number;
+  declare tab: StatsTab;
+
+  constructor() {
+    super();
+    this.summary = null;
+    this.draw = null;
+    this.selectedDraw = -1;
+    this.tab = 'stages';
+  }
+
+  override render() {
+    const s = this.summary;
+    if (s === null) return html`<p class="muted">No trace analyzed yet.</p>`;
+    const d = this.draw !== null ? s.draws[this.draw] : undefined;
+    return html`
+      <div class="overview">
+        ${s.trace.warps.toLocaleString('en-US')} warps · ${s.trace.draws} draws · frame ${formatNs(s.frame.spanNs)} ·
+        ${s.frame.smsUsed} SMs${s.trace.dropped > 0 ? html` · <span class="warning">${s.trace.dropped} records dropped</span>` : nothing}
+      </div>
+      ${s.reliability.warnings.map((w) => html`<div class="warning" role="note">${w}</div>`)}
+      ${d !== undefined
+        ? this.renderDraw(d)
+        : html`
+            <div class="tabs" role="tablist">
+              ${TABS.map(
+                (t) => html`<button role="tab" aria-selected=${t.id === this.tab ? 'true' : 'false'} aria-pressed=${t.id === this.tab ? 'true' : 'false'} data-tab=${t.id} @click=${() => (this.tab = t.id)}>${t.label}</button>`,
+              )}
+            </div>
+            ${this.tab === 'stages' ? this.renderStages(s) : this.tab === 'occupancy' ? this.renderOccupancy(s) : this.renderDraws(s)}
+          `}
+    `;
+  }
+
+  private durationHead() {
+    return html`<th>Stage</th><th class="num">Warps</th><th class="num">Warp-time</th><th class="num">Mean</th><th class="num">Median</th><th class="num">p90</th>
+      <th class="num">p99</th><th class="num">Max</th><th class="num">σ</th><th>Histogram</th><th class="num">Lanes</th><th class="num">SMs</th>`;
+  }
+
+  private durationCells(stage: string, st: DurationStats) {
+    return html`<td><span class="swatch" style="background:${colorOf(stage)}"></span>${stage}</td>
+      <td class="num">${st.warps.toLocaleString('en-US')}</td><td class="num">${formatNs(st.totalNs)}</td><td class="num">${formatNs(st.meanNs)}</td>
+      <td class="num">${formatNs(st.medianNs)}</td><td class="num">${formatNs(st.p90Ns)}</td><td class="num">${formatNs(st.p99Ns)}</td>
+      <td class="num">${formatNs(st.maxNs)}</td><td class="num">${formatNs(st.stddevNs)}</td><td>${histogramSpark(st.histogram, colorOf(stage))}</td>
+      <td class="num" title="SIMT efficiency ${formatShare(st.simtEfficiency)}">${formatNumber(st.meanActiveLanes)}</td><td class="num">${st.smsUsed}</td>`;
+  }
+
+  private renderStages(s: AnalysisSummary) {
+    return html`<table data-table="stages">
+      <thead><tr>${this.durationHead()}</tr></thead>
+      <tbody>${s.stages.map((st) => html`<tr data-stage=${st.stage}>${this.durationCells(st.stage, st)}</tr>`)}</tbody>
+    </table>`;
+  }
+
+  private renderOccupancy(s: AnalysisSummary) {
+    return html`<table data-table="occupancy">
+        <thead>
+          <tr>
+            <th>Stage</th><th class="num">Peak on one SM</th><th class="num">SM</th><th class="num">Mean per SM</th><th class="num">Slots</th>
+            <th class="num">Capacity</th><th class="num">Device mean</th><th class="num">Of capacity</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${s.stages.map((st) => {
+            const o = st.occupancy;
+            return html`<tr data-stage=${st.stage}>
+              <td><span class="swatch" style="background:${colorOf(st.stage)}"></span>${st.stage}</td>
+              <td class="num">${o.perSm?.peak ?? '–'}</td><td class="num">${o.perSm?.peakSm ?? '–'}</td>
+              <td class="num">${formatNumber(o.perSm?.meanWhileActive)}</td><td class="num">${formatNumber(o.warpsPerSm)}</td>
+              <td class="num">${formatNumber(o.capacityWarps)}</td><td class="num">${formatNumber(o.deviceMeanInFlight)}</td>
+              <td class="num">${formatShare(o.deviceMeanShareOfCapacity)}</td>
+            </tr>`;
+          })}
+        </tbody>
+      </table>
+      <ul class="sentences">
+        ${s.stages.map((st) => {
+          const o = st.occupancy;
+          if (o.perSm === null) return o.unknownSm ? html`<li>${st.stage} (no SM id): at most ${o.unknownSm.peak} warps at once device-wide.</li>` : nothing;
+          return html`<li data-stage=${st.stage}>
+            At most ${o.perSm.peak} ${st.stage} warps ran at once on an SM${o.warpsPerSm !== null ? ` (${formatShare(o.perSm.peak / o.warpsPerSm, 0)} of ${o.warpsPerSm} slots)` : ''};
+            ${formatNumber(o.perSm.meanWhileActive)} on average while running, on ${st.sms.length} SM${st.sms.length === 1 ? '' : 's'}.
+          </li>`;
+        })}
+      </ul>`;
+  }
+
+  private renderDraws(s: AnalysisSummary) {
+    let rows = s.draws.filter((d) => d.warps > 0);
+    const total = rows.length;
+    if (rows.length > MAX_DRAW_ROWS) {
+      const keep = new Set([...rows].sort((a, b) => (b.spanNs ?? 0) - (a.spanNs ?? 0)).slice(0, MAX_DRAW_ROWS).map((d) => d.index));
+      rows = rows.filter((d) => keep.has(d.index));
+    }
+    return html`${rows.length < total ? html`<p class="muted">The ${rows.length} longest of ${total} draws.</p>` : nothing}
+      <table data-table="draws">
+        <thead>
+          <tr>
+            <th>Draw</th><th>Label</th><th class="num">Warps</th><th class="num">Start</th><th class="num">Span</th><th class="num">Warp-time</th>
+            <th class="num">Hidden</th><th class="num">Gap before</th><th>Stages</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${rows.map(
+            (d) => html`<tr class="clickable" tabindex="0" data-draw=${d.index} aria-selected=${d.index === this.selectedDraw ? 'true' : 'false'} @click=${() => this.selectDraw(d)} @keydown=${(e: KeyboardEvent) => (e.key === 'Enter' ? this.selectDraw(d) : undefined)}>
+              <td class="num">${d.index}</td><td>${d.label}</td><td class="num">${d.warps.toLocaleString('en-US')}</td>
+              <td class="num">${formatNs(d.firstStartNs)}</td><td class="num">${formatNs(d.spanNs)}</td><td class="num">${formatNs(d.warpTimeNs)}</td>
+              <td class="num">${formatShare(d.hiddenShare, 0)}</td><td class="num">${formatNs(d.gapBeforeNs)}</td>
+              <td>${d.stages.map((st) => html`<span class="swatch" title=${st.stage} style="background:${colorOf(st.stage)}"></span>`)}</td>
+            </tr>`,
+          )}
+        </tbody>
+      </table>`;
+  }
+
+  private renderDraw(d: DrawSummary) {
+    return html`<h3>Draw ${d.index}${d.label ? html` · ${d.label}` : nothing}</h3>
+      <div>
+        ${d.warps.toLocaleString('en-US')} warps · span ${formatNs(d.spanNs)} · warp-time ${formatNs(d.warpTimeNs)} · hidden behind other draws
+        ${formatShare(d.hiddenShare, 0)} · gap before ${formatNs(d.gapBeforeNs)}
+      </div>
+      <table data-table="draw-stages">
+        <thead><tr>${this.durationHead()}<th class="num">Peak on one SM</th><th class="num">Mean per SM</th></tr></thead>
+        <tbody>
+          ${d.stages.map(
+            (st) => html`<tr data-stage=${st.stage}>${this.durationCells(st.stage, st)}<td class="num">${st.occupancy?.peak ?? '–'}</td><td class="num">${formatNumber(st.occupancy?.meanWhileActive)}</td></tr>`,
+          )}
+        </tbody>
+      </table>`;
+  }
+
+  private selectDraw(d: DrawSummary): void {
+    if (d.firstStartNs !== null && d.lastEndNs !== null) this.dispatchEvent(zoomToEvent({ startNs: d.firstStartNs, endNs: d.lastEndNs }));
+    this.dispatchEvent(new CustomEvent('wt-draw-select', { detail: { draw: d.index }, bubbles: true, composed: true }));
+  }
+}
+
+if (!customElements.get('wt-stats-panel')) customElements.define('wt-stats-panel', WtStatsPanel);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'wt-stats-panel': WtStatsPanel;
+  }
+}
