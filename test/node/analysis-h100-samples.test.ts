@@ -49,17 +49,19 @@ test('h100-tess-stall: four stalls in submission order, one once sorted, and a s
   for (const st of s.stages) assert.deepEqual(st.sms, GRAPHICS_SMS, st.stage);
 });
 
-test('h100-compute-graphics: compute on all 132 SMs, graphics on 4; unaligned clocks make cross-SM findings unreliable', { skip: skip('h100-compute-graphics') }, () => {
+test('h100-compute-graphics: compute on all 132 SMs, graphics on 4; despite late reads and a boost change the clocks align', { skip: skip('h100-compute-graphics') }, () => {
   const s = sample('h100-compute-graphics')!;
   const cs = s.stages.find((x) => x.stage === 'CS')!;
   assert.deepEqual(cs.sms, Array.from({ length: 132 }, (_, i) => i));
   assert.equal(cs.occupancy.capacityWarps, 132 * 64);
   for (const st of s.stages.filter((x) => x.stage !== 'CS')) assert.deepEqual(st.sms, GRAPHICS_SMS, st.stage);
-  assert.equal(s.reliability.alignedAcrossSms, false);
-  assert.ok(s.reliability.warnings.some((w) => /not aligned/.test(w)));
+  // The capture has late device-clock reads and a clock-rate change between its
+  // dispatches; the robust calibration still aligns every SM.
+  assert.equal(s.reliability.alignedAcrossSms, true);
+  assert.ok(!s.reliability.warnings.some((w) => /not aligned/.test(w)));
   const syncs = s.findings.filter((f) => f.kind === 'sync');
   assert.ok(syncs.length >= 1);
-  for (const f of syncs) assert.equal(f.reliable, false);
+  for (const f of syncs) assert.equal(f.reliable, true);
   // "the draw does not overlap the dispatch: graphics starts 13 µs after the last compute warp"
   assert.ok(s.syncs.gaps.some((g) => g.beforeDraw === 1 && g.gapNs > 10_000 && g.gapNs < 16_000));
   // Compute held at 32 warps per SM: half the slots, an occupancy cap.
