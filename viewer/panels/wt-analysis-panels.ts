@@ -6,12 +6,17 @@
  * lays out the findings list, the statistics and the export buttons; their
  * events bubble on to the shell. A shell that already has a summary (e.g.
  * from its decode worker) sets `.summary` and no analysis runs here.
+ *
+ * A/B: "Use as baseline" keeps the current trace's summary; every trace
+ * opened afterwards is compared against it (the 2016 "15% longer TCS warps
+ * but a shorter draw" comparison) until the baseline is cleared.
  */
 import { LitElement, css, html, type PropertyValues } from 'lit';
 import { analyzeTrace } from '../../analysis/analyze.js';
 import type { AnalysisSummary } from '../../analysis/summary.js';
 import type { Trace } from '../../shared-schema/model.js';
 import { panelStyles } from './panel-styles.js';
+import './wt-compare-panel.js';
 import './wt-export-buttons.js';
 import './wt-findings-list.js';
 import './wt-stats-panel.js';
@@ -23,6 +28,7 @@ export class WtAnalysisPanels extends LitElement {
     selectedDraw: { attribute: false },
     fileName: { type: String },
     analyzing: { state: true },
+    baseline: { state: true },
   };
 
   static override styles = [
@@ -39,6 +45,8 @@ export class WtAnalysisPanels extends LitElement {
   declare selectedDraw: number;
   declare fileName: string;
   declare analyzing: boolean;
+  /** The A side of the comparison: a summary kept from an earlier trace, with its name. */
+  declare baseline: { summary: AnalysisSummary; name: string; trace: Trace | null } | null;
   /** The trace the summary belongs to (a new trace invalidates it). */
   private analyzedTrace: Trace | null = null;
   private pending: ReturnType<typeof setTimeout> | null = null;
@@ -50,6 +58,33 @@ export class WtAnalysisPanels extends LitElement {
     this.selectedDraw = -1;
     this.fileName = 'warptrace';
     this.analyzing = false;
+    this.baseline = null;
+  }
+
+  private useAsBaseline(): void {
+    if (this.summary !== null) this.baseline = { summary: this.summary, name: this.fileName, trace: this.trace };
+  }
+
+  private renderCompare() {
+    const current = this.summary;
+    if (current === null) return null;
+    const base = this.baseline;
+    if (base === null) {
+      return html`<section>
+        <h3>Compare</h3>
+        <button @click=${() => this.useAsBaseline()}>Use as baseline (A)</button>
+        <p class="muted">Then open another trace (B) to see per-stage and per-draw deltas.</p>
+      </section>`;
+    }
+    const same = base.trace === this.trace;
+    return html`<section>
+      <h3>Compare</h3>
+      ${same
+        ? html`<p class="muted">Baseline A: ${base.name}. Open another trace to compare it with.</p>`
+        : html`<wt-compare-panel .a=${base.summary} .b=${current} labelA=${base.name} labelB=${this.fileName}></wt-compare-panel>`}
+      <button @click=${() => (this.baseline = null)}>Clear baseline</button>
+      ${same ? null : html`<button @click=${() => this.useAsBaseline()}>Use this trace as A</button>`}
+    </section>`;
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
@@ -95,6 +130,7 @@ export class WtAnalysisPanels extends LitElement {
       <section><h3>Findings</h3><wt-findings-list .findings=${this.summary.findings}></wt-findings-list></section>
       <section><h3>Statistics</h3><wt-stats-panel .summary=${this.summary} .selectedDraw=${this.selectedDraw}></wt-stats-panel></section>
       <section><h3>Export</h3><wt-export-buttons .summary=${this.summary} .trace=${this.trace} fileName=${this.fileName}></wt-export-buttons></section>
+      ${this.renderCompare()}
     `;
   }
 }
