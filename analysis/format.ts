@@ -1,16 +1,7 @@
 /** Human-readable numbers and names for reports, findings and panels. */
 import { UNKNOWN_SM } from '../shared-schema/model.js';
 
-/** "80 ns", "2.40 µs", "1.23 ms", "1.50 s". */
-export function formatNs(ns: number | null | undefined): string {
-  if (ns === null || ns === undefined || !Number.isFinite(ns)) return '–';
-  const a = Math.abs(ns);
-  if (a === 0) return '0 ns';
-  if (a < 1000) return `${trim(ns, a < 10 ? 2 : a < 100 ? 1 : 0)} ns`;
-  if (a < 1e6) return `${trim(ns / 1e3, 3 - digits(a / 1e3))} µs`;
-  if (a < 1e9) return `${trim(ns / 1e6, 3 - digits(a / 1e6))} ms`;
-  return `${trim(ns / 1e9, 3 - digits(a / 1e9))} s`;
-}
+export { formatNs } from '../shared-schema/units.js';
 
 /** "12.5%" from a share in [0, 1]. */
 export function formatShare(share: number | null | undefined, decimals = 1): string {
@@ -31,13 +22,7 @@ export function formatNumber(value: number | null | undefined, decimals = 1): st
   return Number.isInteger(value) ? String(value) : value.toFixed(decimals);
 }
 
-function digits(v: number): number {
-  return v < 10 ? 1 : v < 100 ? 2 : 3;
-}
 
-function trim(v: number, decimals: number): string {
-  return v.toFixed(Math.max(0, decimals));
-}
 
 /** "SM 12", or "no SM id" for warps from devices without SM builtins. */
 export function smLabel(sm: number): string {

@@ -1,16 +1,25 @@
 /** Formatting of the model's units (ns) for people: one place, so CLI and viewer agree. */
 
-/** A duration or time in ns as "812 ns", "3.21 µs", "1.234 ms", "2.50 s". */
-export function formatNs(ns: number, digits = 3): string {
-  const abs = Math.abs(ns);
-  if (abs < 1e3) return `${trim(ns, abs < 10 ? 2 : 1)} ns`;
-  if (abs < 1e6) return `${trim(ns / 1e3, digits - 1)} µs`;
-  if (abs < 1e9) return `${trim(ns / 1e6, digits)} ms`;
-  return `${trim(ns / 1e9, digits)} s`;
+/**
+ * A duration or time in ns with `significant` digits (3: "80 ns", "2.40 µs",
+ * "1.23 ms", "1.50 s"; 6 for positions on a timeline: "297.311 µs"); "–" when unknown.
+ */
+export function formatNs(ns: number | null | undefined, significant = 3): string {
+  if (ns === null || ns === undefined || !Number.isFinite(ns)) return '–';
+  const a = Math.abs(ns);
+  if (a === 0) return '0 ns';
+  if (a < 1000) return `${fixed(ns, significant - digitsBeforePoint(a))} ns`;
+  if (a < 1e6) return `${fixed(ns / 1e3, significant - digitsBeforePoint(a / 1e3))} µs`;
+  if (a < 1e9) return `${fixed(ns / 1e6, significant - digitsBeforePoint(a / 1e6))} ms`;
+  return `${fixed(ns / 1e9, significant - digitsBeforePoint(a / 1e9))} s`;
 }
 
-function trim(value: number, digits: number): string {
-  return value.toFixed(digits).replace(/\.?0+$/, '');
+function digitsBeforePoint(v: number): number {
+  return v < 1 ? 1 : Math.floor(Math.log10(v)) + 1;
+}
+
+function fixed(v: number, decimals: number): string {
+  return v.toFixed(Math.max(0, decimals));
 }
 
 /** "0-3, 5, 48-49": sorted integers as compact ranges. */

@@ -5,7 +5,7 @@ import type { WarptraceApp } from '../../viewer/components/warptrace-app.js';
 import type { WtTimeline } from '../../viewer/components/wt-timeline.js';
 import { STAGE_DIM_RGBA } from '../../viewer/model/colors.js';
 import { timeWidth } from '../../viewer/model/screen-layout.js';
-import { Stage } from '../../shared-schema/index.js';
+import { Stage, formatNs } from '../../shared-schema/index.js';
 import { assert, assertEqual } from './assert.js';
 import { deepText, fixtureWtrace, mountApp, near, rgbText, stageRgb, waitFor } from './viewer-helpers.js';
 
@@ -118,7 +118,7 @@ describe('viewer interactions', () => {
     await sendMouse({ type: 'move', position: at(4000, slotY(1, 3)) });
     await waitFor('the hover tooltip', () => tl.shadowRoot!.querySelector('.tooltip'));
     const tip = tl.shadowRoot!.querySelector('.tooltip')!.textContent!;
-    assert(tip.includes('FS warp') && tip.includes('4 µs') && tip.includes('id 42'), `tooltip: ${tip}`);
+    assert(tip.includes('FS warp') && tip.includes(formatNs(4000)) && tip.includes('id 42'), `tooltip: ${tip}`);
     // The hover outline is drawn in white around the bar (above it).
     const [x, y] = at(4000, slotY(1, 3));
     const rect = tl.shadowRoot!.querySelector('.surface')!.getBoundingClientRect();
