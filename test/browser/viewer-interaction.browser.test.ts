@@ -130,7 +130,7 @@ describe('viewer interactions', () => {
     await waitFor('the selection', () => app.selectedWarp === fsRow);
     await app.updateComplete;
     const details = deepText(app.shadowRoot!.querySelector('wt-warp-details')!);
-    for (const expected of ['FS (fragment)', 'shade', 'SM 5 · slot 3', '4 µs', '4000.000 ns', 'custom id42', '32 / 32']) {
+    for (const expected of ['FS (fragment)', 'shade', 'SM 5 · slot 3', formatNs(4000), '4000.000 ns', 'custom id42', '32 / 32']) {
       assert(details.includes(expected), `details mention "${expected}": ${details}`);
     }
     // Clicking empty space clears the selection.
