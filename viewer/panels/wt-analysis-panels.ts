@@ -15,7 +15,7 @@ import { LitElement, css, html, type PropertyValues } from 'lit';
 import { analyzeTrace } from '../../analysis/analyze.js';
 import type { AnalysisSummary } from '../../analysis/summary.js';
 import type { Trace } from '../../shared-schema/model.js';
-import { panelStyles } from './panel-styles.js';
+import { panelStyles } from '../components/shared-styles.js';
 import './wt-compare-panel.js';
 import './wt-export-buttons.js';
 import './wt-findings-list.js';

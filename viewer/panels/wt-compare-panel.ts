@@ -10,7 +10,7 @@ import { diffSummaries, type Delta, type SummaryDiff } from '../../analysis/diff
 import { formatChange, formatNs, formatNumber } from '../../analysis/format.js';
 import type { AnalysisSummary } from '../../analysis/summary.js';
 import { parseStageName, stageCssColor } from '../../shared-schema/stages.js';
-import { panelStyles } from './panel-styles.js';
+import { panelStyles } from '../components/shared-styles.js';
 
 /** Draw rows shown (largest span changes first). */
 const MAX_DRAW_ROWS = 30;

@@ -13,7 +13,7 @@ import { summaryToMarkdown } from '../../analysis/export/markdown.js';
 import { perfettoJsonChunks } from '../../analysis/export/perfetto.js';
 import type { AnalysisSummary } from '../../analysis/summary.js';
 import type { Trace } from '../../shared-schema/model.js';
-import { panelStyles } from './panel-styles.js';
+import { panelStyles } from '../components/shared-styles.js';
 
 export type ExportFormat = 'summary-json' | 'markdown' | 'stages-csv' | 'draws-csv' | 'findings-csv' | 'perfetto';
 

@@ -7,7 +7,7 @@
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { formatNs, formatShare, smLabel } from '../../analysis/format.js';
 import type { Finding, FindingKind } from '../../analysis/summary.js';
-import { panelStyles } from './panel-styles.js';
+import { panelStyles } from '../components/shared-styles.js';
 import { zoomToEvent } from './zoom-event.js';
 
 const KIND_LABELS: Record<FindingKind, string> = {

@@ -11,7 +11,7 @@ import { formatNs, formatNumber, formatShare } from '../../analysis/format.js';
 import type { AnalysisSummary, DrawSummary, DurationStats } from '../../analysis/summary.js';
 import { parseStageName, stageCssColor } from '../../shared-schema/stages.js';
 import { histogramSpark } from './histogram-spark.js';
-import { panelStyles } from './panel-styles.js';
+import { panelStyles } from '../components/shared-styles.js';
 import { zoomToEvent } from './zoom-event.js';
 
 export type StatsTab = 'stages' | 'occupancy' | 'draws';
