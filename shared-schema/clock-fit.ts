@@ -50,6 +50,8 @@ export interface SegmentFit {
 /** Candidate lines tried per segment, and samples each is scored on. */
 const CANDIDATES = 96;
 const SCORE_WIDENING = 8;
+/** A candidate with this share of the scored samples in its band ends the search. */
+const GOOD_ENOUGH = 0.8;
 const SCORE_SAMPLES = 256;
 /** Candidate slopes may differ from the prior by this factor (boost clocks vary). */
 const SLOPE_RANGE = 1.25;
@@ -226,6 +228,8 @@ function consensusLine(rows: Uint32Array, x: Float64Array, y: Float64Array, band
     if (score > bestScore) {
       bestScore = score;
       best = { slope, intercept };
+      // Most samples agree: the refits that follow do the rest.
+      if (score >= GOOD_ENOUGH * Math.ceil(n / step)) break;
     }
   }
   // No candidate passed the slope test: least squares, if it is plausible.
