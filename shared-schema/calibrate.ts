@@ -9,7 +9,6 @@ import { fitOffset, fitSegment, leastSquares, type SegmentFit } from './clock-fi
 import type { Calibration, SmCalibration } from './model.js';
 import { groupedOrder } from './sort.js';
 
-const TWO_POW_32 = 4294967296;
 /** Records closer than this to the reference record (ns) estimate the clock rate before unwrapping. */
 const RATE_WINDOW_NS = 0.25e9;
 /** Fewer samples, or a shorter span, and an SM borrows the median slope of the others. */

@@ -120,13 +120,7 @@ export class WarptraceApp extends LitElement {
     this.recents = [];
     this.samples = null;
     this.sampleProblem = null;
-    this.selectedDraw = -1;
-    this.selectedWarp = -1;
-    this.range = null;
-    this.counts = null;
-    this.cursorNs = null;
-    this.inFlight = null;
-    this.hiddenStages = 0;
+    this.clearViewState();
     this.showAllSms = false;
     this.dropActive = false;
     this.recentsOpen = false;
@@ -147,6 +141,17 @@ export class WarptraceApp extends LitElement {
     this.addEventListener('dragover', this.onDragOver);
     this.addEventListener('dragleave', this.onDragLeave);
     this.addEventListener('drop', this.onDrop);
+  }
+
+  /** What a newly opened trace starts without: selections, range, cursor, hidden stages. */
+  private clearViewState(): void {
+    this.selectedDraw = -1;
+    this.selectedWarp = -1;
+    this.range = null;
+    this.counts = null;
+    this.cursorNs = null;
+    this.inFlight = null;
+    this.hiddenStages = 0;
   }
 
   override connectedCallback(): void {
@@ -223,13 +228,7 @@ export class WarptraceApp extends LitElement {
     this.opened = { trace, index, drawLayout: buildDrawLayout(trace, index), name: meta.name, bytes: loaded.bytes, maxDurationNs };
     this.loading = null;
     this.abort = null;
-    this.selectedDraw = -1;
-    this.selectedWarp = -1;
-    this.range = null;
-    this.counts = null;
-    this.cursorNs = null;
-    this.inFlight = null;
-    this.hiddenStages = 0;
+    this.clearViewState();
     await this.updateComplete;
     const timeline = this.timeline;
     if (timeline !== null) {
