@@ -13,6 +13,9 @@
  * sit in the band and penalized for impossible early samples) finds the
  * inliers; least squares on them, then the quantization bracket sharpens the
  * line to about step/N.
+ *
+ * Samples come as two contiguous arrays sorted by x (a segment is a subarray
+ * of its SM's sorted samples), so every pass reads memory in order.
  */
 import { makeRandom } from './synthetic.js';
 
@@ -66,93 +69,108 @@ const upper = (b: Band) => b.halfStepNs + b.cycleNs + b.toleranceNs;
 const lower = (b: Band) => -b.halfStepNs - b.toleranceNs;
 
 /**
- * The line for rows[begin..end) (sorted by x), or null when too few samples
+ * The line for samples (xs, ys) sorted by x, or null when too few samples
  * agree on one. `prior` is the slope expected from the other SMs.
  */
-export function fitSegment(rows: Uint32Array, x: Float64Array, y: Float64Array, band: Band, prior: number, seed: number, minSamples: number): SegmentFit | null {
-  const n = rows.length;
+export function fitSegment(xs: Float64Array, ys: Float64Array, band: Band, prior: number, seed: number, minSamples: number): SegmentFit | null {
+  const n = xs.length;
   if (n < minSamples) return null;
-  let line = consensusLine(rows, x, y, band, prior, seed);
+  let line = consensusLine(xs, ys, band, prior, seed);
   if (line === null) return null;
   // Refit on the samples in a band that narrows to the quantization band.
-  const kept = new Uint32Array(n);
   for (const widen of REFINE_WIDENING) {
-    let count = 0;
-    const hi = upper(band) + widen * band.toleranceNs;
-    const lo = lower(band) - widen * band.toleranceNs;
-    for (let k = 0; k < n; k++) {
-      const i = rows[k] as number;
-      const r = (y[i] as number) - (line.intercept + line.slope * (x[i] as number));
-      if (r >= lo && r <= hi) kept[count++] = i;
-    }
-    if (count < minSamples) return null;
-    const refit = leastSquares(kept.subarray(0, count), x, y);
+    const refit = leastSquaresInBand(xs, ys, line, lower(band) - widen * band.toleranceNs, upper(band) + widen * band.toleranceNs, minSamples);
     // A flat run (reads stuck at one instant) or a wild slope is no clock.
     if (refit === null || !plausible(refit.slope, prior)) return null;
     line = refit;
   }
   // The final fit keeps every sample that is not late (early ones would be real misfits).
-  let count = 0;
-  for (let k = 0; k < n; k++) {
-    const i = rows[k] as number;
-    if ((y[i] as number) - (line.intercept + line.slope * (x[i] as number)) <= upper(band)) kept[count++] = i;
-  }
-  const inliers = kept.subarray(0, count);
-  if (count < minSamples) return null;
-  const lsq = leastSquares(inliers, x, y);
+  const lsq = leastSquaresInBand(xs, ys, line, -Infinity, upper(band), minSamples);
   if (lsq === null || !plausible(lsq.slope, prior)) return null;
-  const sharp = sharpen(inliers, x, y, band, lsq);
+  const sharp = sharpen(xs, ys, line, upper(band), band, lsq);
   if (!plausible(sharp.slope, prior)) return null;
-  const fitted = residuals(inliers, x, y, sharp);
+  // Inliers: the samples the final least squares kept (not late for `line`).
+  const limit = upper(band);
+  let sq = 0;
+  let max = 0;
+  let count = 0;
+  let mean = 0;
   const quarterLate = [0, 0, 0, 0];
   for (let k = 0; k < n; k++) {
-    const i = rows[k] as number;
-    if ((y[i] as number) - (sharp.intercept + sharp.slope * (x[i] as number)) > upper(band)) quarterLate[Math.min(3, Math.floor((k * 4) / n))]!++;
+    const x = xs[k] as number;
+    const y = ys[k] as number;
+    if (y - (sharp.intercept + sharp.slope * x) > limit) quarterLate[Math.min(3, Math.floor((k * 4) / n))]!++;
+    if (y - (line.intercept + line.slope * x) > limit) continue;
+    const r = y - (sharp.intercept + sharp.slope * x);
+    sq += r * r;
+    max = Math.max(max, Math.abs(r));
+    count++;
+    mean += x;
+  }
+  mean /= count;
+  let spread = 0;
+  for (let k = 0; k < n; k++) {
+    const x = xs[k] as number;
+    if ((ys[k] as number) - (line.intercept + line.slope * x) <= limit) spread += (x - mean) * (x - mean);
   }
   const fractions = quarterLate.map((c, q) => c / (Math.floor(((q + 1) * n) / 4) - Math.floor((q * n) / 4) || 1));
   const lateSkew = Math.max(...fractions) - Math.min(...fractions);
+  const rmsNs = Math.sqrt(sq / count);
   // Quantization noise (step/√12) is the floor of what a sample tells, even when residuals happen to be small.
-  const noise = Math.max(fitted.rmsNs, (2 * band.halfStepNs) / Math.sqrt(12));
-  const slopeError = noise / Math.sqrt(spread(inliers, x));
-  return { line: sharp, fit: 'linear', slopeError, late: n - count, lateSkew, ...fitted };
+  const noise = Math.max(rmsNs, (2 * band.halfStepNs) / Math.sqrt(12));
+  const slopeError = noise / Math.sqrt(spread);
+  return { line: sharp, fit: 'linear', slopeError, late: n - count, lateSkew, rmsNs, maxAbsNs: max };
 }
 
 /**
  * The intercept of a line of known slope: the middle of the intersection of
  * the samples' brackets, late reads left out.
  */
-export function fitOffset(rows: Uint32Array, x: Float64Array, y: Float64Array, band: Band, slope: number): SegmentFit {
-  const base = new Float64Array(rows.length);
+export function fitOffset(xs: Float64Array, ys: Float64Array, band: Band, slope: number): SegmentFit {
+  const n = xs.length;
   let lowest = Infinity;
-  for (let k = 0; k < rows.length; k++) {
-    const i = rows[k] as number;
-    base[k] = (y[i] as number) - slope * (x[i] as number);
-    lowest = Math.min(lowest, base[k] as number);
-  }
+  for (let k = 0; k < n; k++) lowest = Math.min(lowest, (ys[k] as number) - slope * (xs[k] as number));
   // First guess from the samples near the lowest (late reads only push samples up),
   // then once more from the samples that are not late for that guess.
-  let intercept = interceptOf(base, band, (b) => b - lowest <= upper(band) - lower(band) + band.toleranceNs);
-  intercept = interceptOf(base, band, (b) => b - intercept <= upper(band));
-  const kept: number[] = [];
-  for (let k = 0; k < rows.length; k++) if ((base[k] as number) - intercept <= upper(band)) kept.push(rows[k] as number);
-  const inliers = Uint32Array.from(kept);
-  const line = { slope, intercept };
-  return { line, fit: 'offset-only', slopeError: Infinity, late: rows.length - inliers.length, lateSkew: 0, ...residuals(inliers, x, y, line) };
+  const first = interceptOf(xs, ys, slope, band, lowest + upper(band) - lower(band) + band.toleranceNs);
+  const intercept = interceptOf(xs, ys, slope, band, first + upper(band));
+  const cut = intercept + upper(band);
+  let sq = 0;
+  let max = 0;
+  let kept = 0;
+  for (let k = 0; k < n; k++) {
+    const b = (ys[k] as number) - slope * (xs[k] as number);
+    if (!(b <= cut)) continue;
+    const r = b - intercept;
+    sq += r * r;
+    max = Math.max(max, Math.abs(r));
+    kept++;
+  }
+  return {
+    line: { slope, intercept },
+    fit: 'offset-only',
+    slopeError: Infinity,
+    late: n - kept,
+    lateSkew: 0,
+    rmsNs: kept === 0 ? 0 : Math.sqrt(sq / kept),
+    maxAbsNs: max,
+  };
 }
 
 /**
- * Where line(x) = y − base must sit for the kept samples: within (base − h − c, base + h)
- * for every one; the middle of that intersection, or the bias-corrected mean when a
- * slightly-off slope over a long span makes the brackets disagree.
+ * Where line(x) = y − b must sit for the samples with b = y − slope·x ≤ `cut`:
+ * within (b − h − c, b + h) for every one; the middle of that intersection, or
+ * the bias-corrected mean when a slightly-off slope over a long span makes the
+ * brackets disagree.
  */
-function interceptOf(base: Float64Array, band: Band, keep: (b: number) => boolean): number {
+function interceptOf(xs: Float64Array, ys: Float64Array, slope: number, band: Band, cut: number): number {
   let lo = -Infinity;
   let hi = Infinity;
   let sum = 0;
   let count = 0;
-  for (let k = 0; k < base.length; k++) {
-    const b = base[k] as number;
-    if (!keep(b)) continue;
+  for (let k = 0; k < xs.length; k++) {
+    const b = (ys[k] as number) - slope * (xs[k] as number);
+    if (!(b <= cut)) continue;
     sum += b;
     count++;
     lo = Math.max(lo, b - band.halfStepNs - band.cycleNs);
@@ -162,45 +180,49 @@ function interceptOf(base: Float64Array, band: Band, keep: (b: number) => boolea
   return lo <= hi ? (lo + hi) / 2 : sum / count - band.cycleNs / 2;
 }
 
-function residuals(rows: Uint32Array, x: Float64Array, y: Float64Array, line: Line): { rmsNs: number; maxAbsNs: number } {
-  let sq = 0;
-  let max = 0;
-  for (let k = 0; k < rows.length; k++) {
-    const i = rows[k] as number;
-    const r = (y[i] as number) - (line.intercept + line.slope * (x[i] as number));
-    sq += r * r;
-    max = Math.max(max, Math.abs(r));
-  }
-  return { rmsNs: rows.length === 0 ? 0 : Math.sqrt(sq / rows.length), maxAbsNs: max };
+/** Least squares y = intercept + slope·x over all samples (null when x does not vary). */
+export function leastSquares(xs: Float64Array, ys: Float64Array): Line | null {
+  return leastSquaresInBand(xs, ys, { slope: 0, intercept: 0 }, -Infinity, Infinity, 2);
 }
 
-/** Least squares y = intercept + slope·x (centered sums for precision). */
-export function leastSquares(rows: Uint32Array, x: Float64Array, y: Float64Array): Line | null {
-  const n = rows.length;
-  if (n < 2) return null;
-  let mx = 0;
-  let my = 0;
+/**
+ * Least squares over the samples whose residual from `around` lies in [lo, hi],
+ * in one pass: sums of offsets from the middle sample keep them exact enough.
+ * Null with fewer than `minSamples` of them, or when their x does not vary.
+ */
+function leastSquaresInBand(xs: Float64Array, ys: Float64Array, around: Line, lo: number, hi: number, minSamples: number): Line | null {
+  const n = xs.length;
+  if (n === 0) return null;
+  const x0 = xs[n >> 1] as number;
+  const y0 = ys[n >> 1] as number;
+  let c = 0;
+  let su = 0;
+  let sv = 0;
+  let suu = 0;
+  let suv = 0;
   for (let k = 0; k < n; k++) {
-    mx += x[rows[k] as number] as number;
-    my += y[rows[k] as number] as number;
+    const x = xs[k] as number;
+    const y = ys[k] as number;
+    const r = y - (around.intercept + around.slope * x);
+    if (!(r >= lo && r <= hi)) continue;
+    const u = x - x0;
+    const v = y - y0;
+    c++;
+    su += u;
+    sv += v;
+    suu += u * u;
+    suv += u * v;
   }
-  mx /= n;
-  my /= n;
-  let sxx = 0;
-  let sxy = 0;
-  for (let k = 0; k < n; k++) {
-    const dx = (x[rows[k] as number] as number) - mx;
-    sxx += dx * dx;
-    sxy += dx * ((y[rows[k] as number] as number) - my);
-  }
-  if (sxx === 0) return null;
-  const slope = sxy / sxx;
-  return { slope, intercept: my - slope * mx };
+  if (c < Math.max(2, minSamples)) return null;
+  const sxx = suu - (su * su) / c;
+  if (!(sxx > 0)) return null;
+  const slope = (suv - (su * sv) / c) / sxx;
+  return { slope, intercept: y0 + sv / c - slope * (x0 + su / c) };
 }
 
 /** The plausible line (slope near the prior) that most samples sit in the band of. */
-function consensusLine(rows: Uint32Array, x: Float64Array, y: Float64Array, band: Band, prior: number, seed: number): Line | null {
-  const n = rows.length;
+function consensusLine(xs: Float64Array, ys: Float64Array, band: Band, prior: number, seed: number): Line | null {
+  const n = xs.length;
   const random = makeRandom(seed);
   const step = Math.max(1, Math.floor(n / SCORE_SAMPLES));
   // Scored with room for the candidate's own error (two quantized samples).
@@ -210,18 +232,17 @@ function consensusLine(rows: Uint32Array, x: Float64Array, y: Float64Array, band
   let bestScore = -Infinity;
   for (let c = 0; c < CANDIDATES; c++) {
     // Any two samples: late reads can fill a whole stretch, so no part of the segment is trusted.
-    const a = rows[Math.floor(random() * n)] as number;
-    const b = rows[Math.floor(random() * n)] as number;
-    const dx = (x[b] as number) - (x[a] as number);
+    const a = Math.floor(random() * n);
+    const b = Math.floor(random() * n);
+    const dx = (xs[b] as number) - (xs[a] as number);
     if (dx === 0) continue;
-    const slope = ((y[b] as number) - (y[a] as number)) / dx;
+    const slope = ((ys[b] as number) - (ys[a] as number)) / dx;
     if (!plausible(slope, prior)) continue;
     // Put the pair's lower sample at the bottom of the band: late reads only push samples up.
-    const intercept = Math.min((y[a] as number) - slope * (x[a] as number), (y[b] as number) - slope * (x[b] as number));
+    const intercept = Math.min((ys[a] as number) - slope * (xs[a] as number), (ys[b] as number) - slope * (xs[b] as number));
     let score = 0;
     for (let k = 0; k < n; k += step) {
-      const i = rows[k] as number;
-      const r = (y[i] as number) - (intercept + slope * (x[i] as number));
+      const r = (ys[k] as number) - (intercept + slope * (xs[k] as number));
       if (r < lo) score -= EARLY_PENALTY;
       else if (r <= hi) score++;
     }
@@ -234,7 +255,7 @@ function consensusLine(rows: Uint32Array, x: Float64Array, y: Float64Array, band
   }
   // No candidate passed the slope test: least squares, if it is plausible.
   if (best !== null) return best;
-  const lsq = leastSquares(rows, x, y);
+  const lsq = leastSquares(xs, ys);
   return lsq !== null && plausible(lsq.slope, prior) ? lsq : null;
 }
 
@@ -245,31 +266,34 @@ function plausible(slope: number, prior: number): boolean {
 
 /**
  * Sharpens a least-squares line with the quantization bracket: every line
- * consistent with all samples lies, at any x, between the upper hull of the
- * lower bounds and the lower hull of the upper bounds. The weighted fit
- * through the bracket's middles at 16 sample quantiles is precise to about
- * step/N instead of step/√N. If the bracket is empty (drift, jitter beyond a
- * step), the least-squares line is kept.
+ * consistent with all inliers (samples not above `keep` + `limit`) lies, at
+ * any x, between the upper hull of the lower bounds and the lower hull of the
+ * upper bounds. The weighted fit through the bracket's middles at 16 sample
+ * quantiles is precise to about step/N instead of step/√N. If the bracket is
+ * empty (drift, jitter beyond a step), the least-squares line is kept.
  */
-function sharpen(rows: Uint32Array, x: Float64Array, y: Float64Array, band: Band, lsq: Line): Line {
-  if (band.halfStepNs <= 0 || rows.length < 4) return lsq;
-  const upperHull = convexHull(rows, x, y, band.halfStepNs, 'lower');
-  const lowerHull = convexHull(rows, x, y, -band.halfStepNs - band.cycleNs, 'upper');
+function sharpen(xs: Float64Array, ys: Float64Array, keep: Line, limit: number, band: Band, lsq: Line): Line {
+  if (band.halfStepNs <= 0 || xs.length < 4) return lsq;
+  const inliers = inliersOf(xs, ys, keep, limit);
+  const count = inliers.length;
+  if (count < 4) return lsq;
+  const upperHull = convexHull(xs, ys, inliers, band.halfStepNs, 1);
+  const lowerHull = convexHull(xs, ys, inliers, -band.halfStepNs - band.cycleNs, -1);
   let sw = 0;
   let swx = 0;
   let swy = 0;
-  const px: number[] = [];
-  const py: number[] = [];
-  const pw: number[] = [];
+  const px = new Float64Array(BRACKET_POINTS);
+  const py = new Float64Array(BRACKET_POINTS);
+  const pw = new Float64Array(BRACKET_POINTS);
   for (let q = 0; q < BRACKET_POINTS; q++) {
-    const at = x[rows[Math.floor(((q + 0.5) / BRACKET_POINTS) * rows.length)] as number] as number;
+    const at = xs[inliers[Math.floor(((q + 0.5) / BRACKET_POINTS) * count)] as number] as number;
     const top = evalHull(upperHull, at);
     const bottom = evalHull(lowerHull, at);
     if (bottom > top + 1e-6) return lsq;
     const weight = 1 / ((top - bottom) ** 2 + 1e-3);
-    px.push(at);
-    py.push((top + bottom) / 2);
-    pw.push(weight);
+    px[q] = at;
+    py[q] = (top + bottom) / 2;
+    pw[q] = weight;
     sw += weight;
     swx += weight * at;
     swy += weight * ((top + bottom) / 2);
@@ -278,7 +302,7 @@ function sharpen(rows: Uint32Array, x: Float64Array, y: Float64Array, band: Band
   const my = swy / sw;
   let sxx = 0;
   let sxy = 0;
-  for (let k = 0; k < px.length; k++) {
+  for (let k = 0; k < BRACKET_POINTS; k++) {
     sxx += (pw[k] as number) * ((px[k] as number) - mx) ** 2;
     sxy += (pw[k] as number) * ((px[k] as number) - mx) * ((py[k] as number) - my);
   }
@@ -287,46 +311,57 @@ function sharpen(rows: Uint32Array, x: Float64Array, y: Float64Array, band: Band
   return slope > 0 ? { slope, intercept: my - slope * mx } : lsq;
 }
 
-interface Hull {
-  readonly x: number[];
-  readonly y: number[];
+/** Indices of the samples at most `limit` above the line. */
+function inliersOf(xs: Float64Array, ys: Float64Array, line: Line, limit: number): Uint32Array {
+  const out = new Uint32Array(xs.length);
+  let count = 0;
+  for (let k = 0; k < xs.length; k++) {
+    if ((ys[k] as number) - (line.intercept + line.slope * (xs[k] as number)) <= limit) out[count++] = k;
+  }
+  return out.subarray(0, count);
 }
 
-/** Monotone-chain convex hull of (x, y + shift) over rows sorted by x: its lower or upper chain. */
-function convexHull(rows: Uint32Array, x: Float64Array, y: Float64Array, shift: number, chain: 'lower' | 'upper'): Hull {
-  const hx: number[] = [];
-  const hy: number[] = [];
-  const sign = chain === 'lower' ? 1 : -1;
+interface Hull {
+  readonly x: Float64Array;
+  readonly y: Float64Array;
+  readonly length: number;
+}
+
+/**
+ * Monotone-chain convex hull of (x, y + shift) over the given samples (in x
+ * order): the lower chain for sign 1, the upper chain for sign −1.
+ */
+function convexHull(xs: Float64Array, ys: Float64Array, rows: Uint32Array, shift: number, sign: 1 | -1): Hull {
+  const hx = new Float64Array(rows.length);
+  const hy = new Float64Array(rows.length);
+  let m = 0;
   for (let k = 0; k < rows.length; k++) {
-    const px = x[rows[k] as number] as number;
-    const py = (y[rows[k] as number] as number) + shift;
-    const n = hx.length;
-    if (n > 0 && hx[n - 1] === px) {
+    const px = xs[rows[k] as number] as number;
+    const py = (ys[rows[k] as number] as number) + shift;
+    if (m > 0 && hx[m - 1] === px) {
       // Same x: only the tighter bound matters.
-      if (sign * (py - (hy[n - 1] as number)) >= 0) continue;
-      hx.pop();
-      hy.pop();
+      if (sign * (py - (hy[m - 1] as number)) >= 0) continue;
+      m--;
     }
-    while (hx.length >= 2) {
-      const m = hx.length;
+    while (m >= 2) {
       const ax = hx[m - 2] as number;
       const ay = hy[m - 2] as number;
       const bx = hx[m - 1] as number;
       const by = hy[m - 1] as number;
       if (sign * ((bx - ax) * (py - ay) - (by - ay) * (px - ax)) > 0) break;
-      hx.pop();
-      hy.pop();
+      m--;
     }
-    hx.push(px);
-    hy.push(py);
+    hx[m] = px;
+    hy[m] = py;
+    m++;
   }
-  return { x: hx, y: hy };
+  return { x: hx, y: hy, length: m };
 }
 
 /** The hull chain's value at x (x within its range). */
 function evalHull(h: Hull, at: number): number {
   let lo = 0;
-  let hi = h.x.length - 1;
+  let hi = h.length - 1;
   while (hi - lo > 1) {
     const mid = (lo + hi) >> 1;
     if ((h.x[mid] as number) <= at) lo = mid;
@@ -336,14 +371,4 @@ function evalHull(h: Hull, at: number): number {
   const x1 = h.x[hi] as number;
   if (x1 === x0) return h.y[lo] as number;
   return (h.y[lo] as number) + (((h.y[hi] as number) - (h.y[lo] as number)) * (at - x0)) / (x1 - x0);
-}
-
-/** Σ (x − x̄)² over the rows. */
-function spread(rows: Uint32Array, x: Float64Array): number {
-  let mean = 0;
-  for (let k = 0; k < rows.length; k++) mean += x[rows[k] as number] as number;
-  mean /= rows.length;
-  let sum = 0;
-  for (let k = 0; k < rows.length; k++) sum += ((x[rows[k] as number] as number) - mean) ** 2;
-  return sum;
 }

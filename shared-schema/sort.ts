@@ -99,20 +99,24 @@ function sortRangeByKey(order: Uint32Array, scratch: Uint32Array, begin: number,
   }
   if (sorted) return;
   const range = max - min;
+  if (range < TWO_POW_32) {
+    sortRangeByU32Key(order, scratch, begin, end, key, min, range);
+    return;
+  }
   // Keys relative to min, split into 32-bit halves, carried along with the rows
   // so each pass reads sequentially.
   let lo: Uint32Array = new Uint32Array(n);
-  let hi: Uint32Array | null = range >= TWO_POW_32 ? new Uint32Array(n) : null;
+  let hi: Uint32Array = new Uint32Array(n);
   for (let i = 0; i < n; i++) {
     const k = (key[order[begin + i] as number] as number) - min;
     const low = k >>> 0; // the low word of an integer below 2^53
     lo[i] = low;
-    if (hi !== null) hi[i] = (k - low) / TWO_POW_32;
+    hi[i] = (k - low) / TWO_POW_32;
   }
   let rows: Uint32Array = order.subarray(begin, end);
   let rowsTmp: Uint32Array = scratch.subarray(begin, end);
   let loTmp: Uint32Array = new Uint32Array(n);
-  let hiTmp: Uint32Array | null = hi === null ? null : new Uint32Array(n);
+  let hiTmp: Uint32Array = new Uint32Array(n);
   const bits = Math.ceil(Math.log2(range + 1));
   const hist = new Uint32Array(DIGIT_SIZE);
   for (let shift = 0; shift < bits; shift += DIGIT_BITS) {
@@ -120,31 +124,101 @@ function sortRangeByKey(order: Uint32Array, scratch: Uint32Array, begin: number,
     const fromHi = shift >= 32;
     const s = fromHi ? shift - 32 : shift;
     // A digit that straddles bit 32 is taken from both halves.
-    const straddles = !fromHi && s + DIGIT_BITS > 32 && hi !== null;
+    const straddles = !fromHi && s + DIGIT_BITS > 32;
     const digitOf = (i: number): number => {
-      if (fromHi) return ((hi as Uint32Array)[i]! >>> s) & DIGIT_MASK;
-      if (straddles) return ((lo[i]! >>> s) | ((hi as Uint32Array)[i]! << (32 - s))) & DIGIT_MASK;
+      if (fromHi) return (hi[i]! >>> s) & DIGIT_MASK;
+      if (straddles) return ((lo[i]! >>> s) | (hi[i]! << (32 - s))) & DIGIT_MASK;
       return (lo[i]! >>> s) & DIGIT_MASK;
     };
     for (let i = 0; i < n; i++) hist[digitOf(i)]!++;
-    let sum = 0;
-    for (let d = 0; d < DIGIT_SIZE; d++) {
-      const c = hist[d] as number;
-      hist[d] = sum;
-      sum += c;
-    }
+    prefixSums(hist);
     for (let i = 0; i < n; i++) {
       const dst = hist[digitOf(i)]!++;
       rowsTmp[dst] = rows[i] as number;
       loTmp[dst] = lo[i] as number;
-      if (hi !== null) (hiTmp as Uint32Array)[dst] = hi[i] as number;
+      hiTmp[dst] = hi[i] as number;
     }
     [rows, rowsTmp] = [rowsTmp, rows];
     [lo, loTmp] = [loTmp, lo];
-    if (hi !== null) [hi, hiTmp] = [hiTmp as Uint32Array, hi];
+    [hi, hiTmp] = [hiTmp, hi];
   }
   // After an odd number of passes the sorted rows sit in the scratch range.
   if (rows.buffer === scratch.buffer) order.set(rows, begin);
+}
+
+/** In place: each count becomes the sum of the counts before it. */
+function prefixSums(hist: Uint32Array): void {
+  let sum = 0;
+  for (let d = 0; d < hist.length; d++) {
+    const c = hist[d] as number;
+    hist[d] = sum;
+    sum += c;
+  }
+}
+
+/** sortRangeByKey for keys within 2^32 of their minimum: one u32 key per row, no closures. */
+function sortRangeByU32Key(order: Uint32Array, scratch: Uint32Array, begin: number, end: number, key: Float64Array, min: number, range: number): void {
+  const n = end - begin;
+  let keys = new Uint32Array(n);
+  let keysTmp = new Uint32Array(n);
+  for (let i = 0; i < n; i++) keys[i] = (key[order[begin + i] as number] as number) - min;
+  let rows: Uint32Array = order.subarray(begin, end);
+  let rowsTmp: Uint32Array = scratch.subarray(begin, end);
+  const bits = Math.ceil(Math.log2(range + 1));
+  // Fewer, wider digits for big groups; the histogram must stay small next to n.
+  const digitBits = Math.max(4, Math.min(DIGIT_BITS, Math.ceil(bits / Math.max(1, Math.ceil(bits / DIGIT_BITS)))));
+  const mask = (1 << digitBits) - 1;
+  const hist = new Uint32Array(1 << digitBits);
+  for (let shift = 0; shift < bits; shift += digitBits) {
+    hist.fill(0);
+    for (let i = 0; i < n; i++) hist[((keys[i] as number) >>> shift) & mask]!++;
+    prefixSums(hist);
+    for (let i = 0; i < n; i++) {
+      const k = keys[i] as number;
+      const dst = hist[(k >>> shift) & mask]!++;
+      rowsTmp[dst] = rows[i] as number;
+      keysTmp[dst] = k;
+    }
+    const r = rows;
+    rows = rowsTmp;
+    rowsTmp = r;
+    const t = keys;
+    keys = keysTmp;
+    keysTmp = t;
+  }
+  if (rows.buffer === scratch.buffer && rows.byteOffset === scratch.byteOffset + begin * 4) order.set(rows, begin);
+}
+
+/** Insertion sort gives up past this many moves per row (then radix sort). */
+const INSERTION_MOVES_PER_ROW = 4;
+
+/**
+ * Stable order of integer keys (|key| < 2^53): order[k] = row of rank k.
+ * Rows nearly in order (GPU records in completion order, sorted by end
+ * cycles) take an insertion sort; others an LSD radix sort.
+ */
+export function sortedOrder(key: Float64Array): Uint32Array {
+  const n = key.length;
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  let budget = INSERTION_MOVES_PER_ROW * n + SMALL_GROUP * SMALL_GROUP;
+  for (let i = 1; i < n; i++) {
+    const k = key[i] as number;
+    let j = i - 1;
+    if ((key[order[j] as number] as number) <= k) continue;
+    while (j >= 0 && (key[order[j] as number] as number) > k) {
+      order[j + 1] = order[j] as number;
+      j--;
+      budget--;
+    }
+    order[j + 1] = i;
+    if (budget < 0) {
+      for (let r = 0; r < n; r++) order[r] = r;
+      sortRangeByKey(order, new Uint32Array(n), 0, n, key);
+      return order;
+    }
+  }
+  return order;
 }
 
 /** out[k] = src[order[k]] for any typed array. */

@@ -20,7 +20,8 @@ import {
 } from './model.js';
 import { readMsgpack } from './msgpack-reader.js';
 import { STAGE_COUNT } from './stages.js';
-import { ByteReader, ByteWriter } from './varint.js';
+import { ByteReader } from './varint.js';
+import { encodeWarpChunk, maskBytes, warpsBody, type WarpChunk } from './warp-encoder.js';
 
 /** Bytes 0-3 of a .wtrace file: "WTRC". */
 export const WTRACE_MAGIC_BYTES = Uint8Array.of(0x57, 0x54, 0x52, 0x43);
@@ -30,13 +31,20 @@ const MINOR_VERSION = 0;
 const packr = new Packr({ useRecords: false, variableMapSize: true });
 
 export function encodeWtrace(trace: Trace): Uint8Array {
+  const rate = cyclesPerNsOf(trace);
+  const chunk = encodeWarpChunk(trace.warps, 0, trace.warps.count, trace.device.subgroupSize, rate);
+  return wtraceFile(trace, [chunk]);
+}
+
+/** The .wtrace bytes of a trace whose warp columns were encoded in chunks (all rows, in order). */
+export function wtraceFile(trace: Trace, chunks: readonly WarpChunk[]): Uint8Array {
   const body = {
     formatVersion: FORMAT_VERSION,
     minorVersion: MINOR_VERSION,
     device: trace.device,
     capture: trace.capture,
     draws: trace.draws,
-    warps: encodeWarps(trace.warps, trace.device.subgroupSize, cyclesPerNsOf(trace)),
+    warps: warpsBody(trace.warps, chunks, trace.device.subgroupSize, cyclesPerNsOf(trace)),
   };
   const packed = packr.pack(body);
   const out = new Uint8Array(HEADER_BYTES + packed.length);
@@ -46,99 +54,8 @@ export function encodeWtrace(trace: Trace): Uint8Array {
   return out;
 }
 
-function encodeWarps(w: WarpColumns, subgroupSize: number, cycleRate: number) {
-  const n = w.count;
-  const { lo: laneMaskLo, hi: laneMaskHi } = laneMasks(subgroupSize);
-  const groups = w.smGroups.sm.length;
-  const smBytes = new Uint8Array(groups * 2);
-  const countBytes = new Uint8Array(groups * 4);
-  const smView = new DataView(smBytes.buffer);
-  const countView = new DataView(countBytes.buffer);
-  for (let g = 0; g < groups; g++) {
-    smView.setUint16(g * 2, w.smGroups.sm[g] as number, true);
-    countView.setUint32(g * 4, (w.smGroups.offsets[g + 1] as number) - (w.smGroups.offsets[g] as number), true);
-  }
-  // Cycles are stored as the residual from what the SM clock rate predicts from the ns columns.
-  const cyclesPerTick = cycleRate / TICKS_PER_NS;
-  const start = new ByteWriter(n * 2);
-  const cycleStart = w.smCycleStart === null ? null : new ByteWriter(n * 2);
-  for (let g = 0; g < groups; g++) {
-    const begin = w.smGroups.offsets[g] as number;
-    const end = w.smGroups.offsets[g + 1] as number;
-    let prev = 0;
-    let prevCycles = 0;
-    let prevTicks = 0;
-    for (let i = begin; i < end; i++) {
-      const ticks = Math.round((w.startNs[i] as number) * TICKS_PER_NS);
-      if (i === begin) start.int(ticks);
-      else start.uint(ticks - prev);
-      prev = ticks;
-      if (cycleStart !== null) {
-        const c = (w.smCycleStart as Float64Array)[i] as number;
-        cycleStart.int(i === begin ? c : c - prevCycles - Math.round((ticks - prevTicks) * cyclesPerTick));
-        prevCycles = c;
-      }
-      prevTicks = ticks;
-    }
-  }
-  const duration = new ByteWriter(n * 2);
-  const draw = new ByteWriter(n);
-  const custom = new ByteWriter(n * 2);
-  const cycleDuration = w.smCycleDuration === null ? null : new ByteWriter(n * 2);
-  let prevDraw = 0;
-  let prevCustom = 0;
-  for (let i = 0; i < n; i++) {
-    const durationTicks = Math.round((w.durationNs[i] as number) * TICKS_PER_NS);
-    duration.uint(durationTicks);
-    const d = w.draw[i] as number;
-    draw.delta32(prevDraw, d);
-    prevDraw = d;
-    const c = w.customId[i] as number;
-    custom.delta32(prevCustom, c);
-    prevCustom = c;
-    if (cycleDuration !== null) cycleDuration.int(((w.smCycleDuration as Uint32Array)[i] as number) - Math.round(durationTicks * cyclesPerTick));
-  }
-  const columns: Record<string, Uint8Array> = {
-    start: start.finish(),
-    duration: duration.finish(),
-    slot: w.warpSlot.slice(),
-    stage: w.stage.slice(),
-    draw: draw.finish(),
-    customId: custom.finish(),
-  };
-  Object.assign(columns, encodeMask(w.activeMask, laneMaskLo, '', Math.min(subgroupSize, 32)));
-  if (w.activeMaskHi !== null) Object.assign(columns, encodeMask(w.activeMaskHi, laneMaskHi, 'Hi', subgroupSize - 32));
-  if (cycleStart !== null && cycleDuration !== null) {
-    columns['cycleStart'] = cycleStart.finish();
-    columns['cycleDuration'] = cycleDuration.finish();
-  }
-  return { count: n, ticksPerNs: TICKS_PER_NS, lanes: subgroupSize > 32 ? 64 : 32, cyclesPerNs: cycleRate, smGroups: { sm: smBytes, counts: countBytes }, columns };
-}
-
-/** Bytes per row of a raw mask column for `lanes` lanes. */
-const maskBytes = (lanes: number) => Math.max(1, Math.ceil(lanes / 8));
-
-/**
- * A mask column as whichever is smaller: varints of the inactive lanes (full
- * warps cost one byte: compute) or the raw little-endian mask bytes
- * (scattered fragment coverage costs ≤ 4 bytes instead of 5).
- */
-function encodeMask(values: UintColumn, laneMask: number, suffix: string, lanes: number): Record<string, Uint8Array> {
-  const varints = new ByteWriter(values.length);
-  for (let i = 0; i < values.length; i++) varints.u32((~(values[i] as number) & laneMask) >>> 0);
-  const inactive = varints.finish();
-  const width = maskBytes(lanes);
-  if (inactive.length <= values.length * width) return { [`inactiveMask${suffix}`]: inactive };
-  const raw = new Uint8Array(values.length * width);
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i] as number;
-    for (let b = 0; b < width; b++) raw[i * width + b] = (v >>> (8 * b)) & 0xff;
-  }
-  return { [`activeMask${suffix}`]: raw };
-}
-
 /** The SM clock rate the cycle columns are predicted with (1 when unknown). */
-function cyclesPerNsOf(trace: Trace): number {
+export function cyclesPerNsOf(trace: Trace): number {
   const hz = trace.device.clocks.smClockRateHz;
   return hz !== null && hz > 0 && Number.isFinite(hz) ? hz / 1e9 : 1;
 }

@@ -4,8 +4,7 @@
  * calibrates the clocks and builds a Trace. encodeWtraw writes the same
  * container (for synthetic captures and tests; the C host writes real ones).
  */
-import { buildTrace } from './build.js';
-import { calibrate, type ClockMode } from './calibrate.js';
+import { calibrateGrouped, type CalibratedTimes, type ClockMode } from './calibrate.js';
 import { MAX_DRAWS, MAX_WARPS, describeValue, fail } from './errors.js';
 import {
   type Obj,
@@ -18,7 +17,9 @@ import {
   readOptionalString,
 } from './fields.js';
 import { readCaptureInfo, readDeviceInfo, readOverhead } from './metadata.js';
-import type { DeviceInfo, DrawInfo, DrawKind, Trace } from './model.js';
+import { FORMAT_VERSION, type DeviceInfo, type DrawInfo, type DrawKind, type Trace, type WarpColumns } from './model.js';
+import { allocWarpColumns, minStartNs, writeCanonicalGroup } from './raw-canonical.js';
+import { groupRecords, recordColumn, type RecordLimits } from './raw-records.js';
 import {
   PackedIds,
   RECORD_BYTES,
@@ -32,7 +33,6 @@ import {
   WTRAW_VERSION,
   WtrawHeaderWord,
 } from './raw-layout.js';
-import { STAGE_COUNT } from './stages.js';
 
 const MAX_METADATA_BYTES = 64 * 1024 * 1024;
 const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
@@ -53,7 +53,7 @@ export function isWtraw(bytes: Uint8Array): boolean {
   return bytes.length >= 4 && new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true) === WTRAW_MAGIC;
 }
 
-interface Layout {
+export interface Layout {
   readonly headerBytes: number;
   readonly metadataBytes: number;
   readonly recordCount: number;
@@ -98,7 +98,7 @@ function readLayout(bytes: Uint8Array): Layout {
   return { headerBytes, metadataBytes, recordCount, counter, capacity, timestampCount, timestampsAt, recordsAt };
 }
 
-interface RawMetadata {
+export interface RawMetadata {
   readonly root: Obj;
   readonly device: Obj;
   readonly draws: readonly { label: string; kind: DrawKind }[];
@@ -142,35 +142,34 @@ function readMetadata(bytes: Uint8Array): RawMetadata {
   };
 }
 
-/** Record indices grouped by SM id (stable), or null when already grouped. */
-function smGroupedOrder(words: Uint32Array, n: number): Uint32Array | null {
-  const counts = new Uint32Array(65537);
-  let grouped = true;
-  let previous = 0;
-  for (let i = 0; i < n; i++) {
-    const sm = ((words[i * RECORD_WORDS + RecordWord.PACKED_IDS] as number) >>> PackedIds.SM_SHIFT) & PackedIds.SM_MASK;
-    counts[sm + 1]!++;
-    if (sm < previous) grouped = false;
-    previous = sm;
-  }
-  if (grouped) return null;
-  for (let s = 1; s <= 65536; s++) counts[s]! += counts[s - 1] as number;
-  const order = new Uint32Array(n);
-  for (let i = 0; i < n; i++) {
-    const sm = ((words[i * RECORD_WORDS + RecordWord.PACKED_IDS] as number) >>> PackedIds.SM_SHIFT) & PackedIds.SM_MASK;
-    order[counts[sm]!++] = i;
-  }
-  return order;
+/** A .wtraw file checked and parsed, up to its records (shared by the one-thread and worker decoders). */
+export interface ParsedWtraw {
+  readonly layout: Layout;
+  readonly meta: RawMetadata;
+  /** The records as u32 words (a view when aligned, else a copy). */
+  readonly words: Uint32Array;
+  readonly limits: RecordLimits;
+  readonly wide: boolean;
+  /** Device ticks per draw anchor (see GroupedClocks). */
+  readonly drawAnchorRelTicks: Float64Array;
+  readonly drawAnchorLo: Uint32Array;
+  /** Draw timestamps, ns since the origin before the shift (null: not written). */
+  readonly gpuBegin: readonly (number | null)[];
+  readonly gpuEnd: readonly (number | null)[];
+  /** The origin in device ticks, when known. */
+  readonly originDevice: bigint | null;
 }
 
-/** Decodes and calibrates a raw GPU dump. */
-export function decodeWtraw(bytes: Uint8Array): Trace {
+/** Checks sizes, reads metadata and timestamps, and places the origin. */
+export function parseWtraw(bytes: Uint8Array): ParsedWtraw {
   const layout = readLayout(bytes);
   const meta = readMetadata(bytes.subarray(layout.headerBytes, layout.headerBytes + layout.metadataBytes));
   const drawCount = meta.draws.length;
   if (layout.timestampCount !== 0 && layout.timestampCount !== drawCount) {
     fail('size-mismatch', 'header.timestampCount', `${layout.timestampCount} timestamp pairs for ${drawCount} draws`);
   }
+  // Validated now: its limits check every record.
+  const device = readRawDevice(meta, null, null);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // Timestamps are full 64-bit values (NVIDIA's count ns since 1970, beyond 2^53):
   // they stay BigInt until taken relative to the capture origin.
@@ -186,59 +185,15 @@ export function decodeWtraw(bytes: Uint8Array): Trace {
     tsEnd[d] = e;
   }
 
-  // Records as u32 words: a view when aligned, else one copy.
   const n = layout.recordCount;
   const at = bytes.byteOffset + layout.recordsAt;
   const words =
     at % 4 === 0 && LITTLE_ENDIAN
       ? new Uint32Array(bytes.buffer, at, n * RECORD_WORDS)
       : littleEndianWords(bytes.subarray(layout.recordsAt, layout.recordsAt + n * RECORD_BYTES));
-  // Records in SM order (a counting sort), so per-SM calibration reads memory sequentially.
-  const bySm = smGroupedOrder(words, n);
-  const packed = new Uint32Array(n);
-  const draw = new Uint32Array(n);
-  const customId = new Uint32Array(n);
-  const maskLo = new Uint32Array(n);
-  const maskHi = new Uint32Array(n);
-  const clockStartLo = new Uint32Array(n);
-  const clockEndLo = new Uint32Array(n);
-  const deviceLo = new Uint32Array(n);
-  // One record (32 contiguous bytes) at a time: a single random read per record.
-  for (let i = 0; i < n; i++) {
-    const base = (bySm === null ? i : (bySm[i] as number)) * RECORD_WORDS;
-    clockStartLo[i] = words[base + RecordWord.CLOCK_START] as number;
-    clockEndLo[i] = words[base + RecordWord.CLOCK_END] as number;
-    deviceLo[i] = words[base + RecordWord.DEVICE_CLOCK] as number;
-    maskHi[i] = words[base + RecordWord.ACTIVE_MASK_HI] as number;
-    packed[i] = words[base + RecordWord.PACKED_IDS] as number;
-    draw[i] = words[base + RecordWord.DRAW_ID] as number;
-    customId[i] = words[base + RecordWord.CUSTOM_ID] as number;
-    maskLo[i] = words[base + RecordWord.ACTIVE_MASK_LO] as number;
-  }
-  const sm = new Uint16Array(n);
-  const slot = new Uint8Array(n);
-  const stage = new Uint8Array(n);
-  const clockFlags = RecordFlag.SM_CLOCK | RecordFlag.DEVICE_CLOCK;
-  const firstFlags = n > 0 ? ((words[RecordWord.PACKED_IDS] as number) >>> PackedIds.FLAGS_SHIFT) & PackedIds.FLAGS_MASK : 0;
-  // Errors name the record's position in the file.
-  const fileIndex = (i: number) => (bySm === null ? i : (bySm[i] as number));
-  for (let i = 0; i < n; i++) {
-    const ids = packed[i] as number;
-    const flags = (ids >>> PackedIds.FLAGS_SHIFT) & PackedIds.FLAGS_MASK;
-    if ((flags & clockFlags) !== (firstFlags & clockFlags)) {
-      fail('bad-value', `records[${fileIndex(i)}].flags`, `clock flags ${flags & clockFlags} differ from the first record's ${firstFlags & clockFlags}`);
-    }
-    sm[i] = (ids >>> PackedIds.SM_SHIFT) & PackedIds.SM_MASK;
-    slot[i] = (ids >>> PackedIds.SLOT_SHIFT) & PackedIds.SLOT_MASK;
-    const st = (ids >>> PackedIds.STAGE_SHIFT) & PackedIds.STAGE_MASK;
-    if (st >= STAGE_COUNT) fail('bad-value', `records[${fileIndex(i)}].stage`, `unknown stage code ${st}`);
-    stage[i] = st;
-    if ((draw[i] as number) >= drawCount) fail('bad-value', `records[${fileIndex(i)}].drawId`, `draw ${draw[i]}, but the metadata lists ${drawCount} draws`);
-  }
-  const hasSmClock = (firstFlags & RecordFlag.SM_CLOCK) !== 0;
-  const hasDeviceClock = (firstFlags & RecordFlag.DEVICE_CLOCK) !== 0;
-  if (n > 0 && !hasSmClock && !hasDeviceClock) fail('bad-value', 'records[0].flags', 'records carry no clock (neither SM_CLOCK nor DEVICE_CLOCK)');
-  const mode: ClockMode = hasSmClock ? (hasDeviceClock ? 'per-sm-fit' : 'sm-clock-rebased') : 'device-clock';
+  const firstIds = n > 0 ? (words[RecordWord.PACKED_IDS] as number) : 0;
+  const firstFlags = (firstIds >>> PackedIds.FLAGS_SHIFT) & PackedIds.FLAGS_MASK;
+  const firstDeviceLo = n === 0 ? 0 : (firstFlags & RecordFlag.SM_CLOCK) !== 0 ? (words[RecordWord.DEVICE_CLOCK] as number) : (words[RecordWord.CLOCK_START] as number);
 
   // Time 0: the capture-start timestamp, else the earliest draw's, else the first device sample.
   const nsPerTick = meta.deviceClockNsPerTick;
@@ -254,55 +209,66 @@ export function decodeWtraw(bytes: Uint8Array): Trace {
   // The same instants in device-clock ticks (identical when both clocks count ns, as on NVIDIA).
   const toDeviceTicks = (t: bigint): bigint => (period === nsPerTick ? t : BigInt(Math.round((Number(t) * period) / nsPerTick)));
   const originDevice = origin === null ? null : toDeviceTicks(origin);
-  const fallbackLo = n === 0 ? 0 : mode === 'per-sm-fit' ? (deviceLo[0] as number) : (clockStartLo[0] as number);
   const drawAnchorRelTicks = new Float64Array(drawCount);
-  const drawAnchorLo = new Uint32Array(drawCount).fill(originDevice === null ? fallbackLo : Number(originDevice & 0xffffffffn));
+  const drawAnchorLo = new Uint32Array(drawCount).fill(originDevice === null ? firstDeviceLo : Number(originDevice & 0xffffffffn));
   tsBegin.forEach((t, d) => {
     if (t === null || originDevice === null) return;
     const anchor = toDeviceTicks(t);
     drawAnchorRelTicks[d] = Number(anchor - originDevice);
     drawAnchorLo[d] = Number(anchor & 0xffffffffn);
   });
-
-  const times = calibrate({
-    mode,
-    sm,
-    clockStartLo,
-    clockEndLo,
-    deviceLo,
-    draw,
+  return {
+    layout,
+    meta,
+    words,
+    limits: { drawCount, smCount: device.smCount, warpsPerSm: device.warpsPerSm, subgroupSize: device.subgroupSize },
+    wide: device.subgroupSize > 32,
     drawAnchorRelTicks,
     drawAnchorLo,
-    deviceNsPerTick: nsPerTick,
-    smClockRateHz: meta.smClockRateHz,
-  });
+    gpuBegin: tsBegin.map((t, d) => (t === null ? null : relativeNs(t, `timestamps[${d}]`))),
+    gpuEnd: tsEnd.map((t, d) => (t === null ? null : relativeNs(t, `timestamps[${d}]`))),
+    originDevice,
+  };
+}
 
-  const gpuBegin = tsBegin.map((t, d) => (t === null ? null : relativeNs(t, `timestamps[${d}]`)));
-  const gpuEnd = tsEnd.map((t, d) => (t === null ? null : relativeNs(t, `timestamps[${d}]`)));
-  // Keep every time ≥ 0: move the origin back if a warp (calibration noise) or a draw starts before it.
-  let shift = 0;
-  for (let i = 0; i < n; i++) if (-(times.startNs[i] as number) > shift) shift = -(times.startNs[i] as number);
-  for (const b of gpuBegin) if (b !== null && -b > shift) shift = -b;
-  for (let i = 0; i < n; i++) {
-    times.startNs[i] = (times.startNs[i] as number) + shift;
-    times.endNs[i] = (times.endNs[i] as number) + shift;
-  }
+/** The clock mode the records' flags call for. */
+export function clockModeOf(clockFlags: number): ClockMode {
+  const hasSmClock = (clockFlags & RecordFlag.SM_CLOCK) !== 0;
+  const hasDeviceClock = (clockFlags & RecordFlag.DEVICE_CLOCK) !== 0;
+  return hasSmClock ? (hasDeviceClock ? 'per-sm-fit' : 'sm-clock-rebased') : 'device-clock';
+}
+
+/** How far every time moves so none is negative: a warp (calibration noise) or a draw may start before the origin. */
+export function originShift(parsed: ParsedWtraw, minStartNs: number): number {
+  let shift = Math.max(0, -minStartNs);
+  for (const b of parsed.gpuBegin) if (b !== null && -b > shift) shift = -b;
+  return shift;
+}
+
+/** The Trace around canonical warp columns (times already shifted by `shift`). */
+export function assembleWtrawTrace(parsed: ParsedWtraw, times: Omit<CalibratedTimes, 'startNs' | 'endNs' | 'cycleStart' | 'cycleDuration'>, shift: number, warps: WarpColumns): Trace {
+  const { meta, layout } = parsed;
   const draws: DrawInfo[] = meta.draws.map((d, index) => ({
     index,
     label: d.label,
     kind: d.kind,
-    gpuBeginNs: gpuBegin[index] === null ? null : (gpuBegin[index] as number) + shift,
-    gpuEndNs: gpuEnd[index] === null ? null : (gpuEnd[index] as number) + shift,
+    gpuBeginNs: parsed.gpuBegin[index] == null ? null : (parsed.gpuBegin[index] as number) + shift,
+    gpuEndNs: parsed.gpuEnd[index] == null ? null : (parsed.gpuEnd[index] as number) + shift,
   }));
+  const { originDevice } = parsed;
+  const nsPerTick = meta.deviceClockNsPerTick;
   // The origin as exact device ns (a decimal string), when known.
   const originDeviceNs =
-    originDevice === null || mode === 'sm-clock-rebased'
+    originDevice === null || times.calibration.method === 'sm-clock-rebased'
       ? null
       : nsPerTick === 1
         ? String(originDevice - BigInt(Math.ceil(shift)))
         : String(BigInt(Math.round(Number(originDevice) * nsPerTick - shift)));
-
-  const device = readRawDevice(meta, times.deviceClockGranularityNs, times.smClockRateHz);
+  // Segment times and offsets on the trace's time base, like the warps.
+  const calibration = {
+    ...times.calibration,
+    perSm: times.calibration.perSm.map((c) => (c.fit === 'rebased' ? c : { ...c, offsetNs: c.offsetNs + shift, fromNs: c.fromNs + shift, toNs: c.toNs + shift })),
+  };
   const capture = readCaptureInfo({
     tool: meta.root['tool'],
     toolVersion: meta.root['toolVersion'],
@@ -311,30 +277,37 @@ export function decodeWtraw(bytes: Uint8Array): Trace {
     parameters: meta.root['parameters'],
     bufferCapacity: layout.capacity,
     recordsWritten: layout.counter,
-    recordsKept: n,
+    recordsKept: layout.recordCount,
     originDeviceNs,
-    calibration: times.calibration,
+    calibration,
     overhead: readOverhead(meta.root['overhead'], 'metadata.overhead'),
   });
-  const wide = device.subgroupSize > 32;
-  return buildTrace({
-    device,
-    capture,
-    draws,
-    warps: {
-      startNs: times.startNs,
-      endNs: times.endNs,
-      sm,
-      warpSlot: slot,
-      stage,
-      draw,
-      customId,
-      activeMask: maskLo,
-      activeMaskHi: wide ? maskHi : null,
-      smCycleStart: times.cycleStart,
-      smCycleDuration: times.cycleDuration,
-    },
+  return { formatVersion: FORMAT_VERSION, device: readRawDevice(meta, times.deviceClockGranularityNs, times.smClockRateHz), capture, draws, warps };
+}
+
+/** Decodes and calibrates a raw GPU dump. */
+export function decodeWtraw(bytes: Uint8Array): Trace {
+  const parsed = parseWtraw(bytes);
+  const records = groupRecords(parsed.words, parsed.layout.recordCount, parsed.limits);
+  const mode = clockModeOf(records.clockFlags);
+  const n = records.count;
+  const column = (word: number) => recordColumn(records.words, word, 0, n);
+  const times = calibrateGrouped({
+    mode,
+    groups: records.groups,
+    clockStartLo: column(RecordWord.CLOCK_START),
+    clockEndLo: column(RecordWord.CLOCK_END),
+    deviceLo: mode === 'per-sm-fit' ? column(RecordWord.DEVICE_CLOCK) : new Uint32Array(0),
+    draw: column(RecordWord.DRAW_ID),
+    drawAnchorRelTicks: parsed.drawAnchorRelTicks,
+    drawAnchorLo: parsed.drawAnchorLo,
+    deviceNsPerTick: parsed.meta.deviceClockNsPerTick,
+    smClockRateHz: parsed.meta.smClockRateHz,
   });
+  const shift = originShift(parsed, minStartNs(times));
+  const warps = allocWarpColumns(records, parsed.limits.drawCount, parsed.limits.subgroupSize, times.cycleStart !== null);
+  for (let g = 0; g < records.groups.sm.length; g++) writeCanonicalGroup(records, times, shift, g, warps);
+  return assembleWtrawTrace(parsed, times, shift, warps);
 }
 
 function readRawDevice(meta: RawMetadata, granularityNs: number | null, rateHz: number | null): DeviceInfo {

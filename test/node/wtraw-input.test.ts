@@ -76,5 +76,11 @@ test('record problems name the record', () => {
   expectError(withRaw({ records: flags }), 'bad-value', /^records\[5\]\.flags$/);
   const masks = base.records.slice();
   masks[9 * RECORD_WORDS + RecordWord.ACTIVE_MASK_LO] = 0;
-  expectError(withRaw({ records: masks }), 'bad-value', /^warps\.activeMask\[\d+\]$/);
+  expectError(withRaw({ records: masks }), 'bad-value', /^records\[9\]\.activeMask$/);
+  const sms = base.records.slice();
+  sms[2 * RECORD_WORDS + RecordWord.PACKED_IDS] = (sms[2 * RECORD_WORDS + RecordWord.PACKED_IDS]! & ~0xffff) | 500;
+  expectError(withRaw({ records: sms }), 'bad-value', /^records\[2\]\.sm$/);
+  const slots = base.records.slice();
+  slots[4 * RECORD_WORDS + RecordWord.PACKED_IDS] = (slots[4 * RECORD_WORDS + RecordWord.PACKED_IDS]! & ~(0xff << 16)) | (200 << 16);
+  expectError(withRaw({ records: slots }), 'bad-value', /^records\[4\]\.warpSlot$/);
 });

@@ -1,0 +1,137 @@
+/**
+ * Raw GPU records → SM-major records, in two passes: the first validates
+ * every field and counts records per SM, the second copies each 32-byte
+ * record to its SM's next row. Everything after (calibration, canonical
+ * order) then works on one SM's contiguous rows, and reads a whole record
+ * from one cache line.
+ */
+import { laneMasks } from './columns.js';
+import { describeValue, fail } from './errors.js';
+import { UNKNOWN_SLOT, UNKNOWN_SM, type SmGroups } from './model.js';
+import { PackedIds, RECORD_WORDS, RecordFlag, RecordWord } from './raw-layout.js';
+import { STAGE_COUNT } from './stages.js';
+
+/** What records may hold: limits from the metadata. */
+export interface RecordLimits {
+  readonly drawCount: number;
+  /** null: unknown (any SM id or slot is taken). */
+  readonly smCount: number | null;
+  readonly warpsPerSm: number | null;
+  readonly subgroupSize: number;
+}
+
+export interface SmMajorRecords {
+  readonly count: number;
+  readonly groups: SmGroups;
+  /** RecordFlag bits shared by every record (SM_CLOCK, DEVICE_CLOCK). */
+  readonly clockFlags: number;
+  /** The records, RECORD_WORDS each, grouped by SM (file order within an SM). */
+  readonly words: Uint32Array;
+  /** Subgroups wider than 32 lanes: ACTIVE_MASK_HI holds lanes 32..63. */
+  readonly wide: boolean;
+  /** Largest custom id (for the column width). */
+  readonly maxCustomId: number;
+  /** OR of every device-clock word (its lowest bit is the clock's step). */
+  readonly deviceLoOr: number;
+}
+
+/**
+ * Validates records (u32 words, RECORD_WORDS each) and copies them grouped by
+ * SM, keeping file order within an SM, into `out` (a new array by default).
+ */
+export function groupRecords(words: Uint32Array, count: number, limits: RecordLimits, out: Uint32Array = new Uint32Array(count * RECORD_WORDS)): SmMajorRecords {
+  const { lo: laneLo, hi: laneHi } = laneMasks(limits.subgroupSize);
+  const wide = limits.subgroupSize > 32;
+  const smLimit = limits.smCount ?? UNKNOWN_SM;
+  const slotLimit = limits.warpsPerSm ?? UNKNOWN_SLOT;
+  const clockMask = RecordFlag.SM_CLOCK | RecordFlag.DEVICE_CLOCK;
+  const firstIds = count > 0 ? (words[RecordWord.PACKED_IDS] as number) : 0;
+  const clockFlags = (firstIds >>> PackedIds.FLAGS_SHIFT) & clockMask;
+  const counts = new Uint32Array(65536);
+  let maxCustomId = 0;
+  let deviceLoOr = 0;
+  for (let i = 0, w = 0; i < count; i++, w += RECORD_WORDS) {
+    const ids = words[w + RecordWord.PACKED_IDS] as number;
+    const sm = ids & PackedIds.SM_MASK;
+    const slot = (ids >>> PackedIds.SLOT_SHIFT) & PackedIds.SLOT_MASK;
+    const stage = (ids >>> PackedIds.STAGE_SHIFT) & PackedIds.STAGE_MASK;
+    const draw = words[w + RecordWord.DRAW_ID] as number;
+    const lo = words[w + RecordWord.ACTIVE_MASK_LO] as number;
+    const hi = wide ? (words[w + RecordWord.ACTIVE_MASK_HI] as number) : 0;
+    // One test for the common case; the details only when something is off.
+    if (
+      ((ids >>> PackedIds.FLAGS_SHIFT) & clockMask) !== clockFlags ||
+      stage >= STAGE_COUNT ||
+      draw >= limits.drawCount ||
+      (sm >= smLimit && sm !== UNKNOWN_SM) ||
+      (slot >= slotLimit && slot !== UNKNOWN_SLOT) ||
+      (lo & ~laneLo) !== 0 ||
+      (hi & ~laneHi) !== 0 ||
+      (lo | hi) === 0
+    ) {
+      badRecord(i, ids, draw, lo, hi, limits, clockFlags);
+    }
+    counts[sm]!++;
+    const custom = words[w + RecordWord.CUSTOM_ID] as number;
+    if (custom > maxCustomId) maxCustomId = custom;
+    deviceLoOr |= words[w + RecordWord.DEVICE_CLOCK] as number;
+  }
+  if (count > 0 && clockFlags === 0) fail('bad-value', 'records[0].flags', 'records carry no clock (neither SM_CLOCK nor DEVICE_CLOCK)');
+
+  let groupCount = 0;
+  for (let s = 0; s < 65536; s++) if (counts[s] !== 0) groupCount++;
+  const smIds = new Uint16Array(groupCount);
+  const offsets = new Uint32Array(groupCount + 1);
+  // Cursors in words: where each SM's next record goes.
+  const cursor = new Float64Array(65536);
+  for (let s = 0, g = 0, total = 0; s < 65536; s++) {
+    if (counts[s] === 0) continue;
+    smIds[g] = s;
+    offsets[g] = total;
+    cursor[s] = total * RECORD_WORDS;
+    total += counts[s] as number;
+    offsets[++g] = total;
+  }
+  for (let i = 0, w = 0; i < count; i++, w += RECORD_WORDS) {
+    const sm = (words[w + RecordWord.PACKED_IDS] as number) & PackedIds.SM_MASK;
+    const to = cursor[sm] as number;
+    cursor[sm] = to + RECORD_WORDS;
+    // The whole record, word by word (RECORD_WORDS is 8).
+    out[to] = words[w] as number;
+    out[to + 1] = words[w + 1] as number;
+    out[to + 2] = words[w + 2] as number;
+    out[to + 3] = words[w + 3] as number;
+    out[to + 4] = words[w + 4] as number;
+    out[to + 5] = words[w + 5] as number;
+    out[to + 6] = words[w + 6] as number;
+    out[to + 7] = words[w + 7] as number;
+  }
+  return { count, groups: { sm: smIds, offsets }, clockFlags, words: out, wide, maxCustomId, deviceLoOr };
+}
+
+/** One word of every record in rows [begin, end) of SM-major records, as a column. */
+export function recordColumn(words: Uint32Array, word: number, begin: number, end: number, out: Uint32Array = new Uint32Array(end - begin)): Uint32Array {
+  for (let i = begin, k = 0, w = begin * RECORD_WORDS + word; i < end; i++, k++, w += RECORD_WORDS) out[k] = words[w] as number;
+  return out;
+}
+
+/** Names the first bad field of record i. */
+function badRecord(i: number, ids: number, draw: number, lo: number, hi: number, limits: RecordLimits, clockFlags: number): never {
+  const f = (name: string) => `records[${i}].${name}`;
+  const flags = (ids >>> PackedIds.FLAGS_SHIFT) & (RecordFlag.SM_CLOCK | RecordFlag.DEVICE_CLOCK);
+  if (flags !== clockFlags) fail('bad-value', f('flags'), `clock flags ${flags} differ from the first record's ${clockFlags}`);
+  const stage = (ids >>> PackedIds.STAGE_SHIFT) & PackedIds.STAGE_MASK;
+  if (stage >= STAGE_COUNT) fail('bad-value', f('stage'), `unknown stage code ${stage}`);
+  if (draw >= limits.drawCount) fail('bad-value', f('drawId'), `draw ${draw}, but the metadata lists ${limits.drawCount} draws`);
+  const sm = ids & PackedIds.SM_MASK;
+  if (sm !== UNKNOWN_SM && limits.smCount !== null && sm >= limits.smCount) fail('bad-value', f('sm'), `SM ${sm}, but the device has ${limits.smCount} (${UNKNOWN_SM}: unknown)`);
+  const slot = (ids >>> PackedIds.SLOT_SHIFT) & PackedIds.SLOT_MASK;
+  if (slot !== UNKNOWN_SLOT && limits.warpsPerSm !== null && slot >= limits.warpsPerSm) {
+    fail('bad-value', f('warpSlot'), `slot ${slot}, but the device has ${limits.warpsPerSm} per SM (${UNKNOWN_SLOT}: unknown)`);
+  }
+  const { lo: laneLo, hi: laneHi } = laneMasks(limits.subgroupSize);
+  if ((lo & ~laneLo) !== 0 || (hi & ~laneHi) !== 0) {
+    fail('bad-value', f('activeMask'), `lanes ${describeValue(lo >>> 0)}/${describeValue(hi >>> 0)} exceed a ${limits.subgroupSize}-lane subgroup`);
+  }
+  return fail('bad-value', f('activeMask'), 'a warp has at least one active lane');
+}

@@ -1,0 +1,202 @@
+/**
+ * The .wtrace warp columns, encoded in chunks of rows: encoding rows
+ * [0, a), [a, b), ... and joining the chunks gives the same bytes as one
+ * chunk of all rows, so workers can each encode a range (see wtrace.ts for
+ * the container and the README for the column layout).
+ */
+import { laneMasks } from './columns.js';
+import { TICKS_PER_NS, type UintColumn, type WarpColumns } from './model.js';
+
+const TWO_POW_32 = 4294967296;
+
+/** One range of rows, each column's varint bytes. */
+export interface WarpChunk {
+  readonly start: Uint8Array;
+  readonly cycleStart: Uint8Array | null;
+  readonly duration: Uint8Array;
+  readonly draw: Uint8Array;
+  readonly customId: Uint8Array;
+  readonly cycleDuration: Uint8Array | null;
+  readonly inactiveMask: Uint8Array;
+  readonly inactiveMaskHi: Uint8Array | null;
+}
+
+/** Unsigned varint of v in [0, 2^32) at b[p]; returns the next position. */
+function putU32(b: Uint8Array, p: number, v: number): number {
+  while (v >= 0x80) {
+    b[p++] = (v & 0x7f) | 0x80;
+    v >>>= 7;
+  }
+  b[p++] = v;
+  return p;
+}
+
+/** Unsigned varint of v in [0, 2^53). */
+function putUint(b: Uint8Array, p: number, v: number): number {
+  if (v < TWO_POW_32) return putU32(b, p, v);
+  while (v >= 0x80) {
+    b[p++] = (v % 128) | 0x80;
+    v = Math.floor(v / 128);
+  }
+  b[p++] = v;
+  return p;
+}
+
+/** Zigzag varint of v in (-2^52, 2^52). */
+function putInt(b: Uint8Array, p: number, v: number): number {
+  return putUint(b, p, v >= 0 ? v * 2 : -v * 2 - 1);
+}
+
+/** Zigzag varint of the 32-bit wrapping difference to − from. */
+function putDelta32(b: Uint8Array, p: number, from: number, to: number): number {
+  const d = (to - from) | 0;
+  return putU32(b, p, ((d << 1) ^ (d >> 31)) >>> 0);
+}
+
+/** The SM group holding row `row`. */
+function groupOf(offsets: Uint32Array, row: number): number {
+  let lo = 0;
+  let hi = offsets.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((offsets[mid] as number) <= row) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** Encodes rows [begin, end) (the columns must be complete: deltas start from row begin − 1). */
+export function encodeWarpChunk(w: WarpColumns, begin: number, end: number, subgroupSize: number, cyclesPerNs: number): WarpChunk {
+  const m = end - begin;
+  const offsets = w.smGroups.offsets;
+  const { lo: laneLo, hi: laneHi } = laneMasks(subgroupSize);
+  // Cycles are stored as the residual from what the SM clock rate predicts from the ns columns.
+  const cyclesPerTick = cyclesPerNs / TICKS_PER_NS;
+  const startNs = w.startNs;
+  const start = new Uint8Array(m * 8 + 8);
+  const duration = new Uint8Array(m * 8 + 8);
+  let ps = 0;
+  let pd = 0;
+  const cycleStartCol = w.smCycleStart;
+  const cycleDurationCol = w.smCycleDuration;
+  const cycleStart = cycleStartCol === null ? null : new Uint8Array(m * 8 + 8);
+  const cycleDuration = cycleDurationCol === null ? null : new Uint8Array(m * 8 + 8);
+  let pcs = 0;
+  let pcd = 0;
+  let g = m > 0 ? groupOf(offsets, begin) : 0;
+  let groupBegin = offsets[g] as number;
+  let groupEnd = offsets[g + 1] as number;
+  let prevTicks = begin > groupBegin ? Math.round((startNs[begin - 1] as number) * TICKS_PER_NS) : 0;
+  let prevCycles = begin > groupBegin && cycleStartCol !== null ? (cycleStartCol[begin - 1] as number) : 0;
+  for (let i = begin; i < end; i++) {
+    if (i === groupEnd) {
+      g++;
+      groupBegin = groupEnd;
+      groupEnd = offsets[g + 1] as number;
+    }
+    const ticks = Math.round((startNs[i] as number) * TICKS_PER_NS);
+    const first = i === groupBegin;
+    ps = first ? putInt(start, ps, ticks) : putUint(start, ps, ticks - prevTicks);
+    const durationTicks = Math.round((w.durationNs[i] as number) * TICKS_PER_NS);
+    pd = putUint(duration, pd, durationTicks);
+    if (cycleStart !== null && cycleStartCol !== null && cycleDuration !== null && cycleDurationCol !== null) {
+      const c = cycleStartCol[i] as number;
+      pcs = putInt(cycleStart, pcs, first ? c : c - prevCycles - Math.round((ticks - prevTicks) * cyclesPerTick));
+      prevCycles = c;
+      pcd = putInt(cycleDuration, pcd, (cycleDurationCol[i] as number) - Math.round(durationTicks * cyclesPerTick));
+    }
+    prevTicks = ticks;
+  }
+  return {
+    start: start.slice(0, ps),
+    cycleStart: cycleStart === null ? null : cycleStart.slice(0, pcs),
+    duration: duration.slice(0, pd),
+    cycleDuration: cycleDuration === null ? null : cycleDuration.slice(0, pcd),
+    draw: deltaChunk(w.draw, begin, end),
+    customId: deltaChunk(w.customId, begin, end),
+    inactiveMask: inactiveChunk(w.activeMask, begin, end, laneLo),
+    inactiveMaskHi: w.activeMaskHi === null ? null : inactiveChunk(w.activeMaskHi, begin, end, laneHi),
+  };
+}
+
+/** Zigzag 32-bit deltas between consecutive rows (the first from the row before, or 0). */
+function deltaChunk(values: UintColumn, begin: number, end: number): Uint8Array {
+  const out = new Uint8Array((end - begin) * 5 + 5);
+  let p = 0;
+  let prev = begin > 0 ? (values[begin - 1] as number) : 0;
+  for (let i = begin; i < end; i++) {
+    const v = values[i] as number;
+    p = putDelta32(out, p, prev, v);
+    prev = v;
+  }
+  return out.slice(0, p);
+}
+
+/** Varints of the inactive lanes (full warps cost one byte). */
+function inactiveChunk(values: UintColumn, begin: number, end: number, laneMask: number): Uint8Array {
+  const out = new Uint8Array((end - begin) * 5 + 5);
+  let p = 0;
+  for (let i = begin; i < end; i++) p = putU32(out, p, (~(values[i] as number) & laneMask) >>> 0);
+  return out.slice(0, p);
+}
+
+function join(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0] as Uint8Array;
+  let length = 0;
+  for (const p of parts) length += p.length;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** Bytes per row of a raw mask column for `lanes` lanes. */
+export const maskBytes = (lanes: number) => Math.max(1, Math.ceil(lanes / 8));
+
+/**
+ * A mask column as whichever is smaller: varints of the inactive lanes (full
+ * warps cost one byte: compute) or the raw little-endian mask bytes
+ * (scattered fragment coverage costs ≤ 4 bytes instead of 5).
+ */
+function maskColumn(values: UintColumn, inactive: Uint8Array, suffix: string, lanes: number): Record<string, Uint8Array> {
+  const width = maskBytes(lanes);
+  if (inactive.length <= values.length * width) return { [`inactiveMask${suffix}`]: inactive };
+  const raw = new Uint8Array(values.length * width);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i] as number;
+    for (let b = 0; b < width; b++) raw[i * width + b] = (v >>> (8 * b)) & 0xff;
+  }
+  return { [`activeMask${suffix}`]: raw };
+}
+
+/** The `warps` map of a .wtrace body from the chunks of all rows, in order. */
+export function warpsBody(w: WarpColumns, chunks: readonly WarpChunk[], subgroupSize: number, cyclesPerNs: number) {
+  const groups = w.smGroups.sm.length;
+  const smBytes = new Uint8Array(groups * 2);
+  const countBytes = new Uint8Array(groups * 4);
+  const smView = new DataView(smBytes.buffer);
+  const countView = new DataView(countBytes.buffer);
+  for (let g = 0; g < groups; g++) {
+    smView.setUint16(g * 2, w.smGroups.sm[g] as number, true);
+    countView.setUint32(g * 4, (w.smGroups.offsets[g + 1] as number) - (w.smGroups.offsets[g] as number), true);
+  }
+  const all = <K extends keyof WarpChunk>(key: K) => join(chunks.map((c) => c[key] as Uint8Array));
+  const columns: Record<string, Uint8Array> = {
+    start: all('start'),
+    duration: all('duration'),
+    slot: w.warpSlot.slice(),
+    stage: w.stage.slice(),
+    draw: all('draw'),
+    customId: all('customId'),
+  };
+  Object.assign(columns, maskColumn(w.activeMask, all('inactiveMask'), '', Math.min(subgroupSize, 32)));
+  if (w.activeMaskHi !== null) Object.assign(columns, maskColumn(w.activeMaskHi, all('inactiveMaskHi'), 'Hi', subgroupSize - 32));
+  if (w.smCycleStart !== null && w.smCycleDuration !== null) {
+    columns['cycleStart'] = all('cycleStart');
+    columns['cycleDuration'] = all('cycleDuration');
+  }
+  return { count: w.count, ticksPerNs: TICKS_PER_NS, lanes: subgroupSize > 32 ? 64 : 32, cyclesPerNs, smGroups: { sm: smBytes, counts: countBytes }, columns };
+}
