@@ -9,7 +9,9 @@
  */
 import type { Band } from './clock-fit.js';
 import type { Calibration, SmCalibration, SmGroups } from './model.js';
-import { SmClock, SUSPICIOUS_SKEW, MAX_SEGMENT_NS, deviceTimes, wrapDelta, type DeviceClockMap, type FitContext, type SegmentSummary } from './sm-clock.js';
+import { runPhases, type PhaseProgram } from './phase-worker.js';
+import { plainColumns, type ColumnAllocator } from './raw-canonical.js';
+import { SUSPICIOUS_SKEW, MAX_SEGMENT_NS, deviceTimes, wrapDelta, type DeviceClockMap, type FitContext, type SegmentSummary } from './sm-clock.js';
 
 /** Residuals up to max(granularity, this) still count as aligned. */
 const ALIGNED_RESIDUAL_NS = 8;
@@ -196,12 +198,16 @@ function calibrateRebased(raw: GroupedClocks): CalibratedTimes {
   };
 }
 
-/** The device clock's step and the map from its low words to ns (per-sm-fit). */
-export function deviceClockMap(raw: Omit<GroupedClocks, 'groups' | 'mode'>, orOfDeviceLo: number): { map: DeviceClockMap; granularityNs: number } {
-  const step = granularityTicks(orOfDeviceLo, raw.deviceLo.length);
+/** The device clock's step (from the OR of its `samples` low words) and the map from them to ns (per-sm-fit). */
+export function deviceClockMap(
+  anchors: Pick<GroupedClocks, 'drawAnchorRelTicks' | 'drawAnchorLo' | 'deviceNsPerTick'>,
+  samples: number,
+  orOfDeviceLo: number,
+): { map: DeviceClockMap; granularityNs: number } {
+  const step = granularityTicks(orOfDeviceLo, samples);
   return {
-    map: { drawAnchorRelTicks: raw.drawAnchorRelTicks, drawAnchorLo: raw.drawAnchorLo, deviceNsPerTick: raw.deviceNsPerTick, halfStepTicks: step > 1 ? step / 2 : 0 },
-    granularityNs: step * raw.deviceNsPerTick,
+    map: { drawAnchorRelTicks: anchors.drawAnchorRelTicks, drawAnchorLo: anchors.drawAnchorLo, deviceNsPerTick: anchors.deviceNsPerTick, halfStepTicks: step > 1 ? step / 2 : 0 },
+    granularityNs: step * anchors.deviceNsPerTick,
   };
 }
 
@@ -233,48 +239,49 @@ export function perSmCalibration(perSm: SmCalibration[], granularityNs: number, 
 }
 
 function calibratePerSm(raw: GroupedClocks): CalibratedTimes {
-  const n = raw.clockStartLo.length;
   const { sm, offsets } = raw.groups;
-  const { map, granularityNs } = deviceClockMap(raw, orOf(raw.deviceLo));
-  const slice = (column: Uint32Array, g: number) => column.subarray(offsets[g], offsets[g + 1]);
-  const clocks = Array.from(sm, (id, g) => new SmClock({ sm: id, clockStartLo: slice(raw.clockStartLo, g), clockEndLo: slice(raw.clockEndLo, g), deviceLo: slice(raw.deviceLo, g), draw: slice(raw.draw, g) }, map));
-  // Phase 1: a rough rate per SM, good enough to unwrap 32-bit cycle counts over any capture.
-  const rough = clocks.map((c) => c.roughSlope());
-  const ctx = fitContextOf(rough, raw.smClockRateHz, map, granularityNs);
-  // Phase 2: per SM, samples in cycle order cut into segments and fitted robustly.
-  const changes = clocks.flatMap((c, g) => c.fit(rough[g] ?? ctx.prior, ctx));
-  // Phase 3: a rate change found on one SM happened on all of them (boost is chip-wide).
-  const sortedChanges = changes.sort((a, b) => a - b);
-  for (const c of clocks) c.cutAtRateChanges(sortedChanges, ctx);
-  // Phase 4: each segment's slope pooled with the segments around it in time on every SM, then placed.
-  const summaries = clocks.map((c) => c.summaries());
+  const { map, granularityNs } = deviceClockMap(raw, raw.deviceLo.length, orOf(raw.deviceLo));
+  return runPhases(
+    (function* (): PhaseProgram<CalibratedTimes> {
+      const source = { kind: 'columns', sm, offsets, clockStartLo: raw.clockStartLo, clockEndLo: raw.clockEndLo, deviceLo: raw.deviceLo, draw: raw.draw } as const;
+      yield { phase: 'init', assignment: [Array.from(sm, (_, g) => g)], source, map };
+      return yield* perSmFitPhases(offsets, granularityNs, map, raw.smClockRateHz, plainColumns);
+    })(),
+  );
+}
+
+/**
+ * The phases of per-sm-fit, after 'init' gave every worker its SM groups'
+ * clocks: rough rates → median; fits → the chip's rate changes; cuts at them
+ * → segments; slopes pooled across SMs → every record placed. Returns the
+ * SM-major times (allocated with `allocate`: shared memory for a pool).
+ */
+export function* perSmFitPhases(offsets: Uint32Array, granularityNs: number, map: DeviceClockMap, smClockRateHz: number | null, allocate: ColumnAllocator): PhaseProgram<CalibratedTimes> {
+  const groups = offsets.length - 1;
+  const n = offsets[groups] as number;
+  // A rough rate per SM, good enough to unwrap 32-bit cycle counts over any capture.
+  const rough = (yield { phase: 'rough' }) as (number | null)[];
+  const ctx = fitContextOf(rough, smClockRateHz, map, granularityNs);
+  // Per SM, samples in cycle order cut into segments and fitted robustly.
+  const nsPerCycle = Float64Array.from({ length: groups }, (_, g) => rough[g] ?? ctx.prior);
+  const found = (yield { phase: 'fit', ctx, nsPerCycle }) as number[][];
+  // A rate change found on one SM happened on all of them (boost is chip-wide).
+  const changes = found.flat().sort((a, b) => a - b);
+  const summaries = (yield { phase: 'cut', ctx, changes }) as SegmentSummary[][];
+  // Each segment's slope pooled with the segments around it in time on every SM, then every record placed.
   const shared = sharedSlopes(summaries.flat(), ctx);
-  const startNs = new Float64Array(n);
-  const endNs = new Float64Array(n);
-  const cycleStart = new Float64Array(n);
-  const cycleDuration = new Uint32Array(n);
-  const perSm: SmCalibration[] = [];
-  let s = 0;
-  clocks.forEach((c, g) => {
-    const count = (summaries[g] as SegmentSummary[]).length;
-    const cut = <T extends Float64Array | Uint32Array>(column: T) => column.subarray(offsets[g], offsets[g + 1]) as T;
-    perSm.push(
-      ...c.place(shared.slope.subarray(s, s + count), shared.error.subarray(s, s + count), ctx, {
-        startNs: cut(startNs),
-        endNs: cut(endNs),
-        cycleStart: cut(cycleStart),
-        cycleDuration: cut(cycleDuration),
-      }),
-    );
-    s += count;
-  });
-  const anySlope = rough.some((r) => r !== null);
+  const segmentStart = new Uint32Array(groups + 1);
+  for (let g = 0; g < groups; g++) segmentStart[g + 1] = (segmentStart[g] as number) + (summaries[g] as SegmentSummary[]).length;
+  const times = { startNs: allocate.f64(n), endNs: allocate.f64(n), cycleStart: allocate.f64(n), cycleDuration: allocate.uint(n, 0xffffffff) as Uint32Array };
+  const placed = (yield { phase: 'place', ctx, slope: shared.slope, error: shared.error, segmentStart, times }) as { entries: SmCalibration[] }[];
   return {
-    startNs,
-    endNs,
-    cycleStart,
-    cycleDuration,
-    calibration: perSmCalibration(perSm, granularityNs, anySlope, raw.smClockRateHz),
+    ...times,
+    calibration: perSmCalibration(
+      placed.flatMap((p) => p.entries),
+      granularityNs,
+      rough.some((r) => r !== null),
+      smClockRateHz,
+    ),
     deviceClockGranularityNs: granularityNs,
     smClockRateHz: 1e9 / ctx.prior,
   };

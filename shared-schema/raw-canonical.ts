@@ -47,7 +47,7 @@ export interface ColumnAllocator {
   uint(n: number, max: number): UintColumn;
 }
 
-const plainColumns: ColumnAllocator = {
+export const plainColumns: ColumnAllocator = {
   f64: (n) => new Float64Array(n),
   f32: (n) => new Float32Array(n),
   uint: (n, max) => allocUintColumn(n, max),

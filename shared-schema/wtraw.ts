@@ -4,7 +4,10 @@
  * calibrates the clocks and builds a Trace. encodeWtraw writes the same
  * container (for synthetic captures and tests; the C host writes real ones).
  */
-import { calibrateGrouped, type CalibratedTimes, type ClockMode } from './calibrate.js';
+import { calibrateGrouped, deviceClockMap, perSmFitPhases, type CalibratedTimes, type ClockMode } from './calibrate.js';
+import { assignGroups, runPhases, splitRows, type PhaseProgram } from './phase-worker.js';
+import type { WarpChunk } from './warp-encoder.js';
+import { cyclesPerNsOf } from './wtrace.js';
 import { MAX_DRAWS, MAX_WARPS, describeValue, fail } from './errors.js';
 import {
   type Obj,
@@ -18,8 +21,8 @@ import {
 } from './fields.js';
 import { readCaptureInfo, readDeviceInfo, readOverhead } from './metadata.js';
 import { FORMAT_VERSION, type DeviceInfo, type DrawInfo, type DrawKind, type Trace, type WarpColumns } from './model.js';
-import { allocWarpColumns, minStartNs, writeCanonicalGroup } from './raw-canonical.js';
-import { groupRecords, recordColumn, type RecordLimits } from './raw-records.js';
+import { allocWarpColumns, minStartNs, plainColumns, type ColumnAllocator } from './raw-canonical.js';
+import { groupRecords, recordColumn, type RecordLimits, type SmMajorRecords } from './raw-records.js';
 import {
   PackedIds,
   RECORD_BYTES,
@@ -289,25 +292,60 @@ export function assembleWtrawTrace(parsed: ParsedWtraw, times: Omit<CalibratedTi
 export function decodeWtraw(bytes: Uint8Array): Trace {
   const parsed = parseWtraw(bytes);
   const records = groupRecords(parsed.words, parsed.layout.recordCount, parsed.limits);
+  return runPhases(wtrawProgram(parsed, records, 1, plainColumns, false)).trace;
+}
+
+/**
+ * Calibration, canonical rows and (when `encode`) the .wtrace warp columns of
+ * grouped records, as phases for `workers` workers (see phase-worker.ts).
+ * Columns shared with workers come from `allocate`.
+ */
+export function* wtrawProgram(
+  parsed: ParsedWtraw,
+  records: SmMajorRecords,
+  workers: number,
+  allocate: ColumnAllocator,
+  encode: boolean,
+): PhaseProgram<{ trace: Trace; chunks: WarpChunk[] | null }> {
   const mode = clockModeOf(records.clockFlags);
-  const n = records.count;
-  const column = (word: number) => recordColumn(records.words, word, 0, n);
-  const times = calibrateGrouped({
-    mode,
-    groups: records.groups,
-    clockStartLo: column(RecordWord.CLOCK_START),
-    clockEndLo: column(RecordWord.CLOCK_END),
-    deviceLo: mode === 'per-sm-fit' ? column(RecordWord.DEVICE_CLOCK) : new Uint32Array(0),
-    draw: column(RecordWord.DRAW_ID),
+  const { offsets } = records.groups;
+  const clocks = {
     drawAnchorRelTicks: parsed.drawAnchorRelTicks,
     drawAnchorLo: parsed.drawAnchorLo,
     deviceNsPerTick: parsed.meta.deviceClockNsPerTick,
     smClockRateHz: parsed.meta.smClockRateHz,
-  });
+  };
+  const fit = mode === 'per-sm-fit' ? deviceClockMap(clocks, records.count, records.deviceLoOr) : null;
+  yield { phase: 'init', assignment: assignGroups(offsets, workers), source: { kind: 'records', records }, map: fit?.map ?? null };
+  let times: CalibratedTimes;
+  if (fit !== null) {
+    times = yield* perSmFitPhases(offsets, fit.granularityNs, fit.map, clocks.smClockRateHz, allocate);
+  } else {
+    // Without both clocks there is nothing to fit: a few passes, done here.
+    const n = records.count;
+    const column = (word: number) => recordColumn(records.words, word, 0, n);
+    const own = calibrateGrouped({ ...clocks, mode, groups: records.groups, clockStartLo: column(RecordWord.CLOCK_START), clockEndLo: column(RecordWord.CLOCK_END), deviceLo: new Uint32Array(0), draw: column(RecordWord.DRAW_ID) });
+    // Copied where the workers can read them.
+    times = {
+      ...own,
+      startNs: copyInto(allocate.f64(n), own.startNs),
+      endNs: copyInto(allocate.f64(n), own.endNs),
+      cycleStart: own.cycleStart === null ? null : copyInto(allocate.f64(n), own.cycleStart),
+      cycleDuration: own.cycleDuration === null ? null : copyInto(allocate.uint(n, 0xffffffff) as Uint32Array, own.cycleDuration),
+    };
+  }
   const shift = originShift(parsed, minStartNs(times));
-  const warps = allocWarpColumns(records, parsed.limits.drawCount, parsed.limits.subgroupSize, times.cycleStart !== null);
-  for (let g = 0; g < records.groups.sm.length; g++) writeCanonicalGroup(records, times, shift, g, warps);
-  return assembleWtrawTrace(parsed, times, shift, warps);
+  const columns = allocWarpColumns(records, parsed.limits.drawCount, parsed.limits.subgroupSize, times.cycleStart !== null, allocate);
+  yield { phase: 'emit', times, shiftNs: shift, columns };
+  const trace = assembleWtrawTrace(parsed, times, shift, columns);
+  if (!encode) return { trace, chunks: null };
+  const chunks = (yield { phase: 'encode', ranges: splitRows(records.count, workers), subgroupSize: trace.device.subgroupSize, cyclesPerNs: cyclesPerNsOf(trace) }) as WarpChunk[];
+  return { trace, chunks };
+}
+
+function copyInto<T extends Float64Array | Uint32Array>(out: T, from: T): T {
+  out.set(from);
+  return out;
 }
 
 function readRawDevice(meta: RawMetadata, granularityNs: number | null, rateHz: number | null): DeviceInfo {
