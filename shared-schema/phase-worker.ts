@@ -9,9 +9,9 @@
  */
 import type { FitContext, DeviceClockMap, SegmentSummary } from './sm-clock.js';
 import { SmClock } from './sm-clock.js';
-import type { SmCalibration, WarpColumns } from './model.js';
+import type { SmCalibration, SmGroups, WarpColumns } from './model.js';
 import { RecordWord } from './raw-layout.js';
-import { recordColumn, type SmMajorRecords } from './raw-records.js';
+import { countRecords, cursorsOfPart, recordColumn, scatterRecords, type RecordCounts, type RecordLimits, type SmMajorRecords } from './raw-records.js';
 import { writeCanonicalGroup, type CalibratedRows } from './raw-canonical.js';
 import { encodeWarpChunk, type WarpChunk } from './warp-encoder.js';
 
@@ -29,6 +29,10 @@ export type ClockSource =
     };
 
 export type PhaseRequest =
+  /** Validate and count records ranges[w] (record indices) of `words`. */
+  | { readonly phase: 'count'; readonly words: Uint32Array; readonly ranges: readonly (readonly [number, number])[]; readonly limits: RecordLimits; readonly clockFlags: number }
+  /** Copy them to their SM's rows of `out` (cursors from planGroups). */
+  | { readonly phase: 'scatter'; readonly words: Uint32Array; readonly ranges: readonly (readonly [number, number])[]; readonly groups: SmGroups; readonly cursors: Float64Array; readonly out: Uint32Array }
   /** assignment[w]: the SM groups worker w owns. */
   | { readonly phase: 'init'; readonly assignment: readonly (readonly number[])[]; readonly source: ClockSource; readonly map: DeviceClockMap | null }
   | { readonly phase: 'rough' }
@@ -39,6 +43,8 @@ export type PhaseRequest =
   | { readonly phase: 'encode'; readonly ranges: readonly (readonly [number, number])[]; readonly subgroupSize: number; readonly cyclesPerNs: number };
 
 export interface PhaseReplies {
+  count: RecordCounts;
+  scatter: null;
   init: null;
   rough: number | null;
   fit: number[];
@@ -60,6 +66,15 @@ export class PhaseWorker {
   /** Runs one phase as worker number `self`. */
   handle(request: PhaseRequest, self: number): [number, unknown][] {
     switch (request.phase) {
+      case 'count': {
+        const [begin, end] = request.ranges[self] ?? [0, 0];
+        return [[self, countRecords(request.words, begin, end, request.limits, request.clockFlags)]];
+      }
+      case 'scatter': {
+        const [begin, end] = request.ranges[self] ?? [0, 0];
+        scatterRecords(request.words, begin, end, cursorsOfPart(request.groups, request.cursors, self), request.out);
+        return [[self, null]];
+      }
       case 'init':
         this.worker = self;
         this.groups = request.assignment[self] ?? [];

@@ -35,22 +35,33 @@ export interface SmMajorRecords {
   readonly deviceLoOr: number;
 }
 
-/**
- * Validates records (u32 words, RECORD_WORDS each) and copies them grouped by
- * SM, keeping file order within an SM, into `out` (a new array by default).
- */
-export function groupRecords(words: Uint32Array, count: number, limits: RecordLimits, out: Uint32Array = new Uint32Array(count * RECORD_WORDS)): SmMajorRecords {
+/** What one pass over a range of records found. */
+export interface RecordCounts {
+  /** Records per SM id (65536 entries). */
+  readonly counts: Uint32Array;
+  readonly maxCustomId: number;
+  readonly deviceLoOr: number;
+}
+
+/** The clock flags of the first record: every record must carry the same. */
+export function clockFlagsOf(words: Uint32Array, count: number): number {
+  if (count === 0) return 0;
+  const flags = ((words[RecordWord.PACKED_IDS] as number) >>> PackedIds.FLAGS_SHIFT) & (RecordFlag.SM_CLOCK | RecordFlag.DEVICE_CLOCK);
+  if (flags === 0) fail('bad-value', 'records[0].flags', 'records carry no clock (neither SM_CLOCK nor DEVICE_CLOCK)');
+  return flags;
+}
+
+/** Validates records [begin, end) and counts them per SM. */
+export function countRecords(words: Uint32Array, begin: number, end: number, limits: RecordLimits, clockFlags: number): RecordCounts {
   const { lo: laneLo, hi: laneHi } = laneMasks(limits.subgroupSize);
   const wide = limits.subgroupSize > 32;
   const smLimit = limits.smCount ?? UNKNOWN_SM;
   const slotLimit = limits.warpsPerSm ?? UNKNOWN_SLOT;
   const clockMask = RecordFlag.SM_CLOCK | RecordFlag.DEVICE_CLOCK;
-  const firstIds = count > 0 ? (words[RecordWord.PACKED_IDS] as number) : 0;
-  const clockFlags = (firstIds >>> PackedIds.FLAGS_SHIFT) & clockMask;
   const counts = new Uint32Array(65536);
   let maxCustomId = 0;
   let deviceLoOr = 0;
-  for (let i = 0, w = 0; i < count; i++, w += RECORD_WORDS) {
+  for (let i = begin, w = begin * RECORD_WORDS; i < end; i++, w += RECORD_WORDS) {
     const ids = words[w + RecordWord.PACKED_IDS] as number;
     const sm = ids & PackedIds.SM_MASK;
     const slot = (ids >>> PackedIds.SLOT_SHIFT) & PackedIds.SLOT_MASK;
@@ -76,26 +87,39 @@ export function groupRecords(words: Uint32Array, count: number, limits: RecordLi
     if (custom > maxCustomId) maxCustomId = custom;
     deviceLoOr |= words[w + RecordWord.DEVICE_CLOCK] as number;
   }
-  if (count > 0 && clockFlags === 0) fail('bad-value', 'records[0].flags', 'records carry no clock (neither SM_CLOCK nor DEVICE_CLOCK)');
+  return { counts, maxCustomId, deviceLoOr };
+}
 
-  let groupCount = 0;
-  for (let s = 0; s < 65536; s++) if (counts[s] !== 0) groupCount++;
-  const smIds = new Uint16Array(groupCount);
-  const offsets = new Uint32Array(groupCount + 1);
-  // Cursors in words: where each SM's next record goes.
-  const cursor = new Float64Array(65536);
-  for (let s = 0, g = 0, total = 0; s < 65536; s++) {
-    if (counts[s] === 0) continue;
-    smIds[g] = s;
-    offsets[g] = total;
-    cursor[s] = total * RECORD_WORDS;
-    total += counts[s] as number;
-    offsets[++g] = total;
-  }
-  for (let i = 0, w = 0; i < count; i++, w += RECORD_WORDS) {
+/**
+ * The SM groups of all parts' counts, and per part where its first record of
+ * each group goes: cursors[part * groups + g], in words. Parts keep file
+ * order, so the grouped records keep file order within an SM.
+ */
+export function planGroups(parts: readonly RecordCounts[]): { groups: SmGroups; cursors: Float64Array } {
+  const total = new Float64Array(65536);
+  for (const p of parts) for (let s = 0; s < 65536; s++) total[s] = (total[s] as number) + (p.counts[s] as number);
+  const ids: number[] = [];
+  for (let s = 0; s < 65536; s++) if (total[s] !== 0) ids.push(s);
+  const sm = Uint16Array.from(ids);
+  const offsets = new Uint32Array(ids.length + 1);
+  ids.forEach((s, g) => (offsets[g + 1] = (offsets[g] as number) + (total[s] as number)));
+  const cursors = new Float64Array(parts.length * ids.length);
+  ids.forEach((s, g) => {
+    let at = offsets[g] as number;
+    parts.forEach((p, k) => {
+      cursors[k * ids.length + g] = at * RECORD_WORDS;
+      at += p.counts[s] as number;
+    });
+  });
+  return { groups: { sm, offsets }, cursors };
+}
+
+/** Copies records [begin, end) to their SM's rows of `out`; cursorBySm (words, per SM id) advances. */
+export function scatterRecords(words: Uint32Array, begin: number, end: number, cursorBySm: Float64Array, out: Uint32Array): void {
+  for (let i = begin, w = begin * RECORD_WORDS; i < end; i++, w += RECORD_WORDS) {
     const sm = (words[w + RecordWord.PACKED_IDS] as number) & PackedIds.SM_MASK;
-    const to = cursor[sm] as number;
-    cursor[sm] = to + RECORD_WORDS;
+    const to = cursorBySm[sm] as number;
+    cursorBySm[sm] = to + RECORD_WORDS;
     // The whole record, word by word (RECORD_WORDS is 8).
     out[to] = words[w] as number;
     out[to + 1] = words[w + 1] as number;
@@ -106,7 +130,37 @@ export function groupRecords(words: Uint32Array, count: number, limits: RecordLi
     out[to + 6] = words[w + 6] as number;
     out[to + 7] = words[w + 7] as number;
   }
-  return { count, groups: { sm: smIds, offsets }, clockFlags, words: out, wide, maxCustomId, deviceLoOr };
+}
+
+/** A part's cursors by SM id, from planGroups' cursors. */
+export function cursorsOfPart(groups: SmGroups, cursors: Float64Array, part: number): Float64Array {
+  const bySm = new Float64Array(65536);
+  const count = groups.sm.length;
+  for (let g = 0; g < count; g++) bySm[groups.sm[g] as number] = cursors[part * count + g] as number;
+  return bySm;
+}
+
+/** SM-major records from the parts' counts (see planGroups). */
+export function smMajorRecords(parts: readonly RecordCounts[], groups: SmGroups, clockFlags: number, words: Uint32Array, wide: boolean): SmMajorRecords {
+  let maxCustomId = 0;
+  let deviceLoOr = 0;
+  for (const p of parts) {
+    maxCustomId = Math.max(maxCustomId, p.maxCustomId);
+    deviceLoOr |= p.deviceLoOr;
+  }
+  return { count: groups.offsets[groups.offsets.length - 1] as number, groups, clockFlags, words, wide, maxCustomId, deviceLoOr };
+}
+
+/**
+ * Validates records (u32 words, RECORD_WORDS each) and copies them grouped by
+ * SM, keeping file order within an SM, into `out` (a new array by default).
+ */
+export function groupRecords(words: Uint32Array, count: number, limits: RecordLimits, out: Uint32Array = new Uint32Array(count * RECORD_WORDS)): SmMajorRecords {
+  const clockFlags = clockFlagsOf(words, count);
+  const counts = countRecords(words, 0, count, limits, clockFlags);
+  const { groups, cursors } = planGroups([counts]);
+  scatterRecords(words, 0, count, cursorsOfPart(groups, cursors, 0), out);
+  return smMajorRecords([counts], groups, clockFlags, out, limits.subgroupSize > 32);
 }
 
 /** One word of every record in rows [begin, end) of SM-major records, as a column. */

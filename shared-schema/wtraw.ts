@@ -22,7 +22,7 @@ import {
 import { readCaptureInfo, readDeviceInfo, readOverhead } from './metadata.js';
 import { FORMAT_VERSION, type DeviceInfo, type DrawInfo, type DrawKind, type Trace, type WarpColumns } from './model.js';
 import { allocWarpColumns, minStartNs, plainColumns, type ColumnAllocator } from './raw-canonical.js';
-import { groupRecords, recordColumn, type RecordLimits, type SmMajorRecords } from './raw-records.js';
+import { clockFlagsOf, planGroups, recordColumn, smMajorRecords, type RecordCounts, type RecordLimits } from './raw-records.js';
 import {
   PackedIds,
   RECORD_BYTES,
@@ -290,23 +290,31 @@ export function assembleWtrawTrace(parsed: ParsedWtraw, times: Omit<CalibratedTi
 
 /** Decodes and calibrates a raw GPU dump. */
 export function decodeWtraw(bytes: Uint8Array): Trace {
-  const parsed = parseWtraw(bytes);
-  const records = groupRecords(parsed.words, parsed.layout.recordCount, parsed.limits);
-  return runPhases(wtrawProgram(parsed, records, 1, plainColumns, false)).trace;
+  return runPhases(wtrawProgram(parseWtraw(bytes), 1, plainColumns, false)).trace;
 }
 
 /**
- * Calibration, canonical rows and (when `encode`) the .wtrace warp columns of
- * grouped records, as phases for `workers` workers (see phase-worker.ts).
- * Columns shared with workers come from `allocate`.
+ * The decoding of a parsed dump as phases for `workers` workers (see
+ * phase-worker.ts): records validated and grouped by SM, clocks calibrated,
+ * canonical rows written and (when `encode`) the .wtrace warp columns
+ * encoded. Arrays shared with workers come from `allocate` (the records'
+ * words too: shared memory for a pool).
  */
 export function* wtrawProgram(
   parsed: ParsedWtraw,
-  records: SmMajorRecords,
   workers: number,
   allocate: ColumnAllocator,
   encode: boolean,
 ): PhaseProgram<{ trace: Trace; chunks: WarpChunk[] | null }> {
+  const { words, limits } = parsed;
+  const count = parsed.layout.recordCount;
+  const clockFlags = clockFlagsOf(words, count);
+  const recordRanges = splitRows(count, workers);
+  const parts = (yield { phase: 'count', words, ranges: recordRanges, limits, clockFlags }) as RecordCounts[];
+  const { groups, cursors } = planGroups(parts);
+  const out = allocate.uint(count * RECORD_WORDS, 0xffffffff) as Uint32Array;
+  yield { phase: 'scatter', words, ranges: recordRanges, groups, cursors, out };
+  const records = smMajorRecords(parts, groups, clockFlags, out, parsed.wide);
   const mode = clockModeOf(records.clockFlags);
   const { offsets } = records.groups;
   const clocks = {

@@ -1,0 +1,125 @@
+/**
+ * Converting raw dumps on several threads (Node worker_threads): the SM
+ * groups are spread over the threads, which run the phases of
+ * wtrawProgram on SM-major records in shared memory; this thread parses,
+ * groups the records, pools what the SMs found between phases and packs
+ * the file. The output is byte for byte what the one-thread path writes.
+ *
+ *   const pool = await ConvertPool.create(threads);
+ *   const bytes = await pool.wtrawToWtrace(raw);
+ *   await pool.destroy();
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { TraceFormatError, type TraceErrorCode } from '../errors.js';
+import type { Trace } from '../model.js';
+import { mergeReplies, type PhaseProgram, type PhaseRequest } from '../phase-worker.js';
+import { allocUintColumn } from '../columns.js';
+import type { ColumnAllocator } from '../raw-canonical.js';
+import type { WarpChunk } from '../warp-encoder.js';
+import { wtraceFile } from '../wtrace.js';
+import { parseWtraw, wtrawProgram } from '../wtraw.js';
+
+/** Columns in shared memory, so every thread reads and writes the same rows. */
+const sharedColumns: ColumnAllocator = {
+  f64: (n) => new Float64Array(new SharedArrayBuffer(n * 8)),
+  f32: (n) => new Float32Array(new SharedArrayBuffer(n * 4)),
+  uint: (n, max) => {
+    const width = allocUintColumn(0, max).BYTES_PER_ELEMENT;
+    const buffer = new SharedArrayBuffer(n * width);
+    return width === 1 ? new Uint8Array(buffer) : width === 2 ? new Uint16Array(buffer) : new Uint32Array(buffer);
+  },
+};
+
+function copyToShared(bytes: Uint8Array): Uint8Array {
+  const shared = new Uint8Array(new SharedArrayBuffer(bytes.length));
+  shared.set(bytes);
+  return shared;
+}
+
+/** A file's bytes read straight into shared memory (what the pool reads without a copy). */
+export function readShared(path: string): Uint8Array {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const bytes = new Uint8Array(new SharedArrayBuffer(size));
+    let at = 0;
+    while (at < size) {
+      const got = readSync(fd, bytes, at, size - at, at);
+      if (got === 0) break;
+      at += got;
+    }
+    return at === size ? bytes : bytes.subarray(0, at);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+interface ThreadReply {
+  readonly reply?: [number, unknown][];
+  readonly error?: { code?: TraceErrorCode; field?: string; message: string };
+}
+
+export class ConvertPool {
+  private constructor(private readonly threads: Worker[]) {}
+
+  /** Starts `threads` worker threads (default: one per available core). */
+  static async create(threads = availableParallelism()): Promise<ConvertPool> {
+    const url = new URL('./phase-thread.js', import.meta.url);
+    const workers = Array.from({ length: Math.max(1, threads) }, () => new Worker(url));
+    await Promise.all(workers.map((w) => new Promise((resolve, reject) => w.once('online', resolve).once('error', reject))));
+    return new ConvertPool(workers);
+  }
+
+  get size(): number {
+    return this.threads.length;
+  }
+
+  /** A raw GPU dump → .wtrace bytes, and the trace they hold. */
+  async wtrawToWtrace(bytes: Uint8Array): Promise<{ trace: Trace; wtrace: Uint8Array }> {
+    const { trace, chunks } = await this.run(bytes, true);
+    return { trace, wtrace: wtraceFile(trace, chunks as WarpChunk[]) };
+  }
+
+  /** A raw GPU dump → Trace (columns in shared memory). */
+  async decodeWtraw(bytes: Uint8Array): Promise<Trace> {
+    return (await this.run(bytes, false)).trace;
+  }
+
+  async destroy(): Promise<void> {
+    await Promise.all(this.threads.map((w) => w.terminate()));
+  }
+
+  private async run(bytes: Uint8Array, encode: boolean): Promise<{ trace: Trace; chunks: WarpChunk[] | null }> {
+    // The threads read the records where they lie: in shared memory (see readShared).
+    const shared = bytes.buffer instanceof SharedArrayBuffer ? bytes : copyToShared(bytes);
+    return this.drive(wtrawProgram(parseWtraw(shared), this.threads.length, sharedColumns, encode));
+  }
+
+  private async drive<R>(program: PhaseProgram<R>): Promise<R> {
+    let step = program.next([]);
+    while (!step.done) {
+      const request = step.value;
+      const replies = await Promise.all(this.threads.map((thread, self) => ask(thread, request, self)));
+      let size = 0;
+      for (const reply of replies) for (const [key] of reply) size = Math.max(size, key + 1);
+      step = program.next(mergeReplies(replies, size));
+    }
+    return step.value;
+  }
+}
+
+function ask(thread: Worker, request: PhaseRequest, self: number): Promise<[number, unknown][]> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    thread.once('error', onError);
+    thread.once('message', (message: ThreadReply) => {
+      thread.off('error', onError);
+      if (message.reply !== undefined) return resolve(message.reply);
+      const e = message.error ?? { message: 'no reply' };
+      reject(e.code !== undefined && e.field !== undefined ? new TraceFormatError(e.code, e.field, e.message.slice(e.field.length + 2)) : new Error(`conversion thread failed: ${e.message}`));
+    });
+    thread.postMessage({ request, self });
+  });
+}
