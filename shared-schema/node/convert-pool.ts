@@ -19,7 +19,7 @@ import { allocUintColumn } from '../columns.js';
 import type { ColumnAllocator } from '../raw-canonical.js';
 import type { WarpChunk } from '../warp-encoder.js';
 import { wtraceFile } from '../wtrace.js';
-import { parseWtraw, wtrawProgram } from '../wtraw.js';
+import { parseWtraw, wtrawProgram, type ParsedWtraw } from '../wtraw.js';
 
 /** Columns in shared memory, so every thread reads and writes the same rows. */
 const sharedColumns: ColumnAllocator = {
@@ -97,14 +97,22 @@ export class ConvertPool {
     return this.drive(wtrawProgram(parseWtraw(shared), this.threads.length, sharedColumns, encode));
   }
 
-  private async drive<R>(program: PhaseProgram<R>): Promise<R> {
+  /** run() on parsed shared bytes, calling lap(name) after each phase and each main-thread step (bench/convert-phases.ts). */
+  driveTimed(parsed: ParsedWtraw, encode: boolean, lap: (name: string) => void): Promise<{ trace: Trace; chunks: WarpChunk[] | null }> {
+    return this.drive(wtrawProgram(parsed, this.threads.length, sharedColumns, encode), lap);
+  }
+
+  private async drive<R>(program: PhaseProgram<R>, lap?: (name: string) => void): Promise<R> {
     let step = program.next([]);
+    lap?.('main: before count');
     while (!step.done) {
       const request = step.value;
       const replies = await Promise.all(this.threads.map((thread, self) => ask(thread, request, self)));
+      lap?.(`threads: ${request.phase}`);
       let size = 0;
       for (const reply of replies) for (const [key] of reply) size = Math.max(size, key + 1);
       step = program.next(mergeReplies(replies, size));
+      lap?.(`main: after ${request.phase}`);
     }
     return step.value;
   }
