@@ -151,18 +151,6 @@ export function smMajorRecords(parts: readonly RecordCounts[], groups: SmGroups,
   return { count: groups.offsets[groups.offsets.length - 1] as number, groups, clockFlags, words, wide, maxCustomId, deviceLoOr };
 }
 
-/**
- * Validates records (u32 words, RECORD_WORDS each) and copies them grouped by
- * SM, keeping file order within an SM, into `out` (a new array by default).
- */
-export function groupRecords(words: Uint32Array, count: number, limits: RecordLimits, out: Uint32Array = new Uint32Array(count * RECORD_WORDS)): SmMajorRecords {
-  const clockFlags = clockFlagsOf(words, count);
-  const counts = countRecords(words, 0, count, limits, clockFlags);
-  const { groups, cursors } = planGroups([counts]);
-  scatterRecords(words, 0, count, cursorsOfPart(groups, cursors, 0), out);
-  return smMajorRecords([counts], groups, clockFlags, out, limits.subgroupSize > 32);
-}
-
 /** One word of every record in rows [begin, end) of SM-major records, as a column. */
 export function recordColumn(words: Uint32Array, word: number, begin: number, end: number, out: Uint32Array = new Uint32Array(end - begin)): Uint32Array {
   for (let i = begin, k = 0, w = begin * RECORD_WORDS + word; i < end; i++, k++, w += RECORD_WORDS) out[k] = words[w] as number;

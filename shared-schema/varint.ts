@@ -1,83 +1,9 @@
 /**
- * LEB128 varints over byte buffers: the column encoding of .wtrace.
+ * Reading LEB128 varints from byte buffers: the column encoding of .wtrace
+ * (warp-encoder.ts writes them).
  * Values up to 2^53 are exact; the 32-bit paths use bit operations only.
  */
 import { fail } from './errors.js';
-
-const TWO_POW_32 = 4294967296;
-
-export class ByteWriter {
-  private bytes: Uint8Array;
-  private length = 0;
-
-  constructor(initialCapacity = 1024) {
-    this.bytes = new Uint8Array(Math.max(16, initialCapacity));
-  }
-
-  /** Makes room for `extra` more bytes. */
-  private reserve(extra: number): void {
-    const needed = this.length + extra;
-    if (needed <= this.bytes.length) return;
-    let size = this.bytes.length * 2;
-    while (size < needed) size *= 2;
-    const grown = new Uint8Array(size);
-    grown.set(this.bytes.subarray(0, this.length));
-    this.bytes = grown;
-  }
-
-  /** Unsigned varint of an integer in [0, 2^32). */
-  u32(value: number): void {
-    this.reserve(5);
-    const b = this.bytes;
-    let p = this.length;
-    let v = value >>> 0;
-    while (v >= 0x80) {
-      b[p++] = (v & 0x7f) | 0x80;
-      v >>>= 7;
-    }
-    b[p++] = v;
-    this.length = p;
-  }
-
-  /** Unsigned varint of an integer in [0, 2^53). */
-  uint(value: number): void {
-    if (value < TWO_POW_32) {
-      this.u32(value);
-      return;
-    }
-    this.reserve(8);
-    const b = this.bytes;
-    let p = this.length;
-    let v = value;
-    while (v >= 0x80) {
-      b[p++] = (v % 128) | 0x80;
-      v = Math.floor(v / 128);
-    }
-    b[p++] = v;
-    this.length = p;
-  }
-
-  /** Zigzag varint of an integer in (-2^52, 2^52). */
-  int(value: number): void {
-    this.uint(value >= 0 ? value * 2 : -value * 2 - 1);
-  }
-
-  /** Zigzag varint of a 32-bit wrapping difference (b − a mod 2^32, read as signed). */
-  delta32(from: number, to: number): void {
-    const d = (to - from) | 0;
-    this.u32((d << 1) ^ (d >> 31));
-  }
-
-  byte(value: number): void {
-    this.reserve(1);
-    this.bytes[this.length++] = value;
-  }
-
-  /** The written bytes (a copy sized to fit). */
-  finish(): Uint8Array {
-    return this.bytes.slice(0, this.length);
-  }
-}
 
 /** Reads varints from an untrusted byte string; overruns throw a TraceFormatError naming `field`. */
 export class ByteReader {

@@ -6,12 +6,14 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { decodeTrace, type Trace } from '../../shared-schema/index.js';
+import { readShared } from '../../shared-schema/node/convert-pool.js';
 import { InputError } from './command.js';
 
 /** Node's readFile limit; traces this large belong in a streaming tool. */
 const MAX_FILE_BYTES = 2 ** 31 - 1;
 
-export function readInputFile(path: string): Uint8Array {
+/** A file's bytes; `shared`: in shared memory, for the conversion threads to read in place. */
+export function readInputFile(path: string, shared = false): Uint8Array {
   let size: number;
   try {
     const stat = statSync(path);
@@ -23,6 +25,7 @@ export function readInputFile(path: string): Uint8Array {
   }
   if (size > MAX_FILE_BYTES) throw new InputError(`${path} is ${size} bytes; files over 2 GiB are not supported`);
   try {
+    if (shared) return readShared(path);
     const buffer = readFileSync(path);
     return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
   } catch (error) {

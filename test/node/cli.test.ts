@@ -54,6 +54,18 @@ test('convert calibrates a raw dump into a .wtrace that info describes', () => {
   assert.ok(json.summary.sms.length > 4);
 });
 
+test('convert --threads: the same bytes from 1 and 3 threads; a bad count is a usage error', () => {
+  const one = join(dir, 'one-thread.wtrace');
+  const three = join(dir, 'three-threads.wtrace');
+  assert.equal(run('convert', raw, '-o', one, '--threads', '1').code, 0);
+  const pooled = run('convert', raw, '-o', three, '--threads', '3');
+  assert.equal(pooled.code, 0, pooled.err);
+  assert.match(pooled.out, /8,000 warps.*SMs aligned: yes/);
+  assert.deepEqual(readFileSync(three), readFileSync(one));
+  assert.equal(run('convert', raw, '-o', join(dir, 'x.wtrace'), '--threads', '0').code, 2);
+  assert.equal(run('convert', raw, '-o', join(dir, 'x.wtrace'), '--threads', 'many').code, 2);
+});
+
 test('convert never clobbers an existing file without --force, and leaves no partial file', () => {
   const out = join(dir, 'keep.wtrace');
   writeFileSync(out, 'precious');

@@ -1,6 +1,12 @@
-import { encodeWtrace, traceToJson } from '../../../shared-schema/index.js';
+import { availableParallelism } from 'node:os';
+import { decodeTrace, encodeWtrace, isWtraw, traceToJson, WtrawHeaderWord, type Trace } from '../../../shared-schema/index.js';
+import { ConvertPool } from '../../../shared-schema/node/convert-pool.js';
 import { UsageError, parseCommandArgs, type Command } from '../command.js';
-import { formatBytes, readTraceFile, writeFileAtomic } from '../files.js';
+import { formatBytes, readInputFile, writeFileAtomic } from '../files.js';
+
+/** Raw dumps with at least this many records are converted on several threads by default (below, starting them costs more than it saves). */
+const THREADS_FROM_RECORDS = 2_000_000;
+const MAX_DEFAULT_THREADS = 16;
 
 export const convertCommand: Command = {
   name: 'convert',
@@ -15,6 +21,9 @@ device clock (see shared-schema/README.md).
 Options:
   -o, --output OUT   the file to write (required)
   --force            replace OUT if it exists
+  --threads N        threads for a raw dump (default: one per core, up to
+                     ${MAX_DEFAULT_THREADS}, for dumps of ${THREADS_FROM_RECORDS.toLocaleString('en-US')} records or more; else 1);
+                     the output is the same for any N
   -h, --help
 
 The output is written to a temporary file and renamed into place, so a failed
@@ -24,14 +33,38 @@ run never leaves a partial file and never clobbers an existing one without
     const { values, positionals } = parseCommandArgs(argv, {
       output: { type: 'string', short: 'o' },
       force: { type: 'boolean' },
+      threads: { type: 'string' },
     });
+    const threadsArg = values.threads === undefined ? null : Number(values.threads);
+    if (threadsArg !== null && !(Number.isInteger(threadsArg) && threadsArg >= 1 && threadsArg <= 256)) {
+      throw new UsageError(`--threads expects a whole number from 1 to 256, got ${values.threads}`);
+    }
     if (positionals.length !== 1) throw new UsageError('expected exactly one input file');
     if (values.output === undefined) throw new UsageError('missing -o OUT');
     const input = positionals[0]!;
     const output = values.output;
-    const trace = readTraceFile(input);
     const asJson = output.toLowerCase().endsWith('.json');
-    const bytes = asJson ? new TextEncoder().encode(JSON.stringify(traceToJson(trace))) : encodeWtrace(trace);
+    const inputBytes = readInputFile(input, true);
+    const records = isWtraw(inputBytes) && inputBytes.length >= 64 ? new DataView(inputBytes.buffer, inputBytes.byteOffset).getUint32(WtrawHeaderWord.RECORD_COUNT * 4, true) : 0;
+    const threads = threadsArg ?? (records >= THREADS_FROM_RECORDS ? Math.min(availableParallelism(), MAX_DEFAULT_THREADS) : 1);
+    let trace: Trace;
+    let bytes: Uint8Array;
+    if (isWtraw(inputBytes) && threads > 1) {
+      const pool = await ConvertPool.create(threads);
+      try {
+        if (asJson) {
+          trace = await pool.decodeWtraw(inputBytes);
+          bytes = new TextEncoder().encode(JSON.stringify(traceToJson(trace)));
+        } else {
+          ({ trace, wtrace: bytes } = await pool.wtrawToWtrace(inputBytes));
+        }
+      } finally {
+        await pool.destroy();
+      }
+    } else {
+      trace = decodeTrace(inputBytes);
+      bytes = asJson ? new TextEncoder().encode(JSON.stringify(traceToJson(trace))) : encodeWtrace(trace);
+    }
     if (resolvePath(input) === resolvePath(output)) throw new UsageError('OUT must differ from IN');
     writeFileAtomic(output, [bytes], { overwrite: values.force === true });
     const cal = trace.capture.calibration;
