@@ -10,6 +10,7 @@
 import type { Band } from './clock-fit.js';
 import type { Calibration, SmCalibration, SmGroups } from './model.js';
 import { runPhases, type PhaseProgram } from './phase-worker.js';
+import { gather, groupedOrder } from './sort.js';
 import { plainColumns, type ColumnAllocator } from './raw-canonical.js';
 import { SUSPICIOUS_SKEW, MAX_SEGMENT_NS, deviceTimes, wrapDelta, type DeviceClockMap, type FitContext, type SegmentSummary } from './sm-clock.js';
 
@@ -82,27 +83,18 @@ function orOf(values: Uint32Array): number {
 /** Calibrates records in any order (grouped by SM here, results in input order). */
 export function calibrate(raw: RawClocks): CalibratedTimes {
   const n = raw.sm.length;
-  const counts = new Uint32Array(65537);
-  for (let i = 0; i < n; i++) counts[(raw.sm[i] as number) + 1]!++;
-  const ids: number[] = [];
-  for (let s = 0; s < 65536; s++) if (counts[s + 1] !== 0) ids.push(s);
-  const offsets = new Uint32Array(ids.length + 1);
-  const cursor = new Uint32Array(65536);
-  ids.forEach((s, g) => {
-    cursor[s] = offsets[g] as number;
-    offsets[g + 1] = (offsets[g] as number) + (counts[s + 1] as number);
-  });
-  const order = new Uint32Array(n);
-  for (let i = 0; i < n; i++) order[cursor[raw.sm[i] as number]!++] = i;
-  const take = (column: Uint32Array) => order.map((i) => column[i] as number);
+  // Stable grouping by SM (all keys equal): null when the records already are.
+  const { order, groupKeys, offsets } = groupedOrder(raw.sm, new Float64Array(n));
+  const take = (column: Uint32Array) => (order === null ? column : gather(column, order, new Uint32Array(n)));
   const grouped = calibrateGrouped({
     ...raw,
-    groups: { sm: Uint16Array.from(ids), offsets },
+    groups: { sm: groupKeys, offsets },
     clockStartLo: take(raw.clockStartLo),
     clockEndLo: take(raw.clockEndLo),
     deviceLo: raw.mode === 'per-sm-fit' ? take(raw.deviceLo) : raw.deviceLo,
     draw: take(raw.draw),
   });
+  if (order === null) return grouped;
   const back = <T extends Float64Array | Uint32Array>(column: T, out: T): T => {
     for (let k = 0; k < n; k++) out[order[k] as number] = column[k] as number;
     return out;
@@ -273,11 +265,11 @@ export function* perSmFitPhases(offsets: Uint32Array, granularityNs: number, map
   const segmentStart = new Uint32Array(groups + 1);
   for (let g = 0; g < groups; g++) segmentStart[g + 1] = (segmentStart[g] as number) + (summaries[g] as SegmentSummary[]).length;
   const times = { startNs: allocate.f64(n), endNs: allocate.f64(n), cycleStart: allocate.f64(n), cycleDuration: allocate.uint(n, 0xffffffff) as Uint32Array };
-  const placed = (yield { phase: 'place', ctx, slope: shared.slope, error: shared.error, segmentStart, times }) as { entries: SmCalibration[] }[];
+  const placed = (yield { phase: 'place', ctx, slope: shared.slope, error: shared.error, segmentStart, times }) as SmCalibration[][];
   return {
     ...times,
     calibration: perSmCalibration(
-      placed.flatMap((p) => p.entries),
+      placed.flat(),
       granularityNs,
       rough.some((r) => r !== null),
       smClockRateHz,

@@ -49,7 +49,7 @@ export interface PhaseReplies {
   rough: number | null;
   fit: number[];
   cut: SegmentSummary[];
-  place: { entries: SmCalibration[]; minStartNs: number };
+  place: SmCalibration[];
   emit: null;
   encode: WarpChunk;
 }
@@ -91,24 +91,21 @@ export class PhaseWorker {
           clock.cutAtRateChanges(request.changes, request.ctx);
           return clock.summaries();
         });
-      case 'place':
+      case 'place': {
+        const { offsets } = this.offsets();
+        const t = request.times;
         return this.each((clock, g) => {
-          const { offsets } = this.offsets();
-          const begin = offsets[g] as number;
-          const end = offsets[g + 1] as number;
-          const t = request.times;
+          const slice = <T extends Float64Array | Uint32Array>(column: T | null) => (column as T).subarray(offsets[g], offsets[g + 1]) as T;
           const from = request.segmentStart[g] as number;
           const to = request.segmentStart[g + 1] as number;
-          const entries = clock.place(request.slope.subarray(from, to), request.error.subarray(from, to), request.ctx, {
-            startNs: t.startNs.subarray(begin, end),
-            endNs: t.endNs.subarray(begin, end),
-            cycleStart: (t.cycleStart as Float64Array).subarray(begin, end),
-            cycleDuration: (t.cycleDuration as Uint32Array).subarray(begin, end),
+          return clock.place(request.slope.subarray(from, to), request.error.subarray(from, to), request.ctx, {
+            startNs: slice(t.startNs),
+            endNs: slice(t.endNs),
+            cycleStart: slice(t.cycleStart),
+            cycleDuration: slice(t.cycleDuration),
           });
-          let min = Infinity;
-          for (let i = begin; i < end; i++) min = Math.min(min, t.startNs[i] as number);
-          return { entries, minStartNs: min };
         });
+      }
       case 'emit': {
         const source = this.source;
         if (source?.kind !== 'records') throw new Error('emit needs SM-major records');

@@ -45,12 +45,15 @@ export interface ColumnAllocator {
   f64(n: number): Float64Array;
   f32(n: number): Float32Array;
   uint(n: number, max: number): UintColumn;
+  /** The column where every worker can read it: itself, or a copy in shared memory. */
+  share<T extends Float64Array | Uint32Array>(column: T): T;
 }
 
 export const plainColumns: ColumnAllocator = {
   f64: (n) => new Float64Array(n),
   f32: (n) => new Float32Array(n),
   uint: (n, max) => allocUintColumn(n, max),
+  share: (column) => column,
 };
 
 /** Writes group g's rows of `out` in canonical order; times move by `shiftNs` (the origin's move). */
@@ -100,8 +103,8 @@ export function writeCanonicalGroup(records: SmMajorRecords, times: CalibratedRo
 }
 
 /** How far the origin must move back so no warp starts before it (calibration noise, early warps). */
-export function minStartNs(times: CalibratedRows, begin = 0, end = times.startNs.length): number {
+export function minStartNs(times: CalibratedRows): number {
   let min = Infinity;
-  for (let i = begin; i < end; i++) if ((times.startNs[i] as number) < min) min = times.startNs[i] as number;
+  for (let i = 0; i < times.startNs.length; i++) if ((times.startNs[i] as number) < min) min = times.startNs[i] as number;
   return min;
 }

@@ -152,7 +152,6 @@ export interface ParsedWtraw {
   /** The records as u32 words (a view when aligned, else a copy). */
   readonly words: Uint32Array;
   readonly limits: RecordLimits;
-  readonly wide: boolean;
   /** Device ticks per draw anchor (see GroupedClocks). */
   readonly drawAnchorRelTicks: Float64Array;
   readonly drawAnchorLo: Uint32Array;
@@ -225,7 +224,6 @@ export function parseWtraw(bytes: Uint8Array): ParsedWtraw {
     meta,
     words,
     limits: { drawCount, smCount: device.smCount, warpsPerSm: device.warpsPerSm, subgroupSize: device.subgroupSize },
-    wide: device.subgroupSize > 32,
     drawAnchorRelTicks,
     drawAnchorLo,
     gpuBegin: tsBegin.map((t, d) => (t === null ? null : relativeNs(t, `timestamps[${d}]`))),
@@ -314,7 +312,7 @@ export function* wtrawProgram(
   const { groups, cursors } = planGroups(parts);
   const out = allocate.uint(count * RECORD_WORDS, 0xffffffff) as Uint32Array;
   yield { phase: 'scatter', words, ranges: recordRanges, groups, cursors, out };
-  const records = smMajorRecords(parts, groups, clockFlags, out, parsed.wide);
+  const records = smMajorRecords(parts, groups, clockFlags, out, limits.subgroupSize > 32);
   const mode = clockModeOf(records.clockFlags);
   const { offsets } = records.groups;
   const clocks = {
@@ -333,13 +331,12 @@ export function* wtrawProgram(
     const n = records.count;
     const column = (word: number) => recordColumn(records.words, word, 0, n);
     const own = calibrateGrouped({ ...clocks, mode, groups: records.groups, clockStartLo: column(RecordWord.CLOCK_START), clockEndLo: column(RecordWord.CLOCK_END), deviceLo: new Uint32Array(0), draw: column(RecordWord.DRAW_ID) });
-    // Copied where the workers can read them.
     times = {
       ...own,
-      startNs: copyInto(allocate.f64(n), own.startNs),
-      endNs: copyInto(allocate.f64(n), own.endNs),
-      cycleStart: own.cycleStart === null ? null : copyInto(allocate.f64(n), own.cycleStart),
-      cycleDuration: own.cycleDuration === null ? null : copyInto(allocate.uint(n, 0xffffffff) as Uint32Array, own.cycleDuration),
+      startNs: allocate.share(own.startNs),
+      endNs: allocate.share(own.endNs),
+      cycleStart: own.cycleStart === null ? null : allocate.share(own.cycleStart),
+      cycleDuration: own.cycleDuration === null ? null : allocate.share(own.cycleDuration),
     };
   }
   const shift = originShift(parsed, minStartNs(times));
@@ -349,11 +346,6 @@ export function* wtrawProgram(
   if (!encode) return { trace, chunks: null };
   const chunks = (yield { phase: 'encode', ranges: splitRows(records.count, workers), subgroupSize: trace.device.subgroupSize, cyclesPerNs: cyclesPerNsOf(trace) }) as WarpChunk[];
   return { trace, chunks };
-}
-
-function copyInto<T extends Float64Array | Uint32Array>(out: T, from: T): T {
-  out.set(from);
-  return out;
 }
 
 function readRawDevice(meta: RawMetadata, granularityNs: number | null, rateHz: number | null): DeviceInfo {

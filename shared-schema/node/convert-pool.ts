@@ -30,6 +30,11 @@ const sharedColumns: ColumnAllocator = {
     const buffer = new SharedArrayBuffer(n * width);
     return width === 1 ? new Uint8Array(buffer) : width === 2 ? new Uint16Array(buffer) : new Uint32Array(buffer);
   },
+  share: (column) => {
+    const copy = new (column.constructor as new (buffer: SharedArrayBuffer) => typeof column)(new SharedArrayBuffer(column.byteLength));
+    copy.set(column);
+    return copy;
+  },
 };
 
 function copyToShared(bytes: Uint8Array): Uint8Array {

@@ -43,6 +43,16 @@ test('three threads write the same .wtrace bytes as one, on an H100-shaped captu
   }
 });
 
+test('without both clocks (device clock only, SM clock only) the pool still writes the one-thread bytes', async () => {
+  for (const model of [{ ...H100_CLOCKS, smClock: false }, { ...H100_CLOCKS, deviceClock: false }]) {
+    const raw = encodeWtraw(rawCaptureOf(traceWithRowIds(7000), model).raw);
+    const expected = encodeWtrace(decodeWtraw(raw));
+    const { trace, wtrace } = await pool.wtrawToWtrace(raw);
+    assert.notEqual(trace.capture.calibration.method, 'per-sm-fit');
+    assert.equal(Buffer.compare(Buffer.from(wtrace), Buffer.from(expected)), 0, trace.capture.calibration.method);
+  }
+});
+
 test('the pooled Trace matches the one-thread Trace column by column, with dropped records counted', async () => {
   const raw = encodeWtraw(rawCaptureOf(traceWithRowIds(5000), { ...H100_CLOCKS, dropped: 12 }).raw);
   const one = decodeWtraw(raw);
