@@ -112,7 +112,11 @@ export class ConvertPool {
     lap?.('main: before count');
     while (!step.done) {
       const request = step.value;
-      const replies = await Promise.all(this.threads.map((thread, self) => ask(thread, request, self)));
+      // Every thread answers before a failure is reported: a reply left in flight would be taken as the answer to the next request.
+      const settled = await Promise.allSettled(this.threads.map((thread, self) => ask(thread, request, self)));
+      const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
+      const replies = settled.map((r) => (r as PromiseFulfilledResult<[number, unknown][]>).value);
       lap?.(`threads: ${request.phase}`);
       let size = 0;
       for (const reply of replies) for (const [key] of reply) size = Math.max(size, key + 1);
