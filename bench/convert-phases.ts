@@ -6,7 +6,6 @@
  */
 import { H100_CLOCKS, encodeWtraw, rawCaptureOf, synthesizeTrace } from '../shared-schema/index.js';
 import { ConvertPool } from '../shared-schema/node/convert-pool.js';
-import { wtraceFile } from '../shared-schema/wtrace.js';
 import { parseWtraw } from '../shared-schema/wtraw.js';
 
 const warps = Number(process.argv[2] ?? 1_000_000);
@@ -26,9 +25,7 @@ for (let r = 0; r < runs; r++) {
   };
   const parsed = parseWtraw(raw);
   lap('parse (main)');
-  const { trace, chunks } = await pool.driveTimed(parsed, true, lap);
-  wtraceFile(trace, chunks ?? []);
-  lap('pack .wtrace (main)');
+  await pool.driveTimed(parsed, true, lap);
 }
 await pool.destroy();
 const total = [...totals.values()].reduce((a, b) => a + b, 0);

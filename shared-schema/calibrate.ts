@@ -1,27 +1,38 @@
 /**
  * Clock calibration of raw GPU records (see README.md, "Calibration").
  *
- * Records come grouped by SM (SM-major columns). SM (subgroup-scope) clocks
- * run per SM with their own offsets, so each SM's cycles are mapped to the
- * device clock by robust line segments (sm-clock.ts), in phases with a
- * pooling step between them; the pooling functions here are shared by the
- * one-thread path below and the worker pool (parallel-convert.ts).
+ * Records come grouped by SM (SM-major). SM (subgroup-scope) clocks run per
+ * SM with their own offsets, so each SM's cycles are mapped to the device
+ * clock by robust line segments (sm-clock.ts), in phases of tasks with a
+ * pooling step between them (perSmFitPhases): the same program runs on one
+ * thread (runPhases) or on a pool of workers (node/convert-pool.ts).
  */
 import type { Band } from './clock-fit.js';
 import type { Calibration, SmCalibration, SmGroups } from './model.js';
-import { runPhases, type PhaseProgram } from './phase-worker.js';
+import { runPhases, type MergeTask, type PhaseProgram } from './phase-worker.js';
+import { RECORD_WORDS, RecordWord } from './raw-layout.js';
+import { splittersOf } from './row-sort.js';
+import { SLICE_BLOCK, assignTasks, batchItems, sliceGroups, splitRows, type RowSlice } from './row-tasks.js';
 import { gather, groupedOrder } from './sort.js';
 import { plainColumns, type ColumnAllocator } from './raw-canonical.js';
-import { SUSPICIOUS_SKEW, MAX_SEGMENT_NS, deviceTimes, wrapDelta, type DeviceClockMap, type FitContext, type SegmentSummary } from './sm-clock.js';
+import {
+  deviceTimes,
+  roughSlope,
+  segmentLines,
+  summariesOf,
+  wrapDelta,
+  type ClockRows,
+  type DeviceClockMap,
+  type FitContext,
+  type PlacedFit,
+  type Segment,
+} from './sm-clock.js';
+import { slopePoolOf } from './shared-slopes.js';
 
 /** Residuals up to max(granularity, this) still count as aligned. */
 const ALIGNED_RESIDUAL_NS = 8;
-/** Segments with more late reads than this fraction do not vouch for the shared rate. */
-const SUSPICIOUS_LATE = 0.2;
 /** Residual RMS above this many times the quantization noise marks a rate change inside a segment. */
 const KINK_FACTOR = 1.5;
-/** Segments this close in time (ns) share their slope estimates. */
-const SHARED_WINDOW_NS = 5000;
 
 export type ClockMode = 'per-sm-fit' | 'device-clock' | 'sm-clock-rebased';
 
@@ -231,111 +242,217 @@ export function perSmCalibration(perSm: SmCalibration[], granularityNs: number, 
 }
 
 function calibratePerSm(raw: GroupedClocks): CalibratedTimes {
-  const { sm, offsets } = raw.groups;
   const { map, granularityNs } = deviceClockMap(raw, raw.deviceLo.length, orOf(raw.deviceLo));
-  return runPhases(
-    (function* (): PhaseProgram<CalibratedTimes> {
-      const source = { kind: 'columns', sm, offsets, clockStartLo: raw.clockStartLo, clockEndLo: raw.clockEndLo, deviceLo: raw.deviceLo, draw: raw.draw } as const;
-      yield { phase: 'init', assignment: [Array.from(sm, (_, g) => g)], source, map };
-      return yield* perSmFitPhases(offsets, granularityNs, map, raw.smClockRateHz, plainColumns);
-    })(),
-  );
+  // The steps read records: the clock columns laid out as record words.
+  const n = raw.clockStartLo.length;
+  const words = new Uint32Array(n * RECORD_WORDS);
+  for (let i = 0, w = 0; i < n; i++, w += RECORD_WORDS) {
+    words[w + RecordWord.CLOCK_START] = raw.clockStartLo[i] as number;
+    words[w + RecordWord.CLOCK_END] = raw.clockEndLo[i] as number;
+    words[w + RecordWord.DEVICE_CLOCK] = raw.deviceLo[i] as number;
+    words[w + RecordWord.DRAW_ID] = raw.draw[i] as number;
+  }
+  return runPhases(perSmFitPhases(words, raw.groups, 1, granularityNs, map, raw.smClockRateHz, plainColumns)).times;
+}
+
+/** The result of per-sm-fit: times, the rows it worked on (free for reuse, see orderRowsOf) and the earliest start. */
+export interface PerSmFit {
+  readonly times: CalibratedTimes & { readonly cycleStart: Float64Array; readonly cycleDuration: Uint32Array };
+  readonly rows: ClockRows;
+  readonly minStartNs: number;
 }
 
 /**
- * The phases of per-sm-fit, after 'init' gave every worker its SM groups'
- * clocks: rough rates → median; fits → the chip's rate changes; cuts at them
- * → segments; slopes pooled across SMs → every record placed. Returns the
- * SM-major times (allocated with `allocate`: shared memory for a pool).
+ * The steps of per-sm-fit over SM-major records, as phases for `workers`
+ * workers: device times and rough rates per slice → the median rate; cycles
+ * unwrapped and sorted per slice, merged per part; runs cut and fitted per
+ * batch → the chip's rate changes; cuts at them → segments; slopes pooled
+ * across SMs, offsets per batch of segments; every record placed. Arrays
+ * come from `allocate` (shared memory for a pool).
  */
-export function* perSmFitPhases(offsets: Uint32Array, granularityNs: number, map: DeviceClockMap, smClockRateHz: number | null, allocate: ColumnAllocator): PhaseProgram<CalibratedTimes> {
-  const groups = offsets.length - 1;
-  const n = offsets[groups] as number;
+export function* perSmFitPhases(
+  words: Uint32Array,
+  groups: SmGroups,
+  workers: number,
+  granularityNs: number,
+  map: DeviceClockMap,
+  smClockRateHz: number | null,
+  allocate: ColumnAllocator,
+): PhaseProgram<PerSmFit> {
+  const { offsets } = groups;
+  const groupCount = offsets.length - 1;
+  const n = offsets[groupCount] as number;
+  const u32 = () => allocate.uint(n, 0xffffffff) as Uint32Array;
+  const rows: ClockRows = { words, groups, y: allocate.f64(n), x: allocate.f64(n), byX: u32(), xs: allocate.f64(n), ys: allocate.f64(n), sliceRows: u32(), sliceKeys: allocate.f64(n) };
+  const slices = sliceGroups(offsets, workers);
+  const bySlice = assignTasks(slices.map((s) => s.end - s.begin), workers);
+  const slicesOf = slicesByGroup(slices, groupCount);
   // A rough rate per SM, good enough to unwrap 32-bit cycle counts over any capture.
-  const rough = (yield { phase: 'rough' }) as (number | null)[];
+  const stats = (yield { phase: 'measure', tasks: slices, assignment: bySlice, rows, map }) as Float64Array[];
+  const rough = slicesOf.map((list) => roughSlope(list.map((k) => stats[k] as Float64Array)));
   const ctx = fitContextOf(rough, smClockRateHz, map, granularityNs);
-  // Per SM, samples in cycle order cut into segments and fitted robustly.
-  const nsPerCycle = Float64Array.from({ length: groups }, (_, g) => rough[g] ?? ctx.prior);
-  const found = (yield { phase: 'fit', ctx, nsPerCycle }) as number[][];
+  const nsPerCycle = Float64Array.from({ length: groupCount }, (_, g) => rough[g] ?? ctx.prior);
+  // Each SM's samples in cycle order.
+  const whole = slices.map((s) => (slicesOf[s.g] as number[]).length === 1);
+  const samples = (yield { phase: 'unwrap', tasks: slices.map((slice, k) => ({ slice, whole: whole[k] as boolean })), assignment: bySlice, rows, nsPerCycle }) as (Float64Array | null)[];
+  const merges = mergeTasks(slices, slicesOf, samples);
+  if (merges.tasks.length > 0) yield { phase: 'mergeX', tasks: merges.tasks, assignment: assignTasks(merges.weights, workers), rows };
+  // Runs of them fitted in batches: segments, and where the chip's rate changed.
+  const groupRows = Array.from({ length: groupCount }, (_, g) => (offsets[g + 1] as number) - (offsets[g] as number));
+  const bounds = (yield { phase: 'runs', tasks: groupRows.map((_, g) => g), assignment: assignTasks(groupRows, workers), rows, nsPerCycle: ctx.prior }) as Uint32Array[];
+  const target = workers <= 1 ? Infinity : Math.max(SLICE_BLOCK, Math.ceil(n / (workers * 3)));
+  const fitTasks = bounds.flatMap((b, g) => batchItems(b, b.length - 1, target).map(([firstRun, lastRun]) => ({ g, firstRun, lastRun, bounds: b })));
+  const fitted = (yield {
+    phase: 'fit',
+    tasks: fitTasks,
+    assignment: assignTasks(fitTasks.map((t) => (t.bounds[t.lastRun] as number) - (t.bounds[t.firstRun] as number)), workers),
+    rows,
+    ctx,
+  }) as { segments: Segment[]; changes: number[] }[];
+  let segments: Segment[][] = Array.from({ length: groupCount }, () => []);
+  fitTasks.forEach((t, k) => (segments[t.g] as Segment[]).push(...(fitted[k] as { segments: Segment[] }).segments));
   // A rate change found on one SM happened on all of them (boost is chip-wide).
-  const changes = found.flat().sort((a, b) => a - b);
-  const summaries = (yield { phase: 'cut', ctx, changes }) as SegmentSummary[][];
-  // Each segment's slope pooled with the segments around it in time on every SM, then every record placed.
-  const shared = sharedSlopes(summaries.flat(), ctx);
-  const segmentStart = new Uint32Array(groups + 1);
-  for (let g = 0; g < groups; g++) segmentStart[g + 1] = (segmentStart[g] as number) + (summaries[g] as SegmentSummary[]).length;
-  const times = { startNs: allocate.f64(n), endNs: allocate.f64(n), cycleStart: allocate.f64(n), cycleDuration: allocate.uint(n, 0xffffffff) as Uint32Array };
-  const placed = (yield { phase: 'place', ctx, slope: shared.slope, error: shared.error, segmentStart, times }) as SmCalibration[][];
+  const changes = fitted.flatMap((f) => f.changes).sort((a, b) => a - b);
+  if (changes.length > 0) {
+    segments = (yield { phase: 'cut', tasks: segments.map((list, g) => ({ g, segments: list })), assignment: assignTasks(groupRows, workers), rows, ctx, changes }) as Segment[][];
+  }
+  // Each segment's slope pooled with the segments around it in time on every SM.
+  const segmentStart = new Uint32Array(groupCount + 1);
+  for (let g = 0; g < groupCount; g++) segmentStart[g + 1] = (segmentStart[g] as number) + (segments[g] as Segment[]).length;
+  const total = segmentStart[groupCount] as number;
+  const pool = slopePoolOf(
+    segments.flatMap((list) => summariesOf(rows, list)),
+    ctx,
+    allocate,
+  );
+  const shared = { slope: allocate.f64(total), error: allocate.f64(total) };
+  const segmentRanges = splitRows(total, Math.min(total, workers * 2));
+  yield { phase: 'share', tasks: segmentRanges, assignment: assignTasks(segmentRanges.map(([b, e]) => e - b), workers), pool, ...shared };
+  const batches = segments.flatMap((list, g) => {
+    const starts = list.map((s) => s.begin);
+    starts.push(offsets[g + 1] as number);
+    return batchItems(starts, list.length, target).map(([first, last]) => ({ g, first, last, weight: (starts[last] as number) - (starts[first] as number) }));
+  });
+  const byBatch = assignTasks(
+    batches.map((b) => b.weight),
+    workers,
+  );
+  const offsetReplies = (yield {
+    phase: 'offsets',
+    tasks: batches.map(({ g, first, last }) => ({ segments: (segments[g] as Segment[]).slice(first, last), first: (segmentStart[g] as number) + first })),
+    assignment: byBatch,
+    rows,
+    ctx,
+    ...shared,
+  }) as { fits: PlacedFit[]; minStartCycles: number }[];
+  const fits: PlacedFit[][] = Array.from({ length: groupCount }, () => []);
+  const minStartCycles = new Float64Array(groupCount).fill(Infinity);
+  batches.forEach(({ g }, k) => {
+    const reply = offsetReplies[k] as { fits: PlacedFit[]; minStartCycles: number };
+    (fits[g] as PlacedFit[]).push(...reply.fits);
+    minStartCycles[g] = Math.min(minStartCycles[g] as number, reply.minStartCycles);
+  });
+  // Every record placed with its segment's line.
+  const lines = { slope: allocate.f64(total), intercept: allocate.f64(total), firstX: allocate.f64(total), lastX: allocate.f64(total) };
+  const borrowed: boolean[] = [];
+  fits.forEach((list, g) => {
+    const own = segmentLines(list);
+    own.lines.forEach((line, j) => {
+      const s = (segmentStart[g] as number) + j;
+      const seg = (segments[g] as Segment[])[j] as Segment;
+      lines.slope[s] = line.slope;
+      lines.intercept[s] = line.intercept;
+      lines.firstX[s] = rows.xs[seg.begin] as number;
+      lines.lastX[s] = rows.xs[seg.end - 1] as number;
+      borrowed.push(own.borrowed[j] as boolean);
+    });
+  });
+  // The cycle origin lands in x (free once sorted), the canonical sort's scratch in the other rows.
+  const times = { startNs: allocate.f64(n), endNs: allocate.f64(n), cycleStart: rows.x, cycleDuration: u32() };
+  const placed = (yield {
+    phase: 'place',
+    tasks: batches.map(({ g, first, last }) => ({
+      segments: (segments[g] as Segment[]).slice(first, last).map(({ begin, end }) => ({ begin, end })),
+      first: (segmentStart[g] as number) + first,
+      groupFirst: segmentStart[g] as number,
+      groupLast: segmentStart[g + 1] as number,
+      minStartCycles: minStartCycles[g] as number,
+    })),
+    assignment: byBatch,
+    rows,
+    lines,
+    times,
+  }) as { spans: Float64Array; minStartNs: number }[];
+  const spans = new Float64Array(total * 2);
+  let minStartNs = Infinity;
+  batches.forEach(({ g, first }, k) => {
+    const reply = placed[k] as { spans: Float64Array; minStartNs: number };
+    spans.set(reply.spans, ((segmentStart[g] as number) + first) * 2);
+    minStartNs = Math.min(minStartNs, reply.minStartNs);
+  });
+  const perSm: SmCalibration[] = [];
+  segments.forEach((list, g) => {
+    list.forEach(({ begin, end }, j) => {
+      const s = (segmentStart[g] as number) + j;
+      const { fit } = (fits[g] as PlacedFit[])[j] as PlacedFit;
+      const lent = borrowed[s] as boolean;
+      const slope = lines.slope[s] as number;
+      perSm.push({
+        sm: groups.sm[g] as number,
+        samples: end - begin,
+        lateSamples: lent ? end - begin : fit.late,
+        fit: lent ? 'offset-only' : fit.fit,
+        nsPerCycle: slope,
+        offsetNs: (lines.intercept[s] as number) + slope * (minStartCycles[g] as number),
+        residualRmsNs: lent ? 0 : fit.rmsNs,
+        residualMaxNs: lent ? 0 : fit.maxAbsNs,
+        fromNs: spans[s * 2] as number,
+        toNs: spans[s * 2 + 1] as number,
+      });
+    });
+  });
   return {
-    ...times,
-    calibration: perSmCalibration(
-      placed.flat(),
-      granularityNs,
-      rough.some((r) => r !== null),
-      smClockRateHz,
-    ),
-    deviceClockGranularityNs: granularityNs,
-    smClockRateHz: 1e9 / ctx.prior,
+    times: {
+      ...times,
+      calibration: perSmCalibration(
+        perSm,
+        granularityNs,
+        rough.some((r) => r !== null),
+        smClockRateHz,
+      ),
+      deviceClockGranularityNs: granularityNs,
+      smClockRateHz: 1e9 / ctx.prior,
+    },
+    rows,
+    minStartNs,
   };
 }
 
-/**
- * For each segment (all SMs, in order), the inverse-variance weighted mean of
- * the fitted slopes of the other segments overlapping it (± SHARED_WINDOW_NS),
- * and its standard error; the prior (with an infinite error) where none do.
- */
-export function sharedSlopes(segments: readonly SegmentSummary[], ctx: FitContext): { slope: Float64Array; error: Float64Array } {
-  const fitted = segments
-    .map((seg, index) => ({ seg, index }))
-    // Only clean fits vouch for the rate: few late reads, residuals at the noise level.
-    .filter(
-      ({ seg }) =>
-        seg.own !== null &&
-        Number.isFinite(seg.own.slopeError) &&
-        seg.own.slopeError > 0 &&
-        seg.own.late <= SUSPICIOUS_LATE * seg.samples &&
-        seg.own.lateSkew <= SUSPICIOUS_SKEW &&
-        seg.own.rmsNs <= ctx.kinkRmsNs,
-    )
-    .sort((a, b) => a.seg.fromNs - b.seg.fromNs);
-  const froms = Float64Array.from(fitted, ({ seg }) => seg.fromNs);
-  const slope = new Float64Array(segments.length);
-  const error = new Float64Array(segments.length);
-  segments.forEach((seg, k) => {
-    const lo = seg.fromNs - SHARED_WINDOW_NS - MAX_SEGMENT_NS;
-    const hi = seg.toNs + SHARED_WINDOW_NS;
-    let first = 0;
-    let last = froms.length;
-    while (first < last) {
-      const mid = (first + last) >> 1;
-      if ((froms[mid] as number) < lo) first = mid + 1;
-      else last = mid;
+/** Slice indices of each group, in row order. */
+export function slicesByGroup(slices: readonly RowSlice[], groupCount: number): number[][] {
+  const out: number[][] = Array.from({ length: groupCount }, () => []);
+  slices.forEach((s, k) => (out[s.g] as number[]).push(k));
+  return out;
+}
+
+/** For each group sorted in several slices: one merge part per slice, cut at splitters of their samples. */
+export function mergeTasks(slices: readonly RowSlice[], slicesOf: readonly number[][], samples: readonly (Float64Array | null)[]): { tasks: (MergeTask & { g: number })[]; weights: number[] } {
+  const tasks: (MergeTask & { g: number })[] = [];
+  const weights: number[] = [];
+  slicesOf.forEach((list, g) => {
+    if (list.length < 2) return;
+    const ranges = list.map((k) => [(slices[k] as RowSlice).begin, (slices[k] as RowSlice).end] as const);
+    const cuts = splittersOf(
+      list.map((k) => samples[k] as Float64Array),
+      list.length,
+    );
+    const rowsOfGroup = (ranges[ranges.length - 1] as readonly [number, number])[1] - (ranges[0] as readonly [number, number])[0];
+    for (let p = 0; p < list.length; p++) {
+      tasks.push({ g, slices: ranges, lo: p === 0 ? -Infinity : (cuts[p - 1] as number), hi: p === list.length - 1 ? Infinity : (cuts[p] as number) });
+      weights.push(rowsOfGroup / list.length);
     }
-    let sw = 0;
-    let sws = 0;
-    // Neighbours merely near in time count only when nothing overlaps (the rate may have changed in between).
-    let overlapsAny = false;
-    for (let j = first; j < fitted.length && (froms[j] as number) <= seg.toNs; j++) {
-      const other = fitted[j]!;
-      if (other.index !== k && other.seg.toNs > seg.fromNs) overlapsAny = true;
-    }
-    for (let j = first; j < fitted.length && (froms[j] as number) <= hi; j++) {
-      const other = fitted[j]!;
-      if (other.index === k || other.seg.toNs < seg.fromNs - SHARED_WINDOW_NS) continue;
-      const fit = other.seg.own!;
-      // Weighted by how much of the other segment lies in this one's time: the rate can change.
-      const overlap = Math.min(other.seg.toNs, seg.toNs + SHARED_WINDOW_NS) - Math.max(other.seg.fromNs, seg.fromNs - SHARED_WINDOW_NS);
-      const strict = Math.min(other.seg.toNs, seg.toNs) - Math.max(other.seg.fromNs, seg.fromNs);
-      if (strict <= 0 && overlapsAny) continue;
-      if (overlap <= 0) continue;
-      const w = Math.min(1, overlap / Math.max(1, other.seg.toNs - other.seg.fromNs)) / fit.slopeError ** 2;
-      sw += w;
-      sws += w * fit.line.slope;
-    }
-    slope[k] = sw > 0 ? sws / sw : ctx.prior;
-    error[k] = sw > 0 ? 1 / Math.sqrt(sw) : Infinity;
   });
-  return { slope, error };
+  return { tasks, weights };
 }
 
 function median(values: number[]): number {

@@ -1,169 +1,222 @@
 /**
- * The per-SM work of decoding a raw dump, as phases a worker runs on the SM
- * groups it owns: calibration (see calibrate.ts), canonical rows and column
- * encoding. Requests and replies are plain data (typed arrays over shared
- * memory where workers share columns), so the same PhaseWorker serves the
- * one-thread decoder (runPhases) and a pool of threads. Every reply lists
- * [key, value] pairs (key: SM group, or worker for encode) that the caller
- * merges into one array.
+ * The work of decoding a raw dump as phases of independent tasks: slices of
+ * records, slices of an SM's rows, batches of its clock segments, parts of
+ * its sorted rows, chunks of the output. A phase program (wtrawProgram)
+ * yields each phase with every task and which worker runs which; a driver
+ * (runPhases here, or a thread pool) hands each worker its tasks and merges
+ * the replies by task. Everything a phase shares lives in typed arrays
+ * (shared memory for a pool), so tasks of one SM can run on any worker.
  */
-import type { FitContext, DeviceClockMap, SegmentSummary } from './sm-clock.js';
-import { SmClock } from './sm-clock.js';
-import type { SmCalibration, SmGroups, WarpColumns } from './model.js';
-import { RecordWord } from './raw-layout.js';
-import { countRecords, cursorsOfPart, recordColumn, scatterRecords, type RecordCounts, type RecordLimits, type SmMajorRecords } from './raw-records.js';
-import { writeCanonicalGroup, type CalibratedRows } from './raw-canonical.js';
+import type { CalibratedRows, OrderRows } from './raw-canonical.js';
+import { emitPart, orderSlice } from './raw-canonical.js';
+import type { SmGroups, WarpColumns } from './model.js';
+import { countRecords, cursorsOfPart, scatterRecords, type RecordCounts, type RecordLimits, type SmMajorRecords } from './raw-records.js';
+import type { RowSlice } from './row-tasks.js';
+import {
+  cutAtRateChanges,
+  fitRuns,
+  measureSlice,
+  mergeByX,
+  offsetSegments,
+  placeSegments,
+  runsOf,
+  unwrapSlice,
+  type ClockRows,
+  type DeviceClockMap,
+  type FitContext,
+  type PlacedFit,
+  type Segment,
+  type SegmentLines,
+} from './sm-clock.js';
+import { poolSlopes, type SlopePool } from './shared-slopes.js';
 import { encodeWarpChunk, type WarpChunk } from './warp-encoder.js';
+import { chunkSizes, writeChunk, type ChunkSizes, type WtraceLayout } from './wtrace-writer.js';
 
-/** Where a worker finds each group's clock words. */
-export type ClockSource =
-  | { readonly kind: 'records'; readonly records: SmMajorRecords }
-  | {
-      readonly kind: 'columns';
-      readonly offsets: Uint32Array;
-      readonly sm: Uint16Array;
-      readonly clockStartLo: Uint32Array;
-      readonly clockEndLo: Uint32Array;
-      readonly deviceLo: Uint32Array;
-      readonly draw: Uint32Array;
-    };
+/** Part [lo, hi) of one group's keys, merged from its sorted slices. */
+export interface MergeTask {
+  readonly slices: readonly (readonly [number, number])[];
+  readonly lo: number;
+  readonly hi: number;
+}
 
+export interface PlacedTimes {
+  readonly startNs: Float64Array;
+  readonly endNs: Float64Array;
+  readonly cycleStart: Float64Array;
+  readonly cycleDuration: Uint32Array;
+}
+
+/** Each phase: its tasks and what every task shares. */
 export type PhaseRequest =
-  /** Validate and count records ranges[w] (record indices) of `words`. */
-  | { readonly phase: 'count'; readonly words: Uint32Array; readonly ranges: readonly (readonly [number, number])[]; readonly limits: RecordLimits; readonly clockFlags: number }
-  /** Copy them to their SM's rows of `out` (cursors from planGroups). */
-  | { readonly phase: 'scatter'; readonly words: Uint32Array; readonly ranges: readonly (readonly [number, number])[]; readonly groups: SmGroups; readonly cursors: Float64Array; readonly out: Uint32Array }
-  /** assignment[w]: the SM groups worker w owns. */
-  | { readonly phase: 'init'; readonly assignment: readonly (readonly number[])[]; readonly source: ClockSource; readonly map: DeviceClockMap | null }
-  | { readonly phase: 'rough' }
-  | { readonly phase: 'fit'; readonly ctx: FitContext; readonly nsPerCycle: Float64Array }
-  | { readonly phase: 'cut'; readonly ctx: FitContext; readonly changes: readonly number[] }
-  | { readonly phase: 'place'; readonly ctx: FitContext; readonly slope: Float64Array; readonly error: Float64Array; readonly segmentStart: Uint32Array; readonly times: CalibratedRows }
-  | { readonly phase: 'emit'; readonly times: CalibratedRows; readonly shiftNs: number; readonly columns: WarpColumns }
-  | { readonly phase: 'encode'; readonly ranges: readonly (readonly [number, number])[]; readonly subgroupSize: number; readonly cyclesPerNs: number };
+  /** Validate and count record ranges. */
+  | { readonly phase: 'count'; readonly tasks: readonly (readonly [number, number])[]; readonly words: Uint32Array; readonly limits: RecordLimits; readonly clockFlags: number }
+  /** Copy record range `part` to its SMs' rows of `out` (cursors from planGroups). */
+  | {
+      readonly phase: 'scatter';
+      readonly tasks: readonly { readonly begin: number; readonly end: number; readonly part: number }[];
+      readonly words: Uint32Array;
+      readonly groups: SmGroups;
+      readonly cursors: Float64Array;
+      readonly out: Uint32Array;
+    }
+  | { readonly phase: 'measure'; readonly tasks: readonly RowSlice[]; readonly rows: ClockRows; readonly map: DeviceClockMap }
+  | { readonly phase: 'unwrap'; readonly tasks: readonly { readonly slice: RowSlice; readonly whole: boolean }[]; readonly rows: ClockRows; readonly nsPerCycle: Float64Array }
+  | { readonly phase: 'mergeX'; readonly tasks: readonly MergeTask[]; readonly rows: ClockRows }
+  | { readonly phase: 'runs'; readonly tasks: readonly number[]; readonly rows: ClockRows; readonly nsPerCycle: number }
+  | { readonly phase: 'fit'; readonly tasks: readonly { readonly g: number; readonly firstRun: number; readonly lastRun: number; readonly bounds: Uint32Array }[]; readonly rows: ClockRows; readonly ctx: FitContext }
+  | { readonly phase: 'cut'; readonly tasks: readonly { readonly g: number; readonly segments: readonly Segment[] }[]; readonly rows: ClockRows; readonly ctx: FitContext; readonly changes: readonly number[] }
+  /** Pool the slopes of segment ranges [begin, end) into slope/error. */
+  | { readonly phase: 'share'; readonly tasks: readonly (readonly [number, number])[]; readonly pool: SlopePool; readonly slope: Float64Array; readonly error: Float64Array }
+  | {
+      readonly phase: 'offsets';
+      readonly tasks: readonly { readonly segments: readonly Segment[]; readonly first: number }[];
+      readonly rows: ClockRows;
+      readonly ctx: FitContext;
+      readonly slope: Float64Array;
+      readonly error: Float64Array;
+    }
+  | {
+      readonly phase: 'place';
+      readonly tasks: readonly {
+        readonly segments: readonly { readonly begin: number; readonly end: number }[];
+        readonly first: number;
+        readonly groupFirst: number;
+        readonly groupLast: number;
+        readonly minStartCycles: number;
+      }[];
+      readonly rows: ClockRows;
+      readonly lines: SegmentLines;
+      readonly times: PlacedTimes;
+    }
+  | {
+      readonly phase: 'order';
+      readonly tasks: readonly { readonly slice: RowSlice; readonly whole: boolean }[];
+      readonly records: SmMajorRecords;
+      readonly times: CalibratedRows;
+      readonly shiftNs: number;
+      readonly scratch: OrderRows;
+      readonly columns: WarpColumns;
+    }
+  | {
+      readonly phase: 'emit';
+      readonly tasks: readonly (MergeTask & { readonly cycleBase: number })[];
+      readonly records: SmMajorRecords;
+      readonly times: CalibratedRows;
+      readonly scratch: OrderRows;
+      readonly columns: WarpColumns;
+    }
+  /** Encode row ranges; each worker keeps its chunks for 'pack'. */
+  | { readonly phase: 'encode'; readonly tasks: readonly (readonly [number, number])[]; readonly columns: WarpColumns; readonly subgroupSize: number; readonly cyclesPerNs: number }
+  /** Copy the kept chunks (by encode task) into the file. */
+  | { readonly phase: 'pack'; readonly tasks: readonly number[]; readonly layout: WtraceLayout; readonly columns: WarpColumns; readonly out: Uint8Array };
 
 export interface PhaseReplies {
   count: RecordCounts;
   scatter: null;
-  init: null;
-  rough: number | null;
-  fit: number[];
-  cut: SegmentSummary[];
-  place: SmCalibration[];
+  measure: Float64Array;
+  unwrap: Float64Array | null;
+  mergeX: null;
+  runs: Uint32Array;
+  fit: { segments: Segment[]; changes: number[] };
+  cut: Segment[];
+  share: null;
+  offsets: { fits: PlacedFit[]; minStartCycles: number };
+  place: { spans: Float64Array; minStartNs: number };
+  order: { samples: Float64Array | null; minCycle: number };
   emit: null;
-  encode: WarpChunk;
+  encode: ChunkSizes;
+  pack: null;
 }
 
-export type Reply<P extends keyof PhaseReplies> = [number, PhaseReplies[P]][];
+/** A phase as a program yields it: assignment[w] lists the indices of worker w's tasks. */
+export type PhaseStep = PhaseRequest & { readonly assignment: readonly (readonly number[])[] };
+
+/** What one worker gets: its tasks, and their indices in the phase. */
+export type WorkerRequest = PhaseRequest & { readonly ids: readonly number[] };
+
+/** Worker w's share of a phase. */
+export function requestFor(step: PhaseStep, w: number): WorkerRequest {
+  const ids = step.assignment[w] ?? [];
+  const { assignment: _all, ...request } = step;
+  return { ...request, tasks: ids.map((k) => (step.tasks as readonly unknown[])[k]), ids } as WorkerRequest;
+}
 
 export class PhaseWorker {
-  private worker = 0;
-  private groups: readonly number[] = [];
-  private source: ClockSource | null = null;
-  private clocks = new Map<number, SmClock>();
-  private columns: WarpColumns | null = null;
+  /** Encoded chunks by encode task, until 'pack' writes them. */
+  private chunks = new Map<number, WarpChunk>();
 
-  /** Runs one phase as worker number `self`. */
-  handle(request: PhaseRequest, self: number): [number, unknown][] {
+  /** Runs a worker's tasks of one phase: [task index, reply] pairs. */
+  handle(request: WorkerRequest): [number, unknown][] {
+    const { ids } = request;
+    const each = <T>(run: (task: T) => unknown): [number, unknown][] => (request.tasks as readonly T[]).map((task, j) => [ids[j] as number, run(task)]);
     switch (request.phase) {
-      case 'count': {
-        const [begin, end] = request.ranges[self] ?? [0, 0];
-        return [[self, countRecords(request.words, begin, end, request.limits, request.clockFlags)]];
-      }
-      case 'scatter': {
-        const [begin, end] = request.ranges[self] ?? [0, 0];
-        scatterRecords(request.words, begin, end, cursorsOfPart(request.groups, request.cursors, self), request.out);
-        return [[self, null]];
-      }
-      case 'init':
-        this.worker = self;
-        this.groups = request.assignment[self] ?? [];
-        this.source = request.source;
-        this.clocks.clear();
-        if (request.map !== null) for (const g of this.groups) this.clocks.set(g, new SmClock(this.clockWords(g), request.map));
-        return [];
-      case 'rough':
-        return this.each((clock) => clock.roughSlope());
+      case 'count':
+        return each<readonly [number, number]>(([begin, end]) => countRecords(request.words, begin, end, request.limits, request.clockFlags));
+      case 'scatter':
+        return each<{ begin: number; end: number; part: number }>(({ begin, end, part }) => {
+          scatterRecords(request.words, begin, end, cursorsOfPart(request.groups, request.cursors, part), request.out);
+          return null;
+        });
+      case 'measure':
+        return each<RowSlice>((slice) => measureSlice(request.rows, request.map, slice));
+      case 'unwrap':
+        return each<{ slice: RowSlice; whole: boolean }>(({ slice, whole }) => unwrapSlice(request.rows, slice, request.nsPerCycle[slice.g] as number, whole));
+      case 'mergeX':
+        return each<MergeTask>(({ slices, lo, hi }) => {
+          mergeByX(request.rows, slices, lo, hi);
+          return null;
+        });
+      case 'runs':
+        return each<number>((g) => runsOf(request.rows, g, request.nsPerCycle));
       case 'fit':
-        return this.each((clock, g) => clock.fit(request.nsPerCycle[g] as number, request.ctx));
+        return each<{ g: number; firstRun: number; lastRun: number; bounds: Uint32Array }>(({ g, firstRun, lastRun, bounds }) => fitRuns(request.rows, g, bounds, firstRun, lastRun, request.ctx));
       case 'cut':
-        return this.each((clock) => {
-          clock.cutAtRateChanges(request.changes, request.ctx);
-          return clock.summaries();
+        return each<{ g: number; segments: readonly Segment[] }>(({ g, segments }) => cutAtRateChanges(request.rows, g, segments, request.changes, request.ctx));
+      case 'share':
+        return each<readonly [number, number]>(([begin, end]) => {
+          poolSlopes(request.pool, begin, end, request.slope, request.error);
+          return null;
         });
-      case 'place': {
-        const { offsets } = this.offsets();
-        const t = request.times;
-        return this.each((clock, g) => {
-          const slice = <T extends Float64Array | Uint32Array>(column: T | null) => (column as T).subarray(offsets[g], offsets[g + 1]) as T;
-          const from = request.segmentStart[g] as number;
-          const to = request.segmentStart[g + 1] as number;
-          return clock.place(request.slope.subarray(from, to), request.error.subarray(from, to), request.ctx, {
-            startNs: slice(t.startNs),
-            endNs: slice(t.endNs),
-            cycleStart: slice(t.cycleStart),
-            cycleDuration: slice(t.cycleDuration),
-          });
+      case 'offsets':
+        return each<{ segments: readonly Segment[]; first: number }>(({ segments, first }) => offsetSegments(request.rows, segments, first, request.slope, request.error, request.ctx));
+      case 'place':
+        return each<{ segments: readonly { begin: number; end: number }[]; first: number; groupFirst: number; groupLast: number; minStartCycles: number }>((t) =>
+          placeSegments(request.rows, t.segments, t.first, t.groupFirst, t.groupLast, request.lines, t.minStartCycles, request.times),
+        );
+      case 'order':
+        return each<{ slice: RowSlice; whole: boolean }>(({ slice, whole }) => orderSlice(request.records, request.times, request.shiftNs, request.scratch, slice, whole, request.columns));
+      case 'emit':
+        return each<MergeTask & { cycleBase: number }>(({ slices, lo, hi, cycleBase }) => {
+          emitPart(request.records, request.times, request.scratch, slices, lo, hi, cycleBase, request.columns);
+          return null;
         });
-      }
-      case 'emit': {
-        const source = this.source;
-        if (source?.kind !== 'records') throw new Error('emit needs SM-major records');
-        this.columns = request.columns;
-        for (const g of this.groups) writeCanonicalGroup(source.records, request.times, request.shiftNs, g, request.columns);
-        return this.groups.map((g) => [g, null]);
-      }
-      case 'encode': {
-        const range = request.ranges[this.worker];
-        if (this.columns === null || range === undefined) return [];
-        return [[this.worker, encodeWarpChunk(this.columns, range[0], range[1], request.subgroupSize, request.cyclesPerNs)]];
-      }
+      case 'encode':
+        this.chunks.clear();
+        return request.tasks.map(([begin, end], j): [number, unknown] => {
+          const id = ids[j] as number;
+          const chunk = encodeWarpChunk(request.columns, begin, end, request.subgroupSize, request.cyclesPerNs);
+          this.chunks.set(id, chunk);
+          return [id, chunkSizes(chunk)];
+        });
+      case 'pack':
+        return each<number>((id) => {
+          const chunk = this.chunks.get(id);
+          if (chunk === undefined) throw new Error(`pack: chunk ${id} was not encoded by this worker`);
+          writeChunk(request.layout, id, chunk, request.columns, request.out);
+          this.chunks.delete(id);
+          return null;
+        });
     }
-  }
-
-  private each<T>(f: (clock: SmClock, g: number) => T): [number, T][] {
-    return this.groups.map((g) => [g, f(this.clocks.get(g) as SmClock, g)]);
-  }
-
-  private offsets(): { offsets: Uint32Array; sm: Uint16Array } {
-    const source = this.source as ClockSource;
-    return source.kind === 'records' ? source.records.groups : source;
-  }
-
-  /** Group g's clock words as columns of its own. */
-  private clockWords(g: number) {
-    const source = this.source as ClockSource;
-    const { offsets, sm } = this.offsets();
-    const begin = offsets[g] as number;
-    const end = offsets[g + 1] as number;
-    if (source.kind === 'columns') {
-      return {
-        sm: sm[g] as number,
-        clockStartLo: source.clockStartLo.subarray(begin, end),
-        clockEndLo: source.clockEndLo.subarray(begin, end),
-        deviceLo: source.deviceLo.subarray(begin, end),
-        draw: source.draw.subarray(begin, end),
-      };
-    }
-    const words = source.records.words;
-    return {
-      sm: sm[g] as number,
-      clockStartLo: recordColumn(words, RecordWord.CLOCK_START, begin, end),
-      clockEndLo: recordColumn(words, RecordWord.CLOCK_END, begin, end),
-      deviceLo: recordColumn(words, RecordWord.DEVICE_CLOCK, begin, end),
-      draw: recordColumn(words, RecordWord.DRAW_ID, begin, end),
-    };
   }
 }
 
 /**
- * A phase program: yields each request (sent to every worker) and receives
- * the merged replies, indexed by key. Driven by runPhases in this thread, or
- * by a thread pool.
+ * A phase program: yields each phase and receives the replies, indexed by
+ * task. Driven by runPhases in this thread, or by a thread pool.
  */
-export type PhaseProgram<R> = Generator<PhaseRequest, R, unknown[]>;
+export type PhaseProgram<R> = Generator<PhaseStep, R, unknown[]>;
 
-/** Merges [key, value] replies into an array indexed by key. */
+/** Merges [task, value] replies into an array indexed by task. */
 export function mergeReplies(replies: readonly (readonly [number, unknown][])[], size: number): unknown[] {
   const out = new Array<unknown>(size);
   for (const reply of replies) for (const [key, value] of reply) out[key] = value;
@@ -175,32 +228,8 @@ export function runPhases<R>(program: PhaseProgram<R>): R {
   const worker = new PhaseWorker();
   let step = program.next([]);
   while (!step.done) {
-    const reply = worker.handle(step.value, 0);
-    let size = 0;
-    for (const [key] of reply) size = Math.max(size, key + 1);
-    step = program.next(mergeReplies([reply], size));
+    const reply = worker.handle(requestFor(step.value, 0));
+    step = program.next(mergeReplies([reply], step.value.tasks.length));
   }
   return step.value;
-}
-
-/** SM groups spread over workers, biggest first to the least loaded (rows decide the load). */
-export function assignGroups(offsets: Uint32Array, workers: number): number[][] {
-  const groups = offsets.length - 1;
-  const sizes = Array.from({ length: groups }, (_, g) => (offsets[g + 1] as number) - (offsets[g] as number));
-  const order = sizes.map((_, g) => g).sort((a, b) => (sizes[b] as number) - (sizes[a] as number));
-  const load = new Array<number>(workers).fill(0);
-  const out: number[][] = Array.from({ length: workers }, () => []);
-  for (const g of order) {
-    let best = 0;
-    for (let w = 1; w < workers; w++) if ((load[w] as number) < (load[best] as number)) best = w;
-    (out[best] as number[]).push(g);
-    load[best] = (load[best] as number) + (sizes[g] as number);
-  }
-  for (const list of out) list.sort((a, b) => a - b);
-  return out;
-}
-
-/** Rows [0, count) in `parts` contiguous ranges of near-equal size. */
-export function splitRows(count: number, parts: number): [number, number][] {
-  return Array.from({ length: parts }, (_, k) => [Math.floor((count * k) / parts), Math.floor((count * (k + 1)) / parts)] as [number, number]);
 }

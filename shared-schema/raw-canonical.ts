@@ -1,15 +1,16 @@
 /**
  * Calibrated SM-major records → the trace's canonical warp columns (by SM,
- * then start): per SM, times are quantized to ticks, the SM's rows sorted by
- * start and every column written at the SM's offset. SMs are independent, so
- * workers can each write their own SMs' rows of shared columns.
+ * then start): times are quantized to ticks, each SM's rows sorted by start
+ * (a busy SM in slices, merged by parts: row-sort.ts) and every column
+ * written at its row, so workers can each write their rows of shared columns.
  */
 import { allocUintColumn, laneMasks } from './columns.js';
 import { describeValue, fail } from './errors.js';
 import { TICKS_PER_NS, type UintColumn, type WarpColumns } from './model.js';
 import { PackedIds, RECORD_WORDS, RecordWord } from './raw-layout.js';
 import type { SmMajorRecords } from './raw-records.js';
-import { sortedOrder } from './sort.js';
+import { mergePart, sortSlice } from './row-sort.js';
+import type { RowSlice } from './row-tasks.js';
 
 /** Largest time accepted: 2^53 ticks, so every tick stays exact in float64 (about 6.5 days). */
 export const MAX_TIME_NS = Number.MAX_SAFE_INTEGER / TICKS_PER_NS;
@@ -56,33 +57,85 @@ export const plainColumns: ColumnAllocator = {
   share: (column) => column,
 };
 
-/** Writes group g's rows of `out` in canonical order; times move by `shiftNs` (the origin's move). */
-export function writeCanonicalGroup(records: SmMajorRecords, times: CalibratedRows, shiftNs: number, g: number, out: WarpColumns): void {
-  const begin = records.groups.offsets[g] as number;
-  const end = records.groups.offsets[g + 1] as number;
-  const m = end - begin;
-  const startTicks = new Float64Array(m);
-  const durationTicks = new Float64Array(m);
-  for (let k = 0; k < m; k++) {
-    const s = (times.startNs[begin + k] as number) + shiftNs;
-    const e = (times.endNs[begin + k] as number) + shiftNs;
-    if (!(s >= 0 && s <= MAX_TIME_NS)) fail('bad-value', `warps.startNs[${begin + k}]`, `expected ns in [0, ${MAX_TIME_NS}], got ${describeValue(s)}`);
-    if (!(e >= s && e <= MAX_TIME_NS)) fail('bad-value', `warps.endNs[${begin + k}]`, `expected ns ≥ startNs (${s}), got ${describeValue(e)}`);
+/**
+ * Scratch rows of the canonical sort (SM-major; the calibration's buffers
+ * are reused once it is done): times in ticks, slices sorted on their own,
+ * and the final order (output row → source row) with its keys.
+ */
+export interface OrderRows {
+  readonly startTicks: Float64Array;
+  readonly durationTicks: Float64Array;
+  readonly sliceRows: Uint32Array;
+  readonly sliceKeys: Float64Array;
+  readonly order: Uint32Array;
+  readonly orderKeys: Float64Array;
+}
+
+export function allocOrderRows(n: number, allocate: ColumnAllocator): OrderRows {
+  const rows = () => allocate.uint(n, 0xffffffff) as Uint32Array;
+  return { startTicks: allocate.f64(n), durationTicks: allocate.f64(n), sliceRows: rows(), sliceKeys: allocate.f64(n), order: rows(), orderKeys: allocate.f64(n) };
+}
+
+/**
+ * Quantizes a slice's times to ticks after the origin's move by `shiftNs`
+ * (checking them) and sorts the slice by start. A slice that is its whole
+ * group is written out at once (samples: null); others return samples for
+ * the merge (emitPart). Also the slice's smallest start cycle.
+ */
+export function orderSlice(
+  records: SmMajorRecords,
+  times: CalibratedRows,
+  shiftNs: number,
+  scratch: OrderRows,
+  slice: RowSlice,
+  whole: boolean,
+  out: WarpColumns,
+): { samples: Float64Array | null; minCycle: number } {
+  const { startTicks, durationTicks } = scratch;
+  for (let i = slice.begin; i < slice.end; i++) {
+    const s = (times.startNs[i] as number) + shiftNs;
+    const e = (times.endNs[i] as number) + shiftNs;
+    if (!(s >= 0 && s <= MAX_TIME_NS)) fail('bad-value', `warps.startNs[${i}]`, `expected ns in [0, ${MAX_TIME_NS}], got ${describeValue(s)}`);
+    if (!(e >= s && e <= MAX_TIME_NS)) fail('bad-value', `warps.endNs[${i}]`, `expected ns ≥ startNs (${s}), got ${describeValue(e)}`);
     const st = Math.round(s * TICKS_PER_NS);
-    startTicks[k] = st;
-    durationTicks[k] = Math.round(e * TICKS_PER_NS) - st;
+    startTicks[i] = st;
+    durationTicks[i] = Math.round(e * TICKS_PER_NS) - st;
   }
-  const order = sortedOrder(startTicks);
+  let minCycle = Infinity;
+  if (times.cycleStart !== null) for (let i = slice.begin; i < slice.end; i++) minCycle = Math.min(minCycle, times.cycleStart[i] as number);
+  if (!whole) return { samples: sortSlice(startTicks, slice.begin, slice.end, scratch.sliceRows, scratch.sliceKeys), minCycle };
+  sortSlice(startTicks, slice.begin, slice.end, scratch.order, scratch.orderKeys);
+  writeRows(records, times, scratch, minCycle, slice.begin, slice.end, out);
+  return { samples: null, minCycle };
+}
+
+/** Merges the part [lo, hi) of a group's start range from its sorted slices and writes those rows; cycles count from cycleBase. */
+export function emitPart(
+  records: SmMajorRecords,
+  times: CalibratedRows,
+  scratch: OrderRows,
+  slices: readonly (readonly [number, number])[],
+  lo: number,
+  hi: number,
+  cycleBase: number,
+  out: WarpColumns,
+): void {
+  const [from, to] = mergePart(slices, scratch.sliceRows, scratch.sliceKeys, lo, hi, scratch.order, scratch.orderKeys);
+  writeRows(records, times, scratch, cycleBase, from, to, out);
+}
+
+/** Writes canonical rows [from, to) from their source rows (scratch.order). */
+function writeRows(records: SmMajorRecords, times: CalibratedRows, scratch: OrderRows, cycleBase: number, from: number, to: number, out: WarpColumns): void {
   const { startNs, durationNs, warpSlot, stage, draw, customId, activeMask, activeMaskHi, smCycleStart, smCycleDuration } = out;
+  const { order, startTicks, durationTicks } = scratch;
   const words = records.words;
-  for (let k = 0; k < m; k++) {
-    const local = order[k] as number;
-    const row = begin + k;
+  for (let row = from; row < to; row++) {
+    const src = order[row] as number;
     // One cache line per record: every field of it at once.
-    const w = (begin + local) * RECORD_WORDS;
+    const w = src * RECORD_WORDS;
     const ids = words[w + RecordWord.PACKED_IDS] as number;
-    startNs[row] = (startTicks[local] as number) / TICKS_PER_NS;
-    durationNs[row] = (durationTicks[local] as number) / TICKS_PER_NS;
+    startNs[row] = (startTicks[src] as number) / TICKS_PER_NS;
+    durationNs[row] = (durationTicks[src] as number) / TICKS_PER_NS;
     warpSlot[row] = (ids >>> PackedIds.SLOT_SHIFT) & PackedIds.SLOT_MASK;
     stage[row] = (ids >>> PackedIds.STAGE_SHIFT) & PackedIds.STAGE_MASK;
     draw[row] = words[w + RecordWord.DRAW_ID] as number;
@@ -92,12 +145,10 @@ export function writeCanonicalGroup(records: SmMajorRecords, times: CalibratedRo
   }
   if (smCycleStart !== null && smCycleDuration !== null && times.cycleStart !== null && times.cycleDuration !== null) {
     // Each SM's cycles count from its first warp, so the column stays small and exact.
-    let base = Infinity;
-    for (let i = begin; i < end; i++) base = Math.min(base, times.cycleStart[i] as number);
-    for (let k = 0; k < m; k++) {
-      const i = begin + (order[k] as number);
-      smCycleStart[begin + k] = (times.cycleStart[i] as number) - base;
-      smCycleDuration[begin + k] = times.cycleDuration[i] as number;
+    for (let row = from; row < to; row++) {
+      const src = order[row] as number;
+      smCycleStart[row] = (times.cycleStart[src] as number) - cycleBase;
+      smCycleDuration[row] = times.cycleDuration[src] as number;
     }
   }
 }

@@ -1,14 +1,18 @@
 /**
- * One SM's clock calibration (see calibrate.ts for the whole procedure).
- * An SmClock works on its SM's records only (contiguous column slices), in
- * phases; between phases the caller pools what every SM found (the median
- * rate, the times the chip's clock rate changed, the slopes of segments
- * overlapping in time). The phases run the same in one thread or spread
- * over workers.
+ * SM clock calibration (see calibrate.ts for the whole procedure) as steps
+ * on ranges of shared rows, so a busy SM's work spreads over workers: device
+ * times and rough rates per slice of rows, cycles unwrapped and sorted per
+ * slice (then merged, row-sort.ts), segments fitted per batch of runs,
+ * offsets and placement per batch of segments. Between steps the caller
+ * pools what the SMs found (the median rate, the chip's rate changes, the
+ * slopes of segments overlapping in time). Every step gives the same result
+ * however the rows were split, so one thread and a pool agree byte for byte.
  */
-import { fitOffset, fitSegment, leastSquares, type Band, type Line, type SegmentFit } from './clock-fit.js';
-import type { SmCalibration } from './model.js';
-import { sortedOrder } from './sort.js';
+import { fitOffset, fitSegment, type Band, type Line, type SegmentFit } from './clock-fit.js';
+import type { SmGroups } from './model.js';
+import { RECORD_WORDS, RecordWord } from './raw-layout.js';
+import { mergePart, sortSlice } from './row-sort.js';
+import { SLICE_BLOCK, type RowSlice } from './row-tasks.js';
 
 /** Records closer than this to the reference record (ns) estimate the clock rate before unwrapping. */
 const RATE_WINDOW_NS = 0.25e9;
@@ -31,6 +35,8 @@ const LATE_FOR_CHANGE_POINT_NS = 1000;
 export const SUSPICIOUS_SKEW = 0.3;
 /** Margin (ns) within which a segment's end counts as already at a rate change. */
 const RATE_CHANGE_MARGIN_NS = 1000;
+/** Numbers per block in measureSlice's rough-rate sums. */
+const ROUGH_STATS = 7;
 
 /** Where device-clock low words are unwrapped and how they become ns (shared by all SMs). */
 export interface DeviceClockMap {
@@ -42,15 +48,6 @@ export interface DeviceClockMap {
   readonly halfStepTicks: number;
 }
 
-/** One SM's records: equal-length slices, in the order they were written. */
-export interface SmRecords {
-  readonly sm: number;
-  readonly clockStartLo: Uint32Array;
-  readonly clockEndLo: Uint32Array;
-  readonly deviceLo: Uint32Array;
-  readonly draw: Uint32Array;
-}
-
 /** Everything SMs share while fitting: the band of a sample and the median rate. */
 export interface FitContext {
   readonly band: Band;
@@ -58,6 +55,33 @@ export interface FitContext {
   readonly prior: number;
   /** Residual RMS above which a segment holds a rate change. */
   readonly kinkRmsNs: number;
+}
+
+/**
+ * The rows every step reads and writes, SM-major (shared memory in a pool).
+ * Per group, byX/xs/ys hold its rows sorted by end cycles.
+ */
+export interface ClockRows {
+  /** The records, RECORD_WORDS each, grouped by SM. */
+  readonly words: Uint32Array;
+  readonly groups: SmGroups;
+  /** Device ns of each row's device-clock sample. */
+  readonly y: Float64Array;
+  /** End cycles of each row, unwrapped, relative to its SM's first record. */
+  readonly x: Float64Array;
+  readonly byX: Uint32Array;
+  readonly xs: Float64Array;
+  readonly ys: Float64Array;
+  /** Slices sorted on their own, before the merge. */
+  readonly sliceRows: Uint32Array;
+  readonly sliceKeys: Float64Array;
+}
+
+/** Sorted rows [begin, end) of one SM fitted with one line (own: null when too few samples for a slope). */
+export interface Segment {
+  readonly begin: number;
+  readonly end: number;
+  readonly own: SegmentFit | null;
 }
 
 /** What other SMs need to know about a segment. */
@@ -68,11 +92,11 @@ export interface SegmentSummary {
   readonly own: SegmentFit | null;
 }
 
-interface Segment {
-  /** Range in the SM's samples sorted by cycles. */
-  readonly begin: number;
-  readonly end: number;
-  readonly own: SegmentFit | null;
+/** A segment's final fit, from its own samples at the slope pooled over SMs. */
+export interface PlacedFit {
+  readonly fit: SegmentFit;
+  /** Enough samples were not late to trust its offset (else it borrows a neighbour's line). */
+  readonly reliable: boolean;
 }
 
 /** Signed difference a − b of two uint32 values, as if they were wrapping counters. */
@@ -80,220 +104,365 @@ export function wrapDelta(a: number, b: number): number {
   return (a - b) | 0;
 }
 
+function deviceTimeOf(map: DeviceClockMap, lo: number, draw: number): number {
+  return ((map.drawAnchorRelTicks[draw] as number) + wrapDelta(lo, map.drawAnchorLo[draw] as number) + map.halfStepTicks) * map.deviceNsPerTick;
+}
+
 /** Device ns since the origin of device-clock low words (the nearest unwrap to each record's draw anchor). */
 export function deviceTimes(map: DeviceClockMap, lo: Uint32Array, draw: Uint32Array, out: Float64Array): Float64Array {
-  const { drawAnchorRelTicks, drawAnchorLo, deviceNsPerTick, halfStepTicks } = map;
-  for (let i = 0; i < lo.length; i++) {
-    const d = draw[i] as number;
-    const ticks = (drawAnchorRelTicks[d] as number) + wrapDelta(lo[i] as number, drawAnchorLo[d] as number);
-    out[i] = (ticks + halfStepTicks) * deviceNsPerTick;
+  for (let i = 0; i < lo.length; i++) out[i] = deviceTimeOf(map, lo[i] as number, draw[i] as number);
+  return out;
+}
+
+/**
+ * Device times (y) of a slice's rows, and per SLICE_BLOCK rows the sums a
+ * rough clock rate comes from: records within RATE_WINDOW_NS of the SM's
+ * first one (where no wrap of the cycle counter can hide), centred on each
+ * block's first such record: [count, mean u, mean v, Σ(u−ū)², Σ(u−ū)(v−v̄),
+ * min y, max y] with u the end cycles and v the device ns from the first record.
+ */
+export function measureSlice(rows: ClockRows, map: DeviceClockMap, slice: RowSlice): Float64Array {
+  const { words, y } = rows;
+  const first = (rows.groups.offsets[slice.g] as number) * RECORD_WORDS;
+  const y0 = deviceTimeOf(map, words[first + RecordWord.DEVICE_CLOCK] as number, words[first + RecordWord.DRAW_ID] as number);
+  const lo0 = words[first + RecordWord.CLOCK_END] as number;
+  const blocks = Math.ceil((slice.end - slice.begin) / SLICE_BLOCK);
+  const out = new Float64Array(blocks * ROUGH_STATS);
+  for (let b = 0; b < blocks; b++) {
+    const begin = slice.begin + b * SLICE_BLOCK;
+    const end = Math.min(slice.end, begin + SLICE_BLOCK);
+    let c = 0;
+    let u0 = 0;
+    let v0 = 0;
+    let su = 0;
+    let sv = 0;
+    let suu = 0;
+    let suv = 0;
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (let i = begin, w = begin * RECORD_WORDS; i < end; i++, w += RECORD_WORDS) {
+      const t = deviceTimeOf(map, words[w + RecordWord.DEVICE_CLOCK] as number, words[w + RecordWord.DRAW_ID] as number);
+      y[i] = t;
+      const v = t - y0;
+      if (Math.abs(v) > RATE_WINDOW_NS) continue;
+      const u = wrapDelta(words[w + RecordWord.CLOCK_END] as number, lo0);
+      if (c === 0) {
+        u0 = u;
+        v0 = v;
+      }
+      const du = u - u0;
+      const dv = v - v0;
+      c++;
+      su += du;
+      sv += dv;
+      suu += du * du;
+      suv += du * dv;
+      if (t < lo) lo = t;
+      if (t > hi) hi = t;
+    }
+    const o = b * ROUGH_STATS;
+    out[o] = c;
+    if (c > 0) {
+      out[o + 1] = u0 + su / c;
+      out[o + 2] = v0 + sv / c;
+      out[o + 3] = suu - (su * su) / c;
+      out[o + 4] = suv - (su * sv) / c;
+    }
+    out[o + 5] = lo;
+    out[o + 6] = hi;
   }
   return out;
 }
 
-export class SmClock {
-  readonly sm: number;
-  private readonly records: SmRecords;
-  /** Device ns of each record's device-clock sample. */
-  private readonly y: Float64Array;
-  /** End cycles, unwrapped, relative to the first record (set by fit). */
-  private x: Float64Array;
-  /** Records sorted by x, and their x and y in that order. */
-  private byX: Uint32Array;
-  private xs: Float64Array;
-  private ys: Float64Array;
-  private segments: Segment[] = [];
-  private seed: number;
-
-  constructor(records: SmRecords, map: DeviceClockMap) {
-    this.sm = records.sm;
-    this.records = records;
-    const n = records.deviceLo.length;
-    this.y = deviceTimes(map, records.deviceLo, records.draw, new Float64Array(n));
-    this.x = new Float64Array(0);
-    this.byX = new Uint32Array(0);
-    this.xs = this.x;
-    this.ys = this.x;
-    this.seed = records.sm << 12;
-  }
-
-  /** ns per cycle from the records within RATE_WINDOW_NS of the first one (where no wrap can hide), or null. */
-  roughSlope(): number | null {
-    const { clockEndLo } = this.records;
-    const y = this.y;
-    const n = y.length;
-    const y0 = y[0] as number;
-    const lo0 = clockEndLo[0] as number;
-    const nx = new Float64Array(n);
-    const ny = new Float64Array(n);
-    let count = 0;
-    let lo = Infinity;
-    let hi = -Infinity;
-    for (let i = 0; i < n; i++) {
-      const t = y[i] as number;
-      if (Math.abs(t - y0) > RATE_WINDOW_NS) continue;
-      nx[count] = wrapDelta(clockEndLo[i] as number, lo0);
-      ny[count] = t;
-      count++;
-      lo = Math.min(lo, t);
-      hi = Math.max(hi, t);
+/** An SM's rough rate (ns per cycle) from its slices' block sums in row order, or null when they say too little. */
+export function roughSlope(slices: readonly Float64Array[]): number | null {
+  let n = 0;
+  let mu = 0;
+  let mv = 0;
+  let cuu = 0;
+  let cuv = 0;
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const stats of slices) {
+    for (let o = 0; o < stats.length; o += ROUGH_STATS) {
+      const c = stats[o] as number;
+      if (c === 0) continue;
+      const total = n + c;
+      const du = (stats[o + 1] as number) - mu;
+      const dv = (stats[o + 2] as number) - mv;
+      // Chan et al.'s pairwise update: exact enough whatever the offsets.
+      cuu += (stats[o + 3] as number) + (n === 0 ? 0 : (du * du * n * c) / total);
+      cuv += (stats[o + 4] as number) + (n === 0 ? 0 : (du * dv * n * c) / total);
+      mu += (du * c) / total;
+      mv += (dv * c) / total;
+      n = total;
+      lo = Math.min(lo, stats[o + 5] as number);
+      hi = Math.max(hi, stats[o + 6] as number);
     }
-    if (count < MIN_FIT_SAMPLES || hi - lo < MIN_FIT_SPAN_NS) return null;
-    const line = leastSquares(nx.subarray(0, count), ny.subarray(0, count));
-    return line !== null && line.slope > 0 ? line.slope : null;
   }
+  if (n < MIN_FIT_SAMPLES || hi - lo < MIN_FIT_SPAN_NS || !(cuu > 0)) return null;
+  const slope = cuv / cuu;
+  return slope > 0 ? slope : null;
+}
 
-  /**
-   * Unwraps the cycles with `nsPerCycle`, sorts the samples by them, cuts them
-   * into segments (every MAX_SEGMENT_NS, and where a rate change shows) and fits
-   * each. Returns the times (device ns) where this SM saw the rate change.
-   */
-  fit(nsPerCycle: number, ctx: FitContext): number[] {
-    const { clockEndLo } = this.records;
-    const y = this.y;
-    const n = y.length;
-    const x = new Float64Array(n);
-    const cyclesPerNs = 1 / nsPerCycle;
-    const y0 = y[0] as number;
-    const lo0 = clockEndLo[0] as number;
-    for (let i = 0; i < n; i++) {
-      const predicted = Math.round(cyclesPerNs * ((y[i] as number) - y0));
-      x[i] = predicted + wrapDelta(clockEndLo[i] as number, (lo0 + predicted) >>> 0);
+/**
+ * Unwraps a slice's end cycles with `nsPerCycle` (x, relative to the SM's
+ * first record) and sorts the slice by them: into byX/xs/ys when the slice
+ * is its whole group, else into the slice scratch, returning its samples
+ * for the merge (row-sort.ts).
+ */
+export function unwrapSlice(rows: ClockRows, slice: RowSlice, nsPerCycle: number, whole: boolean): Float64Array | null {
+  const { words, x, y } = rows;
+  const groupBegin = rows.groups.offsets[slice.g] as number;
+  const y0 = y[groupBegin] as number;
+  const lo0 = words[groupBegin * RECORD_WORDS + RecordWord.CLOCK_END] as number;
+  const cyclesPerNs = 1 / nsPerCycle;
+  for (let i = slice.begin, w = slice.begin * RECORD_WORDS + RecordWord.CLOCK_END; i < slice.end; i++, w += RECORD_WORDS) {
+    const predicted = Math.round(cyclesPerNs * ((y[i] as number) - y0));
+    x[i] = predicted + wrapDelta(words[w] as number, (lo0 + predicted) >>> 0);
+  }
+  if (!whole) return sortSlice(x, slice.begin, slice.end, rows.sliceRows, rows.sliceKeys);
+  sortSlice(x, slice.begin, slice.end, rows.byX, rows.xs);
+  fillYs(rows, slice.begin, slice.end);
+  return null;
+}
+
+/** Merges the part [lo, hi) of a group's x range from its sorted slices into byX/xs/ys. */
+export function mergeByX(rows: ClockRows, slices: readonly (readonly [number, number])[], lo: number, hi: number): void {
+  const [begin, end] = mergePart(slices, rows.sliceRows, rows.sliceKeys, lo, hi, rows.byX, rows.xs);
+  fillYs(rows, begin, end);
+}
+
+function fillYs(rows: ClockRows, begin: number, end: number): void {
+  const { byX, y, ys } = rows;
+  for (let k = begin; k < end; k++) ys[k] = y[byX[k] as number] as number;
+}
+
+/**
+ * Group g's sorted rows cut into runs past MAX_SEGMENT_NS once they hold
+ * MIN_SEGMENT_SAMPLES: bounds[r] is run r's first row, the last entry the
+ * group's end.
+ */
+export function runsOf(rows: ClockRows, g: number, nsPerCycle: number): Uint32Array {
+  const xs = rows.xs;
+  const from = rows.groups.offsets[g] as number;
+  const to = rows.groups.offsets[g + 1] as number;
+  const bounds: number[] = [from];
+  let begin = from;
+  for (let k = from + 1; k < to; k++) {
+    const length = ((xs[k] as number) - (xs[begin] as number)) * nsPerCycle;
+    if (length <= MAX_SEGMENT_NS || k - begin < MIN_SEGMENT_SAMPLES) continue;
+    bounds.push(k);
+    begin = k;
+  }
+  // A short tail joins the previous run rather than standing alone.
+  if (bounds.length > 1 && to - begin < MIN_SEGMENT_SAMPLES) bounds.pop();
+  bounds.push(to);
+  return Uint32Array.from(bounds);
+}
+
+/** The first consensus seed of run r of an SM: fixed per run, so runs can be fitted in any order. */
+function runSeed(sm: number, run: number): number {
+  return ((sm << 16) ^ Math.imul(run + 1, 0x9e3779b1)) >>> 0;
+}
+
+/**
+ * Fits runs [first, last) of group g (bounds from runsOf): each run is one
+ * segment, or several where a rate change shows (cut at idle gaps or where
+ * two lines fit best). Returns the segments and the times (device ns) where
+ * the SM saw its rate change.
+ */
+export function fitRuns(rows: ClockRows, g: number, bounds: Uint32Array, first: number, last: number, ctx: FitContext): { segments: Segment[]; changes: number[] } {
+  const sm = rows.groups.sm[g] as number;
+  const fitter = new SegmentFitter(rows.xs, rows.ys, ctx);
+  for (let r = first; r < last; r++) {
+    const begin = bounds[r] as number;
+    const end = bounds[r + 1] as number;
+    fitter.seed = runSeed(sm, r);
+    fitter.fitOwn(begin, end, fitter.fitRange(begin, end));
+  }
+  return { segments: fitter.segments, changes: fitter.changes };
+}
+
+/** Splits segments of group g that span one of the chip's rate changes (sorted times), refitting both sides. */
+export function cutAtRateChanges(rows: ClockRows, g: number, segments: readonly Segment[], changes: readonly number[], ctx: FitContext): Segment[] {
+  const ys = rows.ys;
+  const fitter = new SegmentFitter(rows.xs, ys, ctx);
+  const seed = ((rows.groups.sm[g] as number) << 12) ^ 0xfff;
+  const out: Segment[] = [];
+  const split = (seg: Segment): void => {
+    const from = ys[seg.begin] as number;
+    const to = ys[seg.end - 1] as number;
+    const t = changes.find((c) => c > from + RATE_CHANGE_MARGIN_NS && c < to - RATE_CHANGE_MARGIN_NS);
+    if (t === undefined) {
+      out.push(seg);
+      return;
     }
-    this.x = x;
-    this.byX = sortedOrder(x);
-    this.xs = new Float64Array(n);
-    this.ys = new Float64Array(n);
-    for (let k = 0; k < n; k++) {
-      const i = this.byX[k] as number;
-      this.xs[k] = x[i] as number;
-      this.ys[k] = y[i] as number;
+    let at = seg.begin;
+    while (at < seg.end && (ys[at] as number) < t) at++;
+    if (at === seg.begin || at === seg.end) {
+      out.push(seg);
+      return;
     }
-    const rateChanges: number[] = [];
-    for (const [begin, end] of this.runs(ctx.prior)) this.fitOwn(begin, end, this.fitRange(begin, end, ctx, this.seed++), ctx, rateChanges);
-    return rateChanges;
-  }
+    fitter.seed = seed;
+    split({ begin: seg.begin, end: at, own: fitter.fitRange(seg.begin, at) });
+    fitter.seed = seed;
+    split({ begin: at, end: seg.end, own: fitter.fitRange(at, seg.end) });
+  };
+  for (const seg of segments) split(seg);
+  return out;
+}
 
-  /** Splits segments that span one of the chip's rate changes (sorted times), refitting both sides. */
-  cutAtRateChanges(changes: readonly number[], ctx: FitContext): void {
-    if (changes.length === 0) return;
-    const out: Segment[] = [];
-    const ys = this.ys;
-    const seed = (this.sm << 12) ^ 0xfff;
-    const split = (seg: Segment): void => {
-      const from = ys[seg.begin] as number;
-      const to = ys[seg.end - 1] as number;
-      const t = changes.find((c) => c > from + RATE_CHANGE_MARGIN_NS && c < to - RATE_CHANGE_MARGIN_NS);
-      if (t === undefined) {
-        out.push(seg);
-        return;
-      }
-      let at = seg.begin;
-      while (at < seg.end && (ys[at] as number) < t) at++;
-      if (at === seg.begin || at === seg.end) {
-        out.push(seg);
-        return;
-      }
-      split({ begin: seg.begin, end: at, own: this.fitRange(seg.begin, at, ctx, seed) });
-      split({ begin: at, end: seg.end, own: this.fitRange(at, seg.end, ctx, seed) });
-    };
-    for (const seg of this.segments) split(seg);
-    this.segments = out;
-  }
+/** What other SMs need to know about segments of one SM. */
+export function summariesOf(rows: ClockRows, segments: readonly Segment[]): SegmentSummary[] {
+  const ys = rows.ys;
+  return segments.map(({ begin, end, own }) => ({ fromNs: ys[begin] as number, toNs: ys[end - 1] as number, samples: end - begin, own }));
+}
 
-  summaries(): SegmentSummary[] {
-    return this.segments.map(({ begin, end, own }) => ({ fromNs: this.ys[begin] as number, toNs: this.ys[end - 1] as number, samples: end - begin, own }));
-  }
+/** Warp duration in cycles of row i (end − start, wrapping). */
+function cycleDurationOf(words: Uint32Array, i: number): number {
+  const w = i * RECORD_WORDS;
+  return ((words[w + RecordWord.CLOCK_END] as number) - (words[w + RecordWord.CLOCK_START] as number)) >>> 0;
+}
 
-  /**
-   * Places every record with its segment's final line: the slope a precision-weighted
-   * mean of its own and the shared estimate (sharedSlope/sharedError, one per segment),
-   * the offset from its own samples. Writes the SM's slices of the output columns;
-   * returns one calibration entry per segment.
-   */
-  place(
-    sharedSlope: ArrayLike<number>,
-    sharedError: ArrayLike<number>,
-    ctx: FitContext,
-    out: { startNs: Float64Array; endNs: Float64Array; cycleStart: Float64Array; cycleDuration: Uint32Array },
-  ): SmCalibration[] {
-    const { clockStartLo, clockEndLo } = this.records;
-    const { x, xs, ys, byX } = this;
-    const n = x.length;
-    const { startNs, endNs, cycleStart, cycleDuration } = out;
-    let minStartCycles = Infinity;
-    for (let i = 0; i < n; i++) {
-      const duration = ((clockEndLo[i] as number) - (clockStartLo[i] as number)) >>> 0;
+/**
+ * Each segment's final fit: its slope a precision-weighted mean of its own
+ * and the shared estimate (sharedSlope/sharedError from index `first`), the
+ * offset from its own samples. Also the smallest start cycle of their rows
+ * (the SM's cycle origin).
+ */
+export function offsetSegments(
+  rows: ClockRows,
+  segments: readonly Segment[],
+  first: number,
+  sharedSlope: Float64Array,
+  sharedError: Float64Array,
+  ctx: FitContext,
+): { fits: PlacedFit[]; minStartCycles: number } {
+  const { xs, ys, byX, words } = rows;
+  let minStartCycles = Infinity;
+  const fits = segments.map(({ begin, end, own }, s) => {
+    for (let k = begin; k < end; k++) minStartCycles = Math.min(minStartCycles, (xs[k] as number) - cycleDurationOf(words, byX[k] as number));
+    const shared = sharedSlope[first + s] as number;
+    const wShared = 1 / ((sharedError[first + s] as number) ** 2 + (SHARED_SLOPE_FLOOR * shared) ** 2);
+    const wOwn = own === null ? 0 : 1 / own.slopeError ** 2;
+    const slopeUsed = own === null ? shared : (wOwn * own.line.slope + wShared * shared) / (wOwn + wShared);
+    const offset = fitOffset(xs.subarray(begin, end), ys.subarray(begin, end), ctx.band, slopeUsed);
+    const fit: SegmentFit = own !== null && wOwn >= wShared ? { ...offset, fit: 'linear', slopeError: own.slopeError } : offset;
+    return { fit, reliable: end - begin - fit.late >= Math.max(3, (end - begin) / 2) };
+  });
+  return { fits, minStartCycles };
+}
+
+/**
+ * The line each segment of one SM places its warps with: its own, or, for
+ * segments whose samples are nearly all late (an SM's first ~20 µs on the
+ * H100 read one later instant, which only bounds the truth from above), the
+ * line of the nearest reliable segment of the same SM, following the counter
+ * across. borrowed[s] tells which.
+ */
+export function segmentLines(fits: readonly PlacedFit[]): { lines: Line[]; borrowed: boolean[] } {
+  const lines = fits.map((f) => f.fit.line);
+  const borrowed = fits.map(() => false);
+  fits.forEach((entry, s) => {
+    if (entry.reliable) return;
+    const donor = nearestReliable(fits, s);
+    if (donor === null) return;
+    lines[s] = donor;
+    borrowed[s] = true;
+  });
+  return { lines, borrowed };
+}
+
+/** Every segment's line and sample span, all SMs in order (segment s: slope, intercept, first x, last x). */
+export interface SegmentLines {
+  readonly slope: Float64Array;
+  readonly intercept: Float64Array;
+  readonly firstX: Float64Array;
+  readonly lastX: Float64Array;
+}
+
+/**
+ * Places the rows of segments [first, last) of one SM (global segment
+ * indices; the SM's are [groupFirst, groupLast)): end ns from the segment's
+ * line, start ns from the line in force at the start cycle; cycle columns
+ * from the SM's cycle origin. Returns each segment's [from, to] ns and the
+ * earliest start.
+ */
+export function placeSegments(
+  rows: ClockRows,
+  segments: readonly { readonly begin: number; readonly end: number }[],
+  first: number,
+  groupFirst: number,
+  groupLast: number,
+  lines: SegmentLines,
+  minStartCycles: number,
+  out: { startNs: Float64Array; endNs: Float64Array; cycleStart: Float64Array; cycleDuration: Uint32Array },
+): { spans: Float64Array; minStartNs: number } {
+  const { xs, byX, words } = rows;
+  const { startNs, endNs, cycleStart, cycleDuration } = out;
+  const spans = new Float64Array(segments.length * 2);
+  let minStartNs = Infinity;
+  segments.forEach(({ begin, end }, j) => {
+    const s = first + j;
+    const slope = lines.slope[s] as number;
+    const intercept = lines.intercept[s] as number;
+    const firstX = lines.firstX[s] as number;
+    for (let k = begin; k < end; k++) {
+      const i = byX[k] as number;
+      const x = xs[k] as number;
+      const duration = cycleDurationOf(words, i);
+      const e = intercept + slope * x;
+      // A warp that started before this segment's first end sample started under an earlier line.
+      const c = x - duration;
+      const at = c >= firstX ? s : lineAt(lines, groupFirst, groupLast, c, s);
+      // Lines of neighbouring segments need not meet exactly: never let a start pass its end.
+      const start = Math.min((lines.intercept[at] as number) + (lines.slope[at] as number) * c, e);
+      startNs[i] = start;
+      endNs[i] = e;
+      cycleStart[i] = c - minStartCycles;
       cycleDuration[i] = duration;
-      cycleStart[i] = (x[i] as number) - duration;
-      minStartCycles = Math.min(minStartCycles, cycleStart[i] as number);
+      if (start < minStartNs) minStartNs = start;
     }
-    // The SM's lines in cycle order, to map each warp's start with the line in force then.
-    const count = this.segments.length;
-    const firstX = new Float64Array(count);
-    const lastX = new Float64Array(count);
-    const lines: Line[] = [];
-    const fits: { fit: SegmentFit; reliable: boolean }[] = [];
-    this.segments.forEach(({ begin, end, own }, s) => {
-      const segXs = xs.subarray(begin, end);
-      const segYs = ys.subarray(begin, end);
-      // Own and shared slope estimates, weighted by their precision; then the offset from the brackets.
-      const shared = sharedSlope[s] as number;
-      const wShared = 1 / ((sharedError[s] as number) ** 2 + (SHARED_SLOPE_FLOOR * shared) ** 2);
-      const wOwn = own === null ? 0 : 1 / own.slopeError ** 2;
-      const slopeUsed = own === null ? shared : (wOwn * own.line.slope + wShared * shared) / (wOwn + wShared);
-      const offset = fitOffset(segXs, segYs, ctx.band, slopeUsed);
-      const fit: SegmentFit = own !== null && wOwn >= wShared ? { ...offset, fit: 'linear', slopeError: own.slopeError } : offset;
-      firstX[s] = xs[begin] as number;
-      lastX[s] = xs[end - 1] as number;
-      lines.push(fit.line);
-      fits.push({ fit, reliable: end - begin - fit.late >= Math.max(3, (end - begin) / 2) });
-    });
-    // Segments whose samples are nearly all late (an SM's first ~20 µs on the H100
-    // read one later instant) only bound the truth from above: they take the line
-    // of the nearest reliable segment of the same SM, following the counter across.
-    fits.forEach((entry, s) => {
-      if (entry.reliable) return;
-      const donor = nearestReliable(fits, s);
-      if (donor !== null) lines[s] = donor;
-    });
-    const entries: SmCalibration[] = [];
-    this.segments.forEach(({ begin, end }, s) => {
-      const line = lines[s] as Line;
-      const fit = (fits[s] as { fit: SegmentFit }).fit;
-      const first = firstX[s] as number;
-      for (let k = begin; k < end; k++) {
-        const i = byX[k] as number;
-        const e = line.intercept + line.slope * (x[i] as number);
-        endNs[i] = e;
-        // A warp that started before this segment's first end sample started under an earlier line.
-        const c = cycleStart[i] as number;
-        const startLine = c >= first ? line : lineAt(firstX, lastX, lines, c, line);
-        // Lines of neighbouring segments need not meet exactly: never let a start pass its end.
-        startNs[i] = Math.min(startLine.intercept + startLine.slope * c, e);
-      }
-      const borrowed = line !== fit.line;
-      entries.push({
-        sm: this.sm,
-        samples: end - begin,
-        lateSamples: borrowed ? end - begin : fit.late,
-        fit: borrowed ? 'offset-only' : fit.fit,
-        nsPerCycle: line.slope,
-        offsetNs: line.intercept + line.slope * minStartCycles,
-        residualRmsNs: borrowed ? 0 : fit.rmsNs,
-        residualMaxNs: borrowed ? 0 : fit.maxAbsNs,
-        fromNs: startNs[byX[begin] as number] as number,
-        toNs: endNs[byX[end - 1] as number] as number,
-      });
-    });
-    for (let i = 0; i < n; i++) cycleStart[i] = (cycleStart[i] as number) - minStartCycles;
-    return entries;
-  }
+    spans[j * 2] = startNs[byX[begin] as number] as number;
+    spans[j * 2 + 1] = endNs[byX[end - 1] as number] as number;
+  });
+  return { spans, minStartNs };
+}
 
-  private fitRange(begin: number, end: number, ctx: FitContext, seed: number): SegmentFit | null {
-    const spanNs = ((this.xs[end - 1] as number) - (this.xs[begin] as number)) * ctx.prior;
+/**
+ * The segment (of [first, last)) whose samples span x; `fallback` (the
+ * warp's own segment) when x falls in an idle gap, where the rate of the
+ * coming work is the better guess than extrapolating an earlier one across the gap.
+ */
+function lineAt(lines: SegmentLines, first: number, last: number, x: number, fallback: number): number {
+  let lo = first;
+  let hi = last - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((lines.firstX[mid] as number) <= x) lo = mid;
+    else hi = mid - 1;
+  }
+  return (lines.firstX[lo] as number) <= x && x <= (lines.lastX[lo] as number) ? lo : fallback;
+}
+
+/** Fits ranges of an SM's sorted samples, cutting misfit ranges at rate changes. */
+class SegmentFitter {
+  readonly segments: Segment[] = [];
+  readonly changes: number[] = [];
+  seed = 0;
+
+  constructor(
+    private readonly xs: Float64Array,
+    private readonly ys: Float64Array,
+    private readonly ctx: FitContext,
+  ) {}
+
+  fitRange(begin: number, end: number): SegmentFit | null {
+    const seed = this.seed++;
+    const spanNs = ((this.xs[end - 1] as number) - (this.xs[begin] as number)) * this.ctx.prior;
     if (spanNs < MIN_FIT_SPAN_NS) return null;
-    return fitSegment(this.xs.subarray(begin, end), this.ys.subarray(begin, end), ctx.band, ctx.prior, seed, MIN_FIT_SAMPLES);
+    return fitSegment(this.xs.subarray(begin, end), this.ys.subarray(begin, end), this.ctx.band, this.ctx.prior, seed, MIN_FIT_SAMPLES);
   }
 
   /**
@@ -303,47 +472,26 @@ export class SmClock {
    * longest idle gaps (where boost clocks change) or where two lines fit best,
    * and the cut is kept when it explains the misfit.
    */
-  private fitOwn(begin: number, end: number, own: SegmentFit | null, ctx: FitContext, rateChanges: number[]): void {
+  fitOwn(begin: number, end: number, own: SegmentFit | null): void {
+    const ctx = this.ctx;
     const suspicious = own !== null && (own.rmsNs > ctx.kinkRmsNs || (own.late >= MIN_FIT_SAMPLES && own.lateSkew > SUSPICIOUS_SKEW));
     if (own !== null && suspicious) {
       let best: { at: number; left: SegmentFit | null; right: SegmentFit | null; late: number; rms: number } | null = null;
-      for (const at of this.cutCandidates(begin, end, ctx.prior, own.line)) {
-        const left = this.fitRange(begin, at, ctx, this.seed++);
-        const right = this.fitRange(at, end, ctx, this.seed++);
+      for (const at of this.cutCandidates(begin, end, own.line)) {
+        const left = this.fitRange(begin, at);
+        const right = this.fitRange(at, end);
         const late = (left?.late ?? 0) + (right?.late ?? 0);
         const rms = Math.max(left?.rmsNs ?? 0, right?.rmsNs ?? 0);
         if (best === null || late + rms < best.late + best.rms) best = { at, left, right, late, rms };
       }
       if (best !== null && (own.rmsNs > ctx.kinkRmsNs || best.late < own.late / 2 || best.rms < own.rmsNs / 2)) {
-        rateChanges.push(this.ys[best.at] as number);
-        this.fitOwn(begin, best.at, best.left, ctx, rateChanges);
-        this.fitOwn(best.at, end, best.right, ctx, rateChanges);
+        this.changes.push(this.ys[best.at] as number);
+        this.fitOwn(begin, best.at, best.left);
+        this.fitOwn(best.at, end, best.right);
         return;
       }
     }
     this.segments.push({ begin, end, own });
-  }
-
-  /** [begin, end) runs of the sorted samples, cut past MAX_SEGMENT_NS once they hold enough samples. */
-  private runs(nsPerCycle: number): [number, number][] {
-    const xs = this.xs;
-    const n = xs.length;
-    const runs: [number, number][] = [];
-    let begin = 0;
-    for (let k = 1; k <= n; k++) {
-      if (k < n) {
-        const length = ((xs[k] as number) - (xs[begin] as number)) * nsPerCycle;
-        if (length <= MAX_SEGMENT_NS || k - begin < MIN_SEGMENT_SAMPLES) continue;
-      }
-      if (k === n && runs.length > 0 && k - begin < MIN_SEGMENT_SAMPLES) {
-        // A short tail joins the previous run rather than standing alone.
-        (runs[runs.length - 1] as [number, number])[1] = k;
-      } else {
-        runs.push([begin, k]);
-      }
-      begin = k;
-    }
-    return runs;
   }
 
   /**
@@ -353,8 +501,9 @@ export class SmClock {
    * prefix sums; samples far above the segment's line, late reads, are left
    * out of the sums).
    */
-  private cutCandidates(begin: number, end: number, nsPerCycle: number, line: Line): number[] {
+  private cutCandidates(begin: number, end: number, line: Line): number[] {
     const xs = this.xs;
+    const nsPerCycle = this.ctx.prior;
     const gaps: { at: number; ns: number }[] = [];
     for (let k = begin + 1; k < end; k++) {
       const ns = ((xs[k] as number) - (xs[k - 1] as number)) * nsPerCycle;
@@ -419,20 +568,4 @@ function nearestReliable(fits: readonly { fit: SegmentFit; reliable: boolean }[]
     if (before?.reliable) return before.fit.line;
   }
   return null;
-}
-
-/**
- * The line of the segment whose samples span x; `fallback` (the warp's own
- * segment) when x falls in an idle gap, where the rate of the coming work is
- * the better guess than extrapolating an earlier one across the gap.
- */
-function lineAt(firstX: Float64Array, lastX: Float64Array, lines: readonly Line[], x: number, fallback: Line): Line {
-  let lo = 0;
-  let hi = firstX.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if ((firstX[mid] as number) <= x) lo = mid;
-    else hi = mid - 1;
-  }
-  return (firstX[lo] as number) <= x && x <= (lastX[lo] as number) ? (lines[lo] as Line) : fallback;
 }

@@ -1,8 +1,8 @@
 /**
  * The .wtrace warp columns, encoded in chunks of rows: encoding rows
  * [0, a), [a, b), ... and joining the chunks gives the same bytes as one
- * chunk of all rows, so workers can each encode a range (see wtrace.ts for
- * the container and the README for the column layout).
+ * chunk of all rows, so workers can each encode a range (wtrace-writer.ts
+ * places the chunks in the file; the README has the column layout).
  */
 import { laneMasks } from './columns.js';
 import { TICKS_PER_NS, type UintColumn, type WarpColumns } from './model.js';
@@ -108,10 +108,10 @@ export function encodeWarpChunk(w: WarpColumns, begin: number, end: number, subg
     prevTicks = ticks;
   }
   return {
-    start: start.slice(0, ps),
-    cycleStart: cycleStart === null ? null : cycleStart.slice(0, pcs),
-    duration: duration.slice(0, pd),
-    cycleDuration: cycleDuration === null ? null : cycleDuration.slice(0, pcd),
+    start: start.subarray(0, ps),
+    cycleStart: cycleStart === null ? null : cycleStart.subarray(0, pcs),
+    duration: duration.subarray(0, pd),
+    cycleDuration: cycleDuration === null ? null : cycleDuration.subarray(0, pcd),
     draw: deltaChunk(w.draw, begin, end),
     customId: deltaChunk(w.customId, begin, end),
     inactiveMask: inactiveChunk(w.activeMask, begin, end, laneLo),
@@ -129,7 +129,7 @@ function deltaChunk(values: UintColumn, begin: number, end: number): Uint8Array 
     p = putDelta32(out, p, prev, v);
     prev = v;
   }
-  return out.slice(0, p);
+  return out.subarray(0, p);
 }
 
 /** Varints of the inactive lanes (full warps cost one byte). */
@@ -137,66 +137,16 @@ function inactiveChunk(values: UintColumn, begin: number, end: number, laneMask:
   const out = new Uint8Array((end - begin) * 5 + 5);
   let p = 0;
   for (let i = begin; i < end; i++) p = putU32(out, p, (~(values[i] as number) & laneMask) >>> 0);
-  return out.slice(0, p);
-}
-
-function join(parts: readonly Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0] as Uint8Array;
-  let length = 0;
-  for (const p of parts) length += p.length;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return out.subarray(0, p);
 }
 
 /** Bytes per row of a raw mask column for `lanes` lanes. */
 export const maskBytes = (lanes: number) => Math.max(1, Math.ceil(lanes / 8));
 
-/**
- * A mask column as whichever is smaller: varints of the inactive lanes (full
- * warps cost one byte: compute) or the raw little-endian mask bytes
- * (scattered fragment coverage costs ≤ 4 bytes instead of 5).
- */
-function maskColumn(values: UintColumn, inactive: Uint8Array, suffix: string, lanes: number): Record<string, Uint8Array> {
-  const width = maskBytes(lanes);
-  if (inactive.length <= values.length * width) return { [`inactiveMask${suffix}`]: inactive };
-  const raw = new Uint8Array(values.length * width);
-  for (let i = 0; i < values.length; i++) {
+/** Rows [begin, end) of a mask column as raw little-endian bytes, `width` per row, at out[at]. */
+export function writeRawMasks(values: UintColumn, begin: number, end: number, width: number, out: Uint8Array, at: number): void {
+  for (let i = begin, p = at; i < end; i++) {
     const v = values[i] as number;
-    for (let b = 0; b < width; b++) raw[i * width + b] = (v >>> (8 * b)) & 0xff;
+    for (let b = 0; b < width; b++) out[p++] = (v >>> (8 * b)) & 0xff;
   }
-  return { [`activeMask${suffix}`]: raw };
-}
-
-/** The `warps` map of a .wtrace body from the chunks of all rows, in order. */
-export function warpsBody(w: WarpColumns, chunks: readonly WarpChunk[], subgroupSize: number, cyclesPerNs: number) {
-  const groups = w.smGroups.sm.length;
-  const smBytes = new Uint8Array(groups * 2);
-  const countBytes = new Uint8Array(groups * 4);
-  const smView = new DataView(smBytes.buffer);
-  const countView = new DataView(countBytes.buffer);
-  for (let g = 0; g < groups; g++) {
-    smView.setUint16(g * 2, w.smGroups.sm[g] as number, true);
-    countView.setUint32(g * 4, (w.smGroups.offsets[g + 1] as number) - (w.smGroups.offsets[g] as number), true);
-  }
-  const all = <K extends keyof WarpChunk>(key: K) => join(chunks.map((c) => c[key] as Uint8Array));
-  const columns: Record<string, Uint8Array> = {
-    start: all('start'),
-    duration: all('duration'),
-    slot: w.warpSlot.slice(),
-    stage: w.stage.slice(),
-    draw: all('draw'),
-    customId: all('customId'),
-  };
-  Object.assign(columns, maskColumn(w.activeMask, all('inactiveMask'), '', Math.min(subgroupSize, 32)));
-  if (w.activeMaskHi !== null) Object.assign(columns, maskColumn(w.activeMaskHi, all('inactiveMaskHi'), 'Hi', subgroupSize - 32));
-  if (w.smCycleStart !== null && w.smCycleDuration !== null) {
-    columns['cycleStart'] = all('cycleStart');
-    columns['cycleDuration'] = all('cycleDuration');
-  }
-  return { count: w.count, ticksPerNs: TICKS_PER_NS, lanes: subgroupSize > 32 ? 64 : 32, cyclesPerNs, smGroups: { sm: smBytes, counts: countBytes }, columns };
 }

@@ -3,7 +3,6 @@
  * Warp columns are varint byte strings in canonical row order: about 10-12
  * bytes per warp on real captures before any general-purpose compression.
  */
-import { Packr } from 'msgpackr';
 import { allocUintColumn, laneMasks } from './columns.js';
 import { MAX_WARPS, describeValue, fail } from './errors.js';
 import { readObject, type Obj } from './fields.js';
@@ -21,43 +20,16 @@ import {
 import { readMsgpack } from './msgpack-reader.js';
 import { STAGE_COUNT } from './stages.js';
 import { ByteReader } from './varint.js';
-import { encodeWarpChunk, maskBytes, warpsBody, type WarpChunk } from './warp-encoder.js';
+import { encodeWarpChunk, maskBytes } from './warp-encoder.js';
+import { WTRACE_HEADER_BYTES, WTRACE_MAGIC_BYTES, cyclesPerNsOf, wtraceFile } from './wtrace-writer.js';
 
-/** Bytes 0-3 of a .wtrace file: "WTRC". */
-export const WTRACE_MAGIC_BYTES = Uint8Array.of(0x57, 0x54, 0x52, 0x43);
-const HEADER_BYTES = 8;
-const MINOR_VERSION = 0;
-
-const packr = new Packr({ useRecords: false, variableMapSize: true });
+export { WTRACE_MAGIC_BYTES, cyclesPerNsOf } from './wtrace-writer.js';
+const HEADER_BYTES = WTRACE_HEADER_BYTES;
 
 export function encodeWtrace(trace: Trace): Uint8Array {
-  const rate = cyclesPerNsOf(trace);
-  const chunk = encodeWarpChunk(trace.warps, 0, trace.warps.count, trace.device.subgroupSize, rate);
-  return wtraceFile(trace, [chunk]);
-}
-
-/** The .wtrace bytes of a trace whose warp columns were encoded in chunks (all rows, in order). */
-export function wtraceFile(trace: Trace, chunks: readonly WarpChunk[]): Uint8Array {
-  const body = {
-    formatVersion: FORMAT_VERSION,
-    minorVersion: MINOR_VERSION,
-    device: trace.device,
-    capture: trace.capture,
-    draws: trace.draws,
-    warps: warpsBody(trace.warps, chunks, trace.device.subgroupSize, cyclesPerNsOf(trace)),
-  };
-  const packed = packr.pack(body);
-  const out = new Uint8Array(HEADER_BYTES + packed.length);
-  out.set(WTRACE_MAGIC_BYTES, 0);
-  new DataView(out.buffer).setUint32(4, FORMAT_VERSION, true);
-  out.set(packed, HEADER_BYTES);
-  return out;
-}
-
-/** The SM clock rate the cycle columns are predicted with (1 when unknown). */
-export function cyclesPerNsOf(trace: Trace): number {
-  const hz = trace.device.clocks.smClockRateHz;
-  return hz !== null && hz > 0 && Number.isFinite(hz) ? hz / 1e9 : 1;
+  const count = trace.warps.count;
+  const chunk = encodeWarpChunk(trace.warps, 0, count, trace.device.subgroupSize, cyclesPerNsOf(trace));
+  return wtraceFile(trace, [chunk], [[0, count]]);
 }
 
 export function isWtrace(bytes: Uint8Array): boolean {

@@ -4,10 +4,10 @@
  * calibrates the clocks and builds a Trace. encodeWtraw writes the same
  * container (for synthetic captures and tests; the C host writes real ones).
  */
-import { calibrateGrouped, deviceClockMap, perSmFitPhases, type CalibratedTimes, type ClockMode } from './calibrate.js';
-import { assignGroups, runPhases, splitRows, type PhaseProgram } from './phase-worker.js';
-import type { WarpChunk } from './warp-encoder.js';
-import { cyclesPerNsOf } from './wtrace.js';
+import { calibrateGrouped, deviceClockMap, mergeTasks, perSmFitPhases, slicesByGroup, type CalibratedTimes, type ClockMode } from './calibrate.js';
+import { runPhases, type PhaseProgram } from './phase-worker.js';
+import { assignTasks, sliceGroups, splitRows } from './row-tasks.js';
+import { cyclesPerNsOf, layoutWtrace, writeFixed, type ChunkSizes } from './wtrace-writer.js';
 import { MAX_DRAWS, MAX_WARPS, describeValue, fail } from './errors.js';
 import {
   type Obj,
@@ -21,7 +21,7 @@ import {
 } from './fields.js';
 import { readCaptureInfo, readDeviceInfo, readOverhead } from './metadata.js';
 import { FORMAT_VERSION, type DeviceInfo, type DrawInfo, type DrawKind, type Trace, type WarpColumns } from './model.js';
-import { allocWarpColumns, minStartNs, plainColumns, type ColumnAllocator } from './raw-canonical.js';
+import { allocOrderRows, allocWarpColumns, minStartNs, plainColumns, type ColumnAllocator, type OrderRows } from './raw-canonical.js';
 import { clockFlagsOf, planGroups, recordColumn, smMajorRecords, type RecordCounts, type RecordLimits } from './raw-records.js';
 import {
   PackedIds,
@@ -294,43 +294,49 @@ export function decodeWtraw(bytes: Uint8Array): Trace {
 /**
  * The decoding of a parsed dump as phases for `workers` workers (see
  * phase-worker.ts): records validated and grouped by SM, clocks calibrated,
- * canonical rows written and (when `encode`) the .wtrace warp columns
- * encoded. Arrays shared with workers come from `allocate` (the records'
- * words too: shared memory for a pool).
+ * canonical rows written and (when `encode`) the .wtrace file written.
+ * Arrays shared with workers come from `allocate` (shared memory for a pool);
+ * the file too, so workers write their chunks straight into it.
  */
 export function* wtrawProgram(
   parsed: ParsedWtraw,
   workers: number,
   allocate: ColumnAllocator,
   encode: boolean,
-): PhaseProgram<{ trace: Trace; chunks: WarpChunk[] | null }> {
+): PhaseProgram<{ trace: Trace; wtrace: Uint8Array | null }> {
   const { words, limits } = parsed;
   const count = parsed.layout.recordCount;
   const clockFlags = clockFlagsOf(words, count);
   const recordRanges = splitRows(count, workers);
-  const parts = (yield { phase: 'count', words, ranges: recordRanges, limits, clockFlags }) as RecordCounts[];
+  const oneEach = recordRanges.map((_, w) => [w]);
+  const parts = (yield { phase: 'count', tasks: recordRanges, assignment: oneEach, words, limits, clockFlags }) as RecordCounts[];
   const { groups, cursors } = planGroups(parts);
   const out = allocate.uint(count * RECORD_WORDS, 0xffffffff) as Uint32Array;
-  yield { phase: 'scatter', words, ranges: recordRanges, groups, cursors, out };
+  yield { phase: 'scatter', tasks: recordRanges.map(([begin, end], part) => ({ begin, end, part })), assignment: oneEach, words, groups, cursors, out };
   const records = smMajorRecords(parts, groups, clockFlags, out, limits.subgroupSize > 32);
   const mode = clockModeOf(records.clockFlags);
-  const { offsets } = records.groups;
+  const n = records.count;
   const clocks = {
     drawAnchorRelTicks: parsed.drawAnchorRelTicks,
     drawAnchorLo: parsed.drawAnchorLo,
     deviceNsPerTick: parsed.meta.deviceClockNsPerTick,
     smClockRateHz: parsed.meta.smClockRateHz,
   };
-  const fit = mode === 'per-sm-fit' ? deviceClockMap(clocks, records.count, records.deviceLoOr) : null;
-  yield { phase: 'init', assignment: assignGroups(offsets, workers), source: { kind: 'records', records }, map: fit?.map ?? null };
   let times: CalibratedTimes;
-  if (fit !== null) {
-    times = yield* perSmFitPhases(offsets, fit.granularityNs, fit.map, clocks.smClockRateHz, allocate);
+  let minStart: number;
+  let scratch: OrderRows;
+  if (mode === 'per-sm-fit') {
+    const fit = deviceClockMap(clocks, n, records.deviceLoOr);
+    const calibrated = yield* perSmFitPhases(out, groups, workers, fit.granularityNs, fit.map, clocks.smClockRateHz, allocate);
+    times = calibrated.times;
+    minStart = calibrated.minStartNs;
+    // The calibration's rows are free now: the canonical sort's scratch.
+    const { rows } = calibrated;
+    scratch = { startTicks: rows.ys, durationTicks: rows.y, sliceRows: rows.sliceRows, sliceKeys: rows.sliceKeys, order: rows.byX, orderKeys: rows.xs };
   } else {
     // Without both clocks there is nothing to fit: a few passes, done here.
-    const n = records.count;
-    const column = (word: number) => recordColumn(records.words, word, 0, n);
-    const own = calibrateGrouped({ ...clocks, mode, groups: records.groups, clockStartLo: column(RecordWord.CLOCK_START), clockEndLo: column(RecordWord.CLOCK_END), deviceLo: new Uint32Array(0), draw: column(RecordWord.DRAW_ID) });
+    const column = (word: number) => recordColumn(out, word, 0, n);
+    const own = calibrateGrouped({ ...clocks, mode, groups, clockStartLo: column(RecordWord.CLOCK_START), clockEndLo: column(RecordWord.CLOCK_END), deviceLo: new Uint32Array(0), draw: column(RecordWord.DRAW_ID) });
     times = {
       ...own,
       startNs: allocate.share(own.startNs),
@@ -338,14 +344,55 @@ export function* wtrawProgram(
       cycleStart: own.cycleStart === null ? null : allocate.share(own.cycleStart),
       cycleDuration: own.cycleDuration === null ? null : allocate.share(own.cycleDuration),
     };
+    minStart = minStartNs(times);
+    scratch = allocOrderRows(n, allocate);
   }
-  const shift = originShift(parsed, minStartNs(times));
-  const columns = allocWarpColumns(records, parsed.limits.drawCount, parsed.limits.subgroupSize, times.cycleStart !== null, allocate);
-  yield { phase: 'emit', times, shiftNs: shift, columns };
+  // Canonical rows: each SM sorted by start (a busy SM in slices, merged by parts).
+  const shift = originShift(parsed, minStart);
+  const placed = { startNs: times.startNs, endNs: times.endNs, cycleStart: times.cycleStart, cycleDuration: times.cycleDuration };
+  const columns = allocWarpColumns(records, limits.drawCount, limits.subgroupSize, times.cycleStart !== null, allocate);
+  const slices = sliceGroups(groups.offsets, workers);
+  const slicesOf = slicesByGroup(slices, groups.sm.length);
+  const ordered = (yield {
+    phase: 'order',
+    tasks: slices.map((slice) => ({ slice, whole: (slicesOf[slice.g] as number[]).length === 1 })),
+    assignment: assignTasks(
+      slices.map((s) => s.end - s.begin),
+      workers,
+    ),
+    records,
+    times: placed,
+    shiftNs: shift,
+    scratch,
+    columns,
+  }) as { samples: Float64Array | null; minCycle: number }[];
+  const merges = mergeTasks(
+    slices,
+    slicesOf,
+    ordered.map((o) => o.samples),
+  );
+  if (merges.tasks.length > 0) {
+    const cycleBase = slicesOf.map((list) => list.reduce((min, k) => Math.min(min, (ordered[k] as { minCycle: number }).minCycle), Infinity));
+    yield {
+      phase: 'emit',
+      tasks: merges.tasks.map((t) => ({ ...t, cycleBase: cycleBase[t.g] as number })),
+      assignment: assignTasks(merges.weights, workers),
+      records,
+      times: placed,
+      scratch,
+      columns,
+    };
+  }
   const trace = assembleWtrawTrace(parsed, times, shift, columns);
-  if (!encode) return { trace, chunks: null };
-  const chunks = (yield { phase: 'encode', ranges: splitRows(records.count, workers), subgroupSize: trace.device.subgroupSize, cyclesPerNs: cyclesPerNsOf(trace) }) as WarpChunk[];
-  return { trace, chunks };
+  if (!encode) return { trace, wtrace: null };
+  // The file: chunks encoded and kept by the workers, laid out here, copied in by the workers that encoded them.
+  const chunkRanges = splitRows(n, workers);
+  const sizes = (yield { phase: 'encode', tasks: chunkRanges, assignment: oneEach, columns, subgroupSize: trace.device.subgroupSize, cyclesPerNs: cyclesPerNsOf(trace) }) as ChunkSizes[];
+  const layout = layoutWtrace(trace, sizes, chunkRanges);
+  const wtrace = allocate.uint(layout.length, 0xff) as Uint8Array;
+  writeFixed(layout, wtrace);
+  yield { phase: 'pack', tasks: chunkRanges.map((_, k) => k), assignment: oneEach, layout, columns, out: wtrace };
+  return { trace, wtrace };
 }
 
 function readRawDevice(meta: RawMetadata, granularityNs: number | null, rateHz: number | null): DeviceInfo {

@@ -14,11 +14,9 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { TraceFormatError, type TraceErrorCode } from '../errors.js';
 import type { Trace } from '../model.js';
-import { mergeReplies, type PhaseProgram, type PhaseRequest } from '../phase-worker.js';
+import { mergeReplies, requestFor, type PhaseProgram, type WorkerRequest } from '../phase-worker.js';
 import { allocUintColumn } from '../columns.js';
 import type { ColumnAllocator } from '../raw-canonical.js';
-import type { WarpChunk } from '../warp-encoder.js';
-import { wtraceFile } from '../wtrace.js';
 import { parseWtraw, wtrawProgram, type ParsedWtraw } from '../wtraw.js';
 
 /** Columns in shared memory, so every thread reads and writes the same rows. */
@@ -83,8 +81,8 @@ export class ConvertPool {
 
   /** A raw GPU dump → .wtrace bytes, and the trace they hold. */
   async wtrawToWtrace(bytes: Uint8Array): Promise<{ trace: Trace; wtrace: Uint8Array }> {
-    const { trace, chunks } = await this.run(bytes, true);
-    return { trace, wtrace: wtraceFile(trace, chunks as WarpChunk[]) };
+    const { trace, wtrace } = await this.run(bytes, true);
+    return { trace, wtrace: wtrace as Uint8Array };
   }
 
   /** A raw GPU dump → Trace (columns in shared memory). */
@@ -96,14 +94,14 @@ export class ConvertPool {
     await Promise.all(this.threads.map((w) => w.terminate()));
   }
 
-  private async run(bytes: Uint8Array, encode: boolean): Promise<{ trace: Trace; chunks: WarpChunk[] | null }> {
+  private async run(bytes: Uint8Array, encode: boolean): Promise<{ trace: Trace; wtrace: Uint8Array | null }> {
     // The threads read the records where they lie: in shared memory (see readShared).
     const shared = bytes.buffer instanceof SharedArrayBuffer ? bytes : copyToShared(bytes);
     return this.drive(wtrawProgram(parseWtraw(shared), this.threads.length, sharedColumns, encode));
   }
 
   /** run() on parsed shared bytes, calling lap(name) after each phase and each main-thread step (bench/convert-phases.ts). */
-  driveTimed(parsed: ParsedWtraw, encode: boolean, lap: (name: string) => void): Promise<{ trace: Trace; chunks: WarpChunk[] | null }> {
+  driveTimed(parsed: ParsedWtraw, encode: boolean, lap: (name: string) => void): Promise<{ trace: Trace; wtrace: Uint8Array | null }> {
     return this.drive(wtrawProgram(parsed, this.threads.length, sharedColumns, encode), lap);
   }
 
@@ -113,21 +111,19 @@ export class ConvertPool {
     while (!step.done) {
       const request = step.value;
       // Every thread answers before a failure is reported: a reply left in flight would be taken as the answer to the next request.
-      const settled = await Promise.allSettled(this.threads.map((thread, self) => ask(thread, request, self)));
+      const settled = await Promise.allSettled(this.threads.map((thread, w) => ask(thread, requestFor(request, w))));
       const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed !== undefined) throw failed.reason;
       const replies = settled.map((r) => (r as PromiseFulfilledResult<[number, unknown][]>).value);
       lap?.(`threads: ${request.phase}`);
-      let size = 0;
-      for (const reply of replies) for (const [key] of reply) size = Math.max(size, key + 1);
-      step = program.next(mergeReplies(replies, size));
+      step = program.next(mergeReplies(replies, request.tasks.length));
       lap?.(`main: after ${request.phase}`);
     }
     return step.value;
   }
 }
 
-function ask(thread: Worker, request: PhaseRequest, self: number): Promise<[number, unknown][]> {
+function ask(thread: Worker, request: WorkerRequest): Promise<[number, unknown][]> {
   return new Promise((resolve, reject) => {
     const onError = (error: Error) => reject(error);
     thread.once('error', onError);
@@ -137,6 +133,6 @@ function ask(thread: Worker, request: PhaseRequest, self: number): Promise<[numb
       const e = message.error ?? { message: 'no reply' };
       reject(e.code !== undefined && e.field !== undefined ? new TraceFormatError(e.code, e.field, e.message.slice(e.field.length + 2)) : new Error(`conversion thread failed: ${e.message}`));
     });
-    thread.postMessage({ request, self });
+    thread.postMessage(request);
   });
 }

@@ -1,26 +1,20 @@
 /**
  * Worker-thread entry of the conversion pool: one PhaseWorker per thread,
- * answering each phase request; encoded chunks travel back transferred, not
- * copied. Errors come back as data (a TraceFormatError keeps code and field).
+ * running its tasks of each phase (the data lives in shared memory; encoded
+ * chunks stay here until 'pack' copies them into the file). Errors come
+ * back as data (a TraceFormatError keeps code and field).
  */
 import { parentPort } from 'node:worker_threads';
 import { TraceFormatError } from '../errors.js';
-import { PhaseWorker, type PhaseRequest } from '../phase-worker.js';
+import { PhaseWorker, type WorkerRequest } from '../phase-worker.js';
 
 const port = parentPort;
 if (port === null) throw new Error('phase-thread.js runs as a worker thread');
 const worker = new PhaseWorker();
 
-port.on('message', (message: { request: PhaseRequest; self: number }) => {
+port.on('message', (request: WorkerRequest) => {
   try {
-    const reply = worker.handle(message.request, message.self);
-    const transfer: ArrayBuffer[] = [];
-    if (message.request.phase === 'encode') {
-      for (const [, chunk] of reply) {
-        for (const bytes of Object.values(chunk as Record<string, Uint8Array | null>)) if (bytes !== null) transfer.push(bytes.buffer as ArrayBuffer);
-      }
-    }
-    port.postMessage({ reply }, transfer);
+    port.postMessage({ reply: worker.handle(request) });
   } catch (error) {
     port.postMessage({
       error:
