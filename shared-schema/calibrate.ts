@@ -7,7 +7,7 @@
  * pooling step between them (perSmFitPhases): the same program runs on one
  * thread (runPhases) or on a pool of workers (node/convert-pool.ts).
  */
-import type { Band } from './clock-fit.js';
+import { leastSquares, type Band } from './clock-fit.js';
 import type { Calibration, SmCalibration, SmGroups } from './model.js';
 import { runPhases, type MergeTask, type PhaseProgram } from './phase-worker.js';
 import { RECORD_WORDS, RecordWord } from './raw-layout.js';
@@ -18,12 +18,14 @@ import { plainColumns, type ColumnAllocator } from './raw-canonical.js';
 import {
   deviceTimes,
   roughSlope,
+  sameUnwrap,
   segmentLines,
   summariesOf,
   wrapDelta,
   type ClockRows,
   type DeviceClockMap,
   type FitContext,
+  type MeasuredSlice,
   type PlacedFit,
   type Segment,
 } from './sm-clock.js';
@@ -287,15 +289,38 @@ export function* perSmFitPhases(
   const slices = sliceGroups(offsets, workers);
   const bySlice = assignTasks(slices.map((s) => s.end - s.begin), workers);
   const slicesOf = slicesByGroup(slices, groupCount);
+  const whole = slices.map((s) => (slicesOf[s.g] as number[]).length === 1);
+  const sliceTasks = slices.map((slice, k) => ({ slice, whole: whole[k] as boolean }));
+  // One pass: device times, rough-rate sums, and cycles unwrapped at a provisional rate and sorted per slice.
+  const provisional = provisionalNsPerCycle(words, groups, map, smClockRateHz);
+  const measured = (yield { phase: 'measure', tasks: sliceTasks, assignment: bySlice, rows, map, nsPerCycle: provisional }) as MeasuredSlice[];
   // A rough rate per SM, good enough to unwrap 32-bit cycle counts over any capture.
-  const stats = (yield { phase: 'measure', tasks: slices, assignment: bySlice, rows, map }) as Float64Array[];
-  const rough = slicesOf.map((list) => roughSlope(list.map((k) => stats[k] as Float64Array)));
+  const rough = slicesOf.map((list) => roughSlope(list.map((k) => (measured[k] as MeasuredSlice).stats)));
   const ctx = fitContextOf(rough, smClockRateHz, map, granularityNs);
   const nsPerCycle = Float64Array.from({ length: groupCount }, (_, g) => rough[g] ?? ctx.prior);
-  // Each SM's samples in cycle order.
-  const whole = slices.map((s) => (slicesOf[s.g] as number[]).length === 1);
-  const samples = (yield { phase: 'unwrap', tasks: slices.map((slice, k) => ({ slice, whole: whole[k] as boolean })), assignment: bySlice, rows, nsPerCycle }) as (Float64Array | null)[];
-  const merges = mergeTasks(slices, slicesOf, samples);
+  // Where the provisional rate could unwrap differently from the SM's own, unwrap again.
+  const unwrapped: { samples: Float64Array | null; minStartCycles: number }[] = [...measured];
+  const redo = slices.flatMap((s, k) => (sameUnwrap(provisional, nsPerCycle[s.g] as number, Math.max(...(slicesOf[s.g] as number[]).map((j) => (measured[j] as MeasuredSlice).maxReachNs))) ? [] : [k]));
+  if (redo.length > 0) {
+    const again = (yield {
+      phase: 'unwrap',
+      tasks: redo.map((k) => sliceTasks[k] as { slice: RowSlice; whole: boolean }),
+      assignment: assignTasks(
+        redo.map((k) => (slices[k] as RowSlice).end - (slices[k] as RowSlice).begin),
+        workers,
+      ),
+      rows,
+      nsPerCycle,
+    }) as { samples: Float64Array | null; minStartCycles: number }[];
+    redo.forEach((k, j) => (unwrapped[k] = again[j] as { samples: Float64Array | null; minStartCycles: number }));
+  }
+  // Each SM's cycles will count from its earliest warp start.
+  const minStartCycles = slicesOf.map((list) => list.reduce((min, k) => Math.min(min, (unwrapped[k] as { minStartCycles: number }).minStartCycles), Infinity));
+  const merges = mergeTasks(
+    slices,
+    slicesOf,
+    unwrapped.map((u) => u.samples),
+  );
   if (merges.tasks.length > 0) yield { phase: 'mergeX', tasks: merges.tasks, assignment: assignTasks(merges.weights, workers), rows };
   // Runs of them fitted in batches: segments, and where the chip's rate changed.
   const groupRows = Array.from({ length: groupCount }, (_, g) => (offsets[g + 1] as number) - (offsets[g] as number));
@@ -344,14 +369,9 @@ export function* perSmFitPhases(
     rows,
     ctx,
     ...shared,
-  }) as { fits: PlacedFit[]; minStartCycles: number }[];
+  }) as PlacedFit[][];
   const fits: PlacedFit[][] = Array.from({ length: groupCount }, () => []);
-  const minStartCycles = new Float64Array(groupCount).fill(Infinity);
-  batches.forEach(({ g }, k) => {
-    const reply = offsetReplies[k] as { fits: PlacedFit[]; minStartCycles: number };
-    (fits[g] as PlacedFit[]).push(...reply.fits);
-    minStartCycles[g] = Math.min(minStartCycles[g] as number, reply.minStartCycles);
-  });
+  batches.forEach(({ g }, k) => (fits[g] as PlacedFit[]).push(...(offsetReplies[k] as PlacedFit[])));
   // Every record placed with its segment's line.
   const lines = { slope: allocate.f64(total), intercept: allocate.f64(total), firstX: allocate.f64(total), lastX: allocate.f64(total) };
   const borrowed: boolean[] = [];
@@ -426,6 +446,33 @@ export function* perSmFitPhases(
     rows,
     minStartNs,
   };
+}
+
+/**
+ * A first guess at ns per SM cycle, to unwrap cycles in the same pass that
+ * reads the device times: a least-squares line through the first records
+ * of the busiest SM (close in time, so no wrap hides), else the nominal
+ * rate, else 1.
+ */
+function provisionalNsPerCycle(words: Uint32Array, groups: SmGroups, map: DeviceClockMap, smClockRateHz: number | null): number {
+  const { offsets } = groups;
+  let busiest = 0;
+  for (let g = 1; g + 1 < offsets.length; g++) if ((offsets[g + 1] as number) - (offsets[g] as number) > (offsets[busiest + 1] as number) - (offsets[busiest] as number)) busiest = g;
+  const begin = offsets[busiest] as number;
+  const count = Math.min(4096, (offsets[busiest + 1] as number) - begin);
+  const u = new Float64Array(count);
+  const v = new Float64Array(count);
+  const draw = new Uint32Array(count);
+  const lo = new Uint32Array(count);
+  for (let k = 0, w = begin * RECORD_WORDS; k < count; k++, w += RECORD_WORDS) {
+    u[k] = wrapDelta(words[w + RecordWord.CLOCK_END] as number, words[begin * RECORD_WORDS + RecordWord.CLOCK_END] as number);
+    lo[k] = words[w + RecordWord.DEVICE_CLOCK] as number;
+    draw[k] = words[w + RecordWord.DRAW_ID] as number;
+  }
+  deviceTimes(map, lo, draw, v);
+  const line = count >= 2 ? leastSquares(u, v) : null;
+  if (line !== null && line.slope > 0 && Number.isFinite(line.slope)) return line.slope;
+  return smClockRateHz === null ? 1 : 1e9 / smClockRateHz;
 }
 
 /** Slice indices of each group, in row order. */

@@ -277,8 +277,8 @@ function sharpen(xs: Float64Array, ys: Float64Array, keep: Line, limit: number, 
   const inliers = inliersOf(xs, ys, keep, limit);
   const count = inliers.length;
   if (count < 4) return lsq;
-  const upperHull = convexHull(xs, ys, inliers, band.halfStepNs, 1);
-  const lowerHull = convexHull(xs, ys, inliers, -band.halfStepNs - band.cycleNs, -1);
+  const upperHull = convexHull(xs, ys, inliers, band.halfStepNs, 1, 0);
+  const lowerHull = convexHull(xs, ys, inliers, -band.halfStepNs - band.cycleNs, -1, 1);
   let sw = 0;
   let swx = 0;
   let swy = 0;
@@ -311,9 +311,16 @@ function sharpen(xs: Float64Array, ys: Float64Array, keep: Line, limit: number, 
   return slope > 0 ? { slope, intercept: my - slope * mx } : lsq;
 }
 
+/**
+ * Scratch reused across fits (a thread fits thousands of segments, one at a
+ * time): inlier indices and two hulls' points, grown as needed.
+ */
+const scratch = { inliers: new Uint32Array(0), hulls: [new Float64Array(0), new Float64Array(0)] };
+
 /** Indices of the samples at most `limit` above the line. */
 function inliersOf(xs: Float64Array, ys: Float64Array, line: Line, limit: number): Uint32Array {
-  const out = new Uint32Array(xs.length);
+  if (scratch.inliers.length < xs.length) scratch.inliers = new Uint32Array(Math.max(xs.length, 2 * scratch.inliers.length));
+  const out = scratch.inliers;
   let count = 0;
   for (let k = 0; k < xs.length; k++) {
     if ((ys[k] as number) - (line.intercept + line.slope * (xs[k] as number)) <= limit) out[count++] = k;
@@ -329,11 +336,14 @@ interface Hull {
 
 /**
  * Monotone-chain convex hull of (x, y + shift) over the given samples (in x
- * order): the lower chain for sign 1, the upper chain for sign −1.
+ * order): the lower chain for sign 1, the upper chain for sign −1; its
+ * points in scratch buffer `slot`.
  */
-function convexHull(xs: Float64Array, ys: Float64Array, rows: Uint32Array, shift: number, sign: 1 | -1): Hull {
-  const hx = new Float64Array(rows.length);
-  const hy = new Float64Array(rows.length);
+function convexHull(xs: Float64Array, ys: Float64Array, rows: Uint32Array, shift: number, sign: 1 | -1, slot: 0 | 1): Hull {
+  if ((scratch.hulls[slot] as Float64Array).length < 2 * rows.length) scratch.hulls[slot] = new Float64Array(Math.max(2 * rows.length, 2 * (scratch.hulls[slot] as Float64Array).length));
+  const buffer = scratch.hulls[slot] as Float64Array;
+  const hx = buffer.subarray(0, rows.length);
+  const hy = buffer.subarray(rows.length, 2 * rows.length);
   let m = 0;
   for (let k = 0; k < rows.length; k++) {
     const px = xs[rows[k] as number] as number;

@@ -24,6 +24,7 @@ import {
   type ClockRows,
   type DeviceClockMap,
   type FitContext,
+  type MeasuredSlice,
   type PlacedFit,
   type Segment,
   type SegmentLines,
@@ -59,7 +60,7 @@ export type PhaseRequest =
       readonly cursors: Float64Array;
       readonly out: Uint32Array;
     }
-  | { readonly phase: 'measure'; readonly tasks: readonly RowSlice[]; readonly rows: ClockRows; readonly map: DeviceClockMap }
+  | { readonly phase: 'measure'; readonly tasks: readonly { readonly slice: RowSlice; readonly whole: boolean }[]; readonly rows: ClockRows; readonly map: DeviceClockMap; readonly nsPerCycle: number }
   | { readonly phase: 'unwrap'; readonly tasks: readonly { readonly slice: RowSlice; readonly whole: boolean }[]; readonly rows: ClockRows; readonly nsPerCycle: Float64Array }
   | { readonly phase: 'mergeX'; readonly tasks: readonly MergeTask[]; readonly rows: ClockRows }
   | { readonly phase: 'runs'; readonly tasks: readonly number[]; readonly rows: ClockRows; readonly nsPerCycle: number }
@@ -113,14 +114,14 @@ export type PhaseRequest =
 export interface PhaseReplies {
   count: RecordCounts;
   scatter: null;
-  measure: Float64Array;
-  unwrap: Float64Array | null;
+  measure: MeasuredSlice;
+  unwrap: { samples: Float64Array | null; minStartCycles: number };
   mergeX: null;
   runs: Uint32Array;
   fit: { segments: Segment[]; changes: number[] };
   cut: Segment[];
   share: null;
-  offsets: { fits: PlacedFit[]; minStartCycles: number };
+  offsets: PlacedFit[];
   place: { spans: Float64Array; minStartNs: number };
   order: { samples: Float64Array | null; minCycle: number };
   emit: null;
@@ -158,7 +159,7 @@ export class PhaseWorker {
           return null;
         });
       case 'measure':
-        return each<RowSlice>((slice) => measureSlice(request.rows, request.map, slice));
+        return each<{ slice: RowSlice; whole: boolean }>(({ slice, whole }) => measureSlice(request.rows, request.map, slice, request.nsPerCycle, whole));
       case 'unwrap':
         return each<{ slice: RowSlice; whole: boolean }>(({ slice, whole }) => unwrapSlice(request.rows, slice, request.nsPerCycle[slice.g] as number, whole));
       case 'mergeX':

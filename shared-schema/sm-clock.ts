@@ -114,20 +114,37 @@ export function deviceTimes(map: DeviceClockMap, lo: Uint32Array, draw: Uint32Ar
   return out;
 }
 
+/** What measureSlice found in a slice. */
+export interface MeasuredSlice {
+  /** Rough-rate sums per SLICE_BLOCK rows (see roughSlope). */
+  readonly stats: Float64Array;
+  /** The slice's samples for the merge (null: the slice is its whole group, sorted in place). */
+  readonly samples: Float64Array | null;
+  readonly minStartCycles: number;
+  /** Largest |device time − the SM's first record's| (ns): how far the cycle unwrap reached. */
+  readonly maxReachNs: number;
+}
+
 /**
- * Device times (y) of a slice's rows, and per SLICE_BLOCK rows the sums a
- * rough clock rate comes from: records within RATE_WINDOW_NS of the SM's
- * first one (where no wrap of the cycle counter can hide), centred on each
- * block's first such record: [count, mean u, mean v, Σ(u−ū)², Σ(u−ū)(v−v̄),
- * min y, max y] with u the end cycles and v the device ns from the first record.
+ * One pass over a slice's records: device times (y); per SLICE_BLOCK rows
+ * the sums a rough clock rate comes from (records within RATE_WINDOW_NS of
+ * the SM's first one, where no wrap of the cycle counter can hide, centred
+ * on each block's first such record: [count, mean u, mean v, Σ(u−ū)²,
+ * Σ(u−ū)(v−v̄), min y, max y] with u the end cycles and v the device ns
+ * from the first record); and the end cycles unwrapped with a provisional
+ * rate (any rate within ~2^31 cycles over the capture unwraps them the
+ * same: the caller checks, see unwrapReach) and sorted (see unwrapSlice).
  */
-export function measureSlice(rows: ClockRows, map: DeviceClockMap, slice: RowSlice): Float64Array {
-  const { words, y } = rows;
+export function measureSlice(rows: ClockRows, map: DeviceClockMap, slice: RowSlice, nsPerCycle: number, whole: boolean): MeasuredSlice {
+  const { words, x, y } = rows;
   const first = (rows.groups.offsets[slice.g] as number) * RECORD_WORDS;
   const y0 = deviceTimeOf(map, words[first + RecordWord.DEVICE_CLOCK] as number, words[first + RecordWord.DRAW_ID] as number);
   const lo0 = words[first + RecordWord.CLOCK_END] as number;
+  const cyclesPerNs = 1 / nsPerCycle;
   const blocks = Math.ceil((slice.end - slice.begin) / SLICE_BLOCK);
-  const out = new Float64Array(blocks * ROUGH_STATS);
+  const stats = new Float64Array(blocks * ROUGH_STATS);
+  let minStartCycles = Infinity;
+  let maxReachNs = 0;
   for (let b = 0; b < blocks; b++) {
     const begin = slice.begin + b * SLICE_BLOCK;
     const end = Math.min(slice.end, begin + SLICE_BLOCK);
@@ -144,8 +161,16 @@ export function measureSlice(rows: ClockRows, map: DeviceClockMap, slice: RowSli
       const t = deviceTimeOf(map, words[w + RecordWord.DEVICE_CLOCK] as number, words[w + RecordWord.DRAW_ID] as number);
       y[i] = t;
       const v = t - y0;
-      if (Math.abs(v) > RATE_WINDOW_NS) continue;
-      const u = wrapDelta(words[w + RecordWord.CLOCK_END] as number, lo0);
+      const endCycles = words[w + RecordWord.CLOCK_END] as number;
+      const predicted = Math.round(cyclesPerNs * v);
+      const xi = predicted + wrapDelta(endCycles, (lo0 + predicted) >>> 0);
+      x[i] = xi;
+      const start = xi - ((endCycles - (words[w + RecordWord.CLOCK_START] as number)) >>> 0);
+      if (start < minStartCycles) minStartCycles = start;
+      const reach = Math.abs(v);
+      if (reach > maxReachNs) maxReachNs = reach;
+      if (reach > RATE_WINDOW_NS) continue;
+      const u = wrapDelta(endCycles, lo0);
       if (c === 0) {
         u0 = u;
         v0 = v;
@@ -161,17 +186,27 @@ export function measureSlice(rows: ClockRows, map: DeviceClockMap, slice: RowSli
       if (t > hi) hi = t;
     }
     const o = b * ROUGH_STATS;
-    out[o] = c;
+    stats[o] = c;
     if (c > 0) {
-      out[o + 1] = u0 + su / c;
-      out[o + 2] = v0 + sv / c;
-      out[o + 3] = suu - (su * su) / c;
-      out[o + 4] = suv - (su * sv) / c;
+      stats[o + 1] = u0 + su / c;
+      stats[o + 2] = v0 + sv / c;
+      stats[o + 3] = suu - (su * su) / c;
+      stats[o + 4] = suv - (su * sv) / c;
     }
-    out[o + 5] = lo;
-    out[o + 6] = hi;
+    stats[o + 5] = lo;
+    stats[o + 6] = hi;
   }
-  return out;
+  const samples = sortUnwrapped(rows, slice, whole);
+  return { stats, samples, minStartCycles, maxReachNs };
+}
+
+/**
+ * Whether cycles unwrapped at `provisional` ns per cycle are those `rate`
+ * gives, over `reachNs` from the SM's first record: both predictions of the
+ * wrap count must agree well within half a wrap (2^31 cycles).
+ */
+export function sameUnwrap(provisional: number, rate: number, reachNs: number): boolean {
+  return Math.abs(1 / provisional - 1 / rate) * reachNs < 2 ** 29;
 }
 
 /** An SM's rough rate (ns per cycle) from its slices' block sums in row order, or null when they say too little. */
@@ -206,23 +241,33 @@ export function roughSlope(slices: readonly Float64Array[]): number | null {
 }
 
 /**
- * Unwraps a slice's end cycles with `nsPerCycle` (x, relative to the SM's
- * first record) and sorts the slice by them: into byX/xs/ys when the slice
- * is its whole group, else into the slice scratch, returning its samples
- * for the merge (row-sort.ts).
+ * Unwraps a slice's end cycles again with `nsPerCycle` (x, relative to the
+ * SM's first record), where measureSlice's provisional rate was too far
+ * off, and sorts the slice by them (see measureSlice). Also the slice's
+ * smallest start cycle.
  */
-export function unwrapSlice(rows: ClockRows, slice: RowSlice, nsPerCycle: number, whole: boolean): Float64Array | null {
+export function unwrapSlice(rows: ClockRows, slice: RowSlice, nsPerCycle: number, whole: boolean): { samples: Float64Array | null; minStartCycles: number } {
   const { words, x, y } = rows;
   const groupBegin = rows.groups.offsets[slice.g] as number;
   const y0 = y[groupBegin] as number;
   const lo0 = words[groupBegin * RECORD_WORDS + RecordWord.CLOCK_END] as number;
   const cyclesPerNs = 1 / nsPerCycle;
-  for (let i = slice.begin, w = slice.begin * RECORD_WORDS + RecordWord.CLOCK_END; i < slice.end; i++, w += RECORD_WORDS) {
+  let minStartCycles = Infinity;
+  for (let i = slice.begin, w = slice.begin * RECORD_WORDS; i < slice.end; i++, w += RECORD_WORDS) {
     const predicted = Math.round(cyclesPerNs * ((y[i] as number) - y0));
-    x[i] = predicted + wrapDelta(words[w] as number, (lo0 + predicted) >>> 0);
+    const end = words[w + RecordWord.CLOCK_END] as number;
+    const xi = predicted + wrapDelta(end, (lo0 + predicted) >>> 0);
+    x[i] = xi;
+    const start = xi - ((end - (words[w + RecordWord.CLOCK_START] as number)) >>> 0);
+    if (start < minStartCycles) minStartCycles = start;
   }
-  if (!whole) return sortSlice(x, slice.begin, slice.end, rows.sliceRows, rows.sliceKeys);
-  sortSlice(x, slice.begin, slice.end, rows.byX, rows.xs);
+  return { samples: sortUnwrapped(rows, slice, whole), minStartCycles };
+}
+
+/** Sorts a slice by x: into byX/xs/ys when it is its whole group (null), else into the slice scratch (its samples). */
+function sortUnwrapped(rows: ClockRows, slice: RowSlice, whole: boolean): Float64Array | null {
+  if (!whole) return sortSlice(rows.x, slice.begin, slice.end, rows.sliceRows, rows.sliceKeys);
+  sortSlice(rows.x, slice.begin, slice.end, rows.byX, rows.xs);
   fillYs(rows, slice.begin, slice.end);
   return null;
 }
@@ -249,11 +294,19 @@ export function runsOf(rows: ClockRows, g: number, nsPerCycle: number): Uint32Ar
   const to = rows.groups.offsets[g + 1] as number;
   const bounds: number[] = [from];
   let begin = from;
-  for (let k = from + 1; k < to; k++) {
-    const length = ((xs[k] as number) - (xs[begin] as number)) * nsPerCycle;
-    if (length <= MAX_SEGMENT_NS || k - begin < MIN_SEGMENT_SAMPLES) continue;
-    bounds.push(k);
-    begin = k;
+  for (;;) {
+    // The first row at least MIN_SEGMENT_SAMPLES on that lies past MAX_SEGMENT_NS (xs ascend: a binary search).
+    let lo = begin + MIN_SEGMENT_SAMPLES;
+    let hi = to;
+    const x0 = xs[begin] as number;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (((xs[mid] as number) - x0) * nsPerCycle <= MAX_SEGMENT_NS) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo >= to) break;
+    bounds.push(lo);
+    begin = lo;
   }
   // A short tail joins the previous run rather than standing alone.
   if (bounds.length > 1 && to - begin < MIN_SEGMENT_SAMPLES) bounds.pop();
@@ -328,8 +381,7 @@ function cycleDurationOf(words: Uint32Array, i: number): number {
 /**
  * Each segment's final fit: its slope a precision-weighted mean of its own
  * and the shared estimate (sharedSlope/sharedError from index `first`), the
- * offset from its own samples. Also the smallest start cycle of their rows
- * (the SM's cycle origin).
+ * offset from its own samples.
  */
 export function offsetSegments(
   rows: ClockRows,
@@ -338,11 +390,9 @@ export function offsetSegments(
   sharedSlope: Float64Array,
   sharedError: Float64Array,
   ctx: FitContext,
-): { fits: PlacedFit[]; minStartCycles: number } {
-  const { xs, ys, byX, words } = rows;
-  let minStartCycles = Infinity;
-  const fits = segments.map(({ begin, end, own }, s) => {
-    for (let k = begin; k < end; k++) minStartCycles = Math.min(minStartCycles, (xs[k] as number) - cycleDurationOf(words, byX[k] as number));
+): PlacedFit[] {
+  const { xs, ys } = rows;
+  return segments.map(({ begin, end, own }, s) => {
     const shared = sharedSlope[first + s] as number;
     const wShared = 1 / ((sharedError[first + s] as number) ** 2 + (SHARED_SLOPE_FLOOR * shared) ** 2);
     const wOwn = own === null ? 0 : 1 / own.slopeError ** 2;
@@ -351,7 +401,6 @@ export function offsetSegments(
     const fit: SegmentFit = own !== null && wOwn >= wShared ? { ...offset, fit: 'linear', slopeError: own.slopeError } : offset;
     return { fit, reliable: end - begin - fit.late >= Math.max(3, (end - begin) / 2) };
   });
-  return { fits, minStartCycles };
 }
 
 /**

@@ -14,6 +14,7 @@ export interface GroupedOrder {
 }
 
 const DIGIT_BITS = 11;
+const WIDE_DIGIT_BITS = 16;
 const DIGIT_SIZE = 1 << DIGIT_BITS;
 const DIGIT_MASK = DIGIT_SIZE - 1;
 const TWO_POW_32 = 4294967296;
@@ -165,8 +166,9 @@ function sortRangeByU32Key(order: Uint32Array, scratch: Uint32Array, begin: numb
   let rows: Uint32Array = order.subarray(begin, end);
   let rowsTmp: Uint32Array = scratch.subarray(begin, end);
   const bits = Math.ceil(Math.log2(range + 1));
-  // Fewer, wider digits for big groups; the histogram must stay small next to n.
-  const digitBits = Math.max(4, Math.min(DIGIT_BITS, Math.ceil(bits / Math.max(1, Math.ceil(bits / DIGIT_BITS)))));
+  // Fewer, wider digits for big groups (two 16-bit passes from 64 Ki rows on); the histogram must stay small next to n.
+  const widest = n >= 1 << WIDE_DIGIT_BITS ? WIDE_DIGIT_BITS : DIGIT_BITS;
+  const digitBits = Math.max(4, Math.min(widest, Math.ceil(bits / Math.max(1, Math.ceil(bits / widest)))));
   const mask = (1 << digitBits) - 1;
   const hist = new Uint32Array(1 << digitBits);
   for (let shift = 0; shift < bits; shift += digitBits) {
@@ -191,6 +193,8 @@ function sortRangeByU32Key(order: Uint32Array, scratch: Uint32Array, begin: numb
 
 /** Insertion sort gives up past this many moves per row (then radix sort). */
 const INSERTION_MOVES_PER_ROW = 4;
+/** More than this share of rows out of place sends keys straight to the radix sort. */
+const FAR_FROM_SORTED = 1 / 8;
 
 /**
  * Stable order of integer keys (|key| < 2^53): order[k] = row of rank k.
@@ -201,6 +205,18 @@ export function sortedOrder(key: Float64Array): Uint32Array {
   const n = key.length;
   const order = new Uint32Array(n);
   for (let i = 0; i < n; i++) order[i] = i;
+  // Many rows below an earlier key: far from sorted, so the insertion sort would only give up late.
+  let below = 0;
+  let max = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const k = key[i] as number;
+    if (k < max) below++;
+    else max = k;
+  }
+  if (below > n * FAR_FROM_SORTED) {
+    sortRangeByKey(order, new Uint32Array(n), 0, n, key);
+    return order;
+  }
   let budget = INSERTION_MOVES_PER_ROW * n + SMALL_GROUP * SMALL_GROUP;
   for (let i = 1; i < n; i++) {
     const k = key[i] as number;

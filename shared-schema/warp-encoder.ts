@@ -72,11 +72,17 @@ export function encodeWarpChunk(w: WarpColumns, begin: number, end: number, subg
   const { lo: laneLo, hi: laneHi } = laneMasks(subgroupSize);
   // Cycles are stored as the residual from what the SM clock rate predicts from the ns columns.
   const cyclesPerTick = cyclesPerNs / TICKS_PER_NS;
-  const startNs = w.startNs;
+  const { startNs, durationNs, draw, customId, activeMask } = w;
   const start = new Uint8Array(m * 8 + 8);
   const duration = new Uint8Array(m * 8 + 8);
+  const drawBytes = new Uint8Array(m * 5 + 5);
+  const customBytes = new Uint8Array(m * 5 + 5);
+  const inactive = new Uint8Array(m * 5 + 5);
   let ps = 0;
   let pd = 0;
+  let pw = 0;
+  let pc = 0;
+  let pi = 0;
   const cycleStartCol = w.smCycleStart;
   const cycleDurationCol = w.smCycleDuration;
   const cycleStart = cycleStartCol === null ? null : new Uint8Array(m * 8 + 8);
@@ -88,6 +94,9 @@ export function encodeWarpChunk(w: WarpColumns, begin: number, end: number, subg
   let groupEnd = offsets[g + 1] as number;
   let prevTicks = begin > groupBegin ? Math.round((startNs[begin - 1] as number) * TICKS_PER_NS) : 0;
   let prevCycles = begin > groupBegin && cycleStartCol !== null ? (cycleStartCol[begin - 1] as number) : 0;
+  let prevDraw = begin > 0 ? (draw[begin - 1] as number) : 0;
+  let prevCustom = begin > 0 ? (customId[begin - 1] as number) : 0;
+  // Every column of a row in one pass.
   for (let i = begin; i < end; i++) {
     if (i === groupEnd) {
       g++;
@@ -97,7 +106,7 @@ export function encodeWarpChunk(w: WarpColumns, begin: number, end: number, subg
     const ticks = Math.round((startNs[i] as number) * TICKS_PER_NS);
     const first = i === groupBegin;
     ps = first ? putInt(start, ps, ticks) : putUint(start, ps, ticks - prevTicks);
-    const durationTicks = Math.round((w.durationNs[i] as number) * TICKS_PER_NS);
+    const durationTicks = Math.round((durationNs[i] as number) * TICKS_PER_NS);
     pd = putUint(duration, pd, durationTicks);
     if (cycleStart !== null && cycleStartCol !== null && cycleDuration !== null && cycleDurationCol !== null) {
       const c = cycleStartCol[i] as number;
@@ -106,30 +115,24 @@ export function encodeWarpChunk(w: WarpColumns, begin: number, end: number, subg
       pcd = putInt(cycleDuration, pcd, (cycleDurationCol[i] as number) - Math.round(durationTicks * cyclesPerTick));
     }
     prevTicks = ticks;
+    const d = draw[i] as number;
+    pw = putDelta32(drawBytes, pw, prevDraw, d);
+    prevDraw = d;
+    const c = customId[i] as number;
+    pc = putDelta32(customBytes, pc, prevCustom, c);
+    prevCustom = c;
+    pi = putU32(inactive, pi, (~(activeMask[i] as number) & laneLo) >>> 0);
   }
   return {
     start: start.subarray(0, ps),
     cycleStart: cycleStart === null ? null : cycleStart.subarray(0, pcs),
     duration: duration.subarray(0, pd),
     cycleDuration: cycleDuration === null ? null : cycleDuration.subarray(0, pcd),
-    draw: deltaChunk(w.draw, begin, end),
-    customId: deltaChunk(w.customId, begin, end),
-    inactiveMask: inactiveChunk(w.activeMask, begin, end, laneLo),
+    draw: drawBytes.subarray(0, pw),
+    customId: customBytes.subarray(0, pc),
+    inactiveMask: inactive.subarray(0, pi),
     inactiveMaskHi: w.activeMaskHi === null ? null : inactiveChunk(w.activeMaskHi, begin, end, laneHi),
   };
-}
-
-/** Zigzag 32-bit deltas between consecutive rows (the first from the row before, or 0). */
-function deltaChunk(values: UintColumn, begin: number, end: number): Uint8Array {
-  const out = new Uint8Array((end - begin) * 5 + 5);
-  let p = 0;
-  let prev = begin > 0 ? (values[begin - 1] as number) : 0;
-  for (let i = begin; i < end; i++) {
-    const v = values[i] as number;
-    p = putDelta32(out, p, prev, v);
-    prev = v;
-  }
-  return out.subarray(0, p);
 }
 
 /** Varints of the inactive lanes (full warps cost one byte). */
