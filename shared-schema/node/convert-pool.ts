@@ -1,9 +1,10 @@
 /**
- * Converting raw dumps on several threads (Node worker_threads): the SM
- * groups are spread over the threads, which run the phases of
- * wtrawProgram on SM-major records in shared memory; this thread parses,
- * groups the records, pools what the SMs found between phases and packs
- * the file. The output is byte for byte what the one-thread path writes.
+ * Converting raw dumps on several threads (Node worker_threads): each
+ * phase of wtrawProgram hands every thread its tasks (slices of records,
+ * of a busy SM's rows, batches of clock segments, chunks of the file) over
+ * shared memory; this thread parses, pools what the tasks found between
+ * phases and lays the file out, which the threads then write into. The
+ * output is byte for byte what the one-thread path writes.
  *
  *   const pool = await ConvertPool.create(threads);
  *   const bytes = await pool.wtrawToWtrace(raw);
