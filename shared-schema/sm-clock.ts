@@ -104,6 +104,11 @@ export function wrapDelta(a: number, b: number): number {
   return (a - b) | 0;
 }
 
+/** An SM's end cycles (low word) unwrapped next to a predicted count since its first record (whose low word is lo0). */
+function unwrapCycles(endLo: number, predicted: number, lo0: number): number {
+  return predicted + wrapDelta(endLo, (lo0 + predicted) >>> 0);
+}
+
 function deviceTimeOf(map: DeviceClockMap, lo: number, draw: number): number {
   return ((map.drawAnchorRelTicks[draw] as number) + wrapDelta(lo, map.drawAnchorLo[draw] as number) + map.halfStepTicks) * map.deviceNsPerTick;
 }
@@ -162,8 +167,7 @@ export function measureSlice(rows: ClockRows, map: DeviceClockMap, slice: RowSli
       y[i] = t;
       const v = t - y0;
       const endCycles = words[w + RecordWord.CLOCK_END] as number;
-      const predicted = Math.round(cyclesPerNs * v);
-      const xi = predicted + wrapDelta(endCycles, (lo0 + predicted) >>> 0);
+      const xi = unwrapCycles(endCycles, Math.round(cyclesPerNs * v), lo0);
       x[i] = xi;
       const start = xi - ((endCycles - (words[w + RecordWord.CLOCK_START] as number)) >>> 0);
       if (start < minStartCycles) minStartCycles = start;
@@ -254,9 +258,8 @@ export function unwrapSlice(rows: ClockRows, slice: RowSlice, nsPerCycle: number
   const cyclesPerNs = 1 / nsPerCycle;
   let minStartCycles = Infinity;
   for (let i = slice.begin, w = slice.begin * RECORD_WORDS; i < slice.end; i++, w += RECORD_WORDS) {
-    const predicted = Math.round(cyclesPerNs * ((y[i] as number) - y0));
     const end = words[w + RecordWord.CLOCK_END] as number;
-    const xi = predicted + wrapDelta(end, (lo0 + predicted) >>> 0);
+    const xi = unwrapCycles(end, Math.round(cyclesPerNs * ((y[i] as number) - y0)), lo0);
     x[i] = xi;
     const start = xi - ((end - (words[w + RecordWord.CLOCK_START] as number)) >>> 0);
     if (start < minStartCycles) minStartCycles = start;
