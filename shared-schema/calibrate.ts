@@ -9,10 +9,11 @@
  */
 import { leastSquares, type Band } from './clock-fit.js';
 import type { Calibration, SmCalibration, SmGroups } from './model.js';
-import { runPhases, type MergeTask, type PhaseProgram } from './phase-worker.js';
+import { runPhases, type PhaseProgram } from './phase-worker.js';
 import { RECORD_WORDS, RecordWord } from './raw-layout.js';
-import { splittersOf } from './row-sort.js';
-import { SLICE_BLOCK, assignTasks, batchItems, sliceGroups, splitRows, type RowSlice } from './row-tasks.js';
+import { recordColumn } from './raw-records.js';
+import { mergeTasks } from './row-sort.js';
+import { SLICE_BLOCK, assignTasks, batchItems, maxPerGroup, minPerGroup, planSlices, splitRows, type RowSlice, type SliceTask } from './row-tasks.js';
 import { gather, groupedOrder } from './sort.js';
 import { plainColumns, type ColumnAllocator } from './raw-canonical.js';
 import {
@@ -257,7 +258,7 @@ function calibratePerSm(raw: GroupedClocks): CalibratedTimes {
   return runPhases(perSmFitPhases(words, raw.groups, 1, granularityNs, map, raw.smClockRateHz, plainColumns)).times;
 }
 
-/** The result of per-sm-fit: times, the rows it worked on (free for reuse, see orderRowsOf) and the earliest start. */
+/** The result of per-sm-fit: times, the rows it worked on (free once it is done: wtraw.ts sorts with them) and the earliest start. */
 export interface PerSmFit {
   readonly times: CalibratedTimes & { readonly cycleStart: Float64Array; readonly cycleDuration: Uint32Array };
   readonly rows: ClockRows;
@@ -286,27 +287,24 @@ export function* perSmFitPhases(
   const n = offsets[groupCount] as number;
   const u32 = () => allocate.uint(n, 0xffffffff) as Uint32Array;
   const rows: ClockRows = { words, groups, y: allocate.f64(n), x: allocate.f64(n), byX: u32(), xs: allocate.f64(n), ys: allocate.f64(n), sliceRows: u32(), sliceKeys: allocate.f64(n) };
-  const slices = sliceGroups(offsets, workers);
-  const bySlice = assignTasks(slices.map((s) => s.end - s.begin), workers);
-  const slicesOf = slicesByGroup(slices, groupCount);
-  const whole = slices.map((s) => (slicesOf[s.g] as number[]).length === 1);
-  const sliceTasks = slices.map((slice, k) => ({ slice, whole: whole[k] as boolean }));
+  const plan = planSlices(offsets, workers);
   // One pass: device times, rough-rate sums, and cycles unwrapped at a provisional rate and sorted per slice.
   const provisional = provisionalNsPerCycle(words, groups, map, smClockRateHz);
-  const measured = (yield { phase: 'measure', tasks: sliceTasks, assignment: bySlice, rows, map, nsPerCycle: provisional }) as MeasuredSlice[];
+  const measured = (yield { phase: 'measure', tasks: plan.tasks, assignment: plan.assignment, rows, map, nsPerCycle: provisional }) as MeasuredSlice[];
   // A rough rate per SM, good enough to unwrap 32-bit cycle counts over any capture.
-  const rough = slicesOf.map((list) => roughSlope(list.map((k) => (measured[k] as MeasuredSlice).stats)));
+  const rough = plan.slicesOf.map((list) => roughSlope(list.map((k) => (measured[k] as MeasuredSlice).stats)));
   const ctx = fitContextOf(rough, smClockRateHz, map, granularityNs);
   const nsPerCycle = Float64Array.from({ length: groupCount }, (_, g) => rough[g] ?? ctx.prior);
   // Where the provisional rate could unwrap differently from the SM's own, unwrap again.
   const unwrapped: { samples: Float64Array | null; minStartCycles: number }[] = [...measured];
-  const redo = slices.flatMap((s, k) => (sameUnwrap(provisional, nsPerCycle[s.g] as number, Math.max(...(slicesOf[s.g] as number[]).map((j) => (measured[j] as MeasuredSlice).maxReachNs))) ? [] : [k]));
+  const reach = maxPerGroup(plan, (k) => (measured[k] as MeasuredSlice).maxReachNs);
+  const redo = plan.slices.flatMap((s, k) => (sameUnwrap(provisional, nsPerCycle[s.g] as number, reach[s.g] as number) ? [] : [k]));
   if (redo.length > 0) {
     const again = (yield {
       phase: 'unwrap',
-      tasks: redo.map((k) => sliceTasks[k] as { slice: RowSlice; whole: boolean }),
+      tasks: redo.map((k) => plan.tasks[k] as SliceTask),
       assignment: assignTasks(
-        redo.map((k) => (slices[k] as RowSlice).end - (slices[k] as RowSlice).begin),
+        redo.map((k) => (plan.slices[k] as RowSlice).end - (plan.slices[k] as RowSlice).begin),
         workers,
       ),
       rows,
@@ -315,10 +313,9 @@ export function* perSmFitPhases(
     redo.forEach((k, j) => (unwrapped[k] = again[j] as { samples: Float64Array | null; minStartCycles: number }));
   }
   // Each SM's cycles will count from its earliest warp start.
-  const minStartCycles = slicesOf.map((list) => list.reduce((min, k) => Math.min(min, (unwrapped[k] as { minStartCycles: number }).minStartCycles), Infinity));
+  const minStartCycles = minPerGroup(plan, (k) => (unwrapped[k] as { minStartCycles: number }).minStartCycles);
   const merges = mergeTasks(
-    slices,
-    slicesOf,
+    plan,
     unwrapped.map((u) => u.samples),
   );
   if (merges.tasks.length > 0) yield { phase: 'mergeX', tasks: merges.tasks, assignment: assignTasks(merges.weights, workers), rows };
@@ -460,46 +457,12 @@ function provisionalNsPerCycle(words: Uint32Array, groups: SmGroups, map: Device
   for (let g = 1; g + 1 < offsets.length; g++) if ((offsets[g + 1] as number) - (offsets[g] as number) > (offsets[busiest + 1] as number) - (offsets[busiest] as number)) busiest = g;
   const begin = offsets[busiest] as number;
   const count = Math.min(4096, (offsets[busiest + 1] as number) - begin);
-  const u = new Float64Array(count);
-  const v = new Float64Array(count);
-  const draw = new Uint32Array(count);
-  const lo = new Uint32Array(count);
-  for (let k = 0, w = begin * RECORD_WORDS; k < count; k++, w += RECORD_WORDS) {
-    u[k] = wrapDelta(words[w + RecordWord.CLOCK_END] as number, words[begin * RECORD_WORDS + RecordWord.CLOCK_END] as number);
-    lo[k] = words[w + RecordWord.DEVICE_CLOCK] as number;
-    draw[k] = words[w + RecordWord.DRAW_ID] as number;
-  }
-  deviceTimes(map, lo, draw, v);
+  const end = recordColumn(words, RecordWord.CLOCK_END, begin, begin + count);
+  const u = Float64Array.from(end, (lo) => wrapDelta(lo, end[0] as number));
+  const v = deviceTimes(map, recordColumn(words, RecordWord.DEVICE_CLOCK, begin, begin + count), recordColumn(words, RecordWord.DRAW_ID, begin, begin + count), new Float64Array(count));
   const line = count >= 2 ? leastSquares(u, v) : null;
   if (line !== null && line.slope > 0 && Number.isFinite(line.slope)) return line.slope;
   return smClockRateHz === null ? 1 : 1e9 / smClockRateHz;
-}
-
-/** Slice indices of each group, in row order. */
-export function slicesByGroup(slices: readonly RowSlice[], groupCount: number): number[][] {
-  const out: number[][] = Array.from({ length: groupCount }, () => []);
-  slices.forEach((s, k) => (out[s.g] as number[]).push(k));
-  return out;
-}
-
-/** For each group sorted in several slices: one merge part per slice, cut at splitters of their samples. */
-export function mergeTasks(slices: readonly RowSlice[], slicesOf: readonly number[][], samples: readonly (Float64Array | null)[]): { tasks: (MergeTask & { g: number })[]; weights: number[] } {
-  const tasks: (MergeTask & { g: number })[] = [];
-  const weights: number[] = [];
-  slicesOf.forEach((list, g) => {
-    if (list.length < 2) return;
-    const ranges = list.map((k) => [(slices[k] as RowSlice).begin, (slices[k] as RowSlice).end] as const);
-    const cuts = splittersOf(
-      list.map((k) => samples[k] as Float64Array),
-      list.length,
-    );
-    const rowsOfGroup = (ranges[ranges.length - 1] as readonly [number, number])[1] - (ranges[0] as readonly [number, number])[0];
-    for (let p = 0; p < list.length; p++) {
-      tasks.push({ g, slices: ranges, lo: p === 0 ? -Infinity : (cuts[p - 1] as number), hi: p === list.length - 1 ? Infinity : (cuts[p] as number) });
-      weights.push(rowsOfGroup / list.length);
-    }
-  });
-  return { tasks, weights };
 }
 
 function median(values: number[]): number {

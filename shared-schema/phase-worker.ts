@@ -11,7 +11,8 @@ import type { CalibratedRows, OrderRows } from './raw-canonical.js';
 import { emitPart, orderSlice } from './raw-canonical.js';
 import type { SmGroups, WarpColumns } from './model.js';
 import { countRecords, cursorsOfPart, scatterRecords, type RecordCounts, type RecordLimits, type SmMajorRecords } from './raw-records.js';
-import type { RowSlice } from './row-tasks.js';
+import type { MergeTask } from './row-sort.js';
+import type { SliceTask } from './row-tasks.js';
 import {
   cutAtRateChanges,
   fitRuns,
@@ -33,13 +34,6 @@ import { poolSlopes, type SlopePool } from './shared-slopes.js';
 import { encodeWarpChunk, type WarpChunk } from './warp-encoder.js';
 import { chunkSizes, writeChunk, type ChunkSizes, type WtraceLayout } from './wtrace-writer.js';
 
-/** Part [lo, hi) of one group's keys, merged from its sorted slices. */
-export interface MergeTask {
-  readonly slices: readonly (readonly [number, number])[];
-  readonly lo: number;
-  readonly hi: number;
-}
-
 export interface PlacedTimes {
   readonly startNs: Float64Array;
   readonly endNs: Float64Array;
@@ -60,8 +54,8 @@ export type PhaseRequest =
       readonly cursors: Float64Array;
       readonly out: Uint32Array;
     }
-  | { readonly phase: 'measure'; readonly tasks: readonly { readonly slice: RowSlice; readonly whole: boolean }[]; readonly rows: ClockRows; readonly map: DeviceClockMap; readonly nsPerCycle: number }
-  | { readonly phase: 'unwrap'; readonly tasks: readonly { readonly slice: RowSlice; readonly whole: boolean }[]; readonly rows: ClockRows; readonly nsPerCycle: Float64Array }
+  | { readonly phase: 'measure'; readonly tasks: readonly SliceTask[]; readonly rows: ClockRows; readonly map: DeviceClockMap; readonly nsPerCycle: number }
+  | { readonly phase: 'unwrap'; readonly tasks: readonly SliceTask[]; readonly rows: ClockRows; readonly nsPerCycle: Float64Array }
   | { readonly phase: 'mergeX'; readonly tasks: readonly MergeTask[]; readonly rows: ClockRows }
   | { readonly phase: 'runs'; readonly tasks: readonly number[]; readonly rows: ClockRows; readonly nsPerCycle: number }
   | { readonly phase: 'fit'; readonly tasks: readonly { readonly g: number; readonly firstRun: number; readonly lastRun: number; readonly bounds: Uint32Array }[]; readonly rows: ClockRows; readonly ctx: FitContext }
@@ -91,7 +85,7 @@ export type PhaseRequest =
     }
   | {
       readonly phase: 'order';
-      readonly tasks: readonly { readonly slice: RowSlice; readonly whole: boolean }[];
+      readonly tasks: readonly SliceTask[];
       readonly records: SmMajorRecords;
       readonly times: CalibratedRows;
       readonly shiftNs: number;
@@ -159,9 +153,9 @@ export class PhaseWorker {
           return null;
         });
       case 'measure':
-        return each<{ slice: RowSlice; whole: boolean }>(({ slice, whole }) => measureSlice(request.rows, request.map, slice, request.nsPerCycle, whole));
+        return each<SliceTask>(({ slice, whole }) => measureSlice(request.rows, request.map, slice, request.nsPerCycle, whole));
       case 'unwrap':
-        return each<{ slice: RowSlice; whole: boolean }>(({ slice, whole }) => unwrapSlice(request.rows, slice, request.nsPerCycle[slice.g] as number, whole));
+        return each<SliceTask>(({ slice, whole }) => unwrapSlice(request.rows, slice, request.nsPerCycle[slice.g] as number, whole));
       case 'mergeX':
         return each<MergeTask>(({ slices, lo, hi }) => {
           mergeByX(request.rows, slices, lo, hi);
@@ -185,7 +179,7 @@ export class PhaseWorker {
           placeSegments(request.rows, t.segments, t.first, t.groupFirst, t.groupLast, request.lines, t.minStartCycles, request.times),
         );
       case 'order':
-        return each<{ slice: RowSlice; whole: boolean }>(({ slice, whole }) => orderSlice(request.records, request.times, request.shiftNs, request.scratch, slice, whole, request.columns));
+        return each<SliceTask>(({ slice, whole }) => orderSlice(request.records, request.times, request.shiftNs, request.scratch, slice, whole, request.columns));
       case 'emit':
         return each<MergeTask & { cycleBase: number }>(({ slices, lo, hi, cycleBase }) => {
           emitPart(request.records, request.times, request.scratch, slices, lo, hi, cycleBase, request.columns);

@@ -6,6 +6,7 @@
  * arrive nearly in order, so a part usually draws on one or two slices.
  * The result is the group's unique stable order, however it was split.
  */
+import type { RowSlice, SlicePlan } from './row-tasks.js';
 import { sortedOrder } from './sort.js';
 
 /** Keys each sorted slice reports for choosing splitters. */
@@ -40,6 +41,34 @@ export function splittersOf(samples: readonly Float64Array[], parts: number): Fl
   }
   all.sort();
   return Float64Array.from({ length: Math.max(0, parts - 1) }, (_, k) => all[Math.floor(((k + 1) * length) / parts)] as number);
+}
+
+/** Part [lo, hi) of one group's keys, merged from its sorted slices. */
+export interface MergeTask {
+  readonly g: number;
+  readonly slices: readonly (readonly [number, number])[];
+  readonly lo: number;
+  readonly hi: number;
+}
+
+/** For each group sorted in several slices: one merge part per slice, cut at splitters of their samples (null for whole groups). */
+export function mergeTasks(plan: SlicePlan, samples: readonly (Float64Array | null)[]): { tasks: MergeTask[]; weights: number[] } {
+  const tasks: MergeTask[] = [];
+  const weights: number[] = [];
+  plan.slicesOf.forEach((list, g) => {
+    if (list.length < 2) return;
+    const ranges = list.map((k) => [(plan.slices[k] as RowSlice).begin, (plan.slices[k] as RowSlice).end] as const);
+    const cuts = splittersOf(
+      list.map((k) => samples[k] as Float64Array),
+      list.length,
+    );
+    const rowsOfGroup = (ranges[ranges.length - 1] as readonly [number, number])[1] - (ranges[0] as readonly [number, number])[0];
+    for (let p = 0; p < list.length; p++) {
+      tasks.push({ g, slices: ranges, lo: p === 0 ? -Infinity : (cuts[p - 1] as number), hi: p === list.length - 1 ? Infinity : (cuts[p] as number) });
+      weights.push(rowsOfGroup / list.length);
+    }
+  });
+  return { tasks, weights };
 }
 
 /** First index in [begin, end) whose key is ≥ value (keys sorted). */

@@ -34,6 +34,47 @@ export function sliceGroups(offsets: Uint32Array, workers: number): RowSlice[] {
   return out;
 }
 
+/** A sliced group is sorted in place when the slice is the whole group, else merged after. */
+export interface SliceTask {
+  readonly slice: RowSlice;
+  readonly whole: boolean;
+}
+
+/** The slices of every group, the task of each and which worker runs it. */
+export interface SlicePlan {
+  readonly slices: readonly RowSlice[];
+  /** Slice indices of each group, in row order. */
+  readonly slicesOf: readonly (readonly number[])[];
+  readonly tasks: readonly SliceTask[];
+  /** Slices spread over the workers by rows. */
+  readonly assignment: number[][];
+}
+
+export function planSlices(offsets: Uint32Array, workers: number): SlicePlan {
+  const slices = sliceGroups(offsets, workers);
+  const slicesOf: number[][] = Array.from({ length: offsets.length - 1 }, () => []);
+  slices.forEach((s, k) => (slicesOf[s.g] as number[]).push(k));
+  return {
+    slices,
+    slicesOf,
+    tasks: slices.map((slice) => ({ slice, whole: (slicesOf[slice.g] as number[]).length === 1 })),
+    assignment: assignTasks(
+      slices.map((s) => s.end - s.begin),
+      workers,
+    ),
+  };
+}
+
+/** Per group, the smallest of a value each of its slices reported (value(k) for slice k). */
+export function minPerGroup(plan: SlicePlan, value: (slice: number) => number): number[] {
+  return plan.slicesOf.map((list) => list.reduce((min, k) => Math.min(min, value(k)), Infinity));
+}
+
+/** Per group, the largest of a value each of its slices reported. */
+export function maxPerGroup(plan: SlicePlan, value: (slice: number) => number): number[] {
+  return plan.slicesOf.map((list) => list.reduce((max, k) => Math.max(max, value(k)), -Infinity));
+}
+
 /** Tasks (by weight) spread over workers, biggest first to the least loaded: assignment[w] lists worker w's task indices. */
 export function assignTasks(weights: ArrayLike<number>, workers: number): number[][] {
   const order = Array.from({ length: weights.length }, (_, k) => k).sort((a, b) => (weights[b] as number) - (weights[a] as number) || a - b);

@@ -104,9 +104,14 @@ export function wrapDelta(a: number, b: number): number {
   return (a - b) | 0;
 }
 
-/** An SM's end cycles (low word) unwrapped next to a predicted count since its first record (whose low word is lo0). */
-function unwrapCycles(endLo: number, predicted: number, lo0: number): number {
-  return predicted + wrapDelta(endLo, (lo0 + predicted) >>> 0);
+/**
+ * Row i's end cycles unwrapped next to a predicted count since its SM's
+ * first record (whose low word is lo0), into x[i]; returns its start cycles.
+ */
+function unwrapRow(words: Uint32Array, x: Float64Array, i: number, predicted: number, lo0: number): number {
+  const end = predicted + wrapDelta(words[i * RECORD_WORDS + RecordWord.CLOCK_END] as number, (lo0 + predicted) >>> 0);
+  x[i] = end;
+  return end - cycleDurationOf(words, i);
 }
 
 function deviceTimeOf(map: DeviceClockMap, lo: number, draw: number): number {
@@ -138,7 +143,7 @@ export interface MeasuredSlice {
  * Σ(u−ū)(v−v̄), min y, max y] with u the end cycles and v the device ns
  * from the first record); and the end cycles unwrapped with a provisional
  * rate (any rate within ~2^31 cycles over the capture unwraps them the
- * same: the caller checks, see unwrapReach) and sorted (see unwrapSlice).
+ * same: the caller checks, see sameUnwrap) and sorted (see unwrapSlice).
  */
 export function measureSlice(rows: ClockRows, map: DeviceClockMap, slice: RowSlice, nsPerCycle: number, whole: boolean): MeasuredSlice {
   const { words, x, y } = rows;
@@ -166,15 +171,12 @@ export function measureSlice(rows: ClockRows, map: DeviceClockMap, slice: RowSli
       const t = deviceTimeOf(map, words[w + RecordWord.DEVICE_CLOCK] as number, words[w + RecordWord.DRAW_ID] as number);
       y[i] = t;
       const v = t - y0;
-      const endCycles = words[w + RecordWord.CLOCK_END] as number;
-      const xi = unwrapCycles(endCycles, Math.round(cyclesPerNs * v), lo0);
-      x[i] = xi;
-      const start = xi - ((endCycles - (words[w + RecordWord.CLOCK_START] as number)) >>> 0);
+      const start = unwrapRow(words, x, i, Math.round(cyclesPerNs * v), lo0);
       if (start < minStartCycles) minStartCycles = start;
       const reach = Math.abs(v);
       if (reach > maxReachNs) maxReachNs = reach;
       if (reach > RATE_WINDOW_NS) continue;
-      const u = wrapDelta(endCycles, lo0);
+      const u = wrapDelta(words[w + RecordWord.CLOCK_END] as number, lo0);
       if (c === 0) {
         u0 = u;
         v0 = v;
@@ -257,11 +259,8 @@ export function unwrapSlice(rows: ClockRows, slice: RowSlice, nsPerCycle: number
   const lo0 = words[groupBegin * RECORD_WORDS + RecordWord.CLOCK_END] as number;
   const cyclesPerNs = 1 / nsPerCycle;
   let minStartCycles = Infinity;
-  for (let i = slice.begin, w = slice.begin * RECORD_WORDS; i < slice.end; i++, w += RECORD_WORDS) {
-    const end = words[w + RecordWord.CLOCK_END] as number;
-    const xi = unwrapCycles(end, Math.round(cyclesPerNs * ((y[i] as number) - y0)), lo0);
-    x[i] = xi;
-    const start = xi - ((end - (words[w + RecordWord.CLOCK_START] as number)) >>> 0);
+  for (let i = slice.begin; i < slice.end; i++) {
+    const start = unwrapRow(words, x, i, Math.round(cyclesPerNs * ((y[i] as number) - y0)), lo0);
     if (start < minStartCycles) minStartCycles = start;
   }
   return { samples: sortUnwrapped(rows, slice, whole), minStartCycles };

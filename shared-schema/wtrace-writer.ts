@@ -113,9 +113,11 @@ export function layoutWtrace(trace: Trace, sizes: readonly ChunkSizes[], ranges:
   const groups = w.smGroups.sm.length;
   const smBytes = new Uint8Array(groups * 2);
   const countBytes = new Uint8Array(groups * 4);
+  const smView = new DataView(smBytes.buffer);
+  const countView = new DataView(countBytes.buffer);
   for (let g = 0; g < groups; g++) {
-    new DataView(smBytes.buffer).setUint16(g * 2, w.smGroups.sm[g] as number, true);
-    new DataView(countBytes.buffer).setUint32(g * 4, (w.smGroups.offsets[g + 1] as number) - (w.smGroups.offsets[g] as number), true);
+    smView.setUint16(g * 2, w.smGroups.sm[g] as number, true);
+    countView.setUint32(g * 4, (w.smGroups.offsets[g + 1] as number) - (w.smGroups.offsets[g] as number), true);
   }
   for (const [key, value] of [
     ['count', w.count],

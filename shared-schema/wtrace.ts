@@ -24,7 +24,6 @@ import { encodeWarpChunk, maskBytes } from './warp-encoder.js';
 import { WTRACE_HEADER_BYTES, WTRACE_MAGIC_BYTES, cyclesPerNsOf, wtraceFile } from './wtrace-writer.js';
 
 export { WTRACE_MAGIC_BYTES, cyclesPerNsOf } from './wtrace-writer.js';
-const HEADER_BYTES = WTRACE_HEADER_BYTES;
 
 export function encodeWtrace(trace: Trace): Uint8Array {
   const count = trace.warps.count;
@@ -38,12 +37,12 @@ export function isWtrace(bytes: Uint8Array): boolean {
 
 export function decodeWtrace(bytes: Uint8Array): Trace {
   if (!isWtrace(bytes)) fail('bad-magic', 'header', 'not a .wtrace file (missing "WTRC")');
-  if (bytes.length < HEADER_BYTES) fail('truncated', 'header', `${bytes.length} bytes, need ${HEADER_BYTES}`);
+  if (bytes.length < WTRACE_HEADER_BYTES) fail('truncated', 'header', `${bytes.length} bytes, need ${WTRACE_HEADER_BYTES}`);
   const major = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(4, true);
   if (major !== FORMAT_VERSION) {
     fail('unsupported-version', 'header.version', `format version ${major}; this reader understands ${FORMAT_VERSION}`);
   }
-  const body = readObject(readMsgpack(bytes.subarray(HEADER_BYTES), 'body'), 'body');
+  const body = readObject(readMsgpack(bytes.subarray(WTRACE_HEADER_BYTES), 'body'), 'body');
   const device = readDeviceInfo(body['device']);
   const capture = readCaptureInfo(body['capture']);
   const draws = readDraws(body['draws']);

@@ -4,9 +4,10 @@
  * calibrates the clocks and builds a Trace. encodeWtraw writes the same
  * container (for synthetic captures and tests; the C host writes real ones).
  */
-import { calibrateGrouped, deviceClockMap, mergeTasks, perSmFitPhases, slicesByGroup, type CalibratedTimes, type ClockMode } from './calibrate.js';
+import { calibrateGrouped, deviceClockMap, perSmFitPhases, type CalibratedTimes, type ClockMode } from './calibrate.js';
 import { runPhases, type PhaseProgram } from './phase-worker.js';
-import { assignTasks, sliceGroups, splitRows } from './row-tasks.js';
+import { mergeTasks } from './row-sort.js';
+import { assignTasks, minPerGroup, planSlices, splitRows } from './row-tasks.js';
 import { cyclesPerNsOf, layoutWtrace, writeFixed, type ChunkSizes } from './wtrace-writer.js';
 import { MAX_DRAWS, MAX_WARPS, describeValue, fail } from './errors.js';
 import {
@@ -351,28 +352,14 @@ export function* wtrawProgram(
   const shift = originShift(parsed, minStart);
   const placed = { startNs: times.startNs, endNs: times.endNs, cycleStart: times.cycleStart, cycleDuration: times.cycleDuration };
   const columns = allocWarpColumns(records, limits.drawCount, limits.subgroupSize, times.cycleStart !== null, allocate);
-  const slices = sliceGroups(groups.offsets, workers);
-  const slicesOf = slicesByGroup(slices, groups.sm.length);
-  const ordered = (yield {
-    phase: 'order',
-    tasks: slices.map((slice) => ({ slice, whole: (slicesOf[slice.g] as number[]).length === 1 })),
-    assignment: assignTasks(
-      slices.map((s) => s.end - s.begin),
-      workers,
-    ),
-    records,
-    times: placed,
-    shiftNs: shift,
-    scratch,
-    columns,
-  }) as { samples: Float64Array | null; minCycle: number }[];
+  const plan = planSlices(groups.offsets, workers);
+  const ordered = (yield { phase: 'order', tasks: plan.tasks, assignment: plan.assignment, records, times: placed, shiftNs: shift, scratch, columns }) as { samples: Float64Array | null; minCycle: number }[];
   const merges = mergeTasks(
-    slices,
-    slicesOf,
+    plan,
     ordered.map((o) => o.samples),
   );
   if (merges.tasks.length > 0) {
-    const cycleBase = slicesOf.map((list) => list.reduce((min, k) => Math.min(min, (ordered[k] as { minCycle: number }).minCycle), Infinity));
+    const cycleBase = minPerGroup(plan, (k) => (ordered[k] as { minCycle: number }).minCycle);
     yield {
       phase: 'emit',
       tasks: merges.tasks.map((t) => ({ ...t, cycleBase: cycleBase[t.g] as number })),
