@@ -1,10 +1,12 @@
 /**
  * Conversion benchmark: wtraw → Trace (decode + per-SM calibration + sort),
- * Trace → .wtrace bytes, and .wtrace → Trace, on synthetic H100-shaped
- * captures of 1 M and 10 M warps. Prints a table; numbers go to bench/RESULTS.md.
- * The thread pool (shared-schema/node/convert-pool.ts) converts the same dumps
- * with one thread per core; its output is checked byte for byte against the
- * one-thread path.
+ * Trace → .wtrace bytes, wtraw → .wtrace straight (wtrawToWtrace, one
+ * thread, what `warptrace convert` runs below 2 M records) and .wtrace →
+ * Trace, on synthetic H100-shaped captures of 1 M and 10 M warps. Prints a
+ * table; numbers go to bench/RESULTS.md. The thread pool
+ * (shared-schema/node/convert-pool.ts) converts the same dumps with one
+ * thread per core; the bytes of both are checked against
+ * encodeWtrace(decodeWtraw(dump)).
  *   npm run bench:convert            (1 M and 10 M)
  *   npm run bench:convert -- 1000000 (sizes of your choice)
  *   THREADS=8 npm run bench:convert  (pool size; default: available cores)
@@ -19,6 +21,7 @@ import {
   encodeWtraw,
   rawCaptureOf,
   synthesizeTrace,
+  wtrawToWtrace,
 } from '../shared-schema/index.js';
 
 const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
@@ -61,8 +64,10 @@ for (const n of sizes.length > 0 ? sizes : [1_000_000, 10_000_000]) {
   let file = encodeWtrace(trace);
   const encodeMs = best(() => (file = encodeWtrace(trace)));
   const readMs = best(() => decodeWtrace(file));
-  const pooled = (await pool.wtrawToWtrace(rawBytes)).wtrace;
-  if (Buffer.compare(Buffer.from(pooled), Buffer.from(file)) !== 0) throw new Error('the pool wrote different bytes than the one-thread path');
+  const same = (bytes: Uint8Array) => Buffer.compare(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), Buffer.from(file.buffer, file.byteOffset, file.length)) === 0;
+  if (!same(wtrawToWtrace(rawBytes).wtrace)) throw new Error('wtrawToWtrace wrote different bytes than encodeWtrace(decodeWtraw)');
+  const directMs = best(() => wtrawToWtrace(rawBytes));
+  if (!same((await pool.wtrawToWtrace(rawBytes)).wtrace)) throw new Error('the pool wrote different bytes than the one-thread path');
   const poolMs = await bestAsync(() => pool.wtrawToWtrace(rawBytes));
   const uncalibrated = encodeWtrace(truth).length;
   const mwps = (ms: number) => (n / ms / 1e3).toFixed(1);
@@ -70,7 +75,7 @@ for (const n of sizes.length > 0 ? sizes : [1_000_000, 10_000_000]) {
     n.toLocaleString('en-US'),
     `${rawMs.toFixed(0)} ms (${mwps(rawMs)})`,
     `${encodeMs.toFixed(0)} ms (${mwps(encodeMs)})`,
-    mwps(rawMs + encodeMs),
+    `${directMs.toFixed(0)} ms (${mwps(directMs)})`,
     `${poolMs.toFixed(0)} ms (${mwps(poolMs)})`,
     `${readMs.toFixed(0)} ms (${mwps(readMs)})`,
     (file.length / n).toFixed(2),

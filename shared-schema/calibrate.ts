@@ -8,14 +8,14 @@
  * thread (runPhases) or on a pool of workers (node/convert-pool.ts).
  */
 import { leastSquares, type Band } from './clock-fit.js';
-import type { Calibration, SmCalibration, SmGroups } from './model.js';
+import { TICKS_PER_NS, type Calibration, type SmCalibration, type SmGroups } from './model.js';
 import { runPhases, type PhaseProgram } from './phase-worker.js';
 import { RECORD_WORDS, RecordWord } from './raw-layout.js';
 import { recordColumn } from './raw-records.js';
 import { mergeTasks } from './row-sort.js';
 import { SLICE_BLOCK, assignTasks, batchItems, maxPerGroup, minPerGroup, planSlices, splitRows, type RowSlice, type SliceTask } from './row-tasks.js';
 import { gather, groupedOrder } from './sort.js';
-import { plainColumns, type ColumnAllocator } from './raw-canonical.js';
+import { plainColumns, rejectPlacedRow, type ColumnAllocator, type PlacedRows } from './raw-canonical.js';
 import {
   deviceTimes,
   roughSlope,
@@ -27,6 +27,7 @@ import {
   type DeviceClockMap,
   type FitContext,
   type MeasuredSlice,
+  type PlacedBatch,
   type PlacedFit,
   type Segment,
 } from './sm-clock.js';
@@ -255,14 +256,34 @@ function calibratePerSm(raw: GroupedClocks): CalibratedTimes {
     words[w + RecordWord.DEVICE_CLOCK] = raw.deviceLo[i] as number;
     words[w + RecordWord.DRAW_ID] = raw.draw[i] as number;
   }
-  return runPhases(perSmFitPhases(words, raw.groups, 1, granularityNs, map, raw.smClockRateHz, plainColumns)).times;
+  const fit = runPhases(perSmFitPhases(words, raw.groups, 1, granularityNs, map, raw.smClockRateHz, plainColumns));
+  const { startTicks, durationTicks, cycleStart } = fit.placed;
+  if (fit.badRow >= 0) rejectPlacedRow(fit.badRow, (startTicks[fit.badRow] as number) / TICKS_PER_NS, ((startTicks[fit.badRow] as number) + (durationTicks[fit.badRow] as number)) / TICKS_PER_NS);
+  const startNs = new Float64Array(n);
+  const endNs = new Float64Array(n);
+  const cycleDuration = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    startNs[i] = (startTicks[i] as number) / TICKS_PER_NS;
+    endNs[i] = ((startTicks[i] as number) + (durationTicks[i] as number)) / TICKS_PER_NS;
+    cycleDuration[i] = ((raw.clockEndLo[i] as number) - (raw.clockStartLo[i] as number)) >>> 0;
+  }
+  return { ...fit.result(), startNs, endNs, cycleStart: Float64Array.from(cycleStart), cycleDuration };
 }
 
-/** The result of per-sm-fit: times, the rows it worked on (free once it is done: wtraw.ts sorts with them) and the earliest start. */
+/**
+ * The result of per-sm-fit: the placed rows (times in ticks), the
+ * calibration, the rows it worked on (free once it is done: wtraw.ts sorts
+ * with them), the earliest start and the first row out of range (−1: none).
+ */
 export interface PerSmFit {
-  readonly times: CalibratedTimes & { readonly cycleStart: Float64Array; readonly cycleDuration: Uint32Array };
+  readonly placed: PlacedRows & { readonly cycleStart: Float64Array };
+  /** The calibration record, built when called. */
+  readonly result: () => Omit<CalibratedTimes, 'startNs' | 'endNs' | 'cycleStart' | 'cycleDuration'>;
+  /** Mean fitted SM clock rate, Hz. */
+  readonly smClockRateHz: number;
   readonly rows: ClockRows;
-  readonly minStartNs: number;
+  readonly minStartTicks: number;
+  readonly badRow: number;
 }
 
 /**
@@ -384,9 +405,9 @@ export function* perSmFitPhases(
       borrowed.push(own.borrowed[j] as boolean);
     });
   });
-  // The cycle origin lands in x (free once sorted), the canonical sort's scratch in the other rows.
-  const times = { startNs: allocate.f64(n), endNs: allocate.f64(n), cycleStart: rows.x, cycleDuration: u32() };
-  const placed = (yield {
+  // Placed times land in rows free by now: ticks in y and ys, start cycles in x (read sorted, as xs).
+  const placed = { startTicks: rows.ys, durationTicks: rows.y, cycleStart: rows.x };
+  const batchesPlaced = (yield {
     phase: 'place',
     tasks: batches.map(({ g, first, last }) => ({
       segments: (segments[g] as Segment[]).slice(first, last).map(({ begin, end }) => ({ begin, end })),
@@ -398,50 +419,49 @@ export function* perSmFitPhases(
     assignment: byBatch,
     rows,
     lines,
-    times,
-  }) as { spans: Float64Array; minStartNs: number }[];
+    placed,
+  }) as PlacedBatch[];
   const spans = new Float64Array(total * 2);
-  let minStartNs = Infinity;
+  let minStartTicks = Infinity;
+  let badRow = -1;
   batches.forEach(({ g, first }, k) => {
-    const reply = placed[k] as { spans: Float64Array; minStartNs: number };
+    const reply = batchesPlaced[k] as PlacedBatch;
     spans.set(reply.spans, ((segmentStart[g] as number) + first) * 2);
-    minStartNs = Math.min(minStartNs, reply.minStartNs);
+    minStartTicks = Math.min(minStartTicks, reply.minStartTicks);
+    if (reply.badRow >= 0 && (badRow < 0 || reply.badRow < badRow)) badRow = reply.badRow;
   });
-  const perSm: SmCalibration[] = [];
-  segments.forEach((list, g) => {
-    list.forEach(({ begin, end }, j) => {
-      const s = (segmentStart[g] as number) + j;
-      const { fit } = (fits[g] as PlacedFit[])[j] as PlacedFit;
-      const lent = borrowed[s] as boolean;
-      const slope = lines.slope[s] as number;
-      perSm.push({
-        sm: groups.sm[g] as number,
-        samples: end - begin,
-        lateSamples: lent ? end - begin : fit.late,
-        fit: lent ? 'offset-only' : fit.fit,
-        nsPerCycle: slope,
-        offsetNs: (lines.intercept[s] as number) + slope * (minStartCycles[g] as number),
-        residualRmsNs: lent ? 0 : fit.rmsNs,
-        residualMaxNs: lent ? 0 : fit.maxAbsNs,
-        fromNs: spans[s * 2] as number,
-        toNs: spans[s * 2 + 1] as number,
+  // The calibration record (one entry per segment: ~14 k for 10 M warps) when asked for: it can be built while workers sort.
+  const calibration = (): Calibration => {
+    const perSm: SmCalibration[] = [];
+    segments.forEach((list, g) => {
+      list.forEach(({ begin, end }, j) => {
+        const s = (segmentStart[g] as number) + j;
+        const { fit } = (fits[g] as PlacedFit[])[j] as PlacedFit;
+        const lent = borrowed[s] as boolean;
+        const slope = lines.slope[s] as number;
+        perSm.push({
+          sm: groups.sm[g] as number,
+          samples: end - begin,
+          lateSamples: lent ? end - begin : fit.late,
+          fit: lent ? 'offset-only' : fit.fit,
+          nsPerCycle: slope,
+          offsetNs: (lines.intercept[s] as number) + slope * (minStartCycles[g] as number),
+          residualRmsNs: lent ? 0 : fit.rmsNs,
+          residualMaxNs: lent ? 0 : fit.maxAbsNs,
+          fromNs: spans[s * 2] as number,
+          toNs: spans[s * 2 + 1] as number,
+        });
       });
     });
-  });
+    return perSmCalibration(perSm, granularityNs, rough.some((r) => r !== null), smClockRateHz);
+  };
   return {
-    times: {
-      ...times,
-      calibration: perSmCalibration(
-        perSm,
-        granularityNs,
-        rough.some((r) => r !== null),
-        smClockRateHz,
-      ),
-      deviceClockGranularityNs: granularityNs,
-      smClockRateHz: 1e9 / ctx.prior,
-    },
+    placed,
+    result: () => ({ calibration: calibration(), deviceClockGranularityNs: granularityNs, smClockRateHz: 1e9 / ctx.prior }),
+    smClockRateHz: 1e9 / ctx.prior,
     rows,
-    minStartNs,
+    minStartTicks,
+    badRow,
   };
 }
 

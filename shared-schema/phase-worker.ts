@@ -7,8 +7,7 @@
  * the replies by task. Everything a phase shares lives in typed arrays
  * (shared memory for a pool), so tasks of one SM can run on any worker.
  */
-import type { CalibratedRows, OrderRows } from './raw-canonical.js';
-import { emitPart, orderSlice } from './raw-canonical.js';
+import { encodeRows, mergeByStart, sortByStart, writeRows, type OrderRows, type PlacedRows } from './raw-canonical.js';
 import type { SmGroups, WarpColumns } from './model.js';
 import { countRecords, cursorsOfPart, scatterRecords, type RecordCounts, type RecordLimits, type SmMajorRecords } from './raw-records.js';
 import type { MergeTask } from './row-sort.js';
@@ -26,19 +25,33 @@ import {
   type DeviceClockMap,
   type FitContext,
   type MeasuredSlice,
+  type PlacedBatch,
   type PlacedFit,
   type Segment,
   type SegmentLines,
 } from './sm-clock.js';
 import { poolSlopes, type SlopePool } from './shared-slopes.js';
-import { encodeWarpChunk, type WarpChunk } from './warp-encoder.js';
+import { allocRowWindow, type ChunkShape, type OpenRow, type RowLink, type RowWindow, type WarpChunk } from './warp-encoder.js';
 import { chunkSizes, writeChunk, type ChunkSizes, type WtraceLayout } from './wtrace-writer.js';
 
-export interface PlacedTimes {
-  readonly startNs: Float64Array;
-  readonly endNs: Float64Array;
-  readonly cycleStart: Float64Array;
-  readonly cycleDuration: Uint32Array;
+/** Where canonical rows go: warp columns (a Trace), or .wtrace chunks the workers keep until 'pack'. */
+export type RowSink = { readonly columns: WarpColumns } | { readonly chunks: ChunkShape };
+
+/** A chunk a worker encoded and keeps (by its first row) until 'pack'. */
+export interface ChunkReport {
+  readonly from: number;
+  readonly sizes: ChunkSizes;
+  readonly open: OpenRow | null;
+  readonly last: RowLink | null;
+}
+
+/** The canonical rows' sources: records, their placed times, the sort scratch and the origin's move. */
+export interface CanonicalInput {
+  readonly records: SmMajorRecords;
+  readonly placed: PlacedRows;
+  readonly scratch: OrderRows;
+  readonly shiftTicks: number;
+  readonly sink: RowSink;
 }
 
 /** Each phase: its tasks and what every task shares. */
@@ -81,29 +94,14 @@ export type PhaseRequest =
       }[];
       readonly rows: ClockRows;
       readonly lines: SegmentLines;
-      readonly times: PlacedTimes;
+      readonly placed: PlacedRows & { readonly cycleStart: Float64Array };
     }
-  | {
-      readonly phase: 'order';
-      readonly tasks: readonly SliceTask[];
-      readonly records: SmMajorRecords;
-      readonly times: CalibratedRows;
-      readonly shiftNs: number;
-      readonly scratch: OrderRows;
-      readonly columns: WarpColumns;
-    }
-  | {
-      readonly phase: 'emit';
-      readonly tasks: readonly (MergeTask & { readonly cycleBase: number })[];
-      readonly records: SmMajorRecords;
-      readonly times: CalibratedRows;
-      readonly scratch: OrderRows;
-      readonly columns: WarpColumns;
-    }
-  /** Encode row ranges; each worker keeps its chunks for 'pack'. */
-  | { readonly phase: 'encode'; readonly tasks: readonly (readonly [number, number])[]; readonly columns: WarpColumns; readonly subgroupSize: number; readonly cyclesPerNs: number }
-  /** Copy the kept chunks (by encode task) into the file. */
-  | { readonly phase: 'pack'; readonly tasks: readonly number[]; readonly layout: WtraceLayout; readonly columns: WarpColumns; readonly out: Uint8Array };
+  /** Sort slices by start; whole groups are written to the sink at once. */
+  | ({ readonly phase: 'order'; readonly tasks: readonly SliceTask[] } & CanonicalInput)
+  /** Merge parts of sliced groups and write them to the sink. */
+  | ({ readonly phase: 'emit'; readonly tasks: readonly MergeTask[] } & CanonicalInput)
+  /** Copy kept chunks (task: the chunk's first row, and its index in the layout) into the file. */
+  | { readonly phase: 'pack'; readonly tasks: readonly (readonly [number, number])[]; readonly layout: WtraceLayout; readonly out: Uint8Array };
 
 export interface PhaseReplies {
   count: RecordCounts;
@@ -116,15 +114,18 @@ export interface PhaseReplies {
   cut: Segment[];
   share: null;
   offsets: PlacedFit[];
-  place: { spans: Float64Array; minStartNs: number };
-  order: { samples: Float64Array | null; minCycle: number };
-  emit: null;
-  encode: ChunkSizes;
+  place: PlacedBatch;
+  order: { samples: Float64Array | null; chunk: ChunkReport | null };
+  emit: ChunkReport | null;
   pack: null;
 }
 
-/** A phase as a program yields it: assignment[w] lists the indices of worker w's tasks. */
-export type PhaseStep = PhaseRequest & { readonly assignment: readonly (readonly number[])[] };
+/**
+ * A phase as a program yields it: assignment[w] lists the indices of worker
+ * w's tasks; `meanwhile` is the program's own work that does not wait for
+ * this phase (the driver runs it while the workers run their tasks).
+ */
+export type PhaseStep = PhaseRequest & { readonly assignment: readonly (readonly number[])[]; readonly meanwhile?: () => void };
 
 /** What one worker gets: its tasks, and their indices in the phase. */
 export type WorkerRequest = PhaseRequest & { readonly ids: readonly number[] };
@@ -132,13 +133,29 @@ export type WorkerRequest = PhaseRequest & { readonly ids: readonly number[] };
 /** Worker w's share of a phase. */
 export function requestFor(step: PhaseStep, w: number): WorkerRequest {
   const ids = step.assignment[w] ?? [];
-  const { assignment: _all, ...request } = step;
+  const { assignment: _all, meanwhile: _own, ...request } = step;
   return { ...request, tasks: ids.map((k) => (step.tasks as readonly unknown[])[k]), ids } as WorkerRequest;
 }
 
 export class PhaseWorker {
-  /** Encoded chunks by encode task, until 'pack' writes them. */
-  private chunks = new Map<number, WarpChunk>();
+  /** Encoded chunks by first row, until 'pack' writes them. */
+  private readonly chunks = new Map<number, WarpChunk>();
+  private window: RowWindow | null = null;
+
+  /** Writes canonical rows [from, to) (of group g) to the sink: a chunk report when encoding. */
+  private sink(input: CanonicalInput, g: number, from: number, to: number): ChunkReport | null {
+    const { records, placed, scratch, shiftTicks, sink } = input;
+    if ('columns' in sink) {
+      writeRows(records, placed, scratch.order, shiftTicks, from, to, sink.columns);
+      return null;
+    }
+    if (to <= from) return null;
+    this.window ??= allocRowWindow();
+    const startsGroup = from === records.groups.offsets[g];
+    const chunk = encodeRows(records, placed, scratch.order, shiftTicks, from, to, startsGroup, sink.chunks, this.window);
+    this.chunks.set(from, chunk);
+    return { from, sizes: chunkSizes(chunk), open: chunk.open, last: chunk.last };
+  }
 
   /** Runs a worker's tasks of one phase: [task index, reply] pairs. */
   handle(request: WorkerRequest): [number, unknown][] {
@@ -146,6 +163,8 @@ export class PhaseWorker {
     const each = <T>(run: (task: T) => unknown): [number, unknown][] => (request.tasks as readonly T[]).map((task, j) => [ids[j] as number, run(task)]);
     switch (request.phase) {
       case 'count':
+        // A conversion begins: chunks of one that failed are dropped.
+        this.chunks.clear();
         return each<readonly [number, number]>(([begin, end]) => countRecords(request.words, begin, end, request.limits, request.clockFlags));
       case 'scatter':
         return each<{ begin: number; end: number; part: number }>(({ begin, end, part }) => {
@@ -176,29 +195,24 @@ export class PhaseWorker {
         return each<{ segments: readonly Segment[]; first: number }>(({ segments, first }) => offsetSegments(request.rows, segments, first, request.slope, request.error, request.ctx));
       case 'place':
         return each<{ segments: readonly { begin: number; end: number }[]; first: number; groupFirst: number; groupLast: number; minStartCycles: number }>((t) =>
-          placeSegments(request.rows, t.segments, t.first, t.groupFirst, t.groupLast, request.lines, t.minStartCycles, request.times),
+          placeSegments(request.rows, t.segments, t.first, t.groupFirst, t.groupLast, request.lines, t.minStartCycles, request.placed),
         );
       case 'order':
-        return each<SliceTask>(({ slice, whole }) => orderSlice(request.records, request.times, request.shiftNs, request.scratch, slice, whole, request.columns));
-      case 'emit':
-        return each<MergeTask & { cycleBase: number }>(({ slices, lo, hi, cycleBase }) => {
-          emitPart(request.records, request.times, request.scratch, slices, lo, hi, cycleBase, request.columns);
-          return null;
+        return each<SliceTask>(({ slice, whole }) => {
+          const samples = sortByStart(request.placed, request.scratch, slice, whole);
+          return { samples, chunk: whole ? this.sink(request, slice.g, slice.begin, slice.end) : null };
         });
-      case 'encode':
-        this.chunks.clear();
-        return request.tasks.map(([begin, end], j): [number, unknown] => {
-          const id = ids[j] as number;
-          const chunk = encodeWarpChunk(request.columns, begin, end, request.subgroupSize, request.cyclesPerNs);
-          this.chunks.set(id, chunk);
-          return [id, chunkSizes(chunk)];
+      case 'emit':
+        return each<MergeTask>(({ g, slices, lo, hi }) => {
+          const [from, to] = mergeByStart(request.scratch, slices, lo, hi);
+          return this.sink(request, g, from, to);
         });
       case 'pack':
-        return each<number>((id) => {
-          const chunk = this.chunks.get(id);
-          if (chunk === undefined) throw new Error(`pack: chunk ${id} was not encoded by this worker`);
-          writeChunk(request.layout, id, chunk, request.columns, request.out);
-          this.chunks.delete(id);
+        return each<readonly [number, number]>(([from, k]) => {
+          const chunk = this.chunks.get(from);
+          if (chunk === undefined) throw new Error(`pack: the chunk from row ${from} was not encoded by this worker`);
+          writeChunk(request.layout, k, chunk, request.out);
+          this.chunks.delete(from);
           return null;
         });
     }
@@ -224,6 +238,7 @@ export function runPhases<R>(program: PhaseProgram<R>): R {
   let step = program.next([]);
   while (!step.done) {
     const reply = worker.handle(requestFor(step.value, 0));
+    step.value.meanwhile?.();
     step = program.next(mergeReplies([reply], step.value.tasks.length));
   }
   return step.value;

@@ -1,26 +1,48 @@
 /**
- * Calibrated SM-major records → the trace's canonical warp columns (by SM,
- * then start): times are quantized to ticks, each SM's rows sorted by start
- * (a busy SM in slices, merged by parts: row-sort.ts) and every column
- * written at its row, so workers can each write their rows of shared columns.
+ * Calibrated SM-major records → the trace's canonical rows (by SM, then
+ * start): each SM's rows sorted by start (a busy SM in slices, merged by
+ * parts: row-sort.ts), then written at their rows, either as warp columns
+ * (a Trace) or encoded straight into .wtrace chunks (warp-encoder.ts), so
+ * workers can each handle their rows.
  */
 import { allocUintColumn, laneMasks } from './columns.js';
-import { describeValue, fail } from './errors.js';
+import { fail } from './errors.js';
 import { TICKS_PER_NS, type UintColumn, type WarpColumns } from './model.js';
 import { PackedIds, RECORD_WORDS, RecordWord } from './raw-layout.js';
 import type { SmMajorRecords } from './raw-records.js';
 import { mergePart, sortSlice } from './row-sort.js';
 import type { RowSlice } from './row-tasks.js';
+import { ChunkEncoder, type ChunkShape, type RowWindow, type WarpChunk } from './warp-encoder.js';
 
 /** Largest time accepted: 2^53 ticks, so every tick stays exact in float64 (about 6.5 days). */
 export const MAX_TIME_NS = Number.MAX_SAFE_INTEGER / TICKS_PER_NS;
+/** Calibrated times (before the origin moves) stay within ± this many ticks, so moved ones stay within 2^53. */
+export const MAX_PLACED_TICKS = 2 ** 52;
 
-export interface CalibratedRows {
-  /** ns since the origin before the shift, SM-major. */
-  readonly startNs: Float64Array;
-  readonly endNs: Float64Array;
+/**
+ * Calibrated rows, SM-major: times quantized to ticks, relative to the
+ * origin before its move (shiftTicks); cycles from each SM's earliest warp.
+ */
+export interface PlacedRows {
+  readonly startTicks: Float64Array;
+  readonly durationTicks: Float64Array;
+  /** SM cycles at start (null without an SM clock); a row's cycle duration is its record's end − start. */
   readonly cycleStart: Float64Array | null;
-  readonly cycleDuration: Uint32Array | null;
+}
+
+/** Quantizes one row's times into `placed`; false when they are out of range (or not numbers). */
+export function placeRow(placed: PlacedRows, i: number, startNs: number, endNs: number): boolean {
+  const st = Math.round(startNs * TICKS_PER_NS);
+  const dt = Math.round(endNs * TICKS_PER_NS) - st;
+  placed.startTicks[i] = st;
+  placed.durationTicks[i] = dt;
+  return st >= -MAX_PLACED_TICKS && st + dt <= MAX_PLACED_TICKS && dt >= 0;
+}
+
+/** Rejects row i's times (the first row placeRow refused). */
+export function rejectPlacedRow(i: number, startNs: number, endNs: number): never {
+  if (!(Math.abs(startNs) * TICKS_PER_NS <= MAX_PLACED_TICKS)) fail('bad-value', `warps.startNs[${i}]`, `calibrated to ${startNs} ns, beyond ±${MAX_PLACED_TICKS / TICKS_PER_NS} ns of the origin`);
+  return fail('bad-value', `warps.endNs[${i}]`, `calibrated to ${endNs} ns, expected ≥ startNs (${startNs}) and within ${MAX_PLACED_TICKS / TICKS_PER_NS} ns of the origin`);
 }
 
 /** The canonical warp columns, sized for the records (the narrowest integer widths). */
@@ -59,12 +81,10 @@ export const plainColumns: ColumnAllocator = {
 
 /**
  * Scratch rows of the canonical sort (SM-major; the calibration's buffers
- * are reused once it is done): times in ticks, slices sorted on their own,
- * and the final order (output row → source row) with its keys.
+ * are reused once it is done): slices sorted on their own, and the final
+ * order (output row → source row) with its keys.
  */
 export interface OrderRows {
-  readonly startTicks: Float64Array;
-  readonly durationTicks: Float64Array;
   readonly sliceRows: Uint32Array;
   readonly sliceKeys: Float64Array;
   readonly order: Uint32Array;
@@ -73,68 +93,35 @@ export interface OrderRows {
 
 export function allocOrderRows(n: number, allocate: ColumnAllocator): OrderRows {
   const rows = () => allocate.uint(n, 0xffffffff) as Uint32Array;
-  return { startTicks: allocate.f64(n), durationTicks: allocate.f64(n), sliceRows: rows(), sliceKeys: allocate.f64(n), order: rows(), orderKeys: allocate.f64(n) };
+  return { sliceRows: rows(), sliceKeys: allocate.f64(n), order: rows(), orderKeys: allocate.f64(n) };
 }
 
 /**
- * Quantizes a slice's times to ticks after the origin's move by `shiftNs`
- * (checking them) and sorts the slice by start. A slice that is its whole
- * group is written out at once (samples: null); others return samples for
- * the merge (emitPart). Also the slice's smallest start cycle.
+ * Sorts a slice by start. A slice that is its whole group goes straight to
+ * the final order (null); others return samples for the merge (mergeByStart).
  */
-export function orderSlice(
-  records: SmMajorRecords,
-  times: CalibratedRows,
-  shiftNs: number,
-  scratch: OrderRows,
-  slice: RowSlice,
-  whole: boolean,
-  out: WarpColumns,
-): { samples: Float64Array | null; minCycle: number } {
-  const { startTicks, durationTicks } = scratch;
-  for (let i = slice.begin; i < slice.end; i++) {
-    const s = (times.startNs[i] as number) + shiftNs;
-    const e = (times.endNs[i] as number) + shiftNs;
-    if (!(s >= 0 && s <= MAX_TIME_NS)) fail('bad-value', `warps.startNs[${i}]`, `expected ns in [0, ${MAX_TIME_NS}], got ${describeValue(s)}`);
-    if (!(e >= s && e <= MAX_TIME_NS)) fail('bad-value', `warps.endNs[${i}]`, `expected ns ≥ startNs (${s}), got ${describeValue(e)}`);
-    const st = Math.round(s * TICKS_PER_NS);
-    startTicks[i] = st;
-    durationTicks[i] = Math.round(e * TICKS_PER_NS) - st;
-  }
-  let minCycle = Infinity;
-  if (times.cycleStart !== null) for (let i = slice.begin; i < slice.end; i++) minCycle = Math.min(minCycle, times.cycleStart[i] as number);
-  if (!whole) return { samples: sortSlice(startTicks, slice.begin, slice.end, scratch.sliceRows, scratch.sliceKeys), minCycle };
-  sortSlice(startTicks, slice.begin, slice.end, scratch.order, scratch.orderKeys);
-  writeRows(records, times, scratch, minCycle, slice.begin, slice.end, out);
-  return { samples: null, minCycle };
+export function sortByStart(placed: PlacedRows, scratch: OrderRows, slice: RowSlice, whole: boolean): Float64Array | null {
+  if (!whole) return sortSlice(placed.startTicks, slice.begin, slice.end, scratch.sliceRows, scratch.sliceKeys);
+  sortSlice(placed.startTicks, slice.begin, slice.end, scratch.order, scratch.orderKeys);
+  return null;
 }
 
-/** Merges the part [lo, hi) of a group's start range from its sorted slices and writes those rows; cycles count from cycleBase. */
-export function emitPart(
-  records: SmMajorRecords,
-  times: CalibratedRows,
-  scratch: OrderRows,
-  slices: readonly (readonly [number, number])[],
-  lo: number,
-  hi: number,
-  cycleBase: number,
-  out: WarpColumns,
-): void {
-  const [from, to] = mergePart(slices, scratch.sliceRows, scratch.sliceKeys, lo, hi, scratch.order, scratch.orderKeys);
-  writeRows(records, times, scratch, cycleBase, from, to, out);
+/** Merges the part [lo, hi) of a group's start range from its sorted slices into the final order; returns its rows. */
+export function mergeByStart(scratch: OrderRows, slices: readonly (readonly [number, number])[], lo: number, hi: number): [number, number] {
+  return mergePart(slices, scratch.sliceRows, scratch.sliceKeys, lo, hi, scratch.order, scratch.orderKeys);
 }
 
-/** Writes canonical rows [from, to) from their source rows (scratch.order). */
-function writeRows(records: SmMajorRecords, times: CalibratedRows, scratch: OrderRows, cycleBase: number, from: number, to: number, out: WarpColumns): void {
+/** Writes canonical rows [from, to) from their source rows (order[row]) as warp columns. */
+export function writeRows(records: SmMajorRecords, placed: PlacedRows, order: Uint32Array, shiftTicks: number, from: number, to: number, out: WarpColumns): void {
   const { startNs, durationNs, warpSlot, stage, draw, customId, activeMask, activeMaskHi, smCycleStart, smCycleDuration } = out;
-  const { order, startTicks, durationTicks } = scratch;
+  const { startTicks, durationTicks } = placed;
   const words = records.words;
   for (let row = from; row < to; row++) {
     const src = order[row] as number;
     // One cache line per record: every field of it at once.
     const w = src * RECORD_WORDS;
     const ids = words[w + RecordWord.PACKED_IDS] as number;
-    startNs[row] = (startTicks[src] as number) / TICKS_PER_NS;
+    startNs[row] = ((startTicks[src] as number) + shiftTicks) / TICKS_PER_NS;
     durationNs[row] = (durationTicks[src] as number) / TICKS_PER_NS;
     warpSlot[row] = (ids >>> PackedIds.SLOT_SHIFT) & PackedIds.SLOT_MASK;
     stage[row] = (ids >>> PackedIds.STAGE_SHIFT) & PackedIds.STAGE_MASK;
@@ -143,19 +130,61 @@ function writeRows(records: SmMajorRecords, times: CalibratedRows, scratch: Orde
     activeMask[row] = words[w + RecordWord.ACTIVE_MASK_LO] as number;
     if (activeMaskHi !== null) activeMaskHi[row] = words[w + RecordWord.ACTIVE_MASK_HI] as number;
   }
-  if (smCycleStart !== null && smCycleDuration !== null && times.cycleStart !== null && times.cycleDuration !== null) {
-    // Each SM's cycles count from its first warp, so the column stays small and exact.
+  if (smCycleStart !== null && smCycleDuration !== null && placed.cycleStart !== null) {
     for (let row = from; row < to; row++) {
       const src = order[row] as number;
-      smCycleStart[row] = (times.cycleStart[src] as number) - cycleBase;
-      smCycleDuration[row] = times.cycleDuration[src] as number;
+      smCycleStart[row] = placed.cycleStart[src] as number;
+      smCycleDuration[row] = cycleDurationOfRecord(words, src);
     }
   }
 }
 
-/** How far the origin must move back so no warp starts before it (calibration noise, early warps). */
-export function minStartNs(times: CalibratedRows): number {
-  let min = Infinity;
-  for (let i = 0; i < times.startNs.length; i++) if ((times.startNs[i] as number) < min) min = times.startNs[i] as number;
-  return min;
+/** Warp duration in cycles of record i (end − start, wrapping). */
+export function cycleDurationOfRecord(words: Uint32Array, i: number): number {
+  const w = i * RECORD_WORDS;
+  return ((words[w + RecordWord.CLOCK_END] as number) - (words[w + RecordWord.CLOCK_START] as number)) >>> 0;
+}
+
+/**
+ * Encodes canonical rows [from, to) (one SM group's; the first starts the
+ * group when `startsGroup`) into a .wtrace chunk, its first row's deltas
+ * left open (chunkHeads). `win` is the caller's reusable window.
+ */
+export function encodeRows(
+  records: SmMajorRecords,
+  placed: PlacedRows,
+  order: Uint32Array,
+  shiftTicks: number,
+  from: number,
+  to: number,
+  startsGroup: boolean,
+  shape: ChunkShape,
+  win: RowWindow,
+): WarpChunk {
+  const encoder = new ChunkEncoder(to - from, shape, null);
+  const { startTicks, durationTicks, cycleStart } = placed;
+  const words = records.words;
+  const windowRows = win.startTicks.length;
+  for (let at = from; at < to; at += windowRows) {
+    const count = Math.min(windowRows, to - at);
+    for (let k = 0; k < count; k++) {
+      const src = order[at + k] as number;
+      const w = src * RECORD_WORDS;
+      const ids = words[w + RecordWord.PACKED_IDS] as number;
+      win.startTicks[k] = (startTicks[src] as number) + shiftTicks;
+      win.durationTicks[k] = durationTicks[src] as number;
+      win.slot[k] = (ids >>> PackedIds.SLOT_SHIFT) & PackedIds.SLOT_MASK;
+      win.stage[k] = (ids >>> PackedIds.STAGE_SHIFT) & PackedIds.STAGE_MASK;
+      win.draw[k] = words[w + RecordWord.DRAW_ID] as number;
+      win.customId[k] = words[w + RecordWord.CUSTOM_ID] as number;
+      win.maskLo[k] = words[w + RecordWord.ACTIVE_MASK_LO] as number;
+      win.maskHi[k] = words[w + RecordWord.ACTIVE_MASK_HI] as number;
+      if (cycleStart !== null) {
+        win.cycleStart[k] = cycleStart[src] as number;
+        win.cycleDuration[k] = ((words[w + RecordWord.CLOCK_END] as number) - (words[w + RecordWord.CLOCK_START] as number)) >>> 0;
+      }
+    }
+    encoder.add(win, count, startsGroup && at === from);
+  }
+  return encoder.finish();
 }

@@ -7,7 +7,7 @@
  * The result is the group's unique stable order, however it was split.
  */
 import type { RowSlice, SlicePlan } from './row-tasks.js';
-import { sortedOrder } from './sort.js';
+import { sortRowsInto } from './sort.js';
 
 /** Keys each sorted slice reports for choosing splitters. */
 const SAMPLES_PER_SLICE = 64;
@@ -18,12 +18,7 @@ const SAMPLES_PER_SLICE = 64;
  * the sorted slice (for splittersOf).
  */
 export function sortSlice(key: Float64Array, begin: number, end: number, sortedRows: Uint32Array, sortedKeys: Float64Array): Float64Array {
-  const order = sortedOrder(key.subarray(begin, end));
-  for (let k = 0, at = begin; k < order.length; k++, at++) {
-    const row = begin + (order[k] as number);
-    sortedRows[at] = row;
-    sortedKeys[at] = key[row] as number;
-  }
+  sortRowsInto(key, begin, end, sortedRows, sortedKeys);
   const samples = new Float64Array(Math.min(SAMPLES_PER_SLICE, end - begin));
   for (let s = 0; s < samples.length; s++) samples[s] = sortedKeys[begin + Math.floor(((s + 0.5) * (end - begin)) / samples.length)] as number;
   return samples;

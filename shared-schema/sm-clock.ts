@@ -9,7 +9,8 @@
  * however the rows were split, so one thread and a pool agree byte for byte.
  */
 import { fitOffset, fitSegment, type Band, type Line, type SegmentFit } from './clock-fit.js';
-import type { SmGroups } from './model.js';
+import { TICKS_PER_NS, type SmGroups } from './model.js';
+import { cycleDurationOfRecord, placeRow, type PlacedRows } from './raw-canonical.js';
 import { RECORD_WORDS, RecordWord } from './raw-layout.js';
 import { mergePart, sortSlice } from './row-sort.js';
 import { SLICE_BLOCK, type RowSlice } from './row-tasks.js';
@@ -111,7 +112,7 @@ export function wrapDelta(a: number, b: number): number {
 function unwrapRow(words: Uint32Array, x: Float64Array, i: number, predicted: number, lo0: number): number {
   const end = predicted + wrapDelta(words[i * RECORD_WORDS + RecordWord.CLOCK_END] as number, (lo0 + predicted) >>> 0);
   x[i] = end;
-  return end - cycleDurationOf(words, i);
+  return end - cycleDurationOfRecord(words, i);
 }
 
 function deviceTimeOf(map: DeviceClockMap, lo: number, draw: number): number {
@@ -374,12 +375,6 @@ export function summariesOf(rows: ClockRows, segments: readonly Segment[]): Segm
   return segments.map(({ begin, end, own }) => ({ fromNs: ys[begin] as number, toNs: ys[end - 1] as number, samples: end - begin, own }));
 }
 
-/** Warp duration in cycles of row i (end − start, wrapping). */
-function cycleDurationOf(words: Uint32Array, i: number): number {
-  const w = i * RECORD_WORDS;
-  return ((words[w + RecordWord.CLOCK_END] as number) - (words[w + RecordWord.CLOCK_START] as number)) >>> 0;
-}
-
 /**
  * Each segment's final fit: its slope a precision-weighted mean of its own
  * and the shared estimate (sharedSlope/sharedError from index `first`), the
@@ -433,12 +428,20 @@ export interface SegmentLines {
   readonly lastX: Float64Array;
 }
 
+/** What placing a batch of segments found. */
+export interface PlacedBatch {
+  /** Each segment's [from, to] ns (its first row's start, its last row's end). */
+  readonly spans: Float64Array;
+  readonly minStartTicks: number;
+  /** The first row whose times are out of range (rejectPlacedRow), else −1. */
+  readonly badRow: number;
+}
+
 /**
  * Places the rows of segments [first, last) of one SM (global segment
  * indices; the SM's are [groupFirst, groupLast)): end ns from the segment's
- * line, start ns from the line in force at the start cycle; cycle columns
- * from the SM's cycle origin. Returns each segment's [from, to] ns and the
- * earliest start.
+ * line, start ns from the line in force at the start cycle, quantized to
+ * ticks; start cycles counted from the SM's earliest (minStartCycles).
  */
 export function placeSegments(
   rows: ClockRows,
@@ -448,12 +451,13 @@ export function placeSegments(
   groupLast: number,
   lines: SegmentLines,
   minStartCycles: number,
-  out: { startNs: Float64Array; endNs: Float64Array; cycleStart: Float64Array; cycleDuration: Uint32Array },
-): { spans: Float64Array; minStartNs: number } {
+  out: PlacedRows & { readonly cycleStart: Float64Array },
+): PlacedBatch {
   const { xs, byX, words } = rows;
-  const { startNs, endNs, cycleStart, cycleDuration } = out;
+  const { startTicks, durationTicks, cycleStart } = out;
   const spans = new Float64Array(segments.length * 2);
-  let minStartNs = Infinity;
+  let minStartTicks = Infinity;
+  let badRow = -1;
   segments.forEach(({ begin, end }, j) => {
     const s = first + j;
     const slope = lines.slope[s] as number;
@@ -462,23 +466,24 @@ export function placeSegments(
     for (let k = begin; k < end; k++) {
       const i = byX[k] as number;
       const x = xs[k] as number;
-      const duration = cycleDurationOf(words, i);
+      const duration = cycleDurationOfRecord(words, i);
       const e = intercept + slope * x;
       // A warp that started before this segment's first end sample started under an earlier line.
       const c = x - duration;
       const at = c >= firstX ? s : lineAt(lines, groupFirst, groupLast, c, s);
       // Lines of neighbouring segments need not meet exactly: never let a start pass its end.
       const start = Math.min((lines.intercept[at] as number) + (lines.slope[at] as number) * c, e);
-      startNs[i] = start;
-      endNs[i] = e;
+      if (!placeRow(out, i, start, e) && badRow < 0) badRow = i;
       cycleStart[i] = c - minStartCycles;
-      cycleDuration[i] = duration;
-      if (start < minStartNs) minStartNs = start;
+      const st = startTicks[i] as number;
+      if (st < minStartTicks) minStartTicks = st;
     }
-    spans[j * 2] = startNs[byX[begin] as number] as number;
-    spans[j * 2 + 1] = endNs[byX[end - 1] as number] as number;
+    const firstRow = byX[begin] as number;
+    const lastRow = byX[end - 1] as number;
+    spans[j * 2] = (startTicks[firstRow] as number) / TICKS_PER_NS;
+    spans[j * 2 + 1] = ((startTicks[lastRow] as number) + (durationTicks[lastRow] as number)) / TICKS_PER_NS;
   });
-  return { spans, minStartNs };
+  return { spans, minStartTicks, badRow };
 }
 
 /**

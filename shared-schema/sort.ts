@@ -197,43 +197,133 @@ const INSERTION_MOVES_PER_ROW = 4;
 const FAR_FROM_SORTED = 1 / 8;
 
 /**
- * Stable order of integer keys (|key| < 2^53): order[k] = row of rank k.
- * Rows nearly in order (GPU records in completion order, sorted by end
- * cycles) take an insertion sort; others an LSD radix sort.
+ * The radix sort's scratch, grown as needed and kept: rows are sorted in
+ * slices, over and over, and fresh memory costs page faults and memory
+ * traffic (the kernel zeroes each page). Module state is per thread.
  */
-export function sortedOrder(key: Float64Array): Uint32Array {
-  const n = key.length;
-  const order = new Uint32Array(n);
-  for (let i = 0; i < n; i++) order[i] = i;
-  // Many rows below an earlier key: far from sorted, so the insertion sort would only give up late.
+const scratch = { rows: new Uint32Array(0), rowsTmp: new Uint32Array(0), keys: new Uint32Array(0), keysTmp: new Uint32Array(0) };
+
+function scratchFor(n: number): typeof scratch {
+  if (scratch.rows.length < n) {
+    const size = Math.max(n, Math.ceil(scratch.rows.length * 1.5));
+    scratch.rows = new Uint32Array(size);
+    scratch.rowsTmp = new Uint32Array(size);
+    scratch.keys = new Uint32Array(size);
+    scratch.keysTmp = new Uint32Array(size);
+  }
+  return scratch;
+}
+
+/**
+ * Stable sort of rows [begin, end) by integer keys (|key| < 2^53), written
+ * straight to outRows[begin + k] (the row of rank k) and outKeys[begin + k]
+ * (its key). Rows nearly in order (GPU records in completion order, sorted
+ * by end cycles) take an insertion sort; others an LSD radix sort.
+ */
+export function sortRowsInto(key: Float64Array, begin: number, end: number, outRows: Uint32Array, outKeys: Float64Array): void {
+  const n = end - begin;
+  // Rows below an earlier key: none means sorted; many, far from sorted (the insertion sort would only give up late).
   let below = 0;
   let max = -Infinity;
-  for (let i = 0; i < n; i++) {
+  let min = Infinity;
+  for (let i = begin; i < end; i++) {
     const k = key[i] as number;
     if (k < max) below++;
     else max = k;
+    if (k < min) min = k;
   }
-  if (below > n * FAR_FROM_SORTED) {
-    sortRangeByKey(order, new Uint32Array(n), 0, n, key);
-    return order;
+  if (below === 0) {
+    for (let i = begin; i < end; i++) {
+      outRows[i] = i;
+      outKeys[i] = key[i] as number;
+    }
+    return;
   }
-  let budget = INSERTION_MOVES_PER_ROW * n + SMALL_GROUP * SMALL_GROUP;
-  for (let i = 1; i < n; i++) {
+  if (below <= n * FAR_FROM_SORTED && insertionSortInto(key, begin, end, outRows)) {
+    for (let i = begin; i < end; i++) outKeys[i] = key[outRows[i] as number] as number;
+    return;
+  }
+  if (max - min < TWO_POW_32) {
+    radixSortInto(key, begin, end, min, max - min, outRows, outKeys);
+    return;
+  }
+  // Keys spread beyond 32 bits: the general radix sort (rare: a capture over ~4 minutes of one SM).
+  const order = Uint32Array.from({ length: n }, (_, k) => begin + k);
+  sortRangeByKey(order, new Uint32Array(n), 0, n, key);
+  for (let k = 0; k < n; k++) {
+    outRows[begin + k] = order[k] as number;
+    outKeys[begin + k] = key[order[k] as number] as number;
+  }
+}
+
+/** Insertion sort of rows [begin, end) into outRows; false when it gave up (too many moves). */
+function insertionSortInto(key: Float64Array, begin: number, end: number, outRows: Uint32Array): boolean {
+  for (let i = begin; i < end; i++) outRows[i] = i;
+  let budget = INSERTION_MOVES_PER_ROW * (end - begin) + SMALL_GROUP * SMALL_GROUP;
+  for (let i = begin + 1; i < end; i++) {
     const k = key[i] as number;
     let j = i - 1;
-    if ((key[order[j] as number] as number) <= k) continue;
-    while (j >= 0 && (key[order[j] as number] as number) > k) {
-      order[j + 1] = order[j] as number;
+    if ((key[outRows[j] as number] as number) <= k) continue;
+    while (j >= begin && (key[outRows[j] as number] as number) > k) {
+      outRows[j + 1] = outRows[j] as number;
       j--;
       budget--;
     }
-    order[j + 1] = i;
-    if (budget < 0) {
-      for (let r = 0; r < n; r++) order[r] = r;
-      sortRangeByKey(order, new Uint32Array(n), 0, n, key);
-      return order;
-    }
+    outRows[j + 1] = i;
+    if (budget < 0) return false;
   }
+  return true;
+}
+
+/** LSD radix sort of rows [begin, end) by key − min (< 2^32), its last pass writing outRows/outKeys. */
+function radixSortInto(key: Float64Array, begin: number, end: number, min: number, range: number, outRows: Uint32Array, outKeys: Float64Array): void {
+  const n = end - begin;
+  const { rows: rows0, rowsTmp: rows1, keys: keys0, keysTmp: keys1 } = scratchFor(n);
+  for (let k = 0, i = begin; k < n; k++, i++) {
+    keys0[k] = (key[i] as number) - min;
+    rows0[k] = i;
+  }
+  const bits = Math.max(1, Math.ceil(Math.log2(range + 1)));
+  // Fewer, wider digits for big slices (two 16-bit passes from 64 Ki rows on); the histogram must stay small next to n.
+  const widest = n >= 1 << WIDE_DIGIT_BITS ? WIDE_DIGIT_BITS : DIGIT_BITS;
+  const passes = Math.ceil(bits / widest);
+  const digitBits = Math.ceil(bits / passes);
+  const mask = (1 << digitBits) - 1;
+  const hist = new Uint32Array(1 << digitBits);
+  let rows = rows0;
+  let keys = keys0;
+  let rowsTo = rows1;
+  let keysTo = keys1;
+  for (let pass = 0; pass < passes; pass++) {
+    const shift = pass * digitBits;
+    hist.fill(0);
+    for (let k = 0; k < n; k++) hist[((keys[k] as number) >>> shift) & mask]!++;
+    prefixSums(hist);
+    if (pass === passes - 1) {
+      // The last pass lands in the output: rows, and keys back in their own units.
+      for (let k = 0; k < n; k++) {
+        const key32 = keys[k] as number;
+        const dst = begin + hist[(key32 >>> shift) & mask]!++;
+        outRows[dst] = rows[k] as number;
+        outKeys[dst] = key32 + min;
+      }
+      return;
+    }
+    for (let k = 0; k < n; k++) {
+      const key32 = keys[k] as number;
+      const dst = hist[(key32 >>> shift) & mask]!++;
+      rowsTo[dst] = rows[k] as number;
+      keysTo[dst] = key32;
+    }
+    [rows, rowsTo] = [rowsTo, rows];
+    [keys, keysTo] = [keysTo, keys];
+  }
+}
+
+/** Stable order of integer keys (|key| < 2^53): order[k] = row of rank k. */
+export function sortedOrder(key: Float64Array): Uint32Array {
+  const order = new Uint32Array(key.length);
+  sortRowsInto(key, 0, key.length, order, new Float64Array(key.length));
   return order;
 }
 

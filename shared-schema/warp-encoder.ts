@@ -1,16 +1,78 @@
 /**
- * The .wtrace warp columns, encoded in chunks of rows: encoding rows
- * [0, a), [a, b), ... and joining the chunks gives the same bytes as one
- * chunk of all rows, so workers can each encode a range (wtrace-writer.ts
- * places the chunks in the file; the README has the column layout).
+ * The .wtrace warp columns, encoded in chunks of rows (see README.md for the
+ * column layout). Rows reach the encoder through a small window of fixed
+ * typed columns (times in ticks), refilled from wherever they come from: a
+ * Trace's columns, or calibrated records in canonical order. A chunk may
+ * leave its first row's deltas open (its predecessor is another chunk's
+ * last row): chunkHeads encodes those once every chunk is done, so chunks
+ * encoded anywhere, in any order, join into the bytes of one chunk of all rows.
  */
 import { laneMasks } from './columns.js';
-import { TICKS_PER_NS, type UintColumn, type WarpColumns } from './model.js';
+import { TICKS_PER_NS, type WarpColumns } from './model.js';
 
 const TWO_POW_32 = 4294967296;
+/** Rows per window: small enough to stay in cache between filling and encoding. */
+export const WINDOW_ROWS = 2048;
 
-/** One range of rows, each column's varint bytes. */
+/** Rows as the encoder reads them (times in ticks; cycle columns unused without cycles, maskHi without wide subgroups). */
+export interface RowWindow {
+  readonly startTicks: Float64Array;
+  readonly durationTicks: Float64Array;
+  readonly cycleStart: Float64Array;
+  readonly cycleDuration: Uint32Array;
+  readonly draw: Uint32Array;
+  readonly customId: Uint32Array;
+  readonly slot: Uint8Array;
+  readonly stage: Uint8Array;
+  readonly maskLo: Uint32Array;
+  readonly maskHi: Uint32Array;
+}
+
+export function allocRowWindow(rows = WINDOW_ROWS): RowWindow {
+  return {
+    startTicks: new Float64Array(rows),
+    durationTicks: new Float64Array(rows),
+    cycleStart: new Float64Array(rows),
+    cycleDuration: new Uint32Array(rows),
+    draw: new Uint32Array(rows),
+    customId: new Uint32Array(rows),
+    slot: new Uint8Array(rows),
+    stage: new Uint8Array(rows),
+    maskLo: new Uint32Array(rows),
+    maskHi: new Uint32Array(rows),
+  };
+}
+
+/** What every chunk of one file shares. */
+export interface ChunkShape {
+  readonly withCycles: boolean;
+  /** Subgroups wider than 32 lanes (a second mask column). */
+  readonly wide: boolean;
+  readonly subgroupSize: number;
+  /** The SM clock rate cycle columns are predicted with (cyclesPerNsOf). */
+  readonly cyclesPerNs: number;
+}
+
+/** What the next row's deltas start from: the previous row's start and cycles (same SM), draw and custom id. */
+export interface RowLink {
+  readonly startTicks: number;
+  readonly cycleStart: number;
+  readonly draw: number;
+  readonly customId: number;
+}
+
+/** Before the first row of a file. */
+export const FILE_START: RowLink = { startTicks: 0, cycleStart: 0, draw: 0, customId: 0 };
+
+/** A chunk's first row when its deltas were left open. */
+export interface OpenRow extends RowLink {
+  /** The row is the first of its SM group (start and cycles stored whole). */
+  readonly startsGroup: boolean;
+}
+
+/** One range of rows: each varint column's bytes, and the fixed-width columns. */
 export interface WarpChunk {
+  readonly rows: number;
   readonly start: Uint8Array;
   readonly cycleStart: Uint8Array | null;
   readonly duration: Uint8Array;
@@ -19,16 +81,43 @@ export interface WarpChunk {
   readonly cycleDuration: Uint8Array | null;
   readonly inactiveMask: Uint8Array;
   readonly inactiveMaskHi: Uint8Array | null;
+  readonly slot: Uint8Array;
+  readonly stage: Uint8Array;
+  /** Raw masks, for files that store them raw (decided once all chunks are known). */
+  readonly maskLo: Uint32Array;
+  readonly maskHi: Uint32Array | null;
+  /** The first row, when its deltas (start, cycleStart, draw, customId) are left to chunkHeads. */
+  readonly open: OpenRow | null;
+  /** The last row (null for no rows). */
+  readonly last: RowLink | null;
 }
 
-/** Unsigned varint of v in [0, 2^32) at b[p]; returns the next position. */
+/** The varint bytes of a chunk's open first row, in the columns that hold deltas. */
+export interface HeadBytes {
+  readonly start: Uint8Array;
+  readonly cycleStart: Uint8Array | null;
+  readonly draw: Uint8Array;
+  readonly customId: Uint8Array;
+}
+
+/** Bytes of a varint of v in [0, 2^32), by Math.clz32(v). */
+const VARINT_LENGTH = Uint8Array.from({ length: 33 }, (_, clz) => Math.max(1, Math.ceil((32 - clz) / 7)));
+
+/**
+ * Unsigned varint of v in [0, 2^32) at b[p]; returns the next position. Five
+ * bytes are always stored and the length taken from a table: no branch on
+ * the value (varint lengths vary row to row, and mispredicted loop exits
+ * were most of the encoder's time). b needs 5 bytes of room at p.
+ */
 function putU32(b: Uint8Array, p: number, v: number): number {
-  while (v >= 0x80) {
-    b[p++] = (v & 0x7f) | 0x80;
-    v >>>= 7;
-  }
-  b[p++] = v;
-  return p;
+  const length = VARINT_LENGTH[Math.clz32(v)] as number;
+  b[p] = v | 0x80;
+  b[p + 1] = (v >>> 7) | 0x80;
+  b[p + 2] = (v >>> 14) | 0x80;
+  b[p + 3] = (v >>> 21) | 0x80;
+  b[p + 4] = v >>> 28;
+  b[p + length - 1] = (b[p + length - 1] as number) & 0x7f;
+  return p + length;
 }
 
 /** Unsigned varint of v in [0, 2^53). */
@@ -44,6 +133,8 @@ function putUint(b: Uint8Array, p: number, v: number): number {
 
 /** Zigzag varint of v in (-2^52, 2^52). */
 function putInt(b: Uint8Array, p: number, v: number): number {
+  // Within int32 the zigzag fits a u32: integer ops, no doubles.
+  if (v >= -0x80000000 && v <= 0x7fffffff) return putU32(b, p, ((v << 1) ^ (v >> 31)) >>> 0);
   return putUint(b, p, v >= 0 ? v * 2 : -v * 2 - 1);
 }
 
@@ -53,102 +144,290 @@ function putDelta32(b: Uint8Array, p: number, from: number, to: number): number 
   return putU32(b, p, ((d << 1) ^ (d >> 31)) >>> 0);
 }
 
-/** The SM group holding row `row`. */
-function groupOf(offsets: Uint32Array, row: number): number {
-  let lo = 0;
-  let hi = offsets.length - 2;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if ((offsets[mid] as number) <= row) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
+/** Cycles are stored as the residual from what the SM clock rate predicts from the ns columns. */
+function cyclesPerTickOf(shape: ChunkShape): number {
+  return shape.cyclesPerNs / TICKS_PER_NS;
 }
 
-/** Encodes rows [begin, end) (the columns must be complete: deltas start from row begin − 1). */
-export function encodeWarpChunk(w: WarpColumns, begin: number, end: number, subgroupSize: number, cyclesPerNs: number): WarpChunk {
-  const m = end - begin;
+/** A growing varint column: its bytes and the most bytes a row may take. */
+interface Growing {
+  readonly bytes: Uint8Array;
+  readonly maxPerRow: number;
+}
+
+const growing = (maxPerRow: number): Growing => ({ bytes: new Uint8Array(0), maxPerRow });
+
+/**
+ * The column with room past `used` for `count` rows of its longest varints
+ * (and the 5 bytes putU32 stores): grown to twice that, or to what all
+ * `rest` rows still to come could take, whichever is less.
+ */
+function roomFor(column: Growing, used: number, count: number, rest: number): Growing {
+  const need = used + count * column.maxPerRow + 8;
+  if (need <= column.bytes.length) return column;
+  const bytes = new Uint8Array(Math.max(need, Math.min(2 * need, used + rest * column.maxPerRow + 8)));
+  bytes.set(column.bytes.subarray(0, used));
+  return { bytes, maxPerRow: column.maxPerRow };
+}
+
+/**
+ * Encodes rows handed over window by window into one chunk. With `link`
+ * null the first row's deltas are left open (see chunkHeads).
+ */
+export class ChunkEncoder {
+  // Varint columns grow as rows come (sized for what they hold, not the worst case: a large
+  // fresh buffer costs page faults or a memset). Each is [bytes, most bytes per row].
+  private start = growing(8);
+  private duration = growing(8);
+  private draw = growing(5);
+  private customId = growing(5);
+  private inactive = growing(5);
+  private inactiveHi = growing(5);
+  private cycleStart = growing(8);
+  private cycleDuration = growing(8);
+  private readonly slot: Uint8Array;
+  private readonly stage: Uint8Array;
+  private readonly maskLo: Uint32Array;
+  private readonly maskHi: Uint32Array | null;
+  private readonly laneLo: number;
+  private readonly laneHi: number;
+  private readonly cyclesPerTick: number;
+  private rows = 0;
+  private ps = 0;
+  private pd = 0;
+  private pw = 0;
+  private pc = 0;
+  private pi = 0;
+  private ph = 0;
+  private pcs = 0;
+  private pcd = 0;
+  private link: RowLink | null;
+  private open: OpenRow | null = null;
+
+  /** Room for `capacity` rows. */
+  constructor(
+    private readonly capacity: number,
+    private readonly shape: ChunkShape,
+    link: RowLink | null,
+  ) {
+    this.slot = new Uint8Array(capacity);
+    this.stage = new Uint8Array(capacity);
+    this.maskLo = new Uint32Array(capacity);
+    this.maskHi = shape.wide ? new Uint32Array(capacity) : null;
+    const lanes = laneMasks(shape.subgroupSize);
+    this.laneLo = lanes.lo;
+    this.laneHi = lanes.hi;
+    this.cyclesPerTick = cyclesPerTickOf(shape);
+    this.link = link;
+  }
+
+  /** Room in every varint column for `count` more rows of the longest varints. */
+  private makeRoom(count: number): void {
+    const rest = this.capacity - this.rows;
+    this.start = roomFor(this.start, this.ps, count, rest);
+    this.duration = roomFor(this.duration, this.pd, count, rest);
+    this.draw = roomFor(this.draw, this.pw, count, rest);
+    this.customId = roomFor(this.customId, this.pc, count, rest);
+    this.inactive = roomFor(this.inactive, this.pi, count, rest);
+    if (this.shape.wide) this.inactiveHi = roomFor(this.inactiveHi, this.ph, count, rest);
+    if (this.shape.withCycles) {
+      this.cycleStart = roomFor(this.cycleStart, this.pcs, count, rest);
+      this.cycleDuration = roomFor(this.cycleDuration, this.pcd, count, rest);
+    }
+  }
+
+  /** Window rows [0, count), which follow the rows added before; row 0 starts an SM group when `startsGroup`. */
+  add(win: RowWindow, count: number, startsGroup: boolean): void {
+    if (count <= 0) return;
+    if (this.rows + count > this.capacity) throw new RangeError(`chunk holds ${this.capacity} rows, ${this.rows + count} added`);
+    this.makeRoom(count);
+    this.addFixed(win, count);
+    let from = 0;
+    if (this.link === null) {
+      this.open = { startsGroup, startTicks: win.startTicks[0] as number, cycleStart: win.cycleStart[0] as number, draw: win.draw[0] as number, customId: win.customId[0] as number };
+      this.link = this.open;
+      from = 1;
+    }
+    this.addDeltas(win, from, count, startsGroup);
+    this.rows += count;
+  }
+
+  /** The columns a row encodes on its own. */
+  private addFixed(win: RowWindow, count: number): void {
+    const { cyclesPerTick, laneLo } = this;
+    const duration = this.duration.bytes;
+    const inactive = this.inactive.bytes;
+    const cycleDuration = this.shape.withCycles ? this.cycleDuration.bytes : null;
+    let pd = this.pd;
+    let pi = this.pi;
+    let pcd = this.pcd;
+    for (let k = 0; k < count; k++) {
+      const durationTicks = win.durationTicks[k] as number;
+      pd = putUint(duration, pd, durationTicks);
+      pi = putU32(inactive, pi, (~(win.maskLo[k] as number) & laneLo) >>> 0);
+      if (cycleDuration !== null) pcd = putInt(cycleDuration, pcd, (win.cycleDuration[k] as number) - Math.round(durationTicks * cyclesPerTick));
+    }
+    this.pd = pd;
+    this.pi = pi;
+    this.pcd = pcd;
+    const at = this.rows;
+    this.slot.set(win.slot.subarray(0, count), at);
+    this.stage.set(win.stage.subarray(0, count), at);
+    this.maskLo.set(win.maskLo.subarray(0, count), at);
+    if (this.maskHi !== null) {
+      this.maskHi.set(win.maskHi.subarray(0, count), at);
+      const inactiveHi = this.inactiveHi.bytes;
+      let ph = this.ph;
+      for (let k = 0; k < count; k++) ph = putU32(inactiveHi, ph, (~(win.maskHi[k] as number) & this.laneHi) >>> 0);
+      this.ph = ph;
+    }
+  }
+
+  /** The columns a row encodes against the row before it: rows [from, count) of the window. */
+  private addDeltas(win: RowWindow, from: number, count: number, startsGroup: boolean): void {
+    const { cyclesPerTick } = this;
+    const start = this.start.bytes;
+    const draw = this.draw.bytes;
+    const customId = this.customId.bytes;
+    const cycleStart = this.shape.withCycles ? this.cycleStart.bytes : null;
+    const link = this.link as RowLink;
+    let ps = this.ps;
+    let pw = this.pw;
+    let pc = this.pc;
+    let pcs = this.pcs;
+    let prevTicks = from === 0 ? link.startTicks : (win.startTicks[0] as number);
+    let prevCycles = from === 0 ? link.cycleStart : (win.cycleStart[0] as number);
+    let prevDraw = from === 0 ? link.draw : (win.draw[0] as number);
+    let prevCustom = from === 0 ? link.customId : (win.customId[0] as number);
+    for (let k = from; k < count; k++) {
+      const ticks = win.startTicks[k] as number;
+      const first = k === 0 && startsGroup;
+      ps = first ? putInt(start, ps, ticks) : putUint(start, ps, ticks - prevTicks);
+      if (cycleStart !== null) {
+        const c = win.cycleStart[k] as number;
+        pcs = putInt(cycleStart, pcs, first ? c : c - prevCycles - Math.round((ticks - prevTicks) * cyclesPerTick));
+        prevCycles = c;
+      }
+      prevTicks = ticks;
+      const d = win.draw[k] as number;
+      pw = putDelta32(draw, pw, prevDraw, d);
+      prevDraw = d;
+      const c = win.customId[k] as number;
+      pc = putDelta32(customId, pc, prevCustom, c);
+      prevCustom = c;
+    }
+    this.ps = ps;
+    this.pw = pw;
+    this.pc = pc;
+    this.pcs = pcs;
+    this.link = { startTicks: prevTicks, cycleStart: prevCycles, draw: prevDraw, customId: prevCustom };
+  }
+
+  finish(): WarpChunk {
+    const rows = this.rows;
+    const { withCycles, wide } = this.shape;
+    return {
+      rows,
+      start: this.start.bytes.subarray(0, this.ps),
+      cycleStart: withCycles ? this.cycleStart.bytes.subarray(0, this.pcs) : null,
+      duration: this.duration.bytes.subarray(0, this.pd),
+      cycleDuration: withCycles ? this.cycleDuration.bytes.subarray(0, this.pcd) : null,
+      draw: this.draw.bytes.subarray(0, this.pw),
+      customId: this.customId.bytes.subarray(0, this.pc),
+      inactiveMask: this.inactive.bytes.subarray(0, this.pi),
+      inactiveMaskHi: wide ? this.inactiveHi.bytes.subarray(0, this.ph) : null,
+      slot: this.slot.subarray(0, rows),
+      stage: this.stage.subarray(0, rows),
+      maskLo: this.maskLo.subarray(0, rows),
+      maskHi: this.maskHi === null ? null : this.maskHi.subarray(0, rows),
+      open: this.open,
+      last: rows === 0 ? null : this.link,
+    };
+  }
+}
+
+/**
+ * The delta bytes of each chunk's open first row (null where none was left
+ * open), chunks in row order: each row's deltas start from the last row of
+ * the chunk before it.
+ */
+export function chunkHeads(chunks: readonly { readonly open: OpenRow | null; readonly last: RowLink | null }[], shape: ChunkShape): (HeadBytes | null)[] {
+  const cyclesPerTick = cyclesPerTickOf(shape);
+  let prev = FILE_START;
+  return chunks.map(({ open, last }) => {
+    let head: HeadBytes | null = null;
+    if (open !== null) {
+      const first = open.startsGroup;
+      const bytes = () => new Uint8Array(16);
+      const start = bytes();
+      const ps = first ? putInt(start, 0, open.startTicks) : putUint(start, 0, open.startTicks - prev.startTicks);
+      const cycles = shape.withCycles ? bytes() : null;
+      const pcs =
+        cycles === null
+          ? 0
+          : putInt(cycles, 0, first ? open.cycleStart : open.cycleStart - prev.cycleStart - Math.round((open.startTicks - prev.startTicks) * cyclesPerTick));
+      const draw = bytes();
+      const pw = putDelta32(draw, 0, prev.draw, open.draw);
+      const customId = bytes();
+      const pc = putDelta32(customId, 0, prev.customId, open.customId);
+      head = { start: start.slice(0, ps), cycleStart: cycles === null ? null : cycles.slice(0, pcs), draw: draw.slice(0, pw), customId: customId.slice(0, pc) };
+    }
+    prev = last ?? prev;
+    return head;
+  });
+}
+
+/** The chunk shape of a trace's columns. */
+export function shapeOfColumns(w: WarpColumns, subgroupSize: number, cyclesPerNs: number): ChunkShape {
+  return { withCycles: w.smCycleStart !== null && w.smCycleDuration !== null, wide: w.activeMaskHi !== null, subgroupSize, cyclesPerNs };
+}
+
+/**
+ * Encodes rows [begin, end) of a trace's columns; `link` is the row before
+ * (FILE_START for row 0), or null to leave the first row's deltas open.
+ */
+export function encodeColumnsChunk(w: WarpColumns, begin: number, end: number, shape: ChunkShape, link: RowLink | null): WarpChunk {
+  const encoder = new ChunkEncoder(end - begin, shape, link);
+  const win = allocRowWindow(Math.min(WINDOW_ROWS, Math.max(1, end - begin)));
   const offsets = w.smGroups.offsets;
-  const { lo: laneLo, hi: laneHi } = laneMasks(subgroupSize);
-  // Cycles are stored as the residual from what the SM clock rate predicts from the ns columns.
-  const cyclesPerTick = cyclesPerNs / TICKS_PER_NS;
-  const { startNs, durationNs, draw, customId, activeMask } = w;
-  const start = new Uint8Array(m * 8 + 8);
-  const duration = new Uint8Array(m * 8 + 8);
-  const drawBytes = new Uint8Array(m * 5 + 5);
-  const customBytes = new Uint8Array(m * 5 + 5);
-  const inactive = new Uint8Array(m * 5 + 5);
-  let ps = 0;
-  let pd = 0;
-  let pw = 0;
-  let pc = 0;
-  let pi = 0;
-  const cycleStartCol = w.smCycleStart;
-  const cycleDurationCol = w.smCycleDuration;
-  const cycleStart = cycleStartCol === null ? null : new Uint8Array(m * 8 + 8);
-  const cycleDuration = cycleDurationCol === null ? null : new Uint8Array(m * 8 + 8);
-  let pcs = 0;
-  let pcd = 0;
-  let g = m > 0 ? groupOf(offsets, begin) : 0;
-  let groupBegin = offsets[g] as number;
-  let groupEnd = offsets[g + 1] as number;
-  let prevTicks = begin > groupBegin ? Math.round((startNs[begin - 1] as number) * TICKS_PER_NS) : 0;
-  let prevCycles = begin > groupBegin && cycleStartCol !== null ? (cycleStartCol[begin - 1] as number) : 0;
-  let prevDraw = begin > 0 ? (draw[begin - 1] as number) : 0;
-  let prevCustom = begin > 0 ? (customId[begin - 1] as number) : 0;
-  // Every column of a row in one pass.
-  for (let i = begin; i < end; i++) {
-    if (i === groupEnd) {
-      g++;
-      groupBegin = groupEnd;
-      groupEnd = offsets[g + 1] as number;
+  for (let g = 0; g + 1 < offsets.length; g++) {
+    const groupBegin = offsets[g] as number;
+    const from = Math.max(begin, groupBegin);
+    const to = Math.min(end, offsets[g + 1] as number);
+    // Windows within one group: only a window's first row can start one.
+    for (let at = from; at < to; at += win.startTicks.length) {
+      const count = Math.min(win.startTicks.length, to - at);
+      fillFromColumns(win, w, at, count);
+      encoder.add(win, count, at === groupBegin);
     }
-    const ticks = Math.round((startNs[i] as number) * TICKS_PER_NS);
-    const first = i === groupBegin;
-    ps = first ? putInt(start, ps, ticks) : putUint(start, ps, ticks - prevTicks);
-    const durationTicks = Math.round((durationNs[i] as number) * TICKS_PER_NS);
-    pd = putUint(duration, pd, durationTicks);
-    if (cycleStart !== null && cycleStartCol !== null && cycleDuration !== null && cycleDurationCol !== null) {
-      const c = cycleStartCol[i] as number;
-      pcs = putInt(cycleStart, pcs, first ? c : c - prevCycles - Math.round((ticks - prevTicks) * cyclesPerTick));
-      prevCycles = c;
-      pcd = putInt(cycleDuration, pcd, (cycleDurationCol[i] as number) - Math.round(durationTicks * cyclesPerTick));
-    }
-    prevTicks = ticks;
-    const d = draw[i] as number;
-    pw = putDelta32(drawBytes, pw, prevDraw, d);
-    prevDraw = d;
-    const c = customId[i] as number;
-    pc = putDelta32(customBytes, pc, prevCustom, c);
-    prevCustom = c;
-    pi = putU32(inactive, pi, (~(activeMask[i] as number) & laneLo) >>> 0);
   }
-  return {
-    start: start.subarray(0, ps),
-    cycleStart: cycleStart === null ? null : cycleStart.subarray(0, pcs),
-    duration: duration.subarray(0, pd),
-    cycleDuration: cycleDuration === null ? null : cycleDuration.subarray(0, pcd),
-    draw: drawBytes.subarray(0, pw),
-    customId: customBytes.subarray(0, pc),
-    inactiveMask: inactive.subarray(0, pi),
-    inactiveMaskHi: w.activeMaskHi === null ? null : inactiveChunk(w.activeMaskHi, begin, end, laneHi),
-  };
+  return encoder.finish();
 }
 
-/** Varints of the inactive lanes (full warps cost one byte). */
-function inactiveChunk(values: UintColumn, begin: number, end: number, laneMask: number): Uint8Array {
-  const out = new Uint8Array((end - begin) * 5 + 5);
-  let p = 0;
-  for (let i = begin; i < end; i++) p = putU32(out, p, (~(values[i] as number) & laneMask) >>> 0);
-  return out.subarray(0, p);
+function fillFromColumns(win: RowWindow, w: WarpColumns, at: number, count: number): void {
+  const { startNs, durationNs, draw, customId, activeMask, activeMaskHi, warpSlot, stage, smCycleStart, smCycleDuration } = w;
+  for (let k = 0, i = at; k < count; k++, i++) {
+    win.startTicks[k] = Math.round((startNs[i] as number) * TICKS_PER_NS);
+    win.durationTicks[k] = Math.round((durationNs[i] as number) * TICKS_PER_NS);
+    win.draw[k] = draw[i] as number;
+    win.customId[k] = customId[i] as number;
+    win.maskLo[k] = activeMask[i] as number;
+    win.slot[k] = warpSlot[i] as number;
+    win.stage[k] = stage[i] as number;
+  }
+  if (activeMaskHi !== null) win.maskHi.set(activeMaskHi.subarray(at, at + count));
+  if (smCycleStart !== null && smCycleDuration !== null) {
+    win.cycleStart.set(smCycleStart.subarray(at, at + count));
+    win.cycleDuration.set(smCycleDuration.subarray(at, at + count));
+  }
 }
 
 /** Bytes per row of a raw mask column for `lanes` lanes. */
 export const maskBytes = (lanes: number) => Math.max(1, Math.ceil(lanes / 8));
 
-/** Rows [begin, end) of a mask column as raw little-endian bytes, `width` per row, at out[at]. */
-export function writeRawMasks(values: UintColumn, begin: number, end: number, width: number, out: Uint8Array, at: number): void {
-  for (let i = begin, p = at; i < end; i++) {
+/** A mask column's raw little-endian bytes, `width` per row, at out[at]. */
+export function writeRawMasks(values: Uint32Array, width: number, out: Uint8Array, at: number): void {
+  for (let i = 0, p = at; i < values.length; i++) {
     const v = values[i] as number;
     for (let b = 0; b < width; b++) out[p++] = (v >>> (8 * b)) & 0xff;
   }

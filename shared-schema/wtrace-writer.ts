@@ -7,8 +7,8 @@
  * the layout), without packing hundreds of MB of columns through it.
  */
 import { Packr } from 'msgpackr';
-import { FORMAT_VERSION, TICKS_PER_NS, type Trace, type WarpColumns } from './model.js';
-import { maskBytes, writeRawMasks, type WarpChunk } from './warp-encoder.js';
+import { FORMAT_VERSION, TICKS_PER_NS, type CaptureInfo, type DeviceInfo, type DrawInfo, type SmGroups, type Trace } from './model.js';
+import { chunkHeads, maskBytes, shapeOfColumns, writeRawMasks, type ChunkShape, type HeadBytes, type WarpChunk } from './warp-encoder.js';
 
 /** Bytes 0-3 of a .wtrace file: "WTRC". */
 export const WTRACE_MAGIC_BYTES = Uint8Array.of(0x57, 0x54, 0x52, 0x43);
@@ -19,15 +19,35 @@ const MINOR_VERSION = 0;
 const packr = new Packr({ useRecords: false, variableMapSize: true });
 
 /** The SM clock rate the cycle columns are predicted with (1 when unknown). */
-export function cyclesPerNsOf(trace: Trace): number {
-  const hz = trace.device.clocks.smClockRateHz;
+export function cyclesPerNsOf(device: DeviceInfo): number {
+  return cyclesPerNsOfRate(device.clocks.smClockRateHz);
+}
+
+/** cyclesPerNsOf for a device whose SM clock rate is `hz`. */
+export function cyclesPerNsOfRate(hz: number | null): number {
   return hz !== null && hz > 0 && Number.isFinite(hz) ? hz / 1e9 : 1;
 }
 
-/** Where one chunk (rows [begin, end)) goes: the file offset of each of its columns' bytes. */
+/** Everything of a trace the file holds besides the warp rows. */
+export interface WtraceShape {
+  readonly device: DeviceInfo;
+  readonly capture: CaptureInfo;
+  readonly draws: readonly DrawInfo[];
+  readonly count: number;
+  readonly smGroups: SmGroups;
+  readonly chunk: ChunkShape;
+}
+
+export function shapeOfTrace(trace: Trace): WtraceShape {
+  const { device, capture, draws, warps } = trace;
+  return { device, capture, draws, count: warps.count, smGroups: warps.smGroups, chunk: shapeOfColumns(warps, device.subgroupSize, cyclesPerNsOf(device)) };
+}
+
+/** Where one chunk (rows [begin, end)) goes: the file offset of each of its columns' bytes (its open row's first). */
 export interface ChunkPlacement {
   readonly begin: number;
   readonly end: number;
+  readonly head: HeadBytes | null;
   readonly start: number;
   readonly duration: number;
   readonly slot: number;
@@ -50,21 +70,37 @@ export interface WtraceLayout {
   readonly maskHiWidth: number;
 }
 
-/** The byte lengths of a chunk's varint columns (what the layout needs, without the bytes). */
-export type ChunkSizes = { readonly [K in keyof WarpChunk]: number | null };
+/** A chunk's row count and the byte lengths of its varint columns (what the layout needs, without the bytes). */
+export interface ChunkSizes {
+  readonly rows: number;
+  readonly start: number;
+  readonly duration: number;
+  readonly draw: number;
+  readonly customId: number;
+  readonly inactiveMask: number;
+  readonly inactiveMaskHi: number;
+  readonly cycleStart: number;
+  readonly cycleDuration: number;
+}
 
 export function chunkSizes(chunk: WarpChunk): ChunkSizes {
-  const size = (bytes: Uint8Array | null) => (bytes === null ? null : bytes.length);
   return {
+    rows: chunk.rows,
     start: chunk.start.length,
     duration: chunk.duration.length,
     draw: chunk.draw.length,
     customId: chunk.customId.length,
     inactiveMask: chunk.inactiveMask.length,
-    inactiveMaskHi: size(chunk.inactiveMaskHi),
-    cycleStart: size(chunk.cycleStart),
-    cycleDuration: size(chunk.cycleDuration),
+    inactiveMaskHi: chunk.inactiveMaskHi?.length ?? 0,
+    cycleStart: chunk.cycleStart?.length ?? 0,
+    cycleDuration: chunk.cycleDuration?.length ?? 0,
   };
+}
+
+/** A chunk's sizes with its open row's head bytes. */
+function withHead(s: ChunkSizes, head: HeadBytes | null): ChunkSizes {
+  if (head === null) return s;
+  return { ...s, start: s.start + head.start.length, draw: s.draw + head.draw.length, customId: s.customId + head.customId.length, cycleStart: s.cycleStart + (head.cycleStart?.length ?? 0) };
 }
 
 function binHeader(length: number): Uint8Array {
@@ -78,66 +114,80 @@ function mapHeader(entries: number): Uint8Array {
   return Uint8Array.of(0x80 | entries);
 }
 
-/**
- * The file's layout for a trace whose warp columns were encoded as chunks
- * of these sizes, over rows ranges[k] (all rows, in order).
- */
-export function layoutWtrace(trace: Trace, sizes: readonly ChunkSizes[], ranges: readonly (readonly [number, number])[]): WtraceLayout {
-  const w = trace.warps;
-  const lanes = trace.device.subgroupSize;
-  const fixed: { at: number; bytes: Uint8Array }[] = [];
-  let at = 0;
-  const put = (bytes: Uint8Array) => {
-    fixed.push({ at, bytes });
-    at += bytes.length;
-  };
+/** The file up to its warp columns' data: header, metadata, the warps map's fixed entries (packed, then placed by layoutWtrace). */
+export interface WtracePrefix {
+  readonly pieces: readonly Uint8Array[];
+}
+
+/** Packs everything before the column data (what does not depend on the chunks: it can be packed while they are encoded). */
+export function packPrefix(shape: WtraceShape): WtracePrefix {
+  const pieces: Uint8Array[] = [];
   // A copy: msgpackr may reuse the buffer it packed into.
-  const pack = (value: unknown) => put(Uint8Array.from(packr.pack(value)));
+  const pack = (value: unknown) => pieces.push(Uint8Array.from(packr.pack(value)));
   const header = new Uint8Array(WTRACE_HEADER_BYTES);
   header.set(WTRACE_MAGIC_BYTES, 0);
   new DataView(header.buffer).setUint32(4, FORMAT_VERSION, true);
-  put(header);
-  put(mapHeader(6));
+  pieces.push(header, mapHeader(6));
   for (const [key, value] of [
     ['formatVersion', FORMAT_VERSION],
     ['minorVersion', MINOR_VERSION],
-    ['device', trace.device],
-    ['capture', trace.capture],
-    ['draws', trace.draws],
+    ['device', shape.device],
+    ['capture', shape.capture],
+    ['draws', shape.draws],
   ] as const) {
     pack(key);
     pack(value);
   }
   pack('warps');
-  put(mapHeader(6));
-  const groups = w.smGroups.sm.length;
+  pieces.push(mapHeader(6));
+  const groups = shape.smGroups.sm.length;
   const smBytes = new Uint8Array(groups * 2);
   const countBytes = new Uint8Array(groups * 4);
   const smView = new DataView(smBytes.buffer);
   const countView = new DataView(countBytes.buffer);
   for (let g = 0; g < groups; g++) {
-    smView.setUint16(g * 2, w.smGroups.sm[g] as number, true);
-    countView.setUint32(g * 4, (w.smGroups.offsets[g + 1] as number) - (w.smGroups.offsets[g] as number), true);
+    smView.setUint16(g * 2, shape.smGroups.sm[g] as number, true);
+    countView.setUint32(g * 4, (shape.smGroups.offsets[g + 1] as number) - (shape.smGroups.offsets[g] as number), true);
   }
   for (const [key, value] of [
-    ['count', w.count],
+    ['count', shape.count],
     ['ticksPerNs', TICKS_PER_NS],
-    ['lanes', lanes > 32 ? 64 : 32],
-    ['cyclesPerNs', cyclesPerNsOf(trace)],
+    ['lanes', shape.device.subgroupSize > 32 ? 64 : 32],
+    ['cyclesPerNs', shape.chunk.cyclesPerNs],
     ['smGroups', { sm: smBytes, counts: countBytes }],
   ] as const) {
     pack(key);
     pack(value);
   }
   pack('columns');
-  const total = (key: keyof ChunkSizes) => sizes.reduce((sum, s) => sum + (s[key] ?? 0), 0);
+  return { pieces };
+}
+
+/**
+ * The file's layout from its chunks' sizes (all rows, in order) and the
+ * head bytes of their open rows (chunkHeads); `prefix` from packPrefix(shape).
+ */
+export function layoutWtrace(shape: WtraceShape, chunkSizeList: readonly ChunkSizes[], heads: readonly (HeadBytes | null)[], prefix: WtracePrefix = packPrefix(shape)): WtraceLayout {
+  const sizes = chunkSizeList.map((s, k) => withHead(s, heads[k] ?? null));
+  const count = shape.count;
+  const lanes = shape.device.subgroupSize;
+  const fixed: { at: number; bytes: Uint8Array }[] = [];
+  let at = 0;
+  const put = (bytes: Uint8Array) => {
+    fixed.push({ at, bytes });
+    at += bytes.length;
+  };
+  const pack = (value: unknown) => put(Uint8Array.from(packr.pack(value)));
+  for (const piece of prefix.pieces) put(piece);
+  const total = (key: keyof ChunkSizes) => sizes.reduce((sum, s) => sum + s[key], 0);
+  if (total('rows') !== count) throw new RangeError(`chunks hold ${total('rows')} rows, the trace ${count}`);
+  const { wide, withCycles } = shape.chunk;
   const maskWidth = maskBytes(Math.min(lanes, 32));
   const maskHiWidth = maskBytes(lanes - 32);
   // A mask column as whichever is smaller: varints of the inactive lanes (full warps cost one byte) or raw bytes.
-  const rawMask = total('inactiveMask') > w.count * maskWidth;
-  const rawMaskHi = w.activeMaskHi !== null && total('inactiveMaskHi') > w.count * maskHiWidth;
-  const withCycles = w.smCycleStart !== null && w.smCycleDuration !== null;
-  put(mapHeader(7 + (w.activeMaskHi !== null ? 1 : 0) + (withCycles ? 2 : 0)));
+  const rawMask = total('inactiveMask') > count * maskWidth;
+  const rawMaskHi = wide && total('inactiveMaskHi') > count * maskHiWidth;
+  put(mapHeader(7 + (wide ? 1 : 0) + (withCycles ? 2 : 0)));
   /** Starts a column of `length` bytes; returns where its data begins. */
   const column = (name: string, length: number): number => {
     pack(name);
@@ -149,21 +199,22 @@ export function layoutWtrace(trace: Trace, sizes: readonly ChunkSizes[], ranges:
   const varints = (name: string, key: keyof ChunkSizes) => column(name, total(key));
   const start = varints('start', 'start');
   const duration = varints('duration', 'duration');
-  const slot = column('slot', w.count);
-  const stage = column('stage', w.count);
+  const slot = column('slot', count);
+  const stage = column('stage', count);
   const draw = varints('draw', 'draw');
   const customId = varints('customId', 'customId');
-  const mask = rawMask ? column('activeMask', w.count * maskWidth) : varints('inactiveMask', 'inactiveMask');
-  const maskHi = w.activeMaskHi === null ? null : rawMaskHi ? column('activeMaskHi', w.count * maskHiWidth) : varints('inactiveMaskHi', 'inactiveMaskHi');
+  const mask = rawMask ? column('activeMask', count * maskWidth) : varints('inactiveMask', 'inactiveMask');
+  const maskHi = !wide ? null : rawMaskHi ? column('activeMaskHi', count * maskHiWidth) : varints('inactiveMaskHi', 'inactiveMaskHi');
   const cycleStart = withCycles ? varints('cycleStart', 'cycleStart') : null;
   const cycleDuration = withCycles ? varints('cycleDuration', 'cycleDuration') : null;
   // Each chunk's bytes follow the chunks before it in every column.
-  const cursor = { start, duration, draw, customId, mask, maskHi: maskHi ?? 0, cycleStart: cycleStart ?? 0, cycleDuration: cycleDuration ?? 0 };
+  const cursor = { rows: 0, start, duration, draw, customId, mask, maskHi: maskHi ?? 0, cycleStart: cycleStart ?? 0, cycleDuration: cycleDuration ?? 0 };
   const chunks = sizes.map((s, k): ChunkPlacement => {
-    const [begin, end] = ranges[k] as readonly [number, number];
+    const begin = cursor.rows;
     const placement: ChunkPlacement = {
       begin,
-      end,
+      end: begin + s.rows,
+      head: heads[k] ?? null,
       start: cursor.start,
       duration: cursor.duration,
       slot: slot + begin,
@@ -175,14 +226,15 @@ export function layoutWtrace(trace: Trace, sizes: readonly ChunkSizes[], ranges:
       cycleStart: cycleStart === null ? null : cursor.cycleStart,
       cycleDuration: cycleDuration === null ? null : cursor.cycleDuration,
     };
-    cursor.start += s.start ?? 0;
-    cursor.duration += s.duration ?? 0;
-    cursor.draw += s.draw ?? 0;
-    cursor.customId += s.customId ?? 0;
-    cursor.mask += s.inactiveMask ?? 0;
-    cursor.maskHi += s.inactiveMaskHi ?? 0;
-    cursor.cycleStart += s.cycleStart ?? 0;
-    cursor.cycleDuration += s.cycleDuration ?? 0;
+    cursor.rows += s.rows;
+    cursor.start += s.start;
+    cursor.duration += s.duration;
+    cursor.draw += s.draw;
+    cursor.customId += s.customId;
+    cursor.mask += s.inactiveMask;
+    cursor.maskHi += s.inactiveMaskHi;
+    cursor.cycleStart += s.cycleStart;
+    cursor.cycleDuration += s.cycleDuration;
     return placement;
   });
   return { length: at, fixed, chunks, maskWidth, maskHiWidth };
@@ -193,30 +245,37 @@ export function writeFixed(layout: WtraceLayout, out: Uint8Array): void {
   for (const { at, bytes } of layout.fixed) out.set(bytes, at);
 }
 
-/** Writes chunk k's rows of every column. */
-export function writeChunk(layout: WtraceLayout, k: number, chunk: WarpChunk, warps: WarpColumns, out: Uint8Array): void {
+/** Writes chunk k's rows of every column (its open row's head bytes first). */
+export function writeChunk(layout: WtraceLayout, k: number, chunk: WarpChunk, out: Uint8Array): void {
   const p = layout.chunks[k] as ChunkPlacement;
-  out.set(chunk.start, p.start);
+  const head = p.head;
+  /** Head bytes, then the chunk's. */
+  const put = (headBytes: Uint8Array | null | undefined, bytes: Uint8Array, at: number) => {
+    const skip = headBytes?.length ?? 0;
+    if (headBytes != null) out.set(headBytes, at);
+    out.set(bytes, at + skip);
+  };
+  put(head?.start, chunk.start, p.start);
   out.set(chunk.duration, p.duration);
-  out.set(warps.warpSlot.subarray(p.begin, p.end), p.slot);
-  out.set(warps.stage.subarray(p.begin, p.end), p.stage);
-  out.set(chunk.draw, p.draw);
-  out.set(chunk.customId, p.customId);
-  if (p.mask.raw) writeRawMasks(warps.activeMask, p.begin, p.end, layout.maskWidth, out, p.mask.at);
+  out.set(chunk.slot, p.slot);
+  out.set(chunk.stage, p.stage);
+  put(head?.draw, chunk.draw, p.draw);
+  put(head?.customId, chunk.customId, p.customId);
+  if (p.mask.raw) writeRawMasks(chunk.maskLo, layout.maskWidth, out, p.mask.at);
   else out.set(chunk.inactiveMask, p.mask.at);
-  if (p.maskHi !== null && warps.activeMaskHi !== null) {
-    if (p.maskHi.raw) writeRawMasks(warps.activeMaskHi, p.begin, p.end, layout.maskHiWidth, out, p.maskHi.at);
+  if (p.maskHi !== null) {
+    if (p.maskHi.raw && chunk.maskHi !== null) writeRawMasks(chunk.maskHi, layout.maskHiWidth, out, p.maskHi.at);
     else if (chunk.inactiveMaskHi !== null) out.set(chunk.inactiveMaskHi, p.maskHi.at);
   }
-  if (p.cycleStart !== null && chunk.cycleStart !== null) out.set(chunk.cycleStart, p.cycleStart);
+  if (p.cycleStart !== null && chunk.cycleStart !== null) put(head?.cycleStart, chunk.cycleStart, p.cycleStart);
   if (p.cycleDuration !== null && chunk.cycleDuration !== null) out.set(chunk.cycleDuration, p.cycleDuration);
 }
 
-/** The whole file on this thread, from chunks of rows ranges[k]. */
-export function wtraceFile(trace: Trace, chunks: readonly WarpChunk[], ranges: readonly (readonly [number, number])[]): Uint8Array {
-  const layout = layoutWtrace(trace, chunks.map(chunkSizes), ranges);
+/** The whole file on this thread, from chunks of all rows in order (their open rows' heads encoded here). */
+export function wtraceFile(shape: WtraceShape, chunks: readonly WarpChunk[]): Uint8Array {
+  const layout = layoutWtrace(shape, chunks.map(chunkSizes), chunkHeads(chunks, shape.chunk));
   const out = new Uint8Array(layout.length);
   writeFixed(layout, out);
-  chunks.forEach((chunk, k) => writeChunk(layout, k, chunk, trace.warps, out));
+  chunks.forEach((chunk, k) => writeChunk(layout, k, chunk, out));
   return out;
 }

@@ -20,15 +20,14 @@ import {
 import { readMsgpack } from './msgpack-reader.js';
 import { STAGE_COUNT } from './stages.js';
 import { ByteReader } from './varint.js';
-import { encodeWarpChunk, maskBytes } from './warp-encoder.js';
-import { WTRACE_HEADER_BYTES, WTRACE_MAGIC_BYTES, cyclesPerNsOf, wtraceFile } from './wtrace-writer.js';
+import { FILE_START, encodeColumnsChunk, maskBytes } from './warp-encoder.js';
+import { WTRACE_HEADER_BYTES, WTRACE_MAGIC_BYTES, shapeOfTrace, wtraceFile } from './wtrace-writer.js';
 
 export { WTRACE_MAGIC_BYTES, cyclesPerNsOf } from './wtrace-writer.js';
 
 export function encodeWtrace(trace: Trace): Uint8Array {
-  const count = trace.warps.count;
-  const chunk = encodeWarpChunk(trace.warps, 0, count, trace.device.subgroupSize, cyclesPerNsOf(trace));
-  return wtraceFile(trace, [chunk], [[0, count]]);
+  const shape = shapeOfTrace(trace);
+  return wtraceFile(shape, [encodeColumnsChunk(trace.warps, 0, shape.count, shape.chunk, FILE_START)]);
 }
 
 export function isWtrace(bytes: Uint8Array): boolean {

@@ -5,10 +5,11 @@
  * container (for synthetic captures and tests; the C host writes real ones).
  */
 import { calibrateGrouped, deviceClockMap, perSmFitPhases, type CalibratedTimes, type ClockMode } from './calibrate.js';
-import { runPhases, type PhaseProgram } from './phase-worker.js';
+import { runPhases, type ChunkReport, type PhaseProgram } from './phase-worker.js';
 import { mergeTasks } from './row-sort.js';
-import { assignTasks, minPerGroup, planSlices, splitRows } from './row-tasks.js';
-import { cyclesPerNsOf, layoutWtrace, writeFixed, type ChunkSizes } from './wtrace-writer.js';
+import { assignTasks, planSlices, splitRows } from './row-tasks.js';
+import { cyclesPerNsOfRate, layoutWtrace, packPrefix, writeFixed, type WtracePrefix } from './wtrace-writer.js';
+import { chunkHeads, type ChunkShape } from './warp-encoder.js';
 import { MAX_DRAWS, MAX_WARPS, describeValue, fail } from './errors.js';
 import {
   type Obj,
@@ -21,8 +22,8 @@ import {
   readOptionalString,
 } from './fields.js';
 import { readCaptureInfo, readDeviceInfo, readOverhead } from './metadata.js';
-import { FORMAT_VERSION, type DeviceInfo, type DrawInfo, type DrawKind, type Trace, type WarpColumns } from './model.js';
-import { allocOrderRows, allocWarpColumns, minStartNs, plainColumns, type ColumnAllocator, type OrderRows } from './raw-canonical.js';
+import { FORMAT_VERSION, TICKS_PER_NS, type DeviceInfo, type DrawInfo, type DrawKind, type Trace, type WarpColumns } from './model.js';
+import { allocOrderRows, allocWarpColumns, placeRow, plainColumns, rejectPlacedRow, type ColumnAllocator, type OrderRows, type PlacedRows } from './raw-canonical.js';
 import { clockFlagsOf, planGroups, recordColumn, smMajorRecords, type RecordCounts, type RecordLimits } from './raw-records.js';
 import {
   PackedIds,
@@ -240,15 +241,18 @@ export function clockModeOf(clockFlags: number): ClockMode {
   return hasSmClock ? (hasDeviceClock ? 'per-sm-fit' : 'sm-clock-rebased') : 'device-clock';
 }
 
-/** How far every time moves so none is negative: a warp (calibration noise) or a draw may start before the origin. */
-export function originShift(parsed: ParsedWtraw, minStartNs: number): number {
-  let shift = Math.max(0, -minStartNs);
-  for (const b of parsed.gpuBegin) if (b !== null && -b > shift) shift = -b;
+/** How far (ticks) every time moves so none is negative: a warp (calibration noise) or a draw may start before the origin. */
+export function originShiftTicks(parsed: ParsedWtraw, minStartTicks: number): number {
+  let shift = Math.max(0, -minStartTicks);
+  for (const b of parsed.gpuBegin) if (b !== null) shift = Math.max(shift, Math.ceil(-b * TICKS_PER_NS));
   return shift;
 }
 
-/** The Trace around canonical warp columns (times already shifted by `shift`). */
-export function assembleWtrawTrace(parsed: ParsedWtraw, times: Omit<CalibratedTimes, 'startNs' | 'endNs' | 'cycleStart' | 'cycleDuration'>, shift: number, warps: WarpColumns): Trace {
+/** A trace without its warp rows: what a conversion reports besides the file. */
+export type TraceHeader = Omit<Trace, 'warps'>;
+
+/** Everything of the Trace but its warps (times moved by `shift` ns, as the warps'). */
+export function wtrawHeader(parsed: ParsedWtraw, times: CalibrationResult, shift: number): TraceHeader {
   const { meta, layout } = parsed;
   const draws: DrawInfo[] = meta.draws.map((d, index) => ({
     index,
@@ -284,27 +288,53 @@ export function assembleWtrawTrace(parsed: ParsedWtraw, times: Omit<CalibratedTi
     calibration,
     overhead: readOverhead(meta.root['overhead'], 'metadata.overhead'),
   });
-  return { formatVersion: FORMAT_VERSION, device: readRawDevice(meta, times.deviceClockGranularityNs, times.smClockRateHz), capture, draws, warps };
+  return { formatVersion: FORMAT_VERSION, device: readRawDevice(meta, times.deviceClockGranularityNs, times.smClockRateHz), capture, draws };
 }
 
 /** Decodes and calibrates a raw GPU dump. */
 export function decodeWtraw(bytes: Uint8Array): Trace {
-  return runPhases(wtrawProgram(parseWtraw(bytes), 1, plainColumns, false)).trace;
+  const { header, warps } = runPhases(wtrawProgram(parseWtraw(bytes), 1, plainColumns, 'trace'));
+  return { ...header, warps: warps as WarpColumns };
 }
+
+/** A converted raw dump: the .wtrace bytes, the trace's header and its warp count. */
+export interface WtraceConversion {
+  readonly wtrace: Uint8Array;
+  readonly header: TraceHeader;
+  readonly warpCount: number;
+}
+
+/** A raw GPU dump straight to .wtrace bytes (the same bytes as encodeWtrace(decodeWtraw(bytes)), without the Trace in between). */
+export function wtrawToWtrace(bytes: Uint8Array): WtraceConversion {
+  return conversionOf(runPhases(wtrawProgram(parseWtraw(bytes), 1, plainColumns, 'file')));
+}
+
+/** What a 'file' program returned, as a conversion. */
+export function conversionOf(result: WtrawResult): WtraceConversion {
+  if (result.wtrace === null) throw new Error('the program wrote no file');
+  return { wtrace: result.wtrace, header: result.header, warpCount: result.count };
+}
+
+/** What wtrawProgram returns: the header, and the warp columns ('trace') or the file ('file'). */
+export interface WtrawResult {
+  readonly header: TraceHeader;
+  readonly count: number;
+  readonly warps: WarpColumns | null;
+  readonly wtrace: Uint8Array | null;
+}
+
+/** The calibration's findings besides the times. */
+type CalibrationResult = Omit<CalibratedTimes, 'startNs' | 'endNs' | 'cycleStart' | 'cycleDuration'>;
 
 /**
  * The decoding of a parsed dump as phases for `workers` workers (see
  * phase-worker.ts): records validated and grouped by SM, clocks calibrated,
- * canonical rows written and (when `encode`) the .wtrace file written.
- * Arrays shared with workers come from `allocate` (shared memory for a pool);
- * the file too, so workers write their chunks straight into it.
+ * canonical rows sorted and written as warp columns ('trace') or encoded
+ * into the .wtrace file ('file': chunks encoded by the workers, laid out
+ * here, copied in by whoever encoded them). Arrays shared with workers come
+ * from `allocate` (shared memory for a pool), the file too.
  */
-export function* wtrawProgram(
-  parsed: ParsedWtraw,
-  workers: number,
-  allocate: ColumnAllocator,
-  encode: boolean,
-): PhaseProgram<{ trace: Trace; wtrace: Uint8Array | null }> {
+export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: ColumnAllocator, output: 'trace' | 'file'): PhaseProgram<WtrawResult> {
   const { words, limits } = parsed;
   const count = parsed.layout.recordCount;
   const clockFlags = clockFlagsOf(words, count);
@@ -323,63 +353,89 @@ export function* wtrawProgram(
     deviceNsPerTick: parsed.meta.deviceClockNsPerTick,
     smClockRateHz: parsed.meta.smClockRateHz,
   };
-  let times: CalibratedTimes;
-  let minStart: number;
+  let calibration: () => CalibrationResult;
+  let rateHz: number | null;
+  let placed: PlacedRows;
+  let minStartTicks = Infinity;
   let scratch: OrderRows;
   if (mode === 'per-sm-fit') {
     const fit = deviceClockMap(clocks, n, records.deviceLoOr);
     const calibrated = yield* perSmFitPhases(out, groups, workers, fit.granularityNs, fit.map, clocks.smClockRateHz, allocate);
-    times = calibrated.times;
-    minStart = calibrated.minStartNs;
+    ({ placed, minStartTicks } = calibrated);
+    calibration = calibrated.result;
+    rateHz = calibrated.smClockRateHz;
+    const bad = calibrated.badRow;
+    if (bad >= 0) rejectPlacedRow(bad, (placed.startTicks[bad] as number) / TICKS_PER_NS, ((placed.startTicks[bad] as number) + (placed.durationTicks[bad] as number)) / TICKS_PER_NS);
     // The calibration's rows are free now: the canonical sort's scratch.
     const { rows } = calibrated;
-    scratch = { startTicks: rows.ys, durationTicks: rows.y, sliceRows: rows.sliceRows, sliceKeys: rows.sliceKeys, order: rows.byX, orderKeys: rows.xs };
+    scratch = { sliceRows: rows.sliceRows, sliceKeys: rows.sliceKeys, order: rows.byX, orderKeys: rows.xs };
   } else {
     // Without both clocks there is nothing to fit: a few passes, done here.
     const column = (word: number) => recordColumn(out, word, 0, n);
-    const own = calibrateGrouped({ ...clocks, mode, groups, clockStartLo: column(RecordWord.CLOCK_START), clockEndLo: column(RecordWord.CLOCK_END), deviceLo: new Uint32Array(0), draw: column(RecordWord.DRAW_ID) });
-    times = {
-      ...own,
-      startNs: allocate.share(own.startNs),
-      endNs: allocate.share(own.endNs),
-      cycleStart: own.cycleStart === null ? null : allocate.share(own.cycleStart),
-      cycleDuration: own.cycleDuration === null ? null : allocate.share(own.cycleDuration),
-    };
-    minStart = minStartNs(times);
+    const { startNs, endNs, cycleStart, cycleDuration: _, ...own } = calibrateGrouped({ ...clocks, mode, groups, clockStartLo: column(RecordWord.CLOCK_START), clockEndLo: column(RecordWord.CLOCK_END), deviceLo: new Uint32Array(0), draw: column(RecordWord.DRAW_ID) });
+    calibration = () => own;
+    rateHz = own.smClockRateHz;
+    placed = { startTicks: allocate.f64(n), durationTicks: allocate.f64(n), cycleStart: cycleStart === null ? null : allocate.share(cycleStart) };
+    for (let i = 0; i < n; i++) {
+      if (!placeRow(placed, i, startNs[i] as number, endNs[i] as number)) rejectPlacedRow(i, startNs[i] as number, endNs[i] as number);
+      minStartTicks = Math.min(minStartTicks, placed.startTicks[i] as number);
+    }
     scratch = allocOrderRows(n, allocate);
   }
-  // Canonical rows: each SM sorted by start (a busy SM in slices, merged by parts).
-  const shift = originShift(parsed, minStart);
-  const placed = { startNs: times.startNs, endNs: times.endNs, cycleStart: times.cycleStart, cycleDuration: times.cycleDuration };
-  const columns = allocWarpColumns(records, limits.drawCount, limits.subgroupSize, times.cycleStart !== null, allocate);
+  const shiftTicks = originShiftTicks(parsed, minStartTicks);
+  const withCycles = placed.cycleStart !== null;
+  const chunkShape: ChunkShape = { withCycles, wide: records.wide, subgroupSize: limits.subgroupSize, cyclesPerNs: cyclesPerNsOfRate(rateHz) };
+  const columns = output === 'trace' ? allocWarpColumns(records, limits.drawCount, limits.subgroupSize, withCycles, allocate) : null;
+  // The trace's header (the calibration record) and the file's packed prefix: built while the workers sort.
+  const own: { header: TraceHeader | null; prefix: WtracePrefix | null } = { header: null, prefix: null };
+  const buildHeader = () => {
+    own.header = wtrawHeader(parsed, calibration(), shiftTicks / TICKS_PER_NS);
+    if (columns === null) own.prefix = packPrefix({ ...own.header, count: n, smGroups: groups, chunk: chunkShape });
+  };
+  const input = { records, placed, scratch, shiftTicks, sink: columns !== null ? { columns } : { chunks: chunkShape } };
+  // Canonical rows: each SM sorted by start (a busy SM in slices, merged by parts), written or encoded where sorted.
   const plan = planSlices(groups.offsets, workers);
-  const ordered = (yield { phase: 'order', tasks: plan.tasks, assignment: plan.assignment, records, times: placed, shiftNs: shift, scratch, columns }) as { samples: Float64Array | null; minCycle: number }[];
+  const ordered = (yield { phase: 'order', tasks: plan.tasks, assignment: plan.assignment, ...input, meanwhile: buildHeader }) as { samples: Float64Array | null; chunk: ChunkReport | null }[];
+  const reports: { report: ChunkReport; worker: number }[] = [];
+  const collect = (replies: readonly (ChunkReport | null)[], assignment: readonly (readonly number[])[]) =>
+    assignment.forEach((tasks, worker) =>
+      tasks.forEach((k) => {
+        const report = replies[k];
+        if (report != null) reports.push({ report, worker });
+      }),
+    );
+  collect(
+    ordered.map((o) => o.chunk),
+    plan.assignment,
+  );
   const merges = mergeTasks(
     plan,
     ordered.map((o) => o.samples),
   );
   if (merges.tasks.length > 0) {
-    const cycleBase = minPerGroup(plan, (k) => (ordered[k] as { minCycle: number }).minCycle);
-    yield {
-      phase: 'emit',
-      tasks: merges.tasks.map((t) => ({ ...t, cycleBase: cycleBase[t.g] as number })),
-      assignment: assignTasks(merges.weights, workers),
-      records,
-      times: placed,
-      scratch,
-      columns,
-    };
+    const assignment = assignTasks(merges.weights, workers);
+    collect((yield { phase: 'emit', tasks: merges.tasks, assignment, ...input }) as (ChunkReport | null)[], assignment);
   }
-  const trace = assembleWtrawTrace(parsed, times, shift, columns);
-  if (!encode) return { trace, wtrace: null };
-  // The file: chunks encoded and kept by the workers, laid out here, copied in by the workers that encoded them.
-  const chunkRanges = splitRows(n, workers);
-  const sizes = (yield { phase: 'encode', tasks: chunkRanges, assignment: oneEach, columns, subgroupSize: trace.device.subgroupSize, cyclesPerNs: cyclesPerNsOf(trace) }) as ChunkSizes[];
-  const layout = layoutWtrace(trace, sizes, chunkRanges);
+  const header = own.header as TraceHeader;
+  if (columns !== null) return { header, count: n, warps: columns, wtrace: null };
+  // The file: laid out here from the chunks' sizes, each chunk copied in by the worker that encoded it.
+  reports.sort((a, b) => a.report.from - b.report.from);
+  const heads = chunkHeads(
+    reports.map((r) => r.report),
+    chunkShape,
+  );
+  const layout = layoutWtrace(
+    { ...header, count: n, smGroups: groups, chunk: chunkShape },
+    reports.map((r) => r.report.sizes),
+    heads,
+    own.prefix ?? undefined,
+  );
   const wtrace = allocate.uint(layout.length, 0xff) as Uint8Array;
   writeFixed(layout, wtrace);
-  yield { phase: 'pack', tasks: chunkRanges.map((_, k) => k), assignment: oneEach, layout, columns, out: wtrace };
-  return { trace, wtrace };
+  const byWorker: number[][] = Array.from({ length: workers }, () => []);
+  reports.forEach(({ worker }, k) => (byWorker[worker] as number[]).push(k));
+  yield { phase: 'pack', tasks: reports.map(({ report }, k) => [report.from, k] as const), assignment: byWorker, layout, out: wtrace };
+  return { header, count: n, warps: null, wtrace };
 }
 
 function readRawDevice(meta: RawMetadata, granularityNs: number | null, rateHz: number | null): DeviceInfo {

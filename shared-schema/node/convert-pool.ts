@@ -7,7 +7,7 @@
  * output is byte for byte what the one-thread path writes.
  *
  *   const pool = await ConvertPool.create(threads);
- *   const bytes = await pool.wtrawToWtrace(raw);
+ *   const { wtrace } = await pool.wtrawToWtrace(raw);
  *   await pool.destroy();
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
@@ -18,7 +18,7 @@ import type { Trace } from '../model.js';
 import { mergeReplies, requestFor, type PhaseProgram, type WorkerRequest } from '../phase-worker.js';
 import { allocUintColumn } from '../columns.js';
 import type { ColumnAllocator } from '../raw-canonical.js';
-import { parseWtraw, wtrawProgram, type ParsedWtraw } from '../wtraw.js';
+import { conversionOf, parseWtraw, wtrawProgram, type ParsedWtraw, type WtraceConversion, type WtrawResult } from '../wtraw.js';
 
 /** Columns in shared memory, so every thread reads and writes the same rows. */
 const sharedColumns: ColumnAllocator = {
@@ -80,30 +80,31 @@ export class ConvertPool {
     return this.threads.length;
   }
 
-  /** A raw GPU dump → .wtrace bytes, and the trace they hold. */
-  async wtrawToWtrace(bytes: Uint8Array): Promise<{ trace: Trace; wtrace: Uint8Array }> {
-    const { trace, wtrace } = await this.run(bytes, true);
-    return { trace, wtrace: wtrace as Uint8Array };
+  /** A raw GPU dump → .wtrace bytes (the same as encodeWtrace(decodeWtraw(bytes))), with the trace's header and warp count. */
+  async wtrawToWtrace(bytes: Uint8Array): Promise<WtraceConversion> {
+    return conversionOf(await this.run(bytes, 'file'));
   }
 
   /** A raw GPU dump → Trace (columns in shared memory). */
   async decodeWtraw(bytes: Uint8Array): Promise<Trace> {
-    return (await this.run(bytes, false)).trace;
+    const { header, warps } = await this.run(bytes, 'trace');
+    if (warps === null) throw new Error('the program wrote no warp columns');
+    return { ...header, warps };
   }
 
   async destroy(): Promise<void> {
     await Promise.all(this.threads.map((w) => w.terminate()));
   }
 
-  private async run(bytes: Uint8Array, encode: boolean): Promise<{ trace: Trace; wtrace: Uint8Array | null }> {
+  private async run(bytes: Uint8Array, output: 'trace' | 'file'): Promise<WtrawResult> {
     // The threads read the records where they lie: in shared memory (see readShared).
     const shared = bytes.buffer instanceof SharedArrayBuffer ? bytes : copyToShared(bytes);
-    return this.drive(wtrawProgram(parseWtraw(shared), this.threads.length, sharedColumns, encode));
+    return this.drive(wtrawProgram(parseWtraw(shared), this.threads.length, sharedColumns, output));
   }
 
   /** run() on parsed shared bytes, calling lap(name) after each phase and each main-thread step (bench/convert-phases.ts). */
-  driveTimed(parsed: ParsedWtraw, encode: boolean, lap: (name: string) => void): Promise<{ trace: Trace; wtrace: Uint8Array | null }> {
-    return this.drive(wtrawProgram(parsed, this.threads.length, sharedColumns, encode), lap);
+  driveTimed(parsed: ParsedWtraw, output: 'trace' | 'file', lap: (name: string) => void): Promise<WtrawResult> {
+    return this.drive(wtrawProgram(parsed, this.threads.length, sharedColumns, output), lap);
   }
 
   private async drive<R>(program: PhaseProgram<R>, lap?: (name: string) => void): Promise<R> {
@@ -111,10 +112,19 @@ export class ConvertPool {
     lap?.('main: before count');
     while (!step.done) {
       const request = step.value;
+      const asked = this.threads.map((thread, w) => ask(thread, requestFor(request, w)));
+      // The program's own work runs while the threads run theirs.
+      let ownError: { error: unknown } | null = null;
+      try {
+        request.meanwhile?.();
+      } catch (error) {
+        ownError = { error };
+      }
       // Every thread answers before a failure is reported: a reply left in flight would be taken as the answer to the next request.
-      const settled = await Promise.allSettled(this.threads.map((thread, w) => ask(thread, requestFor(request, w))));
+      const settled = await Promise.allSettled(asked);
       const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed !== undefined) throw failed.reason;
+      if (ownError !== null) throw ownError.error;
       const replies = settled.map((r) => (r as PromiseFulfilledResult<[number, unknown][]>).value);
       lap?.(`threads: ${request.phase}`);
       step = program.next(mergeReplies(replies, request.tasks.length));

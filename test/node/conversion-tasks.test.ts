@@ -9,10 +9,9 @@ import { RECORD_WORDS, RecordWord } from '../../shared-schema/raw-layout.js';
 import { mergePart, sortSlice, splittersOf } from '../../shared-schema/row-sort.js';
 import { SLICE_BLOCK, sliceGroups } from '../../shared-schema/row-tasks.js';
 import { measureSlice, roughSlope, sameUnwrap, unwrapSlice, type ClockRows, type DeviceClockMap } from '../../shared-schema/sm-clock.js';
-import { encodeWarpChunk } from '../../shared-schema/warp-encoder.js';
-import { cyclesPerNsOf, encodeWtrace } from '../../shared-schema/wtrace.js';
-import { wtraceFile } from '../../shared-schema/wtrace-writer.js';
-import { sortedOrder } from '../../shared-schema/sort.js';
+import { FILE_START, encodeColumnsChunk } from '../../shared-schema/warp-encoder.js';
+import { encodeWtrace } from '../../shared-schema/wtrace.js';
+import { shapeOfTrace, wtraceFile } from '../../shared-schema/wtrace-writer.js';
 
 /** Sorts keys in `parts` slices and merges them back, as the pool does. */
 function sortInSlices(keys: Float64Array, parts: number): Uint32Array {
@@ -42,9 +41,18 @@ test('slices sorted on their own and merged by parts give the one stable order',
     // Many equal keys: ties must keep row order across slices.
     ['ties', Float64Array.from({ length: 50_000 }, () => Math.floor(random() * 20))],
     ['descending', Float64Array.from({ length: 20_000 }, (_, i) => 1e6 - i)],
+    ['sorted', Float64Array.from({ length: 20_000 }, (_, i) => i * 3)],
+    // Past 64 Ki rows the radix sort takes 16-bit digits; a few rows out of place take the insertion sort.
+    ['big', Float64Array.from({ length: 140_000 }, () => Math.floor(random() * 2 ** 30))],
+    // Keys spread past 32 bits: the general radix sort.
+    ['wide range', Float64Array.from({ length: 30_000 }, () => Math.floor(random() * 2 ** 40))],
+    ['a few out of place', Float64Array.from({ length: 30_000 }, (_, i) => (i % 1000 === 999 ? i - 500 : i))],
   ];
   for (const [name, keys] of cases) {
-    const expected = sortedOrder(keys);
+    // A comparison sort by (key, row): the stable order.
+    const expected = Uint32Array.from(
+      Array.from({ length: keys.length }, (_, i) => i).sort((a, b) => (keys[a] as number) - (keys[b] as number) || a - b),
+    );
     for (const parts of [1, 2, 7]) assert.deepEqual(sortInSlices(keys, parts), expected, `${name}, ${parts} slices`);
   }
 });
@@ -112,7 +120,7 @@ test('cycles unwrapped at a provisional rate are checked against the SM\'s own, 
   assert.deepEqual(Array.from(rows.xs.subarray(0, 5)), Array.from(trueX.subarray(0, 5)));
 });
 
-test('the .wtrace writer lays out exactly the bytes msgpackr packs for the whole body, however the rows are chunked', () => {
+test('the .wtrace writer lays out exactly the bytes msgpackr packs for the whole body, however the rows are chunked and whichever first rows are left open', () => {
   const packr = new Packr({ useRecords: false, variableMapSize: true });
   const trace = decodeWtraw(encodeWtraw(rawCaptureOf(synthesizeTrace({ warps: 30_000, seed: 5 }), H100_CLOCKS).raw));
   const whole = encodeWtrace(trace);
@@ -120,9 +128,17 @@ test('the .wtrace writer lays out exactly the bytes msgpackr packs for the whole
   const body = whole.subarray(8);
   assert.deepEqual(Buffer.from(packr.pack(packr.unpack(body))), Buffer.from(body));
   const n = trace.warps.count;
-  for (const cuts of [[0, 1, n], [0, 12_345, 12_346, 29_000, n]]) {
+  const shape = shapeOfTrace(trace);
+  // Cuts inside SM groups, at a group's first row and just after it.
+  const groupStart = trace.warps.smGroups.offsets[1] as number;
+  assert.ok(groupStart > 1 && groupStart < n - 1);
+  for (const cuts of [[0, 1, n], [0, 12_345, 12_346, 29_000, n], [0, groupStart, groupStart + 1, n]]) {
     const ranges = cuts.slice(1).map((end, k) => [cuts[k] as number, end] as [number, number]);
-    const chunks = ranges.map(([b, e]) => encodeWarpChunk(trace.warps, b, e, trace.device.subgroupSize, cyclesPerNsOf(trace)));
-    assert.deepEqual(Buffer.from(wtraceFile(trace, chunks, ranges)), Buffer.from(whole), `chunks at ${cuts.join(', ')}`);
+    // Deltas carried from the row before (the file's start for row 0), or left open for chunkHeads: the same bytes.
+    for (const open of [(k: number) => k > 0, () => true]) {
+      const chunks = ranges.map(([b, e], k) => encodeColumnsChunk(trace.warps, b, e, shape.chunk, open(k) ? null : FILE_START));
+      if (open(0)) assert.notEqual(chunks[0]?.open, null);
+      assert.deepEqual(Buffer.from(wtraceFile(shape, chunks)), Buffer.from(whole), `chunks at ${cuts.join(', ')}`);
+    }
   }
 });

@@ -7,11 +7,13 @@ import {
   RECORD_WORDS,
   RecordWord,
   TraceFormatError,
+  decodeWtrace,
   decodeWtraw,
   encodeWtrace,
   encodeWtraw,
   rawCaptureOf,
   synthesizeTrace,
+  wtrawToWtrace,
 } from '../../shared-schema/index.js';
 import { ConvertPool } from '../../shared-schema/node/convert-pool.js';
 import { checkInvariants, traceWithRowIds } from './fixtures.js';
@@ -37,19 +39,26 @@ test('three threads write the same .wtrace bytes as one, on an H100-shaped captu
   const expected = encodeWtrace(decodeWtraw(raw));
   // Plain and shared input: the pool copies the first into shared memory.
   for (const input of [raw, shared(raw)]) {
-    const { trace, wtrace } = await pool.wtrawToWtrace(input);
-    checkInvariants(trace);
+    const { wtrace, header, warpCount } = await pool.wtrawToWtrace(input);
     assert.equal(Buffer.compare(Buffer.from(wtrace), Buffer.from(expected)), 0);
+    const trace = decodeWtrace(wtrace);
+    checkInvariants(trace);
+    assert.equal(warpCount, trace.warps.count);
+    assert.deepEqual(header.capture, trace.capture);
   }
+  // One thread, straight to the file, writes them too.
+  assert.equal(Buffer.compare(Buffer.from(wtrawToWtrace(raw).wtrace), Buffer.from(expected)), 0);
 });
 
 test('without both clocks (device clock only, SM clock only) the pool still writes the one-thread bytes', async () => {
   for (const model of [{ ...H100_CLOCKS, smClock: false }, { ...H100_CLOCKS, deviceClock: false }]) {
     const raw = encodeWtraw(rawCaptureOf(traceWithRowIds(7000), model).raw);
     const expected = encodeWtrace(decodeWtraw(raw));
-    const { trace, wtrace } = await pool.wtrawToWtrace(raw);
-    assert.notEqual(trace.capture.calibration.method, 'per-sm-fit');
-    assert.equal(Buffer.compare(Buffer.from(wtrace), Buffer.from(expected)), 0, trace.capture.calibration.method);
+    const { header, wtrace } = await pool.wtrawToWtrace(raw);
+    const method = header.capture.calibration.method;
+    assert.notEqual(method, 'per-sm-fit');
+    assert.equal(Buffer.compare(Buffer.from(wtrace), Buffer.from(expected)), 0, method);
+    assert.equal(Buffer.compare(Buffer.from(wtrawToWtrace(raw).wtrace), Buffer.from(expected)), 0, `${method}, one thread`);
   }
 });
 

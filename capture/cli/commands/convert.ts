@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { decodeTrace, encodeWtrace, isWtraw, traceToJson, WtrawHeaderWord, type Trace } from '../../../shared-schema/index.js';
+import { decodeTrace, encodeWtrace, isWtraw, traceToJson, wtrawToWtrace, WtrawHeaderWord, type Trace, type TraceHeader, type WtraceConversion } from '../../../shared-schema/index.js';
 import { ConvertPool } from '../../../shared-schema/node/convert-pool.js';
 import { UsageError, parseCommandArgs, type Command } from '../command.js';
 import { formatBytes, readInputFile, writeFileAtomic } from '../files.js';
@@ -47,32 +47,47 @@ run never leaves a partial file and never clobbers an existing one without
     const inputBytes = readInputFile(input, true);
     const records = isWtraw(inputBytes) && inputBytes.length >= 64 ? new DataView(inputBytes.buffer, inputBytes.byteOffset).getUint32(WtrawHeaderWord.RECORD_COUNT * 4, true) : 0;
     const threads = threadsArg ?? (records >= THREADS_FROM_RECORDS ? Math.min(availableParallelism(), MAX_DEFAULT_THREADS) : 1);
-    let trace: Trace;
+    let header: TraceHeader;
+    let warpCount: number;
     let bytes: Uint8Array;
-    if (isWtraw(inputBytes) && threads > 1) {
-      const pool = await ConvertPool.create(threads);
-      try {
-        if (asJson) {
-          trace = await pool.decodeWtraw(inputBytes);
-          bytes = new TextEncoder().encode(JSON.stringify(traceToJson(trace)));
-        } else {
-          ({ trace, wtrace: bytes } = await pool.wtrawToWtrace(inputBytes));
+    if (isWtraw(inputBytes) && !asJson) {
+      // Straight to the file: no Trace in between.
+      let converted: WtraceConversion;
+      if (threads > 1) {
+        const pool = await ConvertPool.create(threads);
+        try {
+          converted = await pool.wtrawToWtrace(inputBytes);
+        } finally {
+          await pool.destroy();
         }
-      } finally {
-        await pool.destroy();
+      } else {
+        converted = wtrawToWtrace(inputBytes);
       }
+      ({ header, warpCount, wtrace: bytes } = converted);
     } else {
-      trace = decodeTrace(inputBytes);
+      let trace: Trace;
+      if (isWtraw(inputBytes) && threads > 1) {
+        const pool = await ConvertPool.create(threads);
+        try {
+          trace = await pool.decodeWtraw(inputBytes);
+        } finally {
+          await pool.destroy();
+        }
+      } else {
+        trace = decodeTrace(inputBytes);
+      }
       bytes = asJson ? new TextEncoder().encode(JSON.stringify(traceToJson(trace))) : encodeWtrace(trace);
+      header = trace;
+      warpCount = trace.warps.count;
     }
     if (resolvePath(input) === resolvePath(output)) throw new UsageError('OUT must differ from IN');
     writeFileAtomic(output, [bytes], { overwrite: values.force === true });
-    const cal = trace.capture.calibration;
-    const perWarp = trace.warps.count > 0 ? `, ${(bytes.length / trace.warps.count).toFixed(1)} B/warp` : '';
+    const cal = header.capture.calibration;
+    const perWarp = warpCount > 0 ? `, ${(bytes.length / warpCount).toFixed(1)} B/warp` : '';
     io.out(
-      `wrote ${output}: ${trace.warps.count.toLocaleString('en-US')} warps, ${formatBytes(bytes.length)}${perWarp}; ` +
+      `wrote ${output}: ${warpCount.toLocaleString('en-US')} warps, ${formatBytes(bytes.length)}${perWarp}; ` +
         `calibration ${cal.method}, SMs aligned: ${cal.alignedAcrossSms ? 'yes' : 'NO'}; ` +
-        `${trace.capture.recordsWritten - trace.capture.recordsKept} records dropped`,
+        `${header.capture.recordsWritten - header.capture.recordsKept} records dropped`,
     );
     return 0;
   },
