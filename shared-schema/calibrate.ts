@@ -13,7 +13,7 @@ import { runPhases, type PhaseProgram } from './phase-worker.js';
 import { RECORD_WORDS, RecordWord } from './raw-layout.js';
 import { recordColumn } from './raw-records.js';
 import { mergeTasks } from './row-sort.js';
-import { SLICE_BLOCK, assignTasks, batchItems, maxPerGroup, minPerGroup, planSlices, splitRows, type RowSlice, type SliceTask } from './row-tasks.js';
+import { SLICE_BLOCK, assignTasks, batchItems, claimBySize, maxPerGroup, minPerGroup, planSlices, splitRows, type RowSlice, type SliceTask } from './row-tasks.js';
 import { gather, groupedOrder } from './sort.js';
 import { plainColumns, rejectPlacedRow, type ColumnAllocator, type PlacedRows } from './raw-canonical.js';
 import {
@@ -311,7 +311,7 @@ export function* perSmFitPhases(
   const plan = planSlices(offsets, workers);
   // One pass: device times, rough-rate sums, and cycles unwrapped at a provisional rate and sorted per slice.
   const provisional = provisionalNsPerCycle(words, groups, map, smClockRateHz);
-  const measured = (yield { phase: 'measure', tasks: plan.tasks, assignment: plan.assignment, rows, map, nsPerCycle: provisional }) as MeasuredSlice[];
+  const measured = (yield { phase: 'measure', tasks: plan.tasks, assignment: plan.claim, rows, map, nsPerCycle: provisional }) as MeasuredSlice[];
   // A rough rate per SM, good enough to unwrap 32-bit cycle counts over any capture.
   const rough = plan.slicesOf.map((list) => roughSlope(list.map((k) => (measured[k] as MeasuredSlice).stats)));
   const ctx = fitContextOf(rough, smClockRateHz, map, granularityNs);
@@ -324,10 +324,7 @@ export function* perSmFitPhases(
     const again = (yield {
       phase: 'unwrap',
       tasks: redo.map((k) => plan.tasks[k] as SliceTask),
-      assignment: assignTasks(
-        redo.map((k) => (plan.slices[k] as RowSlice).end - (plan.slices[k] as RowSlice).begin),
-        workers,
-      ),
+      assignment: claimBySize(redo.map((k) => (plan.slices[k] as RowSlice).end - (plan.slices[k] as RowSlice).begin)),
       rows,
       nsPerCycle,
     }) as { samples: Float64Array | null; minStartCycles: number }[];
@@ -339,16 +336,16 @@ export function* perSmFitPhases(
     plan,
     unwrapped.map((u) => u.samples),
   );
-  if (merges.tasks.length > 0) yield { phase: 'mergeX', tasks: merges.tasks, assignment: assignTasks(merges.weights, workers), rows };
+  if (merges.tasks.length > 0) yield { phase: 'mergeX', tasks: merges.tasks, assignment: claimBySize(merges.weights), rows };
   // Runs of them fitted in batches: segments, and where the chip's rate changed.
   const groupRows = Array.from({ length: groupCount }, (_, g) => (offsets[g + 1] as number) - (offsets[g] as number));
-  const bounds = (yield { phase: 'runs', tasks: groupRows.map((_, g) => g), assignment: assignTasks(groupRows, workers), rows, nsPerCycle: ctx.prior }) as Uint32Array[];
+  const bounds = (yield { phase: 'runs', tasks: groupRows.map((_, g) => g), assignment: claimBySize(groupRows), rows, nsPerCycle: ctx.prior }) as Uint32Array[];
   const target = workers <= 1 ? Infinity : Math.max(SLICE_BLOCK, Math.ceil(n / (workers * 3)));
   const fitTasks = bounds.flatMap((b, g) => batchItems(b, b.length - 1, target).map(([firstRun, lastRun]) => ({ g, firstRun, lastRun, bounds: b })));
   const fitted = (yield {
     phase: 'fit',
     tasks: fitTasks,
-    assignment: assignTasks(fitTasks.map((t) => (t.bounds[t.lastRun] as number) - (t.bounds[t.firstRun] as number)), workers),
+    assignment: claimBySize(fitTasks.map((t) => (t.bounds[t.lastRun] as number) - (t.bounds[t.firstRun] as number))),
     rows,
     ctx,
   }) as { segments: Segment[]; changes: number[] }[];
@@ -357,7 +354,7 @@ export function* perSmFitPhases(
   // A rate change found on one SM happened on all of them (boost is chip-wide).
   const changes = fitted.flatMap((f) => f.changes).sort((a, b) => a - b);
   if (changes.length > 0) {
-    segments = (yield { phase: 'cut', tasks: segments.map((list, g) => ({ g, segments: list })), assignment: assignTasks(groupRows, workers), rows, ctx, changes }) as Segment[][];
+    segments = (yield { phase: 'cut', tasks: segments.map((list, g) => ({ g, segments: list })), assignment: claimBySize(groupRows), rows, ctx, changes }) as Segment[][];
   }
   // Each segment's slope pooled with the segments around it in time on every SM.
   const segmentStart = new Uint32Array(groupCount + 1);
@@ -370,16 +367,21 @@ export function* perSmFitPhases(
   );
   const shared = { slope: allocate.f64(total), error: allocate.f64(total) };
   const segmentRanges = splitRows(total, Math.min(total, workers * 2));
-  yield { phase: 'share', tasks: segmentRanges, assignment: assignTasks(segmentRanges.map(([b, e]) => e - b), workers), pool, ...shared };
-  const batches = segments.flatMap((list, g) => {
-    const starts = list.map((s) => s.begin);
-    starts.push(offsets[g + 1] as number);
-    return batchItems(starts, list.length, target).map(([first, last]) => ({ g, first, last, weight: (starts[last] as number) - (starts[first] as number) }));
-  });
-  const byBatch = assignTasks(
-    batches.map((b) => b.weight),
-    workers,
-  );
+  // Batches of segments for the next phases: made while the workers pool the slopes.
+  let batches: { g: number; first: number; last: number; weight: number }[] = [];
+  let byBatch: number[][] = [];
+  const planBatches = () => {
+    batches = segments.flatMap((list, g) => {
+      const starts = list.map((s) => s.begin);
+      starts.push(offsets[g + 1] as number);
+      return batchItems(starts, list.length, target).map(([first, last]) => ({ g, first, last, weight: (starts[last] as number) - (starts[first] as number) }));
+    });
+    byBatch = assignTasks(
+      batches.map((b) => b.weight),
+      workers,
+    );
+  };
+  yield { phase: 'share', tasks: segmentRanges, assignment: claimBySize(segmentRanges.map(([b, e]) => e - b)), pool, ...shared, meanwhile: planBatches };
   const offsetReplies = (yield {
     phase: 'offsets',
     tasks: batches.map(({ g, first, last }) => ({ segments: (segments[g] as Segment[]).slice(first, last), first: (segmentStart[g] as number) + first })),

@@ -11,7 +11,7 @@ import { encodeRows, mergeByStart, sortByStart, writeRows, type OrderRows, type 
 import type { SmGroups, WarpColumns } from './model.js';
 import { countRecords, cursorsOfPart, scatterRecords, type RecordCounts, type RecordLimits, type SmMajorRecords } from './raw-records.js';
 import type { MergeTask } from './row-sort.js';
-import type { SliceTask } from './row-tasks.js';
+import type { ClaimedTasks, SliceTask } from './row-tasks.js';
 import {
   cutAtRateChanges,
   fitRuns,
@@ -39,6 +39,8 @@ export type RowSink = { readonly columns: WarpColumns } | { readonly chunks: Chu
 
 /** A chunk a worker encoded and keeps (by its first row) until 'pack'. */
 export interface ChunkReport {
+  /** The worker that keeps it. */
+  readonly worker: number;
   readonly from: number;
   readonly sizes: ChunkSizes;
   readonly open: OpenRow | null;
@@ -122,22 +124,38 @@ export interface PhaseReplies {
 
 /**
  * A phase as a program yields it: assignment[w] lists the indices of worker
- * w's tasks; `meanwhile` is the program's own work that does not wait for
- * this phase (the driver runs it while the workers run their tasks).
+ * w's tasks, or every worker gets every task and claims them (a shared
+ * counter) as it gets free, so a slow worker takes fewer (for tasks cheap to
+ * send to all). `meanwhile` is the program's own work that does not wait
+ * for this phase (run while the workers run theirs).
  */
-export type PhaseStep = PhaseRequest & { readonly assignment: readonly (readonly number[])[]; readonly meanwhile?: () => void };
+export type PhaseStep = PhaseRequest & { readonly assignment: readonly (readonly number[])[] | ClaimedTasks; readonly meanwhile?: () => void };
 
-/** What one worker gets: its tasks, and their indices in the phase. */
-export type WorkerRequest = PhaseRequest & { readonly ids: readonly number[] };
+/** What one worker gets: its tasks and their indices in the phase, or all tasks and how to claim them. */
+export type WorkerRequest = PhaseRequest &
+  ({ readonly ids: readonly number[]; readonly claim: null } | { readonly ids: null; readonly claim: { readonly counter: Int32Array; readonly order: readonly number[] } });
 
-/** Worker w's share of a phase. */
-export function requestFor(step: PhaseStep, w: number): WorkerRequest {
-  const ids = step.assignment[w] ?? [];
-  const { assignment: _all, meanwhile: _own, ...request } = step;
-  return { ...request, tasks: ids.map((k) => (step.tasks as readonly unknown[])[k]), ids } as WorkerRequest;
+/** Worker w's share of a phase (counter: the step's shared one, for claimed tasks). */
+export function requestFor(step: PhaseStep, w: number, counter: Int32Array | null): WorkerRequest {
+  const { assignment, meanwhile: _own, ...request } = step;
+  if ('claimOrder' in assignment) {
+    if (counter === null) throw new Error(`phase ${step.phase}: claimed tasks need a counter`);
+    return { ...request, ids: null, claim: { counter, order: assignment.claimOrder } } as WorkerRequest;
+  }
+  const ids = assignment[w] ?? [];
+  return { ...request, tasks: ids.map((k) => (step.tasks as readonly unknown[])[k]), ids, claim: null } as WorkerRequest;
+}
+
+/** The counter a step's claimed tasks are taken with (shared between threads when `shared`), else null. */
+export function claimCounter(step: PhaseStep, shared: boolean): Int32Array | null {
+  if (!('claimOrder' in step.assignment)) return null;
+  return new Int32Array(shared ? new SharedArrayBuffer(4) : new ArrayBuffer(4));
 }
 
 export class PhaseWorker {
+  /** `index`: this worker's place in its pool (chunk reports name it). */
+  constructor(private readonly index = 0) {}
+
   /** Encoded chunks by first row, until 'pack' writes them. */
   private readonly chunks = new Map<number, WarpChunk>();
   private window: RowWindow | null = null;
@@ -154,13 +172,22 @@ export class PhaseWorker {
     const startsGroup = from === records.groups.offsets[g];
     const chunk = encodeRows(records, placed, scratch.order, shiftTicks, from, to, startsGroup, sink.chunks, this.window);
     this.chunks.set(from, chunk);
-    return { from, sizes: chunkSizes(chunk), open: chunk.open, last: chunk.last };
+    return { worker: this.index, from, sizes: chunkSizes(chunk), open: chunk.open, last: chunk.last };
   }
 
   /** Runs a worker's tasks of one phase: [task index, reply] pairs. */
   handle(request: WorkerRequest): [number, unknown][] {
-    const { ids } = request;
-    const each = <T>(run: (task: T) => unknown): [number, unknown][] => (request.tasks as readonly T[]).map((task, j) => [ids[j] as number, run(task)]);
+    const each = <T>(run: (task: T) => unknown): [number, unknown][] => {
+      const tasks = request.tasks as readonly T[];
+      if (request.claim === null) return tasks.map((task, j) => [request.ids[j] as number, run(task)]);
+      const { counter, order } = request.claim;
+      const done: [number, unknown][] = [];
+      for (let c = Atomics.add(counter, 0, 1); c < order.length; c = Atomics.add(counter, 0, 1)) {
+        const k = order[c] as number;
+        done.push([k, run(tasks[k] as T)]);
+      }
+      return done;
+    };
     switch (request.phase) {
       case 'count':
         // A conversion begins: chunks of one that failed are dropped.
@@ -237,7 +264,7 @@ export function runPhases<R>(program: PhaseProgram<R>): R {
   const worker = new PhaseWorker();
   let step = program.next([]);
   while (!step.done) {
-    const reply = worker.handle(requestFor(step.value, 0));
+    const reply = worker.handle(requestFor(step.value, 0, claimCounter(step.value, false)));
     step.value.meanwhile?.();
     step = program.next(mergeReplies([reply], step.value.tasks.length));
   }

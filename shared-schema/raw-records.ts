@@ -37,7 +37,8 @@ export interface SmMajorRecords {
 
 /** What one pass over a range of records found. */
 export interface RecordCounts {
-  /** Records per SM id (65536 entries). */
+  /** The SM ids seen (ascending) and how many records each has: small to send back from a worker. */
+  readonly sms: Uint16Array;
   readonly counts: Uint32Array;
   readonly maxCustomId: number;
   readonly deviceLoOr: number;
@@ -87,7 +88,9 @@ export function countRecords(words: Uint32Array, begin: number, end: number, lim
     if (custom > maxCustomId) maxCustomId = custom;
     deviceLoOr |= words[w + RecordWord.DEVICE_CLOCK] as number;
   }
-  return { counts, maxCustomId, deviceLoOr };
+  const sms: number[] = [];
+  for (let sm = 0; sm < 65536; sm++) if (counts[sm] !== 0) sms.push(sm);
+  return { sms: Uint16Array.from(sms), counts: Uint32Array.from(sms, (sm) => counts[sm] as number), maxCustomId, deviceLoOr };
 }
 
 /**
@@ -96,21 +99,25 @@ export function countRecords(words: Uint32Array, begin: number, end: number, lim
  * order, so the grouped records keep file order within an SM.
  */
 export function planGroups(parts: readonly RecordCounts[]): { groups: SmGroups; cursors: Float64Array } {
-  const total = new Float64Array(65536);
-  for (const p of parts) for (let s = 0; s < 65536; s++) total[s] = (total[s] as number) + (p.counts[s] as number);
-  const ids: number[] = [];
-  for (let s = 0; s < 65536; s++) if (total[s] !== 0) ids.push(s);
+  // Each part's count per SM id (0 where it saw none).
+  const byPart = parts.map((p) => {
+    const counts = new Map<number, number>();
+    p.sms.forEach((s, j) => counts.set(s, p.counts[j] as number));
+    return counts;
+  });
+  const ids = [...new Set(parts.flatMap((p) => Array.from(p.sms)))].sort((a, b) => a - b);
   const sm = Uint16Array.from(ids);
   const offsets = new Uint32Array(ids.length + 1);
-  ids.forEach((s, g) => (offsets[g + 1] = (offsets[g] as number) + (total[s] as number)));
   const cursors = new Float64Array(parts.length * ids.length);
+  let at = 0;
   ids.forEach((s, g) => {
-    let at = offsets[g] as number;
-    parts.forEach((p, k) => {
+    offsets[g] = at;
+    byPart.forEach((counts, k) => {
       cursors[k * ids.length + g] = at * RECORD_WORDS;
-      at += p.counts[s] as number;
+      at += counts.get(s) ?? 0;
     });
   });
+  offsets[ids.length] = at;
   return { groups: { sm, offsets }, cursors };
 }
 

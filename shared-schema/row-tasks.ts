@@ -40,14 +40,24 @@ export interface SliceTask {
   readonly whole: boolean;
 }
 
-/** The slices of every group, the task of each and which worker runs it. */
+/** Tasks every worker gets, claimed one by one in this order (task indices) as workers get free. */
+export interface ClaimedTasks {
+  readonly claimOrder: readonly number[];
+}
+
+/** Claimed tasks, biggest first (by weight), so the last ones to go are small. */
+export function claimBySize(weights: ArrayLike<number>): ClaimedTasks {
+  return { claimOrder: Array.from({ length: weights.length }, (_, k) => k).sort((a, b) => (weights[b] as number) - (weights[a] as number) || a - b) };
+}
+
+/** The slices of every group, the task of each and the order workers claim them in. */
 export interface SlicePlan {
   readonly slices: readonly RowSlice[];
   /** Slice indices of each group, in row order. */
   readonly slicesOf: readonly (readonly number[])[];
   readonly tasks: readonly SliceTask[];
-  /** Slices spread over the workers by rows. */
-  readonly assignment: number[][];
+  /** Biggest slices first. */
+  readonly claim: ClaimedTasks;
 }
 
 export function planSlices(offsets: Uint32Array, workers: number): SlicePlan {
@@ -58,10 +68,7 @@ export function planSlices(offsets: Uint32Array, workers: number): SlicePlan {
     slices,
     slicesOf,
     tasks: slices.map((slice) => ({ slice, whole: (slicesOf[slice.g] as number[]).length === 1 })),
-    assignment: assignTasks(
-      slices.map((s) => s.end - s.begin),
-      workers,
-    ),
+    claim: claimBySize(slices.map((s) => s.end - s.begin)),
   };
 }
 

@@ -7,7 +7,7 @@
 import { calibrateGrouped, deviceClockMap, perSmFitPhases, type CalibratedTimes, type ClockMode } from './calibrate.js';
 import { runPhases, type ChunkReport, type PhaseProgram } from './phase-worker.js';
 import { mergeTasks } from './row-sort.js';
-import { assignTasks, planSlices, splitRows } from './row-tasks.js';
+import { claimBySize, planSlices, splitRows } from './row-tasks.js';
 import { cyclesPerNsOfRate, layoutWtrace, packPrefix, writeFixed, type WtracePrefix } from './wtrace-writer.js';
 import { chunkHeads, type ChunkShape } from './warp-encoder.js';
 import { MAX_DRAWS, MAX_WARPS, describeValue, fail } from './errors.js';
@@ -395,38 +395,27 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
   const input = { records, placed, scratch, shiftTicks, sink: columns !== null ? { columns } : { chunks: chunkShape } };
   // Canonical rows: each SM sorted by start (a busy SM in slices, merged by parts), written or encoded where sorted.
   const plan = planSlices(groups.offsets, workers);
-  const ordered = (yield { phase: 'order', tasks: plan.tasks, assignment: plan.assignment, ...input, meanwhile: buildHeader }) as { samples: Float64Array | null; chunk: ChunkReport | null }[];
-  const reports: { report: ChunkReport; worker: number }[] = [];
-  const collect = (replies: readonly (ChunkReport | null)[], assignment: readonly (readonly number[])[]) =>
-    assignment.forEach((tasks, worker) =>
-      tasks.forEach((k) => {
-        const report = replies[k];
-        if (report != null) reports.push({ report, worker });
-      }),
-    );
-  collect(
-    ordered.map((o) => o.chunk),
-    plan.assignment,
-  );
+  const ordered = (yield { phase: 'order', tasks: plan.tasks, assignment: plan.claim, ...input, meanwhile: buildHeader }) as { samples: Float64Array | null; chunk: ChunkReport | null }[];
+  const reports: ChunkReport[] = [];
+  const collect = (replies: readonly (ChunkReport | null)[]) => {
+    for (const report of replies) if (report != null) reports.push(report);
+  };
+  collect(ordered.map((o) => o.chunk));
   const merges = mergeTasks(
     plan,
     ordered.map((o) => o.samples),
   );
   if (merges.tasks.length > 0) {
-    const assignment = assignTasks(merges.weights, workers);
-    collect((yield { phase: 'emit', tasks: merges.tasks, assignment, ...input }) as (ChunkReport | null)[], assignment);
+    collect((yield { phase: 'emit', tasks: merges.tasks, assignment: claimBySize(merges.weights), ...input }) as (ChunkReport | null)[]);
   }
   const header = own.header as TraceHeader;
   if (columns !== null) return { header, count: n, warps: columns, wtrace: null };
   // The file: laid out here from the chunks' sizes, each chunk copied in by the worker that encoded it.
-  reports.sort((a, b) => a.report.from - b.report.from);
-  const heads = chunkHeads(
-    reports.map((r) => r.report),
-    chunkShape,
-  );
+  reports.sort((a, b) => a.from - b.from);
+  const heads = chunkHeads(reports, chunkShape);
   const layout = layoutWtrace(
     { ...header, count: n, smGroups: groups, chunk: chunkShape },
-    reports.map((r) => r.report.sizes),
+    reports.map((r) => r.sizes),
     heads,
     own.prefix ?? undefined,
   );
@@ -434,7 +423,7 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
   writeFixed(layout, wtrace);
   const byWorker: number[][] = Array.from({ length: workers }, () => []);
   reports.forEach(({ worker }, k) => (byWorker[worker] as number[]).push(k));
-  yield { phase: 'pack', tasks: reports.map(({ report }, k) => [report.from, k] as const), assignment: byWorker, layout, out: wtrace };
+  yield { phase: 'pack', tasks: reports.map(({ from }, k) => [from, k] as const), assignment: byWorker, layout, out: wtrace };
   return { header, count: n, warps: null, wtrace };
 }
 

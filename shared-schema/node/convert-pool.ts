@@ -15,7 +15,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { TraceFormatError, type TraceErrorCode } from '../errors.js';
 import type { Trace } from '../model.js';
-import { mergeReplies, requestFor, type PhaseProgram, type WorkerRequest } from '../phase-worker.js';
+import { claimCounter, mergeReplies, requestFor, type PhaseProgram, type WorkerRequest } from '../phase-worker.js';
 import { allocUintColumn } from '../columns.js';
 import type { ColumnAllocator } from '../raw-canonical.js';
 import { conversionOf, parseWtraw, wtrawProgram, type ParsedWtraw, type WtraceConversion, type WtrawResult } from '../wtraw.js';
@@ -71,7 +71,7 @@ export class ConvertPool {
   /** Starts `threads` worker threads (default: one per available core). */
   static async create(threads = availableParallelism()): Promise<ConvertPool> {
     const url = new URL('./phase-thread.js', import.meta.url);
-    const workers = Array.from({ length: Math.max(1, threads) }, () => new Worker(url));
+    const workers = Array.from({ length: Math.max(1, threads) }, (_, index) => new Worker(url, { workerData: { index } }));
     await Promise.all(workers.map((w) => new Promise((resolve, reject) => w.once('online', resolve).once('error', reject))));
     return new ConvertPool(workers);
   }
@@ -112,7 +112,8 @@ export class ConvertPool {
     lap?.('main: before count');
     while (!step.done) {
       const request = step.value;
-      const asked = this.threads.map((thread, w) => ask(thread, requestFor(request, w)));
+      const claim = claimCounter(request, true);
+      const asked = this.threads.map((thread, w) => ask(thread, requestFor(request, w, claim)));
       // The program's own work runs while the threads run theirs.
       let ownError: { error: unknown } | null = null;
       try {

@@ -4,13 +4,13 @@
  * chunks stay here until 'pack' copies them into the file). Errors come
  * back as data (a TraceFormatError keeps code and field).
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { TraceFormatError } from '../errors.js';
 import { PhaseWorker, type WorkerRequest } from '../phase-worker.js';
 
 const port = parentPort;
 if (port === null) throw new Error('phase-thread.js runs as a worker thread');
-const worker = new PhaseWorker();
+const worker = new PhaseWorker((workerData as { index?: number } | null)?.index ?? 0);
 
 port.on('message', (request: WorkerRequest) => {
   try {
