@@ -64,6 +64,19 @@ test('convert --threads: the same bytes from 1 and 3 threads; a bad count is a u
   assert.deepEqual(readFileSync(three), readFileSync(one));
   assert.equal(run('convert', raw, '-o', join(dir, 'x.wtrace'), '--threads', '0').code, 2);
   assert.equal(run('convert', raw, '-o', join(dir, 'x.wtrace'), '--threads', 'many').code, 2);
+  // Straight to the file or through a Trace (JSON out): the same trace.
+  const json = join(dir, 'three-threads.json');
+  assert.equal(run('convert', raw, '-o', json, '--threads', '3').code, 0);
+  assert.equal(decodeWtrace(readFileSync(one)).warps.count, (JSON.parse(readFileSync(json, 'utf8')) as { warps: { startNs: unknown[] } }).warps.startNs.length);
+});
+
+test('convert refuses to write over its input, before reading it, even with --force', () => {
+  const copy = join(dir, 'self.wtraw');
+  writeFileSync(copy, readFileSync(raw));
+  const r = run('convert', copy, '-o', copy, '--force');
+  assert.equal(r.code, 2);
+  assert.match(r.err, /OUT must differ from IN/);
+  assert.deepEqual(readFileSync(copy), readFileSync(raw));
 });
 
 test('convert never clobbers an existing file without --force, and leaves no partial file', () => {

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { decodeTrace, encodeWtrace, isWtraw, traceToJson, wtrawToWtrace, WtrawHeaderWord, type Trace, type TraceHeader, type WtraceConversion } from '../../../shared-schema/index.js';
+import { decodeTrace, encodeWtrace, isWtraw, traceToJson, wtrawToWtrace, WtrawHeaderWord, type TraceHeader } from '../../../shared-schema/index.js';
 import { ConvertPool } from '../../../shared-schema/node/convert-pool.js';
 import { UsageError, parseCommandArgs, type Command } from '../command.js';
 import { formatBytes, readInputFile, writeFileAtomic } from '../files.js';
@@ -43,6 +43,7 @@ run never leaves a partial file and never clobbers an existing one without
     if (values.output === undefined) throw new UsageError('missing -o OUT');
     const input = positionals[0]!;
     const output = values.output;
+    if (resolvePath(input) === resolvePath(output)) throw new UsageError('OUT must differ from IN');
     const asJson = output.toLowerCase().endsWith('.json');
     const inputBytes = readInputFile(input, true);
     const records = isWtraw(inputBytes) && inputBytes.length >= 64 ? new DataView(inputBytes.buffer, inputBytes.byteOffset).getUint32(WtrawHeaderWord.RECORD_COUNT * 4, true) : 0;
@@ -52,35 +53,14 @@ run never leaves a partial file and never clobbers an existing one without
     let bytes: Uint8Array;
     if (isWtraw(inputBytes) && !asJson) {
       // Straight to the file: no Trace in between.
-      let converted: WtraceConversion;
-      if (threads > 1) {
-        const pool = await ConvertPool.create(threads);
-        try {
-          converted = await pool.wtrawToWtrace(inputBytes);
-        } finally {
-          await pool.destroy();
-        }
-      } else {
-        converted = wtrawToWtrace(inputBytes);
-      }
+      const converted = threads > 1 ? await withPool(threads, (pool) => pool.wtrawToWtrace(inputBytes)) : wtrawToWtrace(inputBytes);
       ({ header, warpCount, wtrace: bytes } = converted);
     } else {
-      let trace: Trace;
-      if (isWtraw(inputBytes) && threads > 1) {
-        const pool = await ConvertPool.create(threads);
-        try {
-          trace = await pool.decodeWtraw(inputBytes);
-        } finally {
-          await pool.destroy();
-        }
-      } else {
-        trace = decodeTrace(inputBytes);
-      }
+      const trace = isWtraw(inputBytes) && threads > 1 ? await withPool(threads, (pool) => pool.decodeWtraw(inputBytes)) : decodeTrace(inputBytes);
       bytes = asJson ? new TextEncoder().encode(JSON.stringify(traceToJson(trace))) : encodeWtrace(trace);
       header = trace;
       warpCount = trace.warps.count;
     }
-    if (resolvePath(input) === resolvePath(output)) throw new UsageError('OUT must differ from IN');
     writeFileAtomic(output, [bytes], { overwrite: values.force === true });
     const cal = header.capture.calibration;
     const perWarp = warpCount > 0 ? `, ${(bytes.length / warpCount).toFixed(1)} B/warp` : '';
@@ -92,6 +72,16 @@ run never leaves a partial file and never clobbers an existing one without
     return 0;
   },
 };
+
+/** Runs `work` on a pool of `threads` conversion threads, stopped afterwards whatever happens. */
+async function withPool<T>(threads: number, work: (pool: ConvertPool) => Promise<T>): Promise<T> {
+  const pool = await ConvertPool.create(threads);
+  try {
+    return await work(pool);
+  } finally {
+    await pool.destroy();
+  }
+}
 
 function resolvePath(p: string): string {
   return new URL(p, `file://${process.cwd()}/`).pathname;
