@@ -15,7 +15,7 @@ import { recordColumn } from './raw-records.js';
 import { mergeTasks } from './row-sort.js';
 import { SLICE_BLOCK, assignTasks, batchItems, claimBySize, maxPerGroup, minPerGroup, planSlices, splitRows, type RowSlice, type SliceTask } from './row-tasks.js';
 import { gather, groupedOrder } from './sort.js';
-import { plainColumns, rejectPlacedRow, type ColumnAllocator, type PlacedRows } from './raw-canonical.js';
+import { plainColumns, rejectPlacedTicks, type ColumnAllocator, type PlacedRows } from './raw-canonical.js';
 import {
   deviceTimes,
   roughSlope,
@@ -258,7 +258,7 @@ function calibratePerSm(raw: GroupedClocks): CalibratedTimes {
   }
   const fit = runPhases(perSmFitPhases(words, raw.groups, 1, granularityNs, map, raw.smClockRateHz, plainColumns));
   const { startTicks, durationTicks, cycleStart } = fit.placed;
-  if (fit.badRow >= 0) rejectPlacedRow(fit.badRow, (startTicks[fit.badRow] as number) / TICKS_PER_NS, ((startTicks[fit.badRow] as number) + (durationTicks[fit.badRow] as number)) / TICKS_PER_NS);
+  if (fit.badRow >= 0) rejectPlacedTicks(fit.placed, fit.badRow);
   const startNs = new Float64Array(n);
   const endNs = new Float64Array(n);
   const cycleDuration = new Uint32Array(n);
@@ -267,7 +267,7 @@ function calibratePerSm(raw: GroupedClocks): CalibratedTimes {
     endNs[i] = ((startTicks[i] as number) + (durationTicks[i] as number)) / TICKS_PER_NS;
     cycleDuration[i] = ((raw.clockEndLo[i] as number) - (raw.clockStartLo[i] as number)) >>> 0;
   }
-  return { ...fit.result(), startNs, endNs, cycleStart: Float64Array.from(cycleStart), cycleDuration };
+  return { ...fit.result(), startNs, endNs, cycleStart, cycleDuration };
 }
 
 /**
@@ -457,10 +457,11 @@ export function* perSmFitPhases(
     });
     return perSmCalibration(perSm, granularityNs, rough.some((r) => r !== null), smClockRateHz);
   };
+  const fittedRateHz = 1e9 / ctx.prior;
   return {
     placed,
-    result: () => ({ calibration: calibration(), deviceClockGranularityNs: granularityNs, smClockRateHz: 1e9 / ctx.prior }),
-    smClockRateHz: 1e9 / ctx.prior,
+    result: () => ({ calibration: calibration(), deviceClockGranularityNs: granularityNs, smClockRateHz: fittedRateHz }),
+    smClockRateHz: fittedRateHz,
     rows,
     minStartTicks,
     badRow,

@@ -14,9 +14,7 @@ import { mergePart, sortSlice } from './row-sort.js';
 import type { RowSlice } from './row-tasks.js';
 import { ChunkEncoder, type ChunkShape, type RowWindow, type WarpChunk } from './warp-encoder.js';
 
-/** Largest time accepted: 2^53 ticks, so every tick stays exact in float64 (about 6.5 days). */
-export const MAX_TIME_NS = Number.MAX_SAFE_INTEGER / TICKS_PER_NS;
-/** Calibrated times (before the origin moves) stay within ± this many ticks, so moved ones stay within 2^53. */
+/** Calibrated times (before the origin moves) stay within ± this many ticks, so moved ones stay within 2^53 (exact in float64). */
 export const MAX_PLACED_TICKS = 2 ** 52;
 
 /**
@@ -43,6 +41,12 @@ export function placeRow(placed: PlacedRows, i: number, startNs: number, endNs: 
 export function rejectPlacedRow(i: number, startNs: number, endNs: number): never {
   if (!(Math.abs(startNs) * TICKS_PER_NS <= MAX_PLACED_TICKS)) fail('bad-value', `warps.startNs[${i}]`, `calibrated to ${startNs} ns, beyond ±${MAX_PLACED_TICKS / TICKS_PER_NS} ns of the origin`);
   return fail('bad-value', `warps.endNs[${i}]`, `calibrated to ${endNs} ns, expected ≥ startNs (${startNs}) and within ${MAX_PLACED_TICKS / TICKS_PER_NS} ns of the origin`);
+}
+
+/** Rejects placed row i (the first placeRow refused), from its ticks. */
+export function rejectPlacedTicks(placed: PlacedRows, i: number): never {
+  const start = placed.startTicks[i] as number;
+  return rejectPlacedRow(i, start / TICKS_PER_NS, (start + (placed.durationTicks[i] as number)) / TICKS_PER_NS);
 }
 
 /** The canonical warp columns, sized for the records (the narrowest integer widths). */
@@ -181,7 +185,7 @@ export function encodeRows(
       win.maskHi[k] = words[w + RecordWord.ACTIVE_MASK_HI] as number;
       if (cycleStart !== null) {
         win.cycleStart[k] = cycleStart[src] as number;
-        win.cycleDuration[k] = ((words[w + RecordWord.CLOCK_END] as number) - (words[w + RecordWord.CLOCK_START] as number)) >>> 0;
+        win.cycleDuration[k] = cycleDurationOfRecord(words, src);
       }
     }
     encoder.add(win, count, startsGroup && at === from);

@@ -144,11 +144,6 @@ function putDelta32(b: Uint8Array, p: number, from: number, to: number): number 
   return putU32(b, p, ((d << 1) ^ (d >> 31)) >>> 0);
 }
 
-/** Cycles are stored as the residual from what the SM clock rate predicts from the ns columns. */
-function cyclesPerTickOf(shape: ChunkShape): number {
-  return shape.cyclesPerNs / TICKS_PER_NS;
-}
-
 /** A growing varint column: its bytes and the most bytes a row may take. */
 interface Growing {
   readonly bytes: Uint8Array;
@@ -217,7 +212,8 @@ export class ChunkEncoder {
     const lanes = laneMasks(shape.subgroupSize);
     this.laneLo = lanes.lo;
     this.laneHi = lanes.hi;
-    this.cyclesPerTick = cyclesPerTickOf(shape);
+    // Cycles are stored as the residual from what the SM clock rate predicts from the ticks.
+    this.cyclesPerTick = shape.cyclesPerNs / TICKS_PER_NS;
     this.link = link;
   }
 
@@ -352,25 +348,20 @@ export class ChunkEncoder {
  * the chunk before it.
  */
 export function chunkHeads(chunks: readonly { readonly open: OpenRow | null; readonly last: RowLink | null }[], shape: ChunkShape): (HeadBytes | null)[] {
-  const cyclesPerTick = cyclesPerTickOf(shape);
+  // The open row encoded by the encoder itself after its predecessor: only its delta columns are taken.
+  const win = allocRowWindow(1);
   let prev = FILE_START;
   return chunks.map(({ open, last }) => {
     let head: HeadBytes | null = null;
     if (open !== null) {
-      const first = open.startsGroup;
-      const bytes = () => new Uint8Array(16);
-      const start = bytes();
-      const ps = first ? putInt(start, 0, open.startTicks) : putUint(start, 0, open.startTicks - prev.startTicks);
-      const cycles = shape.withCycles ? bytes() : null;
-      const pcs =
-        cycles === null
-          ? 0
-          : putInt(cycles, 0, first ? open.cycleStart : open.cycleStart - prev.cycleStart - Math.round((open.startTicks - prev.startTicks) * cyclesPerTick));
-      const draw = bytes();
-      const pw = putDelta32(draw, 0, prev.draw, open.draw);
-      const customId = bytes();
-      const pc = putDelta32(customId, 0, prev.customId, open.customId);
-      head = { start: start.slice(0, ps), cycleStart: cycles === null ? null : cycles.slice(0, pcs), draw: draw.slice(0, pw), customId: customId.slice(0, pc) };
+      win.startTicks[0] = open.startTicks;
+      win.cycleStart[0] = open.cycleStart;
+      win.draw[0] = open.draw;
+      win.customId[0] = open.customId;
+      const encoder = new ChunkEncoder(1, shape, prev);
+      encoder.add(win, 1, open.startsGroup);
+      const { start, cycleStart, draw, customId } = encoder.finish();
+      head = { start: start.slice(), cycleStart: cycleStart?.slice() ?? null, draw: draw.slice(), customId: customId.slice() };
     }
     prev = last ?? prev;
     return head;

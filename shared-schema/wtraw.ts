@@ -8,7 +8,7 @@ import { calibrateGrouped, deviceClockMap, perSmFitPhases, type CalibratedTimes,
 import { runPhases, type ChunkReport, type PhaseProgram } from './phase-worker.js';
 import { mergeTasks } from './row-sort.js';
 import { claimBySize, planSlices, splitRows } from './row-tasks.js';
-import { cyclesPerNsOfRate, layoutWtrace, packPrefix, writeFixed, type WtracePrefix } from './wtrace-writer.js';
+import { cyclesPerNsOfRate, layoutWtrace, packPrefix, writeFixed, type WtracePrefix, type WtraceShape } from './wtrace-writer.js';
 import { chunkHeads, type ChunkShape } from './warp-encoder.js';
 import { MAX_DRAWS, MAX_WARPS, describeValue, fail } from './errors.js';
 import {
@@ -23,7 +23,7 @@ import {
 } from './fields.js';
 import { readCaptureInfo, readDeviceInfo, readOverhead } from './metadata.js';
 import { FORMAT_VERSION, TICKS_PER_NS, type DeviceInfo, type DrawInfo, type DrawKind, type Trace, type WarpColumns } from './model.js';
-import { allocOrderRows, allocWarpColumns, placeRow, plainColumns, rejectPlacedRow, type ColumnAllocator, type OrderRows, type PlacedRows } from './raw-canonical.js';
+import { allocOrderRows, allocWarpColumns, placeRow, plainColumns, rejectPlacedRow, rejectPlacedTicks, type ColumnAllocator, type OrderRows, type PlacedRows } from './raw-canonical.js';
 import { clockFlagsOf, planGroups, recordColumn, smMajorRecords, type RecordCounts, type RecordLimits } from './raw-records.js';
 import {
   PackedIds,
@@ -364,8 +364,7 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
     ({ placed, minStartTicks } = calibrated);
     calibration = calibrated.result;
     rateHz = calibrated.smClockRateHz;
-    const bad = calibrated.badRow;
-    if (bad >= 0) rejectPlacedRow(bad, (placed.startTicks[bad] as number) / TICKS_PER_NS, ((placed.startTicks[bad] as number) + (placed.durationTicks[bad] as number)) / TICKS_PER_NS);
+    if (calibrated.badRow >= 0) rejectPlacedTicks(placed, calibrated.badRow);
     // The calibration's rows are free now: the canonical sort's scratch.
     const { rows } = calibrated;
     scratch = { sliceRows: rows.sliceRows, sliceKeys: rows.sliceKeys, order: rows.byX, orderKeys: rows.xs };
@@ -386,11 +385,13 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
   const withCycles = placed.cycleStart !== null;
   const chunkShape: ChunkShape = { withCycles, wide: records.wide, subgroupSize: limits.subgroupSize, cyclesPerNs: cyclesPerNsOfRate(rateHz) };
   const columns = output === 'trace' ? allocWarpColumns(records, limits.drawCount, limits.subgroupSize, withCycles, allocate) : null;
-  // The trace's header (the calibration record) and the file's packed prefix: built while the workers sort.
-  const own: { header: TraceHeader | null; prefix: WtracePrefix | null } = { header: null, prefix: null };
+  // The trace's header (the calibration record), and for a file its shape and packed prefix: built while the workers sort.
+  const own: { header: TraceHeader | null; file: { shape: WtraceShape; prefix: WtracePrefix } | null } = { header: null, file: null };
   const buildHeader = () => {
     own.header = wtrawHeader(parsed, calibration(), shiftTicks / TICKS_PER_NS);
-    if (columns === null) own.prefix = packPrefix({ ...own.header, count: n, smGroups: groups, chunk: chunkShape });
+    if (columns !== null) return;
+    const shape = { ...own.header, count: n, smGroups: groups, chunk: chunkShape };
+    own.file = { shape, prefix: packPrefix(shape) };
   };
   const input = { records, placed, scratch, shiftTicks, sink: columns !== null ? { columns } : { chunks: chunkShape } };
   // Canonical rows: each SM sorted by start (a busy SM in slices, merged by parts), written or encoded where sorted.
@@ -413,11 +414,12 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
   // The file: laid out here from the chunks' sizes, each chunk copied in by the worker that encoded it.
   reports.sort((a, b) => a.from - b.from);
   const heads = chunkHeads(reports, chunkShape);
+  const file = own.file as { shape: WtraceShape; prefix: WtracePrefix };
   const layout = layoutWtrace(
-    { ...header, count: n, smGroups: groups, chunk: chunkShape },
+    file.shape,
     reports.map((r) => r.sizes),
     heads,
-    own.prefix ?? undefined,
+    file.prefix,
   );
   const wtrace = allocate.uint(layout.length, 0xff) as Uint8Array;
   writeFixed(layout, wtrace);
