@@ -11,6 +11,7 @@ import { claimBySize, planSlices, splitRows } from './row-tasks.js';
 import { cyclesPerNsOfRate, layoutWtrace, packPrefix, writeFixed, type WtracePrefix, type WtraceShape } from './wtrace-writer.js';
 import { chunkHeads, type ChunkShape } from './warp-encoder.js';
 import { MAX_DRAWS, MAX_WARPS, describeValue, fail } from './errors.js';
+import { scaleTicks } from './exact-ticks.js';
 import {
   type Obj,
   readArray,
@@ -211,7 +212,7 @@ export function parseWtraw(bytes: Uint8Array): ParsedWtraw {
     return Number(ticks) * period;
   };
   // The same instants in device-clock ticks (identical when both clocks count ns, as on NVIDIA).
-  const toDeviceTicks = (t: bigint): bigint => (period === nsPerTick ? t : BigInt(Math.round((Number(t) * period) / nsPerTick)));
+  const toDeviceTicks = (t: bigint): bigint => scaleTicks(t, period, nsPerTick);
   const originDevice = origin === null ? null : toDeviceTicks(origin);
   const drawAnchorRelTicks = new Float64Array(drawCount);
   const drawAnchorLo = new Uint32Array(drawCount).fill(originDevice === null ? firstDeviceLo : Number(originDevice & 0xffffffffn));
@@ -267,9 +268,7 @@ export function wtrawHeader(parsed: ParsedWtraw, times: CalibrationResult, shift
   const originDeviceNs =
     originDevice === null || times.calibration.method === 'sm-clock-rebased'
       ? null
-      : nsPerTick === 1
-        ? String(originDevice - BigInt(Math.ceil(shift)))
-        : String(BigInt(Math.round(Number(originDevice) * nsPerTick - shift)));
+      : String(scaleTicks(originDevice, nsPerTick, 1) - BigInt(Math.ceil(shift)));
   // Segment times and offsets on the trace's time base, like the warps.
   const calibration = {
     ...times.calibration,

@@ -142,22 +142,43 @@ void wtCmdEndCapture(wtTracer *tracer, VkCommandBuffer cmd);
 
 /*
  * Checks, once before capturing, how the shader device clock relates to the
- * timestamp queries: a one-invocation dispatch reads the device clock between
- * two timestamps, 16 times over 20 ms. On NVIDIA both count ns from one origin;
- * on other drivers (lavapipe) the origins differ, and wtWriteWtraw then shifts
- * the timestamps it writes into the device clock's time base. Not during a
- * capture (it uses the trace buffer as scratch). Without this call the time
- * bases are assumed shared.
+ * timestamp queries: after one untimed warm-up dispatch (on lavapipe the first
+ * dispatch compiles the shader inside its bracket: 7-154 ms), a one-invocation
+ * dispatch reads the device clock between two timestamps, 16 times over 20 ms.
+ * On NVIDIA both count ns from one origin; on other drivers (lavapipe) the
+ * origins differ, and wtWriteWtraw then shifts the timestamps it writes into
+ * the device clock's time base. Not during a capture (it uses the trace buffer
+ * as scratch). Without this call the time bases are assumed shared.
  */
+typedef enum wtClockFit {
+  WT_CLOCK_FIT_UNIT_RATE = 0, /* every bracket holds one offset at 1 device ns per timestamp ns */
+  WT_CLOCK_FIT_RATE = 1,      /* brackets disagree at rate 1: the rate was fitted on the narrow brackets */
+  WT_CLOCK_FIT_DISAGREE = 2   /* no rate makes the narrow brackets agree: the offset is their mean */
+} wtClockFit;
+
 typedef struct wtClockCheck {
-  uint32_t samples;
-  double deviceNsPerTick;         /* device-clock ns per tick found (snapped to 1 within 2%) */
+  uint32_t samples;               /* brackets taken */
+  uint32_t samplesUsed;           /* brackets the offset (and a fitted rate) came from */
+  wtClockFit fit;
+  double deviceNsPerTick;         /* timestamp ns per device-clock tick: 1 unless the brackets disagree at 1 */
+  double widestBracketNs, medianBracketNs;
   double offsetLowNs, offsetHighNs; /* timestamp ns - device ns lies in [low, high] */
   VkBool32 sharedTimeBase;        /* the bracket holds 0 (within 64 ns): timestamps are written as they are */
   int64_t timestampShiftTicks;    /* added to every timestamp wtWriteWtraw writes */
 } wtClockCheck;
 
 VkResult wtCheckClocks(wtTracer *tracer, VkQueue queue, uint32_t queueFamily, wtClockCheck *result);
+
+/*
+ * The arithmetic of wtCheckClocks, for n brackets: timestamp ticks before and
+ * after each device-clock read, and the device clock as read (64-bit, or 32-bit
+ * wrapping: lavapipe's high word is 0 and it wraps every 4.29 s; consecutive
+ * reads must lie within 2^31 ticks of each other). Prefers 1 ns per tick when
+ * every bracket holds one offset, so a single slow bracket (a shader compiled
+ * or a CPU thread descheduled inside it) cannot bend the rate.
+ */
+void wtFitClockSamples(const uint64_t *beforeTicks, const uint64_t *afterTicks, const uint64_t *deviceTicks, uint32_t n,
+                       double timestampPeriodNs, wtClockCheck *result);
 
 typedef struct wtCaptureInfo {
   const char *tool;            /* "warptrace-vk" when NULL */
@@ -647,12 +668,144 @@ static const uint32_t wtClockCheckSpirv_[] = {
 };
 
 #define WT_CLOCK_SAMPLES_ 16u
+/* Brackets may overlap by this much and still agree: a device-clock step (32 ns on NVIDIA) and rounding. */
+#define WT_CLOCK_AGREE_NS_ 64.0
 
 /* Busy-waits about `ms` milliseconds of CPU time (portable C99). */
 static void wtSpin_(long ms) {
   clock_t until = clock() + (clock_t)(ms * (long)CLOCKS_PER_SEC / 1000);
   while (clock() < until) {
   }
+}
+
+static int wtCompareDoubles_(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Intersection of brackets [t - k·d] over the samples in `use`; returns whether it is (nearly) non-empty. */
+static int wtIntersect_(const double *before, const double *after, const double *dev, const unsigned char *use, uint32_t n, double k,
+                        double *lo, double *hi) {
+  *lo = -1e300, *hi = 1e300;
+  for (uint32_t i = 0; i < n; i++) {
+    if (!use[i]) continue;
+    if (before[i] - k * dev[i] > *lo) *lo = before[i] - k * dev[i];
+    if (after[i] - k * dev[i] < *hi) *hi = after[i] - k * dev[i];
+  }
+  return *lo <= *hi + WT_CLOCK_AGREE_NS_;
+}
+
+void wtFitClockSamples(const uint64_t *beforeTicks, const uint64_t *afterTicks, const uint64_t *deviceTicks, uint32_t n,
+                       double period, wtClockCheck *out) {
+  double before[WT_CLOCK_SAMPLES_], after[WT_CLOCK_SAMPLES_], dev[WT_CLOCK_SAMPLES_], widths[WT_CLOCK_SAMPLES_];
+  unsigned char use[WT_CLOCK_SAMPLES_];
+  memset(out, 0, sizeof *out);
+  out->deviceNsPerTick = 1;
+  out->sharedTimeBase = VK_TRUE;
+  if (n == 0) return;
+  if (n > WT_CLOCK_SAMPLES_) n = WT_CLOCK_SAMPLES_;
+  if (!(period > 0)) period = 1;
+  /* Relative to the first sample, so doubles stay exact at epoch-scale values (NVIDIA: ns since 1970). The device
+     clock is unwrapped by signed 32-bit steps between consecutive reads: right for 64-bit and 32-bit clocks alike. */
+  int64_t unwrapped = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (i) unwrapped += (int32_t)(uint32_t)(deviceTicks[i] - deviceTicks[i - 1]);
+    before[i] = (double)(int64_t)(beforeTicks[i] - beforeTicks[0]) * period;
+    after[i] = (double)(int64_t)(afterTicks[i] - beforeTicks[0]) * period;
+    dev[i] = (double)unwrapped;
+    widths[i] = after[i] - before[i];
+    use[i] = 1;
+  }
+  double sorted[WT_CLOCK_SAMPLES_];
+  memcpy(sorted, widths, n * sizeof(double));
+  qsort(sorted, n, sizeof(double), wtCompareDoubles_);
+  double median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  out->samples = n;
+  out->samplesUsed = n;
+  out->widestBracketNs = sorted[n - 1];
+  out->medianBracketNs = median;
+  double k = 1, lo, hi;
+  /* At rate 1 every bracket, however wide, holds the true offset: if they all agree, that is the answer. */
+  if (wtIntersect_(before, after, dev, use, n, 1, &lo, &hi)) {
+    out->fit = WT_CLOCK_FIT_UNIT_RATE;
+  } else {
+    /* Another rate: fit it on the narrow brackets (a wide one says little about when the clock was read). */
+    uint32_t kept = 0;
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      use[i] = widths[i] <= 4 * median + 1000;
+      if (!use[i]) continue;
+      double mid = 0.5 * (before[i] + after[i]);
+      kept++, sx += dev[i], sy += mid, sxx += dev[i] * dev[i], sxy += dev[i] * mid;
+    }
+    double det = kept * sxx - sx * sx;
+    double fitted = kept >= 4 && det > 0 ? (kept * sxy - sx * sy) / det : 0;
+    out->samplesUsed = kept;
+    if (fitted > 0 && wtIntersect_(before, after, dev, use, n, fitted, &lo, &hi)) {
+      k = fitted;
+      out->fit = WT_CLOCK_FIT_RATE;
+    } else {
+      /* No line through every narrow bracket: keep rate 1 and the brackets' mean offset, and say so. */
+      double mean = 0;
+      for (uint32_t i = 0; i < n; i++)
+        if (use[i]) mean += (0.5 * (before[i] + after[i]) - dev[i]) / kept;
+      lo = hi = mean;
+      out->fit = WT_CLOCK_FIT_DISAGREE;
+    }
+  }
+  if (lo > hi) lo = hi = 0.5 * (lo + hi); /* overlapping within a clock step */
+  /* Back to absolute values: timestamp ns - k · device ns at the first sample, exact when both count ns. */
+  long double base = (long double)beforeTicks[0] * (long double)period - (long double)k * (long double)deviceTicks[0];
+  out->deviceNsPerTick = k;
+  out->offsetLowNs = (double)(base + lo);
+  out->offsetHighNs = (double)(base + hi);
+  out->sharedTimeBase = base + lo - WT_CLOCK_AGREE_NS_ <= 0 && 0 <= base + hi + WT_CLOCK_AGREE_NS_;
+  long double shift = out->sharedTimeBase ? 0 : -(base + 0.5 * (lo + hi)) / period;
+  out->timestampShiftTicks = (int64_t)(shift < 0 ? shift - 0.5 : shift + 0.5);
+}
+
+/* Records `count` clock samples starting at slot `first` (timestamps around each unless `timed` is 0), submits, waits. */
+static VkResult wtSampleClocks_(wtTracer *t, VkQueue queue, VkCommandPool pool, VkPipeline pipeline, VkPipelineLayout layout,
+                                VkQueryPool queries, VkFence fence, uint32_t first, uint32_t count, int timed, int readBack) {
+  VkDevice d = t->device;
+  VkResult r;
+  VkCommandBufferAllocateInfo ai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  ai.commandPool = pool;
+  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  ai.commandBufferCount = 1;
+  VkCommandBuffer cmd;
+  if ((r = vkAllocateCommandBuffers(d, &ai, &cmd)) != VK_SUCCESS) return r;
+  VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  if ((r = vkBeginCommandBuffer(cmd, &bi)) != VK_SUCCESS) return r;
+  if (timed) vkCmdResetQueryPool(cmd, queries, 2 * first, 2 * count);
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  uint32_t zero = 0;
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &t->set, 1, &zero);
+  for (uint32_t i = first; i < first + count; i++) {
+    wtBarrier_(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+               VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+    if (timed) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries, 2 * i);
+    vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &i);
+    vkCmdDispatch(cmd, 1, 1, 1);
+    wtBarrier_(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+               VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+    if (timed) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries, 2 * i + 1);
+  }
+  if (readBack) {
+    VkBufferCopy region = {WT_BUFFER_HEADER_WORDS * 4, WT_BUFFER_HEADER_WORDS * 4, WT_CLOCK_SAMPLES_ * 16};
+    wtBarrier_(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+               VK_ACCESS_TRANSFER_READ_BIT);
+    vkCmdCopyBuffer(cmd, t->traceBuffer, t->readbackBuffer, 1, &region);
+    wtBarrier_(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+  }
+  if ((r = vkEndCommandBuffer(cmd)) != VK_SUCCESS) return r;
+  VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &cmd;
+  if ((r = vkResetFences(d, 1, &fence)) != VK_SUCCESS) return r;
+  if ((r = vkQueueSubmit(queue, 1, &si, fence)) != VK_SUCCESS) return r;
+  return vkWaitForFences(d, 1, &fence, VK_TRUE, 10ull * 1000 * 1000 * 1000);
 }
 
 VkResult wtCheckClocks(wtTracer *t, VkQueue queue, uint32_t family, wtClockCheck *out) {
@@ -689,8 +842,6 @@ VkResult wtCheckClocks(wtTracer *t, VkQueue queue, uint32_t family, wtClockCheck
   qi.queryCount = 2 * WT_CLOCK_SAMPLES_;
   VkFenceCreateInfo fi = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   uint64_t ticks[2 * WT_CLOCK_SAMPLES_];
-  double sumMid[2] = {0, 0}, sumDev[2] = {0, 0};
-  double period = t->caps.timestampPeriod > 0 ? t->caps.timestampPeriod : 1;
   uint32_t half = WT_CLOCK_SAMPLES_ / 2;
 #define WT_TRY_(expr)               \
   do {                              \
@@ -705,47 +856,12 @@ VkResult wtCheckClocks(wtTracer *t, VkQueue queue, uint32_t family, wtClockCheck
   WT_TRY_(vkCreateCommandPool(d, &pi, t->allocator, &pool));
   WT_TRY_(vkCreateQueryPool(d, &qi, t->allocator, &queries));
   WT_TRY_(vkCreateFence(d, &fi, t->allocator, &fence));
-  /* Two batches 20 ms apart: the rate from their means, the offset from every sample. */
-  for (uint32_t batch = 0; batch < 2; batch++) {
-    VkCommandBufferAllocateInfo ai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    ai.commandPool = pool;
-    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    ai.commandBufferCount = 1;
-    VkCommandBuffer cmd;
-    WT_TRY_(vkAllocateCommandBuffers(d, &ai, &cmd));
-    VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    WT_TRY_(vkBeginCommandBuffer(cmd, &bi));
-    if (batch == 0) vkCmdResetQueryPool(cmd, queries, 0, 2 * WT_CLOCK_SAMPLES_);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-    uint32_t zero = 0;
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &t->set, 1, &zero);
-    for (uint32_t i = batch * half; i < (batch + 1) * half; i++) {
-      wtBarrier_(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                 VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
-      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries, 2 * i);
-      vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &i);
-      vkCmdDispatch(cmd, 1, 1, 1);
-      wtBarrier_(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                 VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
-      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries, 2 * i + 1);
-    }
-    if (batch == 1) {
-      VkBufferCopy region = {WT_BUFFER_HEADER_WORDS * 4, WT_BUFFER_HEADER_WORDS * 4, WT_CLOCK_SAMPLES_ * 16};
-      wtBarrier_(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                 VK_ACCESS_TRANSFER_READ_BIT);
-      vkCmdCopyBuffer(cmd, t->traceBuffer, t->readbackBuffer, 1, &region);
-      wtBarrier_(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
-    }
-    WT_TRY_(vkEndCommandBuffer(cmd));
-    VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &cmd;
-    WT_TRY_(vkResetFences(d, 1, &fence));
-    WT_TRY_(vkQueueSubmit(queue, 1, &si, fence));
-    WT_TRY_(vkWaitForFences(d, 1, &fence, VK_TRUE, 10ull * 1000 * 1000 * 1000));
-    if (batch == 0) wtSpin_(20);
-  }
+  /* Warm-up, untimed: whatever the driver does on a pipeline's first dispatch happens here, not inside a bracket. */
+  WT_TRY_(wtSampleClocks_(t, queue, pool, pipeline, layout, queries, fence, 0, 1, 0, 0));
+  /* Two batches 20 ms apart, so a rate other than 1 can be measured. */
+  WT_TRY_(wtSampleClocks_(t, queue, pool, pipeline, layout, queries, fence, 0, half, 1, 0));
+  wtSpin_(20);
+  WT_TRY_(wtSampleClocks_(t, queue, pool, pipeline, layout, queries, fence, half, half, 1, 1));
   WT_TRY_(vkGetQueryPoolResults(d, queries, 0, 2 * WT_CLOCK_SAMPLES_, sizeof ticks, ticks, sizeof(uint64_t),
                                 VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
   if (!t->readbackCoherent) {
@@ -756,30 +872,14 @@ VkResult wtCheckClocks(wtTracer *t, VkQueue queue, uint32_t family, wtClockCheck
   }
   {
     const uint32_t *rec = (const uint32_t *)t->readbackMap + WT_BUFFER_HEADER_WORDS;
-    double dev[WT_CLOCK_SAMPLES_];
+    uint64_t mask = t->caps.timestampValidBits >= 64 ? ~0ull : ((1ull << t->caps.timestampValidBits) - 1);
+    uint64_t before[WT_CLOCK_SAMPLES_], after[WT_CLOCK_SAMPLES_], dev[WT_CLOCK_SAMPLES_];
     for (uint32_t i = 0; i < WT_CLOCK_SAMPLES_; i++) {
-      dev[i] = (double)((uint64_t)rec[4 * i] | ((uint64_t)rec[4 * i + 1] << 32));
-      double mid = 0.5 * (double)(ticks[2 * i] + ticks[2 * i + 1]) * period;
-      sumMid[i / half] += mid;
-      sumDev[i / half] += dev[i];
+      dev[i] = (uint64_t)rec[4 * i] | ((uint64_t)rec[4 * i + 1] << 32);
+      before[i] = ticks[2 * i] & mask;
+      after[i] = ticks[2 * i + 1] & mask;
     }
-    double k = (sumMid[1] - sumMid[0]) / (sumDev[1] - sumDev[0]);
-    if (!(k > 0) || (k > 0.98 && k < 1.02)) k = 1; /* ns clocks (NVIDIA, lavapipe): the 20 ms rate is noisier than 2% */
-    double lo = -1e300, hi = 1e300, mean = 0;
-    for (uint32_t i = 0; i < WT_CLOCK_SAMPLES_; i++) {
-      double before = (double)ticks[2 * i] * period - dev[i] * k, after = (double)ticks[2 * i + 1] * period - dev[i] * k;
-      if (before > lo) lo = before;
-      if (after < hi) hi = after;
-      mean += 0.5 * (before + after) / WT_CLOCK_SAMPLES_;
-    }
-    if (lo > hi) lo = hi = mean; /* brackets disagree (a drifting rate): keep the mean */
-    out->samples = WT_CLOCK_SAMPLES_;
-    out->deviceNsPerTick = k;
-    out->offsetLowNs = lo;
-    out->offsetHighNs = hi;
-    out->sharedTimeBase = lo - 64 <= 0 && 0 <= hi + 64;
-    double shift = out->sharedTimeBase ? 0 : -0.5 * (lo + hi) / period;
-    out->timestampShiftTicks = (int64_t)(shift < 0 ? shift - 0.5 : shift + 0.5);
+    wtFitClockSamples(before, after, dev, WT_CLOCK_SAMPLES_, t->caps.timestampPeriod, out);
   }
   t->clocks = *out;
   t->clocksChecked = VK_TRUE;
@@ -869,11 +969,13 @@ static int wtWriteMetadata_(const wtTracer *t, FILE *f, const wtCaptureInfo *inf
   }
   if (t->clocksChecked) {
     const wtClockCheck *k = &t->clocks;
+    static const char *const fits[3] = {"unit-rate", "fitted-rate", "disagree"};
     fprintf(f,
-            ",\n  \"clockCheck\": { \"samples\": %u, \"deviceNsPerTick\": %.9g, \"timestampMinusDeviceNs\": [%.0f, %.0f],"
+            ",\n  \"clockCheck\": { \"samples\": %u, \"samplesUsed\": %u, \"fit\": \"%s\", \"deviceNsPerTick\": %.9g,"
+            " \"bracketNs\": { \"median\": %.0f, \"widest\": %.0f }, \"timestampMinusDeviceNs\": [%.0f, %.0f],"
             " \"sharedTimeBase\": %s, \"timestampShiftTicks\": \"%lld\" }",
-            k->samples, k->deviceNsPerTick, k->offsetLowNs, k->offsetHighNs, k->sharedTimeBase ? "true" : "false",
-            (long long)k->timestampShiftTicks);
+            k->samples, k->samplesUsed, fits[k->fit], k->deviceNsPerTick, k->medianBracketNs, k->widestBracketNs, k->offsetLowNs,
+            k->offsetHighNs, k->sharedTimeBase ? "true" : "false", (long long)k->timestampShiftTicks);
   }
   if (info && info->extraJson && info->extraJson[0]) fprintf(f, ",\n  %s", info->extraJson);
   fprintf(f, "\n}\n");

@@ -175,8 +175,9 @@ test('custom ids are the documented defaults (CS: flattened workgroup id, TCS: p
 test('warps lie inside their draw on the device clock: calibrated against the timestamps', { skip }, () => {
   for (const [workload, { trace, metadata }] of captures) {
     assert.equal(trace.capture.calibration.method, trace.device.clocks.smClock ? 'per-sm-fit' : 'device-clock');
-    const check = metadata['clockCheck'] as { timestampMinusDeviceNs: [number, number] } | undefined;
+    const check = metadata['clockCheck'] as { timestampMinusDeviceNs: [number, number]; fit: string } | undefined;
     assert.ok(check !== undefined, `${workload}: the harness checked the device clock against timestamps`);
+    assert.notEqual(check.fit, 'disagree', `${workload}: the clock check's brackets agree on one line`);
     // The time bases are matched within the clock check's bracket; allow that much.
     const slack = Math.max(50_000, 2 * (check.timestampMinusDeviceNs[1] - check.timestampMinusDeviceNs[0]));
     const w = trace.warps;
