@@ -47,7 +47,7 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
 
   const keys = drawStageKeys(trace.warps, D);
   phase('keys');
-  const { rows, occupancy: occ } = sweep(trace, keys, { tailWarps: thresholds.leftoverMaxWarps, tailMinWarps: thresholds.leftoverMinDrawWarps });
+  const { rows, occupancy: occ, busy } = sweep(trace, keys, { tailWarps: thresholds.leftoverMaxWarps, tailMinWarps: thresholds.leftoverMinDrawWarps });
   phase('sweep');
   const durations = durationStats(trace, keys, rows);
   phase('durations');
@@ -78,7 +78,7 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
   phase('overlap');
   const syncs = findSyncs(spans, overlap, thresholds.syncMinGapNs);
   phase('syncs');
-  const idle = findGpuIdle(trace, spans, overlap, { startNs: frameStart, endNs: frameEnd }, thresholds.idleMinNs, thresholds.maxFindingsPerKind);
+  const idle = findGpuIdle(trace, busy, spans, overlap, { startNs: frameStart, endNs: frameEnd }, thresholds.idleMinNs, thresholds.maxFindingsPerKind);
   phase('idle');
   const leftovers = findLeftovers(trace, spans, rows, overlap, thresholds, aligned);
   phase('leftovers');

@@ -7,14 +7,15 @@
  * before a draw that started after all earlier draws had drained: a sync
  * (syncs.ts reports it). Inside an open draw it is reported here.
  *
- * Per SM, rows are sorted by start, so one pass with a running end gives that
- * SM's busy intervals; a heap over SMs merges them in start order, so the
- * whole sweep is O(n + intervals × log SMs), without storing intervals.
+ * Per SM, rows are sorted by start, so the sweep's row loop collects that
+ * SM's busy intervals with a running end (busy-intervals.ts); a heap over SMs
+ * merges them in start order: O(intervals × log SMs) here.
  */
 import { smOfWarp } from '../shared-schema/columns.js';
 import type { Trace } from '../shared-schema/model.js';
 import { stageInfo } from '../shared-schema/stages.js';
 import type { DrawOverlap, DrawSpans } from './draw-overlap.js';
+import type { BusyIntervals } from './busy-intervals.js';
 import type { IdleEdgeWarp, IdleWindow } from './summary.js';
 
 /** Open draws listed per window; openDrawCount stays exact. */
@@ -34,6 +35,7 @@ export interface GpuIdleResult {
 
 export function findGpuIdle(
   trace: Trace,
+  busy: BusyIntervals,
   spans: DrawSpans,
   overlap: DrawOverlap,
   frame: { readonly startNs: number; readonly endNs: number },
@@ -41,38 +43,15 @@ export function findGpuIdle(
   keep: number,
 ): GpuIdleResult {
   const w = trace.warps;
-  const { startNs, durationNs } = w;
-  const { offsets } = w.smGroups;
-  const G = offsets.length - 1;
+  const G = busy.groupBegin.length - 1;
   const frameSpan = frame.endNs - frame.startNs;
 
-  // Each SM's next busy interval: [pendStart, pendEnd), its first row and the row that ends it.
-  const cursor = offsets.slice(0, G);
+  // Each SM's next busy interval (an index into `busy`), and its start.
+  const cursor = busy.groupBegin.slice(0, G);
   const pendStart = new Float64Array(G);
-  const pendEnd = new Float64Array(G);
-  const pendFirst = new Uint32Array(G);
-  const pendEndRow = new Uint32Array(G);
   const advance = (g: number): boolean => {
-    let i = cursor[g]!;
-    const last = offsets[g + 1]!;
-    if (i >= last) return false;
-    const first = i;
-    let end = startNs[i]! + durationNs[i]!;
-    let endRow = i;
-    for (i++; i < last; i++) {
-      const s = startNs[i]!;
-      if (s > end) break;
-      const e = s + durationNs[i]!;
-      if (e > end) {
-        end = e;
-        endRow = i;
-      }
-    }
-    cursor[g] = i;
-    pendStart[g] = startNs[first]!;
-    pendEnd[g] = end;
-    pendFirst[g] = first;
-    pendEndRow[g] = endRow;
+    if (cursor[g]! >= busy.groupBegin[g + 1]!) return false;
+    pendStart[g] = busy.startNs[cursor[g]!]!;
     return true;
   };
 
@@ -178,21 +157,22 @@ export function findGpuIdle(
   let unionEndRow = 0;
   while (size > 0) {
     const g = pop();
-    const s = pendStart[g]!;
-    const e = pendEnd[g]!;
+    const j = cursor[g]!++;
+    const s = busy.startNs[j]!;
+    const e = busy.endNs[j]!;
     if (unionEnd === -Infinity) {
       unionStart = s;
       unionEnd = e;
-      unionEndRow = pendEndRow[g]!;
+      unionEndRow = busy.endRow[j]!;
     } else if (s > unionEnd) {
       busyNs += unionEnd - unionStart;
-      onGap(unionEnd, s, unionEndRow, pendFirst[g]!);
+      onGap(unionEnd, s, unionEndRow, busy.firstRow[j]!);
       unionStart = s;
       unionEnd = e;
-      unionEndRow = pendEndRow[g]!;
+      unionEndRow = busy.endRow[j]!;
     } else if (e > unionEnd) {
       unionEnd = e;
-      unionEndRow = pendEndRow[g]!;
+      unionEndRow = busy.endRow[j]!;
     }
     if (advance(g)) push(g);
   }

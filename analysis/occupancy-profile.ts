@@ -109,14 +109,98 @@ export function occupancyProfile(trace: Trace, groups: readonly number[], grid: 
 /**
  * Per draw of `draws`: the highest bin occupancy of that draw's own warps on
  * the SM groups `groups`, on `grid` (which must cover the draws' spans).
- * Rows are bucketed by draw once; each draw then costs its warps there plus
- * the bins of its span.
+ * A draw's warps start within its span, so per SM a binary search finds the
+ * rows to look at; when those ranges add up to more than the rows on the SMs
+ * (many long, overlapping draws), the rows are bucketed by draw once instead.
+ * Each draw then costs its rows plus the bins of its span.
  */
-export function drawPeaks(trace: Trace, groups: readonly number[], grid: BinGrid, draws: readonly number[], spans: DrawSpans): Float64Array {
+export function drawPeaks(
+  trace: Trace,
+  groups: readonly number[],
+  grid: BinGrid,
+  draws: readonly number[],
+  spans: DrawSpans,
+  /** How rows are found; 'auto' picks the cheaper (the others are for tests). */
+  method: 'auto' | 'search' | 'bucket' = 'auto',
+): Float64Array {
   const w = trace.warps;
+  const { offsets } = w.smGroups;
+  let search = method === 'search';
+  if (method === 'auto') {
+    let setRows = 0;
+    let scanRows = 0;
+    for (const g of groups) setRows += offsets[g + 1]! - offsets[g]!;
+    for (const d of draws) for (const g of groups) scanRows += startRange(trace, g, spans.firstStart[d]!, spans.lastEnd[d]!).count;
+    search = scanRows <= setRows;
+  }
+  const rowsOf = search ? rowsBySearch(trace, groups, draws, spans) : rowsByBucket(trace, groups, draws);
+
+  const { bins, binNs, originNs } = grid;
+  const partial = new Float64Array(bins + 2);
+  const fullDiff = new Float64Array(bins + 2);
+  const peaks = new Float64Array(draws.length);
+  for (let j = 0; j < draws.length; j++) {
+    const d = draws[j]!;
+    const first = binOf(grid, spans.firstStart[d]!);
+    const last = Math.min(bins + 1, binOf(grid, spans.lastEnd[d]!) + 2);
+    rowsOf(j, (i) => {
+      const a = w.startNs[i]! - originNs;
+      addWarp(grid, partial, fullDiff, a, a + w.durationNs[i]!);
+    });
+    if (last >= bins) {
+      partial[bins - 1]! += partial[bins]! + partial[bins + 1]!;
+      partial[bins] = partial[bins + 1] = 0;
+    }
+    let full = 0;
+    let peak = 0;
+    for (let b = first; b < Math.min(last, bins); b++) {
+      full += fullDiff[b]!;
+      const occupancy = (partial[b]! + full * binNs) / binWidth(grid, b);
+      if (occupancy > peak) peak = occupancy;
+    }
+    peaks[j] = peak;
+    partial.fill(0, first, last + 1);
+    fullDiff.fill(0, first, last + 1);
+  }
+  return peaks;
+}
+
+type RowsOf = (slot: number, visit: (row: number) => void) => void;
+
+/** Rows of SM group g starting in [from, to]: [begin, begin + count). */
+function startRange(trace: Trace, g: number, from: number, to: number): { begin: number; count: number } {
+  const { startNs } = trace.warps;
+  const { offsets } = trace.warps.smGroups;
+  const lowerBound = (t: number, strict: boolean) => {
+    let lo = offsets[g]!;
+    let hi = offsets[g + 1]!;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (strict ? startNs[mid]! <= t : startNs[mid]! < t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const begin = lowerBound(from, false);
+  return { begin, count: lowerBound(to, true) - begin };
+}
+
+function rowsBySearch(trace: Trace, groups: readonly number[], draws: readonly number[], spans: DrawSpans): RowsOf {
+  const { draw } = trace.warps;
+  return (j, visit) => {
+    const d = draws[j]!;
+    for (const g of groups) {
+      const { begin, count } = startRange(trace, g, spans.firstStart[d]!, spans.lastEnd[d]!);
+      for (let i = begin; i < begin + count; i++) if (draw[i] === d) visit(i);
+    }
+  };
+}
+
+function rowsByBucket(trace: Trace, groups: readonly number[], draws: readonly number[]): RowsOf {
+  const w = trace.warps;
+  const { offsets } = w.smGroups;
   const slotOf = new Int32Array(trace.draws.length).fill(-1);
   draws.forEach((d, j) => (slotOf[d] = j));
-  const { offsets } = w.smGroups;
   const begin = new Uint32Array(draws.length + 1);
   for (const g of groups) {
     for (let i = offsets[g]!, last = offsets[g + 1]!; i < last; i++) {
@@ -133,34 +217,7 @@ export function drawPeaks(trace: Trace, groups: readonly number[], grid: BinGrid
       if (slot >= 0) rows[cursor[slot]!++] = i;
     }
   }
-
-  const { bins, binNs, originNs } = grid;
-  const partial = new Float64Array(bins + 2);
-  const fullDiff = new Float64Array(bins + 2);
-  const peaks = new Float64Array(draws.length);
-  for (let j = 0; j < draws.length; j++) {
-    const d = draws[j]!;
-    const first = binOf(grid, spans.firstStart[d]!);
-    const last = Math.min(bins + 1, binOf(grid, spans.lastEnd[d]!) + 2);
-    for (let k = begin[j]!; k < begin[j + 1]!; k++) {
-      const i = rows[k]!;
-      const a = w.startNs[i]! - originNs;
-      addWarp(grid, partial, fullDiff, a, a + w.durationNs[i]!);
-    }
-    if (last >= bins) {
-      partial[bins - 1]! += partial[bins]! + (partial[bins + 1] ?? 0);
-      partial[bins] = partial[bins + 1] = 0;
-    }
-    let full = 0;
-    let peak = 0;
-    for (let b = first; b < Math.min(last, bins); b++) {
-      full += fullDiff[b]!;
-      const occupancy = (partial[b]! + full * binNs) / binWidth(grid, b);
-      if (occupancy > peak) peak = occupancy;
-    }
-    peaks[j] = peak;
-    partial.fill(0, first, last + 1);
-    fullDiff.fill(0, first, last + 1);
-  }
-  return peaks;
+  return (j, visit) => {
+    for (let k = begin[j]!; k < begin[j + 1]!; k++) visit(rows[k]!);
+  };
 }

@@ -146,3 +146,46 @@ test('a dispatch that drains (all warps launched at once, long only against anot
   assert.equal(s.stalls.candidates, 0, "no warp of draw 0 is 8× draw 0's own CS median");
   assert.equal(s.findings.filter((f) => f.kind === 'stall').length, 0);
 });
+
+test("drawPeaks: each draw's own binned peak on the SMs, whether its rows are searched or bucketed", async () => {
+  const { binGrid, drawPeaks } = await import('../../analysis/occupancy-profile.js');
+  // Three overlapping draws on SMs 0 and 1 (draw 1 on SM 1 only), compute on SM 5.
+  const warps: WarpSpec[] = [
+    ...denseTraffic({ sm: 0, slots: 6, perSlot: 5, stage: 'VS', draw: 0, start: 0, durationNs: 400 }),
+    ...denseTraffic({ sm: 1, slots: 3, perSlot: 5, stage: 'VS', draw: 0, start: 0, durationNs: 400 }),
+    ...denseTraffic({ sm: 1, slots: 9, perSlot: 4, stage: 'FS', draw: 1, start: 700, durationNs: 300 }),
+    ...denseTraffic({ sm: 0, slots: 2, perSlot: 20, stage: 'FS', draw: 2, start: 100, durationNs: 250 }),
+    ...denseTraffic({ sm: 5, slots: 32, perSlot: 3, stage: 'CS', draw: 2, start: 0, durationNs: 500 }),
+  ];
+  const trace = traceOf({ warps, draws: 3 });
+  const w = trace.warps;
+  const groups = [0, 1]; // smGroups are sorted by SM: 0, 1, 5
+  assert.deepEqual([...w.smGroups.sm], [0, 1, 5]);
+  const spans = { firstStart: new Float64Array(3).fill(Infinity), lastEnd: new Float64Array(3).fill(-Infinity) };
+  for (let i = 0; i < w.count; i++) {
+    const d = w.draw[i]!;
+    spans.firstStart[d] = Math.min(spans.firstStart[d]!, w.startNs[i]!);
+    spans.lastEnd[d] = Math.max(spans.lastEnd[d]!, w.startNs[i]! + w.durationNs[i]!);
+  }
+  const grid = binGrid(0, Math.max(...spans.lastEnd), 50);
+  // Naive: per bin, each draw's warp-time on SMs 0 and 1 divided by the bin width.
+  const expected = [0, 1, 2].map((d) => {
+    let peak = 0;
+    for (let b = 0; b < grid.bins; b++) {
+      const lo = b * 50;
+      const hi = Math.min(lo + 50, grid.endNs);
+      let time = 0;
+      for (let i = 0; i < w.smGroups.offsets[2]!; i++) {
+        if (w.draw[i] !== d) continue;
+        time += Math.max(0, Math.min(hi, w.startNs[i]! + w.durationNs[i]!) - Math.max(lo, w.startNs[i]!));
+      }
+      peak = Math.max(peak, time / (hi - lo));
+    }
+    return peak;
+  });
+  for (const method of ['search', 'bucket', 'auto'] as const) {
+    const peaks = [...drawPeaks(trace, groups, grid, [0, 1, 2], spans, method)];
+    peaks.forEach((p, d) => assert.ok(Math.abs(p - expected[d]!) < 1e-9, `${method}: draw ${d} ${p} vs ${expected[d]}`));
+  }
+  assert.ok(expected.every((p) => p > 1));
+});
