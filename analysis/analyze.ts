@@ -8,6 +8,7 @@ import { drawOverlap, type DrawSpans } from './draw-overlap.js';
 import { drawStageKeys } from './draw-stage-keys.js';
 import { durationStats } from './duration-stats.js';
 import { buildFindings } from './findings.js';
+import { findGpuIdle } from './gpu-idle.js';
 import { findLeftovers } from './leftovers.js';
 import { findOccupancyCaps } from './occupancy-caps.js';
 import { reliabilityOf } from './reliability.js';
@@ -46,7 +47,7 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
 
   const keys = drawStageKeys(trace.warps, D);
   phase('keys');
-  const { rows, occupancy: occ } = sweep(trace, keys, { tailWarps: thresholds.leftoverMaxWarps, tailMinWarps: thresholds.leftoverMinDrawWarps });
+  const { rows, occupancy: occ, busy } = sweep(trace, keys, { tailWarps: thresholds.leftoverMaxWarps, tailMinWarps: thresholds.leftoverMinDrawWarps });
   phase('sweep');
   const durations = durationStats(trace, keys, rows);
   phase('durations');
@@ -77,10 +78,19 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
   phase('overlap');
   const syncs = findSyncs(spans, overlap, thresholds.syncMinGapNs);
   phase('syncs');
+  const idle = findGpuIdle(trace, busy, spans, overlap, { startNs: frameStart, endNs: frameEnd }, thresholds.idleMinNs, thresholds.maxFindingsPerKind);
+  phase('idle');
   const leftovers = findLeftovers(trace, spans, rows, overlap, thresholds, aligned);
   phase('leftovers');
   const frameSpan = frameEnd - frameStart;
-  const stalls = findStalls(trace, durations.byStage, durations.stageSms, { startNs: frameStart, endNs: frameEnd }, thresholds, aligned);
+  const stalls = findStalls(
+    trace,
+    { byStage: durations.byStage, byKey: durations.byKey, keyOfRow: keys.keyOfRow, keyStage: keys.keyStage, stageSms: durations.stageSms },
+    spans,
+    { startNs: frameStart, endNs: frameEnd },
+    thresholds,
+    aligned,
+  );
   phase('stalls');
 
   const stages: StageSummary[] = [];
@@ -152,6 +162,7 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
       hiddenShare: span !== null && overlapNs !== null ? (span > 0 ? overlapNs / span : 0) : null,
       gapBeforeNs: Number.isNaN(gap) ? null : gap,
       startOrder: overlap.rank[d]! >= 0 ? overlap.rank[d]! : null,
+      idleNs: has ? idle.drawIdleNs[d]! : null,
       stages: drawStages,
     };
   });
@@ -180,6 +191,12 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
     syncs: syncs.gaps,
     syncTotalNs: syncs.totalNs,
     syncsReliable: aligned,
+    idle: idle.windows,
+    idleTotalNs: idle.totalNs,
+    idleReliable: aligned,
+    drawBusyNs: overlap.busyNs,
+    gpuBusyNs: idle.busyNs,
+    idleMinNs: thresholds.idleMinNs,
     leftovers,
     stalls: stalls.stalls,
     caps,
@@ -218,6 +235,7 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
       spanNs: frameSpan,
       warpTimeNs: frameWarpTime,
       drawBusyNs: overlap.busyNs,
+      gpuBusyNs: idle.busyNs,
       smsUsed: trace.warps.smGroups.sm.length,
     },
     stages,
@@ -228,6 +246,13 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
       totalNs: syncs.totalNs,
       shareOfFrame: frameSpan > 0 ? syncs.totalNs / frameSpan : 0,
       gaps: syncs.gaps,
+      reliable: aligned,
+    },
+    idle: {
+      count: idle.count,
+      totalNs: idle.totalNs,
+      shareOfFrame: frameSpan > 0 ? idle.totalNs / frameSpan : 0,
+      windows: idle.windows,
       reliable: aligned,
     },
     leftovers: { count: leftovers.length, totalNs: leftoverExposed, items: topLeftovers },

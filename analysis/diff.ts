@@ -51,8 +51,10 @@ export interface SummaryDiff {
   readonly schemaVersion: typeof DIFF_VERSION;
   readonly a: { readonly workload: string; readonly device: string; readonly warps: number };
   readonly b: { readonly workload: string; readonly device: string; readonly warps: number };
-  readonly frame: { readonly spanNs: Delta; readonly warpTimeNs: Delta; readonly drawBusyNs: Delta };
+  readonly frame: { readonly spanNs: Delta; readonly warpTimeNs: Delta; readonly drawBusyNs: Delta; readonly gpuBusyNs: Delta };
   readonly syncs: { readonly count: Delta; readonly totalNs: Delta };
+  /** Idle windows inside draws (at or above idleMinNs). */
+  readonly idle: { readonly count: Delta; readonly totalNs: Delta };
   readonly leftovers: { readonly count: Delta; readonly totalNs: Delta };
   readonly stalls: { readonly count: Delta; readonly totalNs: Delta };
   readonly stages: StageDiff[];
@@ -134,8 +136,10 @@ export function diffSummaries(a: AnalysisSummary, b: AnalysisSummary): SummaryDi
       spanNs: delta(a.frame.spanNs, b.frame.spanNs),
       warpTimeNs: delta(a.frame.warpTimeNs, b.frame.warpTimeNs),
       drawBusyNs: delta(a.frame.drawBusyNs, b.frame.drawBusyNs),
+      gpuBusyNs: delta(a.frame.gpuBusyNs, b.frame.gpuBusyNs),
     },
     syncs: { count: delta(a.syncs.count, b.syncs.count), totalNs: delta(a.syncs.totalNs, b.syncs.totalNs) },
+    idle: { count: delta(a.idle.count, b.idle.count), totalNs: delta(a.idle.totalNs, b.idle.totalNs) },
     leftovers: { count: delta(a.leftovers.count, b.leftovers.count), totalNs: delta(a.leftovers.totalNs, b.leftovers.totalNs) },
     stalls: { count: delta(a.stalls.count, b.stalls.count), totalNs: delta(a.stalls.totalNs, b.stalls.totalNs) },
     stages,
@@ -166,6 +170,9 @@ function highlights(d: Omit<SummaryDiff, 'highlights'>): string[] {
   }
   if (d.syncs.totalNs.delta !== null && d.syncs.totalNs.delta !== 0) {
     out.push(`Time lost to syncs ${formatNs(d.syncs.totalNs.a)} → ${formatNs(d.syncs.totalNs.b)} (${d.syncs.count.a} → ${d.syncs.count.b} gaps)`);
+  }
+  if (d.idle.totalNs.delta !== null && d.idle.totalNs.delta !== 0) {
+    out.push(`SMs idle inside draws ${formatNs(d.idle.totalNs.a)} → ${formatNs(d.idle.totalNs.b)} (${d.idle.count.a} → ${d.idle.count.b} windows)`);
   }
   if (d.stalls.totalNs.delta !== null && d.stalls.totalNs.delta !== 0) {
     out.push(`Stalled time ${formatNs(d.stalls.totalNs.a)} → ${formatNs(d.stalls.totalNs.b)}`);

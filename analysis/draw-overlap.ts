@@ -16,6 +16,8 @@ export interface DrawSpans {
 export interface DrawOverlap {
   /** Draws with warps, in order of their first warp's start. */
   readonly startOrder: Uint32Array;
+  /** Draws with warps, in order of their last warp's end. */
+  readonly endOrder: Uint32Array;
   /** Position of each draw in startOrder; -1 for draws without warps. */
   readonly rank: Int32Array;
   /** Time each draw's span overlapped at least one other draw's span, ns (NaN without warps). */
@@ -45,6 +47,8 @@ export function drawOverlap(spans: DrawSpans): DrawOverlap {
   const byStart = argsortNonNegative(starts);
   const byEnd = argsortNonNegative(ends);
   const startOrder = new Uint32Array(m);
+  const endOrder = new Uint32Array(m);
+  for (let j = 0; j < m; j++) endOrder[j] = withWarps[byEnd[j]!]!;
   const rank = new Int32Array(D).fill(-1);
   for (let j = 0; j < m; j++) {
     startOrder[j] = withWarps[byStart[j]!]!;
@@ -124,6 +128,7 @@ export function drawOverlap(spans: DrawSpans): DrawOverlap {
   };
   return {
     startOrder,
+    endOrder,
     rank,
     overlapNs,
     gapBeforeNs,

@@ -60,7 +60,7 @@ export function parseSummary(value: unknown): AnalysisSummary {
   arr(rel['warnings'], 'reliability.warnings');
   obj(root['thresholds'], 'thresholds');
   const frame = obj(root['frame'], 'frame');
-  for (const k of ['startNs', 'endNs', 'spanNs', 'warpTimeNs', 'drawBusyNs', 'smsUsed']) num(frame, k, 'frame');
+  for (const k of ['startNs', 'endNs', 'spanNs', 'warpTimeNs', 'drawBusyNs', 'gpuBusyNs', 'smsUsed']) num(frame, k, 'frame');
   arr(root['stages'], 'stages').forEach((s, i) => {
     const f = `stages[${i}]`;
     const o = obj(s, f);
@@ -84,7 +84,7 @@ export function parseSummary(value: unknown): AnalysisSummary {
       for (const k of DURATION_KEYS) num(so, k, g);
     });
   });
-  for (const k of ['syncs', 'leftovers', 'stalls']) {
+  for (const k of ['syncs', 'idle', 'leftovers', 'stalls']) {
     const o = obj(root[k], k);
     num(o, 'count', k);
     num(o, 'totalNs', k);

@@ -11,7 +11,12 @@ import type { DrawKind } from '../shared-schema/model.js';
 import type { Thresholds } from './thresholds.js';
 
 export const SUMMARY_SCHEMA = 'warptrace-summary';
-export const SUMMARY_VERSION = 1;
+/**
+ * 2: stalls are measured against the stalled draw's own peak (`stalls.items[].peakOccupancy`
+ * re-defined) and grouped per draw; `idle`, `frame.gpuBusyNs`, `draws[].idleNs` and the
+ * 'idle' finding kind added.
+ */
+export const SUMMARY_VERSION = 2;
 
 /** Log-binned duration histogram: 4 bins per octave, edges 2^e × {1, 1.25, 1.5, 1.75}. */
 export interface DurationHistogram {
@@ -122,6 +127,8 @@ export interface DrawSummary {
   readonly gapBeforeNs: number | null;
   /** Position in GPU start order (0 = started first); null without warps. */
   readonly startOrder: number | null;
+  /** Time within the span when no warp ran on any SM (every idle window, no threshold), ns; null without warps. */
+  readonly idleNs: number | null;
   readonly stages: DrawStageSummary[];
 }
 
@@ -184,14 +191,20 @@ export interface Stall {
   readonly customId: number;
   readonly startNs: number;
   readonly durationNs: number;
+  /** Median duration of the stage over all draws, and of this draw's warps of the stage. */
   readonly stageMedianNs: number;
-  /** durationNs / stageMedianNs. */
+  readonly drawStageMedianNs: number;
+  /** durationNs / the larger of the two medians (a candidate is long against both). */
   readonly factor: number;
-  /** Time during the warp when occupancy on the stage's SMs was below stallOccupancyShare × peak, ns. */
+  /**
+   * Time during the warp when the stage's SMs held fewer than stallOccupancyShare × peakOccupancy
+   * warps (all work on them counted), ns.
+   */
   readonly stallNs: number;
   readonly shareOfFrame: number;
-  /** Mean warps in flight on the stage's SMs during the warp, and their peak over the trace. */
+  /** Mean warps in flight on the stage's SMs during the warp (all work on them). */
   readonly meanOccupancyDuring: number;
+  /** The reference: the most warps of this warp's own draw (any stage) in flight at once on those SMs, binned at binNs. */
   readonly peakOccupancy: number;
   /** SMs that ran the stage (the set whose occupancy was measured). */
   readonly sms: number[];
@@ -209,7 +222,33 @@ export interface OccupancyCap {
   readonly peakAtNs: number;
 }
 
-export type FindingKind = 'sync' | 'leftover' | 'stall' | 'occupancy-cap';
+/** A warp at the edge of an idle window. */
+export interface IdleEdgeWarp {
+  readonly row: number;
+  readonly sm: number;
+  readonly warpSlot: number;
+  readonly stage: StageName;
+  readonly draw: number;
+  readonly customId: number;
+}
+
+/** A window inside an open draw during which no warp ran on any SM. */
+export interface IdleWindow {
+  readonly startNs: number;
+  readonly endNs: number;
+  readonly durationNs: number;
+  readonly shareOfFrame: number;
+  /** The draw it is reported against: the next warp's draw when that draw was open, else the earliest-started open draw. */
+  readonly draw: number;
+  /** Draws whose spans were open during the window, earliest started first (at most 8 listed), and how many. */
+  readonly openDraws: number[];
+  readonly openDrawCount: number;
+  /** The warp whose end began the window (the last to finish anywhere), and the first to start after it. */
+  readonly before: IdleEdgeWarp;
+  readonly after: IdleEdgeWarp;
+}
+
+export type FindingKind = 'sync' | 'idle' | 'leftover' | 'stall' | 'occupancy-cap';
 
 /** One thing worth a look, with the time range to zoom to. */
 export interface Finding {
@@ -272,6 +311,11 @@ export interface AnalysisSummary {
     readonly warpTimeNs: number;
     /** Time some draw's span was open (union of draw spans), ns. */
     readonly drawBusyNs: number;
+    /**
+     * Time some warp was running on some SM (union of warp intervals), ns. drawBusyNs − gpuBusyNs
+     * is the idle time inside open draws; spanNs − drawBusyNs the idle time between draws.
+     */
+    readonly gpuBusyNs: number;
     /** SMs that ran at least one warp. */
     readonly smsUsed: number;
   };
@@ -280,6 +324,11 @@ export interface AnalysisSummary {
   readonly sms: SmSummary[];
   readonly syncs: { readonly count: number; readonly totalNs: number; readonly shareOfFrame: number; readonly gaps: SyncGap[]; readonly reliable: boolean };
   /**
+   * GPU idle inside open draws: `count` windows lasted ≥ idleMinNs, `totalNs` sums them;
+   * `windows` are the longest (at most maxFindingsPerKind). Idle between draws is in `syncs`.
+   */
+  readonly idle: { readonly count: number; readonly totalNs: number; readonly shareOfFrame: number; readonly windows: IdleWindow[]; readonly reliable: boolean };
+  /**
    * Leftover tails: `count` tails passed the thresholds; `totalNs` sums their exposed
    * part (tailNs − overlappedNs, what they cost); `items` are the costliest
    * (at most maxFindingsPerKind). Findings list only tails exposed ≥ leftoverMinNs.
@@ -287,8 +336,8 @@ export interface AnalysisSummary {
   readonly leftovers: { readonly count: number; readonly totalNs: number; readonly items: Leftover[] };
   /**
    * Stalls: `candidates` warps were long enough to check, `count` stalled; `totalNs`
-   * sums the stalled time of each group of overlapping stall warps; `items` are the
-   * longest stalls (at most maxFindingsPerKind).
+   * sums the stalled time of each group (one draw's overlapping stall warps on one SM
+   * set); `items` are the longest stalls (at most maxFindingsPerKind).
    */
   readonly stalls: { readonly count: number; readonly totalNs: number; readonly candidates: number; readonly items: Stall[] };
   readonly occupancyCaps: OccupancyCap[];

@@ -6,6 +6,7 @@
  *   each duration's bit pattern scattered into its key's segment (for the
  *   order statistics);
  * - each draw's latest warp ends (for leftover tails);
+ * - each SM's busy intervals (the union of its warps, for GPU idle time);
  * - the in-flight sweep: a min-heap of the ends of the warps in flight,
  *   O(n log w) with w warps in flight on one SM (a bucket sort of the ends
  *   and a merge measured no faster). A warp ending exactly when another
@@ -14,6 +15,7 @@
 import { laneMasks, popcount32 } from '../shared-schema/columns.js';
 import { UNKNOWN_SM, type Trace } from '../shared-schema/model.js';
 import { STAGE_COUNT } from '../shared-schema/stages.js';
+import { BusyIntervals } from './busy-intervals.js';
 import type { DrawStageKeys } from './draw-stage-keys.js';
 import { newSide, occupancyResult, widenLevels, type OccupancyResult, type SideAccumulator, type SmOccupancy } from './occupancy.js';
 
@@ -49,6 +51,7 @@ export interface RowPass {
 export interface Sweep {
   readonly rows: RowPass;
   readonly occupancy: OccupancyResult;
+  readonly busy: BusyIntervals;
 }
 
 export function sweep(trace: Trace, keys: DrawStageKeys, options: SweepOptions): Sweep {
@@ -104,6 +107,7 @@ export function sweep(trace: Trace, keys: DrawStageKeys, options: SweepOptions):
   let heapEnd = new Float64Array(256);
   let heapKey = new Uint32Array(256);
   const lastChange = new Float64Array(STAGE_COUNT);
+  const busyIntervals = new BusyIntervals(groupSm.length);
 
   for (let g = 0; g < groupSm.length; g++) {
     const smId = groupSm[g]!;
@@ -121,6 +125,10 @@ export function sweep(trace: Trace, keys: DrawStageKeys, options: SweepOptions):
     let warpTime = 0;
     const first = offsets[g]!;
     const last = offsets[g + 1]!;
+    let runStart = 0;
+    let runEnd = -Infinity;
+    let runFirst = first;
+    let runEndRow = first;
     for (let i = first; i <= last; i++) {
       // Row `last` is a sentinel: drain the heap at +∞.
       const t = i < last ? startNs[i]! : Infinity;
@@ -164,6 +172,17 @@ export function sweep(trace: Trace, keys: DrawStageKeys, options: SweepOptions):
       const d = durationNs[i]!;
       const st = keyStage[k]!;
       const e = t + d;
+
+      // This SM's busy interval (warps touching end to start share one).
+      if (t > runEnd) {
+        if (i > first) busyIntervals.push(runStart, runEnd, runFirst, runEndRow);
+        runStart = t;
+        runEnd = e;
+        runFirst = runEndRow = i;
+      } else if (e > runEnd) {
+        runEnd = e;
+        runEndRow = i;
+      }
 
       // Per-key accumulations.
       grouped[cursor[k]!++] = durationBits[i]!;
@@ -253,6 +272,8 @@ export function sweep(trace: Trace, keys: DrawStageKeys, options: SweepOptions):
       heapEnd[j] = e;
       heapKey[j] = k;
     }
+    if (last > first) busyIntervals.push(runStart, runEnd, runFirst, runEndRow);
+    busyIntervals.endGroup();
     sms.push({ sm: smId, warps: last - first, warpTimeNs: warpTime, busyNs: busy, peakInFlight: smPeak, stagePeaks });
   }
 
@@ -261,5 +282,6 @@ export function sweep(trace: Trace, keys: DrawStageKeys, options: SweepOptions):
   return {
     rows: { grouped, keyBegin, ref, shifted, shifted2, lanes, firstStart, lastEnd, smsUsed, laneCounts, stageSms, tailSlot, tailEnd, tailRow },
     occupancy: occupancyResult(trace, keys, sides, sms, keyWarpTimeNs),
+    busy: busyIntervals,
   };
 }

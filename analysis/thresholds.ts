@@ -7,6 +7,8 @@
 export interface Thresholds {
   /** A gap between draws (GPU fully drained, no warp in flight) at least this long is a sync, ns. */
   readonly syncMinGapNs: number;
+  /** A window inside an open draw with no warp in flight on any SM, at least this long, is an idle finding, ns. */
+  readonly idleMinNs: number;
   /** Tails of at most this many warps count as leftover warps. */
   readonly leftoverMaxWarps: number;
   /** A leftover tail must last at least this long, ns. */
@@ -19,7 +21,7 @@ export interface Thresholds {
   readonly stallMinFactor: number;
   /** ... and at least this long, ns. */
   readonly stallMinWarpNs: number;
-  /** Occupancy below this share of its peak on the stage's SMs counts as stalled. */
+  /** Occupancy on the stage's SMs (all work) below this share of the stalled draw's own peak there counts as stalled. */
   readonly stallOccupancyShare: number;
   /** The stalled time during the warp must last at least this long, ns. */
   readonly stallMinNs: number;
@@ -45,13 +47,14 @@ export interface ThresholdDoc {
 /** The defaults, each with its reason: the single source for docs, CLI help and code. */
 export const THRESHOLD_DOCS: readonly ThresholdDoc[] = [
   { name: 'syncMinGapNs', defaultValue: 1000, unit: 'ns', description: 'idle gap between draws that counts as a driver sync (a front-end restart costs a few µs; warps last 80 ns to a few µs)' },
+  { name: 'idleMinNs', defaultValue: 1000, unit: 'ns', description: 'idle window inside an open draw (no warp in flight on any SM) reported as a finding; idle between draws is a sync' },
   { name: 'leftoverMaxWarps', defaultValue: 4, unit: 'count', description: 'at most this many warps still running make a leftover tail ("a handful")' },
   { name: 'leftoverMinNs', defaultValue: 1000, unit: 'ns', description: 'shortest leftover tail reported' },
   { name: 'leftoverMinShare', defaultValue: 0.1, unit: 'share', description: 'shortest leftover tail reported, as a share of the draw span' },
   { name: 'leftoverMinDrawWarps', defaultValue: 16, unit: 'count', description: 'draws with fewer warps are not checked for tails' },
   { name: 'stallMinFactor', defaultValue: 8, unit: 'factor', description: 'a stall warp lasts at least this many times its stage median' },
   { name: 'stallMinWarpNs', defaultValue: 1000, unit: 'ns', description: 'a stall warp lasts at least this long' },
-  { name: 'stallOccupancyShare', defaultValue: 0.25, unit: 'share', description: 'occupancy below this share of the peak on the stage\'s SMs counts as stalled' },
+  { name: 'stallOccupancyShare', defaultValue: 0.25, unit: 'share', description: 'occupancy on the stage\'s SMs (all work) below this share of the warp\'s own draw\'s peak there counts as stalled' },
   { name: 'stallMinNs', defaultValue: 1000, unit: 'ns', description: 'least stalled time during the warp' },
   { name: 'stallMinShareOfWarp', defaultValue: 0.25, unit: 'share', description: 'least stalled share of the warp\'s duration' },
   { name: 'capMaxShareOfSm', defaultValue: 0.5, unit: 'share', description: 'a per-SM peak at or below this share of the warp slots may be an occupancy cap' },

@@ -16,7 +16,7 @@ import { synthesizeTrace } from '../shared-schema/index.js';
 
 const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
 const runs = 5;
-const phases = ['keys', 'sweep', 'durations', 'overlap', 'syncs', 'leftovers', 'stalls', 'assemble'];
+const phases = ['keys', 'sweep', 'durations', 'overlap', 'syncs', 'idle', 'leftovers', 'stalls', 'assemble'];
 
 const rows: string[][] = [];
 for (const n of sizes.length > 0 ? sizes : [1_000_000, 10_000_000]) {

@@ -37,8 +37,8 @@ export function stagesCsv(summary: AnalysisSummary): string {
 /** Per draw; only draw `draw` when given. */
 export function drawsCsv(summary: AnalysisSummary, draw?: number): string {
   return table(
-    ['draw', 'label', 'kind', 'warps', 'first_start_ns', 'last_end_ns', 'span_ns', 'warp_time_ns', 'overlap_ns', 'exclusive_ns', 'hidden_share', 'gap_before_ns', 'start_order', 'gpu_begin_ns', 'gpu_end_ns'],
-    summary.draws.filter((d) => draw === undefined || d.index === draw).map((d) => [d.index, d.label, d.kind, d.warps, d.firstStartNs, d.lastEndNs, d.spanNs, d.warpTimeNs, d.overlapNs, d.exclusiveNs, d.hiddenShare, d.gapBeforeNs, d.startOrder, d.gpuBeginNs, d.gpuEndNs]),
+    ['draw', 'label', 'kind', 'warps', 'first_start_ns', 'last_end_ns', 'span_ns', 'warp_time_ns', 'overlap_ns', 'exclusive_ns', 'hidden_share', 'gap_before_ns', 'start_order', 'gpu_begin_ns', 'gpu_end_ns', 'idle_ns'],
+    summary.draws.filter((d) => draw === undefined || d.index === draw).map((d) => [d.index, d.label, d.kind, d.warps, d.firstStartNs, d.lastEndNs, d.spanNs, d.warpTimeNs, d.overlapNs, d.exclusiveNs, d.hiddenShare, d.gapBeforeNs, d.startOrder, d.gpuBeginNs, d.gpuEndNs, d.idleNs]),
   );
 }
 

@@ -27,7 +27,9 @@ function overview(s: AnalysisSummary): string[] {
   const lines = [
     `${mdText(t.device)} · ${t.warps} warps · ${t.draws} draws · ${s.frame.smsUsed} SMs used${t.smCount !== null ? ` of ${t.smCount}` : ''} · captured ${mdText(t.capturedAt)}`,
     '',
-    `Frame: ${formatNs(s.frame.spanNs)} from first warp to last; warp-time ${formatNs(s.frame.warpTimeNs)}; some draw running for ${formatNs(s.frame.drawBusyNs)}.`,
+    `Frame: ${formatNs(s.frame.spanNs)} from first warp to last; warp-time ${formatNs(s.frame.warpTimeNs)}; some draw open for ${formatNs(s.frame.drawBusyNs)}, ` +
+      `some warp running for ${formatNs(s.frame.gpuBusyNs)} (no warp on any SM for ${formatNs(s.frame.drawBusyNs - s.frame.gpuBusyNs)} inside draws, ` +
+      `${formatNs(s.frame.spanNs - s.frame.drawBusyNs)} between them).`,
   ];
   if (t.dropped > 0) lines.push('', `**Dropped records: ${t.dropped} of ${t.recordsWritten}** (trace buffer full).`);
   if (t.overheadRatio !== null) lines.push('', `Tracing overhead: frame time ×${t.overheadRatio.toFixed(3)} (traced vs plain, same run).`);
@@ -125,7 +127,7 @@ function drawsSection(draws: readonly DrawSummary[], maxDraws: number): string[]
   }
   const lines = ['## Draws', ''];
   if (shown.length < total) lines.push(`The ${shown.length} longest of ${total} draws with warps, in draw order.`, '');
-  lines.push(header(['Draw', 'Kind', 'Warps', 'Start', 'Span', 'Warp-time', 'Overlapped', 'Hidden', 'Gap before', 'Stages'], ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l']));
+  lines.push(header(['Draw', 'Kind', 'Warps', 'Start', 'Span', 'Warp-time', 'Overlapped', 'Hidden', 'Gap before', 'SMs idle', 'Stages'], ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l']));
   for (const d of shown) {
     lines.push(
       row([
@@ -138,6 +140,7 @@ function drawsSection(draws: readonly DrawSummary[], maxDraws: number): string[]
         formatNs(d.overlapNs),
         formatShare(d.hiddenShare, 0),
         formatNs(d.gapBeforeNs),
+        formatNs(d.idleNs),
         d.stages.map((s) => s.stage).join(' '),
       ]),
     );
@@ -148,7 +151,8 @@ function drawsSection(draws: readonly DrawSummary[], maxDraws: number): string[]
 function drawDetail(s: AnalysisSummary, d: DrawSummary): string[] {
   const lines = [
     `Draw ${drawName(d)} (${d.kind}): ${d.warps} warps, span ${formatNs(d.spanNs)} from ${formatNs(d.firstStartNs)}, warp-time ${formatNs(d.warpTimeNs)}; ` +
-      `overlapped by other draws for ${formatNs(d.overlapNs)} (${formatShare(d.hiddenShare, 0)} hidden); gap before ${formatNs(d.gapBeforeNs)}.`,
+      `overlapped by other draws for ${formatNs(d.overlapNs)} (${formatShare(d.hiddenShare, 0)} hidden); gap before ${formatNs(d.gapBeforeNs)}; ` +
+      `no warp on any SM for ${formatNs(d.idleNs)} of its span.`,
     '',
     header(['Stage', ...DURATION_HEAD, 'Peak on one SM', 'Mean per SM'], ['l', ...DURATION_HEAD.map(() => 'r' as const), 'r', 'r']),
   ];
@@ -190,9 +194,12 @@ export function diffToMarkdown(d: SummaryDiff, labels: { a: string; b: string } 
   const frameRows: [string, Delta, (v: number | null) => string][] = [
     ['Span', d.frame.spanNs, ns],
     ['Warp-time', d.frame.warpTimeNs, ns],
-    ['Draws running', d.frame.drawBusyNs, ns],
+    ['Draws open', d.frame.drawBusyNs, ns],
+    ['Warps running', d.frame.gpuBusyNs, ns],
     ['Syncs', d.syncs.count, num],
     ['Time lost to syncs', d.syncs.totalNs, ns],
+    ['Idle windows inside draws', d.idle.count, num],
+    ['SMs idle inside draws', d.idle.totalNs, ns],
     ['Leftover tails', d.leftovers.count, num],
     ['Leftover time', d.leftovers.totalNs, ns],
     ['Stalls', d.stalls.count, num],

@@ -24,7 +24,18 @@ test('h100-syncs: each of the four barriers is a sync of ~7.4 µs; free-running 
   assert.deepEqual(s.syncs.gaps.map((g) => g.afterDraw), [3, 4, 5, 6]);
   for (const d of s.draws.slice(0, 4)) assert.ok(d.hiddenShare! > 0.5, `free-running draw ${d.index} overlaps others`);
   for (const d of s.draws.slice(4)) assert.equal(d.overlapNs, 0);
-  assert.deepEqual(s.findings.map((f) => f.kind), ['sync', 'sync', 'sync', 'sync']);
+  // Inside each draw the SMs wait ~2.4 µs between the last VS warp and the first FS warp
+  // (fixed-function work, not traced): idle windows inside draws, not syncs.
+  assert.deepEqual(s.findings.map((f) => f.kind).sort(), ['idle', 'idle', 'idle', 'idle', 'idle', 'sync', 'sync', 'sync', 'sync']);
+  assert.equal(s.idle.count, 5);
+  for (const w of s.idle.windows) {
+    assert.ok(w.durationNs > 2000 && w.durationNs < 2800, `idle ${w.durationNs}`);
+    assert.deepEqual([w.before.stage, w.after.stage], ['VS', 'FS']);
+    for (const g of s.syncs.gaps) assert.ok(w.endNs <= g.startNs || w.startNs >= g.endNs, 'an idle window is never a sync gap');
+  }
+  assert.deepEqual(s.idle.windows.map((w) => w.draw).sort(), [0, 4, 5, 6, 7]);
+  assert.equal(s.idle.windows.find((w) => w.draw === 0)!.openDrawCount, 4, 'the free-running draws were all open');
+  assert.ok(Math.abs(s.frame.drawBusyNs - s.frame.gpuBusyNs - s.idle.totalNs) < 1);
   for (const st of s.stages) assert.deepEqual(st.sms, GRAPHICS_SMS, st.stage);
 });
 
@@ -42,7 +53,12 @@ test('h100-tess-stall: four stalls in submission order, one once sorted, and a s
   assert.equal(stalls.filter((f) => f.draw === 0).length, 4, 'submission order: the tessellator waits four times');
   assert.equal(stalls.filter((f) => f.draw === 1).length, 1, 'sorted: the long warps run together, once');
   for (const f of stalls) assert.ok(f.costNs > 60_000 && f.costNs < 95_000, `stall ${f.costNs}`);
-  assert.match(stalls.find((f) => f.draw === 1)!.title, /^6 long TCS warps/);
+  assert.match(stalls.find((f) => f.draw === 1)!.title, /^Draw 1 "sync barrier → same patches sorted by T…": 6 long TCS warps \(up to \d+\.\d× median\) stalled SMs 0, 1, 48, 49 for /);
+  for (const f of stalls) assert.equal(f.stage, 'TCS');
+  // Measured against each draw's own peak on the graphics SMs.
+  for (const st of s.stalls.items) assert.ok(st.peakOccupancy > 100 && st.meanOccupancyDuring < 0.1 * st.peakOccupancy, `${st.meanOccupancyDuring} of ${st.peakOccupancy}`);
+  // The long TCS warps keep the SMs from idling: no window of 1 µs without a warp.
+  assert.equal(s.idle.count, 0);
   // The barrier between the two halves is a sync; sorting shortened the draw by more than a third.
   assert.deepEqual(s.syncs.gaps.map((g) => g.beforeDraw), [1]);
   assert.ok(s.draws[1]!.spanNs! < 0.7 * s.draws[0]!.spanNs!, `${s.draws[1]!.spanNs} vs ${s.draws[0]!.spanNs}`);
@@ -64,6 +80,13 @@ test('h100-compute-graphics: compute on all 132 SMs, graphics on 4; despite late
   for (const f of syncs) assert.equal(f.reliable, true);
   // "the draw does not overlap the dispatch: graphics starts 13 µs after the last compute warp"
   assert.ok(s.syncs.gaps.some((g) => g.beforeDraw === 1 && g.gapNs > 10_000 && g.gapNs < 16_000));
+  // The first dispatch launches all its warps at once (3–58 µs) and drains: its long
+  // warps are long only against the second dispatch's short ones, which is no stall.
+  assert.equal(s.stalls.count, 0);
+  assert.ok(!s.findings.some((f) => f.kind === 'stall'));
+  // Inside the draw, the SMs wait 1.6 µs between the VS and the FS warps.
+  assert.deepEqual(s.idle.windows.map((w) => [w.draw, w.before.stage, w.after.stage]), [[1, 'VS', 'FS']]);
+  assert.ok(s.idle.windows[0]!.durationNs > 1500 && s.idle.windows[0]!.durationNs < 1800);
   // Compute held at 32 warps per SM: half the slots, an occupancy cap.
   assert.equal(cs.occupancy.perSm!.peak, 32);
   assert.ok(s.findings.some((f) => f.kind === 'occupancy-cap' && f.stage === 'CS'));
@@ -93,6 +116,10 @@ test('lavapipe-aqt: no SM ids, so one device-wide lane and no capacity', { skip:
   }
   assert.ok(s.reliability.warnings.some((w) => /no SM id/.test(w)));
   assert.ok(!s.findings.some((f) => /SM 65535/.test(f.title)), 'no "SM 65535" in findings');
+  // No SM ids: the idle windows say "shaders", not "SMs".
+  const idle = s.findings.filter((f) => f.kind === 'idle');
+  assert.ok(idle.length > 0);
+  for (const f of idle) assert.match(f.title, /^Shaders idle /);
 });
 
 test('h100-aqt in Perfetto: one thread per warp slot of the 4 graphics SMs, no slot ever held two warps at once', { skip: skip('h100-aqt') }, async () => {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { encodeWtrace, encodeWtraw, H100_CLOCKS, rawCaptureOf, synthesizeTrace } from '../../shared-schema/index.js';
 import { denseTraffic, traceOf, type WarpSpec } from './analysis-fixtures.js';
 import { repoPath } from './paths.js';
+import { SUMMARY_VERSION } from '../../analysis/summary.js';
 
 const bin = repoPath('bin/warptrace.js');
 const dir = mkdtempSync(join(tmpdir(), 'warptrace-stats-'));
@@ -138,7 +139,7 @@ test('diff compares traces, or a trace with a stored summary', () => {
   for (const s of same.stages) assert.equal(s.meanNs.delta, 0);
   assert.equal(same.frame.spanNs.delta, 0);
   const broken = join(dir, 'broken-summary.json');
-  writeFileSync(broken, JSON.stringify({ schema: 'warptrace-summary', schemaVersion: 1 }));
+  writeFileSync(broken, JSON.stringify({ schema: 'warptrace-summary', schemaVersion: SUMMARY_VERSION }));
   const bad = run('diff', broken, frame);
   assert.equal(bad.code, 1);
   assert.match(bad.err, /broken-summary\.json: trace: expected an object/);

@@ -8,6 +8,7 @@ import { csvField, mdText } from '../../analysis/export/escape.js';
 import { drawReport, summaryToJson } from '../../analysis/export/json.js';
 import { diffToMarkdown, summaryToMarkdown } from '../../analysis/export/markdown.js';
 import { parseSummary, SummaryFormatError } from '../../analysis/summary-json.js';
+import { SUMMARY_VERSION } from '../../analysis/summary.js';
 import { synthesizeTrace } from '../../shared-schema/index.js';
 import { denseTraffic, traceOf, type WarpSpec } from './analysis-fixtures.js';
 
@@ -19,7 +20,7 @@ test('JSON summary round-trips through the checked reader, with no NaN or Infini
   const back = parseSummary(JSON.parse(text));
   assert.deepEqual(back, JSON.parse(JSON.stringify(synthetic)));
   assert.equal(back.schema, 'warptrace-summary');
-  assert.equal(back.schemaVersion, 1);
+  assert.equal(back.schemaVersion, SUMMARY_VERSION);
 });
 
 test('the summary reader names the bad field and refuses newer versions', () => {
@@ -27,6 +28,7 @@ test('the summary reader names the bad field and refuses newer versions', () => 
   value.stages[1].medianNs = 'slow';
   assert.throws(() => parseSummary(value), (e: unknown) => e instanceof SummaryFormatError && e.field === 'stages[1].medianNs');
   assert.throws(() => parseSummary({ ...JSON.parse(summaryToJson(synthetic)), schemaVersion: 99 }), /newer than this warptrace reads/);
+  assert.throws(() => parseSummary({ ...JSON.parse(summaryToJson(synthetic)), schemaVersion: SUMMARY_VERSION - 1 }), /older than this warptrace reads/);
 });
 
 test('draw report holds one draw and its findings', () => {

@@ -66,7 +66,8 @@ export class WtComparePanel extends LitElement {
         <thead><tr><th></th><th class="num">${this.labelA}</th><th class="num">${this.labelB}</th><th class="num">Change</th></tr></thead>
         <tbody>
           ${this.row('Span', d.frame.spanNs, formatNs)} ${this.row('Warp-time', d.frame.warpTimeNs, formatNs)}
-          ${this.row('Time lost to syncs', d.syncs.totalNs, formatNs)} ${this.row('Leftover time', d.leftovers.totalNs, formatNs)}
+          ${this.row('Warps running', d.frame.gpuBusyNs, formatNs)} ${this.row('Time lost to syncs', d.syncs.totalNs, formatNs)}
+          ${this.row('SMs idle inside draws', d.idle.totalNs, formatNs)} ${this.row('Leftover time', d.leftovers.totalNs, formatNs)}
           ${this.row('Stalled time', d.stalls.totalNs, formatNs)}
         </tbody>
       </table>

@@ -12,6 +12,7 @@ import { zoomToEvent } from './zoom-event.js';
 
 const KIND_LABELS: Record<FindingKind, string> = {
   sync: 'Sync',
+  idle: 'Idle',
   leftover: 'Leftover',
   stall: 'Stall',
   'occupancy-cap': 'Occupancy cap',
@@ -44,6 +45,9 @@ export class WtFindingsList extends LitElement {
       }
       li[data-kind='sync'] {
         border-left-color: #7fb2ff;
+      }
+      li[data-kind='idle'] {
+        border-left-color: #e3b341;
       }
       li[data-kind='leftover'] {
         border-left-color: #ff4eaa;

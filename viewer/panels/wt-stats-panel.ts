@@ -72,7 +72,7 @@ export class WtStatsPanel extends LitElement {
     return html`
       <div class="overview">
         ${s.trace.warps.toLocaleString('en-US')} warps · ${s.trace.draws} draws · frame ${formatNs(s.frame.spanNs)} ·
-        ${s.frame.smsUsed} SMs${s.trace.dropped > 0 ? html` · <span class="warning">${s.trace.dropped} records dropped</span>` : nothing}
+        ${s.frame.smsUsed} SMs · warps running ${formatNs(s.frame.gpuBusyNs)}, draws open ${formatNs(s.frame.drawBusyNs)}${s.trace.dropped > 0 ? html` · <span class="warning">${s.trace.dropped} records dropped</span>` : nothing}
       </div>
       ${s.reliability.warnings.map((w) => html`<div class="warning" role="note">${w}</div>`)}
       ${d !== undefined
@@ -153,7 +153,7 @@ export class WtStatsPanel extends LitElement {
         <thead>
           <tr>
             <th>Draw</th><th>Label</th><th class="num">Warps</th><th class="num">Start</th><th class="num">Span</th><th class="num">Warp-time</th>
-            <th class="num">Hidden</th><th class="num">Gap before</th><th>Stages</th>
+            <th class="num">Hidden</th><th class="num">Gap before</th><th class="num">SMs idle</th><th>Stages</th>
           </tr>
         </thead>
         <tbody>
@@ -162,7 +162,7 @@ export class WtStatsPanel extends LitElement {
               <td class="num">${d.index}</td><td>${d.label}</td><td class="num">${d.warps.toLocaleString('en-US')}</td>
               <td class="num">${formatNs(d.firstStartNs)}</td><td class="num">${formatNs(d.spanNs)}</td><td class="num">${formatNs(d.warpTimeNs)}</td>
               <td class="num">${formatShare(d.hiddenShare, 0)}</td><td class="num">${formatNs(d.gapBeforeNs)}</td>
-              <td>${d.stages.map((st) => html`<span class="swatch" title=${st.stage} style="background:${colorOf(st.stage)}"></span>`)}</td>
+              <td class="num">${formatNs(d.idleNs)}</td><td>${d.stages.map((st) => html`<span class="swatch" title=${st.stage} style="background:${colorOf(st.stage)}"></span>`)}</td>
             </tr>`,
           )}
         </tbody>
@@ -173,7 +173,7 @@ export class WtStatsPanel extends LitElement {
     return html`<h3>Draw ${d.index}${d.label ? html` · ${d.label}` : nothing}</h3>
       <div>
         ${d.warps.toLocaleString('en-US')} warps · span ${formatNs(d.spanNs)} · warp-time ${formatNs(d.warpTimeNs)} · hidden behind other draws
-        ${formatShare(d.hiddenShare, 0)} · gap before ${formatNs(d.gapBeforeNs)}
+        ${formatShare(d.hiddenShare, 0)} · gap before ${formatNs(d.gapBeforeNs)} · no warp on any SM for ${formatNs(d.idleNs)} of its span
       </div>
       <table data-table="draw-stages">
         <thead><tr>${this.durationHead()}<th class="num">Peak on one SM</th><th class="num">Mean per SM</th></tr></thead>

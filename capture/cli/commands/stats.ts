@@ -69,8 +69,8 @@ Exit status: 0 ok, 1 unreadable or invalid file (or no such draw), 2 usage error
     else text = summaryToMarkdown(summary, { draw });
     deliver(text, values.output, values.force === true, io);
     if (values.output !== undefined) {
-      const lost = summary.syncs.totalNs + summary.leftovers.totalNs + summary.stalls.totalNs;
-      io.err(`${summary.findings.length} findings; syncs, leftover tails and stalls cost ${formatNs(lost)} (${formatShare(summary.frame.spanNs > 0 ? lost / summary.frame.spanNs : 0)} of the frame)`);
+      const lost = summary.syncs.totalNs + summary.idle.totalNs + summary.leftovers.totalNs + summary.stalls.totalNs;
+      io.err(`${summary.findings.length} findings; syncs, idle windows, leftover tails and stalls cost ${formatNs(lost)} (${formatShare(summary.frame.spanNs > 0 ? lost / summary.frame.spanNs : 0)} of the frame)`);
     }
     return 0;
   },
