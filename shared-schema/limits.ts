@@ -47,6 +47,7 @@ export function checkStoredRow(startTicks: number, durationTicks: number, cycleS
   if (!(startTicks >= 0 && startTicks <= MAX_TIME_TICKS)) {
     fail('bad-value', `warps.startNs${at}`, `${startTicks / TICKS_PER_NS} ns is outside the times a trace holds (0 to ${MAX_TIME_NS} ns)`);
   }
+  if (!(durationTicks >= 0)) fail('bad-value', `warps.durationNs${at}`, `a duration of ${durationTicks / TICKS_PER_NS} ns; a warp ends at or after its start`);
   if (!(startTicks + storedDurationTicks(durationTicks) <= MAX_TIME_TICKS)) {
     fail('bad-value', `warps.endNs${at}`, `a warp starting at ${startTicks / TICKS_PER_NS} ns ends after ${MAX_TIME_NS} ns, the latest time a trace holds`);
   }

@@ -177,7 +177,8 @@ function checkRanges(win: RowWindow, count: number, withCycles: boolean): void {
   for (let k = 0; k < count; k++) {
     // storedDurationTicks inlined: this runs on every row written.
     const start = startTicks[k] as number;
-    ok = ok && start >= 0 && start + Math.fround((durationTicks[k] as number) * (1 / TICKS_PER_NS)) * TICKS_PER_NS <= MAX_TIME_TICKS;
+    const duration = durationTicks[k] as number;
+    ok = ok && start >= 0 && duration >= 0 && start + Math.fround(duration * (1 / TICKS_PER_NS)) * TICKS_PER_NS <= MAX_TIME_TICKS;
   }
   if (withCycles) for (let k = 0; k < count; k++) ok = ok && (cycleStart[k] as number) >= 0 && (cycleStart[k] as number) <= MAX_CYCLE_START;
   if (ok) return;

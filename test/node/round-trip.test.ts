@@ -216,6 +216,9 @@ test('the writers refuse rows that did not come through buildTrace rather than w
   const cycles = { ...trace, warps: { ...w, smCycleStart: new Float64Array(w.count).fill(2 ** 52), smCycleDuration: new Uint32Array(w.count) } };
   assert.throws(() => encodeWtrace(cycles), refused(/^warps\.smCycleStart$/));
   assert.throws(() => traceToJson(cycles), refused(/^warps\.smCycleStart\[0\]$/));
+  const backwards = { ...trace, warps: { ...w, durationNs: w.durationNs.map((d, i) => (i === 1 ? -1 : d)) } };
+  assert.throws(() => encodeWtrace(backwards), refused(/^warps\.durationNs$/));
+  assert.throws(() => traceToJson(backwards), refused(/^warps\.durationNs\[1\]$/));
   const nan = { ...trace, capture: { ...trace.capture, calibration: { ...trace.capture.calibration, perSm: [{ sm: 0, samples: 1, lateSamples: 0, fit: 'linear' as const, nsPerCycle: Number.NaN, offsetNs: 0, residualRmsNs: 0, residualMaxNs: 0, fromNs: 0, toNs: 1 }] } } };
   assert.throws(() => encodeWtrace(nan), refused(/^capture\.calibration\.perSm\[0\]\.nsPerCycle$/));
   assert.throws(() => traceToJson(nan), refused(/^capture\.calibration\.perSm\[0\]\.nsPerCycle$/));
