@@ -16,6 +16,8 @@ import {
   type DrawInfo,
   type Trace,
 } from './model.js';
+import { MAX_CYCLE_START, MAX_TIME_NS, MAX_TIME_TICKS, storedDurationTicks } from './limits.js';
+import { readCaptureInfo, readDeviceInfo, readDraws } from './metadata.js';
 import { groupedOrder } from './sort.js';
 import { STAGE_COUNT } from './stages.js';
 
@@ -50,8 +52,6 @@ export interface TraceInput {
 }
 
 const U32 = 0x100000000;
-/** Largest time accepted: 2^53 ticks, so every tick stays exact in float64 (about 6.5 days). */
-const MAX_TIME_NS = Number.MAX_SAFE_INTEGER / TICKS_PER_NS;
 
 function bad(field: string, row: number, detail: string): never {
   fail('bad-value', `warps.${field}[${row}]`, detail);
@@ -93,7 +93,11 @@ function checkLength(name: string, column: ArrayLike<number> | null | undefined,
 }
 
 export function buildTrace(input: TraceInput): Trace {
-  const { device, capture, draws, warps: w } = input;
+  // The metadata as a reader would see it: what .wtrace and JSON cannot hold is refused here, not by the reader.
+  const device = readDeviceInfo(input.device);
+  const capture = readCaptureInfo(input.capture);
+  const draws = readDraws(input.draws);
+  const w = input.warps;
   const count = w.startNs.length;
   if (count > MAX_WARPS) fail('too-large', 'warps.startNs', `${count} warps exceed the limit of ${MAX_WARPS}`);
   for (const name of ['endNs', 'sm', 'warpSlot', 'stage', 'draw', 'customId', 'activeMask'] as const) {
@@ -104,9 +108,6 @@ export function buildTrace(input: TraceInput): Trace {
   checkLength('smCycleDuration', w.smCycleDuration, count);
   if ((w.smCycleStart == null) !== (w.smCycleDuration == null)) {
     fail('bad-value', 'warps.smCycleStart', 'smCycleStart and smCycleDuration come together');
-  }
-  for (let i = 0; i < draws.length; i++) {
-    if (draws[i]!.index !== i) fail('bad-value', `draws[${i}].index`, `expected ${i}`);
   }
   if (capture.recordsKept !== count) {
     fail('bad-value', 'capture.recordsKept', `is ${capture.recordsKept} but the trace holds ${count} warps`);
@@ -124,10 +125,15 @@ export function buildTrace(input: TraceInput): Trace {
     const s = startIn[i] as number;
     const e = endIn[i] as number;
     if (!(s >= 0 && s <= MAX_TIME_NS)) bad('startNs', i, `expected ns in [0, ${MAX_TIME_NS}], got ${describeValue(s)}`);
-    if (!(e >= s && e <= MAX_TIME_NS)) bad('endNs', i, `expected ns ≥ startNs (${s}), got ${describeValue(e)}`);
-    const st = Math.round(s * TICKS_PER_NS);
+    if (!(e >= s && e <= MAX_TIME_NS)) bad('endNs', i, `expected ns in [startNs (${s}), ${MAX_TIME_NS}], got ${describeValue(e)}`);
+    // + 0: -0 would not survive JSON.
+    const st = Math.round(s * TICKS_PER_NS) + 0;
+    const dt = Math.round(e * TICKS_PER_NS) - st + 0;
+    if (st + storedDurationTicks(dt) > MAX_TIME_TICKS) {
+      bad('endNs', i, `${e} ns: the duration rounds up to ${storedDurationTicks(dt) / TICKS_PER_NS} ns as a float32, which ends after ${MAX_TIME_NS} ns`);
+    }
     startTicks[i] = st;
-    durationTicks[i] = Math.round(e * TICKS_PER_NS) - st;
+    durationTicks[i] = dt;
   }
   const sm = new Uint16Array(count);
   const smIn = w.sm;
@@ -186,7 +192,11 @@ export function buildTrace(input: TraceInput): Trace {
       let base = Infinity;
       for (let k = offsets[g] as number; k < (offsets[g + 1] as number); k++) base = Math.min(base, cyclesStart[row(k)] as number);
       for (let k = offsets[g] as number; k < (offsets[g + 1] as number); k++) {
-        smCycleStart[k] = (cyclesStart[row(k)] as number) - base;
+        const cycles = (cyclesStart[row(k)] as number) - base;
+        if (cycles > MAX_CYCLE_START) {
+          bad('smCycleStart', row(k), `${cycles} cycles after the first warp of its SM (${groupKeys[g]}); at most ${MAX_CYCLE_START} are accepted`);
+        }
+        smCycleStart[k] = cycles;
         smCycleDuration[k] = cyclesDuration[row(k)] as number;
       }
     }

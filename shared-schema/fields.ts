@@ -6,6 +6,8 @@ import { describeValue, fail } from './errors.js';
 
 export type Obj = Readonly<Record<string, unknown>>;
 
+const LONE_SURROGATE = /\p{Cs}/u;
+
 export function readObject(value: unknown, field: string): Obj {
   if (typeof value !== 'object' || value === null || Array.isArray(value) || ArrayBuffer.isView(value)) {
     fail('bad-type', field, `expected an object, got ${describeValue(value)}`);
@@ -17,7 +19,13 @@ export function readString(o: Obj, key: string, field: string, maxLength = 4096)
   const v = o[key];
   if (typeof v !== 'string') fail('bad-type', `${field}.${key}`, `expected a string, got ${describeValue(v)}`);
   if (v.length > maxLength) fail('too-large', `${field}.${key}`, `string of ${v.length} characters exceeds ${maxLength}`);
+  checkWellFormed(v, `${field}.${key}`);
   return v;
+}
+
+/** .wtrace stores strings as UTF-8, which has no lone surrogate: one would come back as U+FFFD. */
+export function checkWellFormed(text: string, field: string): void {
+  if (LONE_SURROGATE.test(text)) fail('bad-value', field, 'not valid Unicode (a lone surrogate)');
 }
 
 export function readOptionalString(o: Obj, key: string, field: string, fallback: string): string {
@@ -35,7 +43,8 @@ export function readNumber(o: Obj, key: string, field: string): number {
   if (typeof v !== 'number' || !Number.isFinite(v)) {
     fail('bad-type', `${field}.${key}`, `expected a finite number, got ${describeValue(v)}`);
   }
-  return v;
+  // −0 as 0: JSON writes both as 0.
+  return v + 0;
 }
 
 export function readNullableNumber(o: Obj, key: string, field: string): number | null {

@@ -8,6 +8,7 @@ export * from './stages.js';
 export * from './errors.js';
 export * from './raw-layout.js';
 export { buildTrace, type TraceInput, type WarpInput } from './build.js';
+export { MAX_TIME_NS, MAX_CYCLE_START } from './limits.js';
 export { warpEndNs, activeLaneCount, popcount32, smIdPerWarp, smOfWarp, smGroupIndex } from './columns.js';
 export { synthesizeTrace, makeRandom, type SyntheticOptions } from './synthetic.js';
 export { decodeTrace, detectTraceKind, type TraceFileKind } from './decode.js';

@@ -7,7 +7,8 @@ import { laneMasks, smIdPerWarp } from './columns.js';
 import { MAX_WARPS, describeValue, fail } from './errors.js';
 import { type Obj, readArray, readObject } from './fields.js';
 import { readCaptureInfo, readDeviceInfo, readDraws } from './metadata.js';
-import { UNKNOWN_SLOT, UNKNOWN_SM, type Trace } from './model.js';
+import { checkStoredRow } from './limits.js';
+import { TICKS_PER_NS, UNKNOWN_SLOT, UNKNOWN_SM, type Trace } from './model.js';
 import { STAGES, isStageCode, parseStageName } from './stages.js';
 
 export const JSON_FORMAT = 'warptrace-json';
@@ -121,6 +122,13 @@ function withCaptureDefaults(value: unknown, count: number): Obj {
 /** The inverse: a Trace as the JSON import format (for interchange and small fixtures). */
 export function traceToJson(trace: Trace): object {
   const w = trace.warps;
+  // Refuse what traceFromJson would (a trace that did not come through buildTrace), naming the field.
+  readDeviceInfo(trace.device);
+  readCaptureInfo(trace.capture);
+  readDraws(trace.draws);
+  for (let i = 0; i < w.count; i++) {
+    checkStoredRow((w.startNs[i] as number) * TICKS_PER_NS, (w.durationNs[i] as number) * TICKS_PER_NS, w.smCycleStart?.[i] ?? 0, i);
+  }
   const sm = smIdPerWarp(w);
   const { hi } = laneMasks(trace.device.subgroupSize);
   const rows = (f: (i: number) => number | string | null) => Array.from({ length: w.count }, (_, i) => f(i));

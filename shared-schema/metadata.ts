@@ -6,6 +6,7 @@
 import { MAX_DRAWS, fail } from './errors.js';
 import {
   type Obj,
+  checkWellFormed,
   readArray,
   readBoolean,
   readEnum,
@@ -109,8 +110,13 @@ function readParameters(value: unknown, field: string): Record<string, Parameter
   if (keys.length > 1000) fail('too-large', field, `${keys.length} parameters exceed the limit of 1000`);
   for (const key of keys) {
     const v = o[key];
+    checkWellFormed(key, `${field}.${key}`);
+    // MessagePack readers rename this key (msgpackr reads "__proto_"): it would not come back.
+    if (key === '__proto__') fail('bad-value', `${field}.${key}`, 'reserved name');
+    if (typeof v === 'string') checkWellFormed(v, `${field}.${key}`);
     if (typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) {
-      Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+      // −0 as 0: JSON writes both as 0.
+      Object.defineProperty(out, key, { value: typeof v === 'number' ? v + 0 : v, enumerable: true, writable: true, configurable: true });
     } else {
       fail('bad-type', `${field}.${key}`, 'expected a string, number or boolean');
     }

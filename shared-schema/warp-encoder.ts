@@ -8,6 +8,7 @@
  * encoded anywhere, in any order, join into the bytes of one chunk of all rows.
  */
 import { laneMasks } from './columns.js';
+import { MAX_CYCLE_START, MAX_TIME_TICKS, checkStoredRow } from './limits.js';
 import { TICKS_PER_NS, type WarpColumns } from './model.js';
 
 const TWO_POW_32 = 4294967296;
@@ -166,6 +167,26 @@ function roomFor(column: Growing, used: number, count: number, rest: number): Gr
 }
 
 /**
+ * Refuses rows the readers would refuse: buildTrace already keeps a Trace
+ * within the limits, this stops any other producer (raw dumps calibrated
+ * straight to the file) from writing a file that cannot be read.
+ */
+function checkRanges(win: RowWindow, count: number, withCycles: boolean): void {
+  const { startTicks, durationTicks, cycleStart } = win;
+  let ok = true;
+  for (let k = 0; k < count; k++) {
+    // storedDurationTicks inlined: this runs on every row written.
+    const start = startTicks[k] as number;
+    const duration = durationTicks[k] as number;
+    ok = ok && start >= 0 && duration >= 0 && start + Math.fround(duration * (1 / TICKS_PER_NS)) * TICKS_PER_NS <= MAX_TIME_TICKS;
+  }
+  if (withCycles) for (let k = 0; k < count; k++) ok = ok && (cycleStart[k] as number) >= 0 && (cycleStart[k] as number) <= MAX_CYCLE_START;
+  if (ok) return;
+  // Find the row and say what is wrong with it.
+  for (let k = 0; k < count; k++) checkStoredRow(startTicks[k] as number, durationTicks[k] as number, withCycles ? (cycleStart[k] as number) : 0, null);
+}
+
+/**
  * Encodes rows handed over window by window into one chunk. With `link`
  * null the first row's deltas are left open (see chunkHeads).
  */
@@ -236,6 +257,7 @@ export class ChunkEncoder {
   add(win: RowWindow, count: number, startsGroup: boolean): void {
     if (count <= 0) return;
     if (this.rows + count > this.capacity) throw new RangeError(`chunk holds ${this.capacity} rows, ${this.rows + count} added`);
+    checkRanges(win, count, this.shape.withCycles);
     this.makeRoom(count);
     this.addFixed(win, count);
     let from = 0;

@@ -7,6 +7,8 @@
  * the layout), without packing hundreds of MB of columns through it.
  */
 import { Packr } from 'msgpackr';
+import { MAX_PREDICTOR_CYCLES_PER_NS } from './limits.js';
+import { readCaptureInfo, readDeviceInfo, readDraws } from './metadata.js';
 import { FORMAT_VERSION, TICKS_PER_NS, type CaptureInfo, type DeviceInfo, type DrawInfo, type SmGroups, type Trace } from './model.js';
 import { chunkHeads, maskBytes, shapeOfColumns, writeRawMasks, type ChunkShape, type HeadBytes, type WarpChunk } from './warp-encoder.js';
 
@@ -23,9 +25,9 @@ export function cyclesPerNsOf(device: DeviceInfo): number {
   return cyclesPerNsOfRate(device.clocks.smClockRateHz);
 }
 
-/** cyclesPerNsOf for a device whose SM clock rate is `hz`. */
+/** cyclesPerNsOf for a device whose SM clock rate is `hz` (1 for a rate the cycle columns cannot be predicted with: limits.ts). */
 export function cyclesPerNsOfRate(hz: number | null): number {
-  return hz !== null && hz > 0 && Number.isFinite(hz) ? hz / 1e9 : 1;
+  return hz !== null && hz > 0 && hz / 1e9 <= MAX_PREDICTOR_CYCLES_PER_NS ? hz / 1e9 : 1;
 }
 
 /** Everything of a trace the file holds besides the warp rows. */
@@ -121,6 +123,10 @@ export interface WtracePrefix {
 
 /** Packs everything before the column data (what does not depend on the chunks: it can be packed while they are encoded). */
 export function packPrefix(shape: WtraceShape): WtracePrefix {
+  // The writer refuses metadata its reader would (a NaN, a string too long...), naming the field.
+  readDeviceInfo(shape.device);
+  readCaptureInfo(shape.capture);
+  readDraws(shape.draws);
   const pieces: Uint8Array[] = [];
   // A copy: msgpackr may reuse the buffer it packed into.
   const pack = (value: unknown) => pieces.push(Uint8Array.from(packr.pack(value)));

@@ -6,6 +6,7 @@
 import { allocUintColumn, laneMasks } from './columns.js';
 import { MAX_WARPS, describeValue, fail } from './errors.js';
 import { readObject, type Obj } from './fields.js';
+import { MAX_CYCLE_START, MAX_TIME_NS, MAX_TIME_TICKS, storedDurationTicks } from './limits.js';
 import { readCaptureInfo, readDeviceInfo, readDraws } from './metadata.js';
 import {
   FORMAT_VERSION,
@@ -127,12 +128,11 @@ function decodeWarps(o: Obj, drawCount: number, device: DeviceInfo): WarpColumns
 
   const startNs = new Float64Array(count);
   const startReader = new ByteReader(startBytes, field('start'));
-  const maxTicks = Number.MAX_SAFE_INTEGER;
   for (let g = 0; g < groups; g++) {
     let ticks = 0;
     for (let i = offsets[g] as number; i < (offsets[g + 1] as number); i++) {
       ticks = i === offsets[g] ? startReader.int() : ticks + startReader.uint();
-      if (ticks < 0 || ticks > maxTicks) fail('bad-value', `${field('start')}[${i}]`, 'start time out of range');
+      if (ticks < 0 || ticks > MAX_TIME_TICKS) fail('bad-value', `${field('start')}[${i}]`, `start time out of range (0 to ${MAX_TIME_NS} ns)`);
       startNs[i] = ticks / TICKS_PER_NS;
     }
   }
@@ -144,8 +144,9 @@ function decodeWarps(o: Obj, drawCount: number, device: DeviceInfo): WarpColumns
   for (let i = 0; i < count; i++) {
     const ticks = durationReader.uint();
     durationTicks[i] = ticks;
-    if ((startNs[i] as number) + ticks / TICKS_PER_NS > maxTicks / TICKS_PER_NS) {
-      fail('bad-value', `${field('duration')}[${i}]`, 'end time out of range');
+    // The end as the trace will hold it: the duration rounded to float32 (limits.ts).
+    if ((startNs[i] as number) * TICKS_PER_NS + storedDurationTicks(ticks) > MAX_TIME_TICKS) {
+      fail('bad-value', `${field('duration')}[${i}]`, `end time out of range (past ${MAX_TIME_NS} ns)`);
     }
     durationNs[i] = ticks / TICKS_PER_NS;
   }
@@ -158,7 +159,8 @@ function decodeWarps(o: Obj, drawCount: number, device: DeviceInfo): WarpColumns
     }
     if ((stageBytes[i] as number) >= STAGE_COUNT) fail('bad-value', `${field('stage')}[${i}]`, `unknown stage code ${stageBytes[i]}`);
   }
-  const draw = readDeltaColumn(drawBytes, count, field('draw'), Math.max(0, drawCount - 1));
+  // No draws: no warp can name one (max −1 refuses every value).
+  const draw = readDeltaColumn(drawBytes, count, field('draw'), drawCount - 1);
   const customId = readDeltaColumn(customBytes, count, field('customId'), 0xffffffff);
   const { lo: laneMaskLo, hi: laneMaskHi } = laneMasks(subgroupSize);
   const activeMask = readMask(cols, '', count, laneMaskLo, Math.min(subgroupSize, 32));
@@ -181,7 +183,7 @@ function decodeWarps(o: Obj, drawCount: number, device: DeviceInfo): WarpColumns
           i === offsets[g]
             ? residual
             : cycles + residual + Math.round(((startNs[i] as number) - (startNs[i - 1] as number)) * TICKS_PER_NS * cyclesPerTick);
-        if (cycles < 0 || cycles > Number.MAX_SAFE_INTEGER) fail('bad-value', `${field('cycleStart')}[${i}]`, 'cycle count out of range');
+        if (cycles < 0 || cycles > MAX_CYCLE_START) fail('bad-value', `${field('cycleStart')}[${i}]`, 'cycle count out of range');
         smCycleStart[i] = cycles;
       }
     }
@@ -216,12 +218,12 @@ function expectEnd(reader: ByteReader, field: string): void {
 }
 
 function readDeltaColumn(bytes: Uint8Array, count: number, field: string, max: number): UintColumn {
-  const out = allocUintColumn(count, max);
+  const out = allocUintColumn(count, Math.max(0, max));
   const r = new ByteReader(bytes, field);
   let value = 0;
   for (let i = 0; i < count; i++) {
     value = r.delta32(value);
-    if (value > max) fail('bad-value', `${field}[${i}]`, `${value} exceeds ${max}`);
+    if (value > max) fail('bad-value', `${field}[${i}]`, max < 0 ? `${value}, but there is nothing to refer to` : `${value} exceeds ${max}`);
     out[i] = value;
   }
   expectEnd(r, field);

@@ -8,7 +8,7 @@ import { HEADER_WORDS, SPIRV_MAGIC } from './spec.js';
 
 /** The input is not a well-formed SPIR-V module. */
 export class SpirvFormatError extends Error {
-  override readonly name = 'SpirvFormatError';
+  override readonly name: string = 'SpirvFormatError';
   constructor(
     message: string,
     /** Word offset in the module where the problem is, when known. */

@@ -4,6 +4,7 @@
  */
 export { instrumentSpirv, instrumentModule, PROCESSED_MARK, type InstrumentResult, type EntryPointReport } from './instrument.js';
 export { InstrumentError } from './errors.js';
+export { SpirvIdError, checkIds } from './ids.js';
 export { SpirvFormatError, parseSpirv, writeSpirv, isSpirv, type SpirvModule, type Instruction, type SpirvHeader } from './binary.js';
 export {
   DEFAULT_OPTIONS,

@@ -8,6 +8,7 @@
 import { encodeString, instruction, parseSpirv, writeSpirv, type SpirvModule } from './binary.js';
 import { CommonDeclarations } from './declarations.js';
 import { InstrumentError } from './errors.js';
+import { checkIds } from './ids.js';
 import { ModuleEditor, Section, type EntryPoint } from './module.js';
 import { checkOptions, DEFAULT_OPTIONS, type CustomIdSource, type InstrumentedStage, type InstrumentOptions } from './options.js';
 import {
@@ -70,6 +71,8 @@ export function instrumentSpirv(bytes: Uint8Array, options: InstrumentOptions = 
 export function instrumentModule(input: SpirvModule, options: InstrumentOptions = DEFAULT_OPTIONS): InstrumentResult {
   const problem = checkOptions(options);
   if (problem !== null) throw new InstrumentError(problem);
+  // Before any id is allocated: a dangling id at or past the bound would come to mean a new one.
+  checkIds(input);
   const editor = new ModuleEditor(input);
   const inputVersion = editor.version;
   checkModule(editor, options);
@@ -212,7 +215,11 @@ function selectEntryPoints(editor: ModuleEditor, options: InstrumentOptions): Se
   const selected = chosen.map((e) => {
     const stage = STAGE_OF_MODEL.get(e.executionModel);
     if (stage === undefined) {
-      throw new InstrumentError(`entry point "${e.name}" is a ${executionModelName(e.executionModel)} shader; warptrace instruments vertex, tessellation, geometry, fragment and compute shaders (select others with --entry)`);
+      // Pointing at --entry only helps when it was not used and the module has entry points it can instrument
+      // whose names select them alone.
+      const others = options.entryPoints === null ? all.filter((o) => STAGE_OF_MODEL.has(o.executionModel) && !all.some((u) => u.name === o.name && !STAGE_OF_MODEL.has(u.executionModel))) : [];
+      const hint = others.length === 0 ? '' : ` (instrument the others with ${others.map((o) => `--entry ${JSON.stringify(o.name)}`).join(' ')})`;
+      throw new InstrumentError(`entry point "${e.name}" is ${withArticle(executionModelName(e.executionModel))} shader; warptrace instruments vertex, tessellation, geometry, fragment and compute shaders${hint}`);
     }
     if (editor.functionRange(e.functionId) === null) throw new InstrumentError(`entry point "${e.name}" names function %${e.functionId}, which the module does not define`);
     return { ...e, stage };
@@ -223,6 +230,11 @@ function selectEntryPoints(editor: ModuleEditor, options: InstrumentOptions): Se
     if (shared) throw new InstrumentError(`entry points "${shared.name}" and "${other.name}" share one function: instrument both or neither`);
   }
   return selected;
+}
+
+/** "an AnyHitKHR", "a MissKHR". */
+function withArticle(word: string): string {
+  return `${/^[aeiou]/i.test(word) ? 'an' : 'a'} ${word}`;
 }
 
 /** Execution modes follow the entry point to its wrapper (one copy per wrapper of a shared function). */

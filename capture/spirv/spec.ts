@@ -137,6 +137,7 @@ export const Decoration = {
   Flat: 14,
   Volatile: 21,
   NonWritable: 24,
+  Location: 30,
   Binding: 33,
   DescriptorSet: 34,
   Offset: 35,

@@ -6,10 +6,12 @@ import {
   H100_CLOCKS,
   TraceFormatError,
   decodeTrace,
+  decodeWtrace,
   encodeWtrace,
   encodeWtraw,
   makeRandom,
   rawCaptureOf,
+  traceFromJson,
   traceToJson,
 } from '../../shared-schema/index.js';
 import { checkInvariants, traceWithRowIds } from './fixtures.js';
@@ -59,18 +61,22 @@ function fuzz(name: string, valid: Uint8Array, seed: number): void {
   let accepted = 0;
   for (let c = 0; c < CASES_PER_FORMAT; c++) {
     const mutated = mutations[c % mutations.length]!(valid, random);
+    let trace;
     try {
-      const trace = decodeTrace(mutated);
-      checkInvariants(trace);
-      encodeWtrace(trace);
-      accepted++;
+      trace = decodeTrace(mutated);
     } catch (error) {
       if (!(error instanceof TraceFormatError)) {
         assert.fail(`${name} case ${c} (seed ${seed}): ${error instanceof Error ? error.stack : String(error)}`);
       }
       assert.ok(error.message.startsWith(`${error.field}: `), 'messages name their field');
       rejected++;
+      continue;
     }
+    // What a reader accepts, the writers write and the readers read back.
+    checkInvariants(trace);
+    checkInvariants(decodeWtrace(encodeWtrace(trace)));
+    checkInvariants(traceFromJson(JSON.stringify(traceToJson(trace))));
+    accepted++;
   }
   assert.equal(rejected + accepted, CASES_PER_FORMAT);
   assert.ok(rejected > CASES_PER_FORMAT / 2, `${name}: only ${rejected} rejections`);
@@ -110,12 +116,17 @@ test('fuzz JSON structure: random values in random places', { timeout: 120_000 }
       }
       node = child as Record<string, unknown>;
     }
+    let trace;
     try {
-      checkInvariants(decodeTrace(new TextEncoder().encode(JSON.stringify(doc))));
+      trace = decodeTrace(new TextEncoder().encode(JSON.stringify(doc)));
     } catch (error) {
       if (!(error instanceof TraceFormatError)) assert.fail(`json structure case ${c}: ${String(error)}`);
       rejected++;
+      continue;
     }
+    checkInvariants(trace);
+    checkInvariants(decodeWtrace(encodeWtrace(trace)));
+    checkInvariants(traceFromJson(JSON.stringify(traceToJson(trace))));
   }
   assert.ok(rejected > 0);
 });

@@ -54,6 +54,8 @@ interface OpenMeta {
   readonly source: 'file' | 'url' | 'generated';
   readonly url: string | null;
   readonly file: Blob | null;
+  /** The recent entry whose stored file this is, when reopened from Recent. */
+  readonly reopened?: string;
 }
 
 type Loading = { readonly name: string; readonly progress: LoadProgress };
@@ -246,7 +248,7 @@ export class WarptraceApp extends LitElement {
       firstFrameMs: t1 - tDecoded,
     };
     this.dispatchEvent(new CustomEvent('wt-trace-opened', { detail: { name: meta.name, timings: this.lastOpenTimings }, bubbles: true, composed: true }));
-    if (meta.source !== 'generated') void this.remember(trace, loaded.bytes, meta);
+    if (meta.source !== 'generated') void this.remember(trace, loaded.bytes, loaded.contentHash, meta);
     return true;
   }
 
@@ -256,11 +258,13 @@ export class WarptraceApp extends LitElement {
     this.loading = null;
   }
 
-  private async remember(trace: Trace, bytes: number, meta: OpenMeta): Promise<void> {
+  private async remember(trace: Trace, bytes: number, hashing: Promise<string | null>, meta: OpenMeta): Promise<void> {
     try {
+      const contentHash = await hashing;
       await this.store.add(
-        { name: meta.name, size: bytes, device: trace.device.name, warps: trace.warps.count, source: meta.source === 'file' ? 'file' : 'url', url: meta.url },
+        { name: meta.name, size: bytes, device: trace.device.name, warps: trace.warps.count, source: meta.source === 'file' ? 'file' : 'url', url: meta.url, contentHash },
         meta.file,
+        meta.reopened ?? null,
       );
       this.notice = null;
     } catch (e) {
@@ -291,7 +295,7 @@ export class WarptraceApp extends LitElement {
         this.error = `The stored copy of ${entry.name} is gone; open the file again.`;
         return;
       }
-      await this.open({ kind: 'blob', blob }, { name: entry.name, source: 'file', url: null, file: blob });
+      await this.open({ kind: 'blob', blob }, { name: entry.name, source: 'file', url: null, file: blob, reopened: id });
     } catch (e) {
       this.error = e instanceof Error ? e.message : String(e);
     }

@@ -1,6 +1,6 @@
 /** <wt-recents>: recently opened traces (from IndexedDB), to reopen or delete. */
 import { LitElement, css, html } from 'lit';
-import type { RecentTrace } from '../loading/recents-store.js';
+import { readRecent, type RecentTrace } from '../loading/recents-store.js';
 import { panelStyles } from './shared-styles.js';
 
 export function formatBytes(n: number): string {
@@ -47,9 +47,11 @@ export class WtRecents extends LitElement {
   }
 
   override render() {
-    if (this.recents.length === 0) return html`<p class="muted">No recent traces yet.</p>`;
+    // Whatever it is handed, malformed entries are left out rather than breaking the whole list.
+    const recents = Array.isArray(this.recents) ? this.recents.map(readRecent).filter((r) => r !== null) : [];
+    if (recents.length === 0) return html`<p class="muted">No recent traces yet.</p>`;
     return html`<ul>
-      ${this.recents.map(
+      ${recents.map(
         (r) => html`<li>
           <button class="open" @click=${() => this.fire('wt-recent-open', r.id)} title="Reopen ${r.name}">
             <span class="name">${r.name}</span><br />

@@ -18,4 +18,6 @@ export interface DecodeTimings {
 export type DecodeResponse =
   | { readonly kind: 'progress'; readonly phase: LoadPhase; readonly loaded: number; readonly total: number | null }
   | { readonly kind: 'done'; readonly trace: Trace; readonly index: LaneIndex; readonly bytes: number; readonly timings: DecodeTimings }
+  /** After 'done', for files only: the hash of the file's bytes (content-hash.ts). */
+  | { readonly kind: 'hash'; readonly contentHash: string }
   | { readonly kind: 'error'; readonly message: string; readonly field: string | null };

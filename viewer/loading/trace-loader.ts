@@ -11,6 +11,8 @@ export interface LoadedTrace {
   readonly index: LaneIndex;
   /** File size, bytes (0 for generated traces). */
   readonly bytes: number;
+  /** Hash of a file's bytes (content-hash.ts), computed after the trace is shown; null for URLs and generated traces. */
+  readonly contentHash: Promise<string | null>;
   readonly timings: DecodeTimings;
 }
 
@@ -34,9 +36,12 @@ export class TraceLoadError extends Error {
 export function loadTrace(request: DecodeRequest, onProgress: (p: LoadProgress) => void, signal?: AbortSignal): Promise<LoadedTrace> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./decode-worker.ts', import.meta.url), { type: 'module', name: 'warptrace-decode' });
+    let settleHash: (hash: string | null) => void = () => undefined;
+    const contentHash = new Promise<string | null>((settle) => (settleHash = settle));
     const finish = () => {
       worker.terminate();
       signal?.removeEventListener('abort', onAbort);
+      settleHash(null);
     };
     const onAbort = () => {
       finish();
@@ -48,8 +53,12 @@ export function loadTrace(request: DecodeRequest, onProgress: (p: LoadProgress) 
       const m = event.data;
       if (m.kind === 'progress') onProgress(m);
       else if (m.kind === 'done') {
+        // A file's worker stays until it has hashed the bytes (its 'hash' message).
+        if (request.kind !== 'blob') finish();
+        resolve({ trace: m.trace, index: m.index, bytes: m.bytes, contentHash, timings: m.timings });
+      } else if (m.kind === 'hash') {
+        settleHash(m.contentHash);
         finish();
-        resolve({ trace: m.trace, index: m.index, bytes: m.bytes, timings: m.timings });
       } else {
         finish();
         reject(new TraceLoadError(m.message, m.field));
