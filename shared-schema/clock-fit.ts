@@ -66,6 +66,8 @@ const REFINE_WIDENING = [16, 4, 0];
 const BRACKET_POINTS = 16;
 
 const upper = (b: Band) => b.halfStepNs + b.cycleNs + b.toleranceNs;
+/** How far (ns) above its line a sample may sit and still not count as a late read. */
+export const lateLimitNs = upper;
 const lower = (b: Band) => -b.halfStepNs - b.toleranceNs;
 
 /**

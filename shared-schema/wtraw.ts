@@ -4,8 +4,11 @@
  * calibrates the clocks and builds a Trace. encodeWtraw writes the same
  * container (for synthetic captures and tests; the C host writes real ones).
  */
-import { calibrateGrouped, deviceClockMap, perSmFitPhases, type CalibratedTimes, type ClockMode } from './calibrate.js';
+import { calibrateGrouped, deviceClockMap, withDrawBounds, type CalibratedTimes, type ClockMode } from './calibrate.js';
+import { DRAW_BOUNDS_TOLERANCE_NS, drawBoundsTicks, newTally, tallyWarp } from './draw-bounds.js';
+import { perSmFitPhases } from './per-sm-fit.js';
 import { runPhases, type ChunkReport, type PhaseProgram } from './phase-worker.js';
+import type { DrawCheck } from './segment-lines.js';
 import { mergeTasks } from './row-sort.js';
 import { claimBySize, planSlices, splitRows } from './row-tasks.js';
 import { cyclesPerNsOfRate, layoutWtrace, packPrefix, writeFixed, type WtracePrefix, type WtraceShape } from './wtrace-writer.js';
@@ -358,10 +361,13 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
   let placed: PlacedRows;
   let minStartTicks = Infinity;
   let scratch: OrderRows;
+  // Warps are checked against their draws' timestamps where they are placed (unless SMs are rebased: no common time base).
+  const drawCheck = mode === 'sm-clock-rebased' ? null : drawCheckOf(parsed, allocate);
+  let drawTally: Float64Array | null = null;
   if (mode === 'per-sm-fit') {
     const fit = deviceClockMap(clocks, n, records.deviceLoOr);
-    const calibrated = yield* perSmFitPhases(out, groups, workers, fit.granularityNs, fit.map, clocks.smClockRateHz, allocate);
-    ({ placed, minStartTicks } = calibrated);
+    const calibrated = yield* perSmFitPhases(out, groups, workers, fit.granularityNs, fit.map, clocks.smClockRateHz, allocate, drawCheck);
+    ({ placed, minStartTicks, drawTally } = calibrated);
     calibration = calibrated.result;
     rateHz = calibrated.smClockRateHz;
     if (calibrated.badRow >= 0) rejectPlacedTicks(placed, calibrated.badRow);
@@ -371,13 +377,17 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
   } else {
     // Without both clocks there is nothing to fit: a few passes, done here.
     const column = (word: number) => recordColumn(out, word, 0, n);
-    const { startNs, endNs, cycleStart, cycleDuration: _, ...own } = calibrateGrouped({ ...clocks, mode, groups, clockStartLo: column(RecordWord.CLOCK_START), clockEndLo: column(RecordWord.CLOCK_END), deviceLo: new Uint32Array(0), draw: column(RecordWord.DRAW_ID) });
+    const draw = column(RecordWord.DRAW_ID);
+    const { startNs, endNs, cycleStart, cycleDuration: _, ...own } = calibrateGrouped({ ...clocks, mode, groups, clockStartLo: column(RecordWord.CLOCK_START), clockEndLo: column(RecordWord.CLOCK_END), deviceLo: new Uint32Array(0), draw });
     calibration = () => own;
     rateHz = own.smClockRateHz;
     placed = { startTicks: allocate.f64(n), durationTicks: allocate.f64(n), cycleStart: cycleStart === null ? null : allocate.share(cycleStart) };
+    drawTally = drawCheck === null ? null : newTally();
     for (let i = 0; i < n; i++) {
       if (!placeRow(placed, i, startNs[i] as number, endNs[i] as number)) rejectPlacedRow(i, startNs[i] as number, endNs[i] as number);
-      minStartTicks = Math.min(minStartTicks, placed.startTicks[i] as number);
+      const st = placed.startTicks[i] as number;
+      minStartTicks = Math.min(minStartTicks, st);
+      if (drawCheck !== null) tallyWarp(drawCheck.bounds, drawTally as Float64Array, draw[i] as number, st, st + (placed.durationTicks[i] as number), drawCheck.toleranceTicks);
     }
     scratch = allocOrderRows(n, allocate);
   }
@@ -388,7 +398,8 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
   // The trace's header (the calibration record), and for a file its shape and packed prefix: built while the workers sort.
   const own: { header: TraceHeader | null; file: { shape: WtraceShape; prefix: WtracePrefix } | null } = { header: null, file: null };
   const buildHeader = () => {
-    own.header = wtrawHeader(parsed, calibration(), shiftTicks / TICKS_PER_NS);
+    const result = calibration();
+    own.header = wtrawHeader(parsed, { ...result, calibration: withDrawBounds(result.calibration, drawTally) }, shiftTicks / TICKS_PER_NS);
     if (columns !== null) return;
     const shape = { ...own.header, count: n, smGroups: groups, chunk: chunkShape };
     own.file = { shape, prefix: packPrefix(shape) };
@@ -427,6 +438,18 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
   reports.forEach(({ worker }, k) => (byWorker[worker] as number[]).push(k));
   yield { phase: 'pack', tasks: reports.map(({ from }, k) => [from, k] as const), assignment: byWorker, layout, out: wtrace };
   return { header, count: n, warps: null, wtrace };
+}
+
+/** The draws' bounds (drawBoundsTicks) in memory the workers share, with the tolerance in ticks; null when no draw has timestamps. */
+function drawCheckOf(parsed: ParsedWtraw, allocate: ColumnAllocator): DrawCheck | null {
+  const bounds = drawBoundsTicks(parsed.gpuBegin, parsed.gpuEnd);
+  if (bounds === null) return null;
+  const share = (column: Float64Array) => {
+    const out = allocate.f64(column.length);
+    out.set(column);
+    return out;
+  };
+  return { bounds: { lower: share(bounds.lower), upper: share(bounds.upper) }, toleranceTicks: DRAW_BOUNDS_TOLERANCE_NS * TICKS_PER_NS };
 }
 
 function readRawDevice(meta: RawMetadata, granularityNs: number | null, rateHz: number | null): DeviceInfo {
