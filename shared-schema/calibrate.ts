@@ -11,6 +11,7 @@
  * (draw-bounds.ts, withDrawBounds).
  */
 import { drawBoundsCheckOf } from './draw-bounds.js';
+import { formatNs } from './units.js';
 import { TICKS_PER_NS, type Calibration, type SmCalibration, type SmGroups } from './model.js';
 import { perSmFitPhases } from './per-sm-fit.js';
 import { runPhases } from './phase-worker.js';
@@ -208,7 +209,7 @@ export function withDrawBounds(calibration: Calibration, tally: Float64Array | n
   if (tally === null || calibration.method === 'sm-clock-rebased') return calibration;
   const check = drawBoundsCheckOf(tally);
   if (check.outside === 0) return { ...calibration, drawBounds: check };
-  const outside = `${check.outside} of ${check.checked} warps lie outside their draw's GPU timestamps by more than ${check.toleranceNs / 1000} µs (worst ${(check.worstExcessNs / 1000).toFixed(1)} µs, draw ${check.worstDraw}): the warps' clock and the timestamps are not on one time base`;
+  const outside = `${check.outside} of ${check.checked} warps lie outside their draw's GPU timestamps by more than ${formatNs(check.toleranceNs)} (worst ${formatNs(check.worstExcessNs)}, draw ${check.worstDraw}): the warps' clock and the timestamps are not on one time base`;
   return {
     ...calibration,
     alignedAcrossSms: false,

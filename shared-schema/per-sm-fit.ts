@@ -8,6 +8,7 @@ import { RESIDUAL_BINS, SEGMENT_STATS, crossCheckLimitNs, qualityOf, type Checke
 import type { CalibratedTimes } from './calibrate.js';
 import { mergeTally, newTally } from './draw-bounds.js';
 import { fail } from './errors.js';
+import { formatNs } from './units.js';
 import type { Calibration, CalibrationQuality, SmCalibration, SmGroups } from './model.js';
 import type { PhaseProgram, PhaseReplies } from './phase-worker.js';
 import type { ColumnAllocator, PlacedRows } from './raw-canonical.js';
@@ -86,19 +87,15 @@ export function perSmCalibration(perSm: SmCalibration[], granularityNs: number, 
   const lateShare = quality.samples > 0 ? quality.lateSamples / quality.samples : 0;
   const note =
     `per-SM fit of SM cycles to the device clock (step ${granularityNs} ns) in ${perSm.length} segments on ${sms} SMs` +
-    `; residual RMS ${quality.keptRmsNs.toFixed(2)} ns over the samples kept, ${formatResidual(quality.allRmsNs)} over all (p99 ${formatResidual(quality.allP99Ns)})` +
+    `; residual RMS ${quality.keptRmsNs.toFixed(2)} ns over the samples kept, ${formatNs(quality.allRmsNs)} over all (p99 ${formatNs(quality.allP99Ns)})` +
     (quality.lateSamples > 0 ? `; ${quality.lateSamples} late device-clock reads (${(100 * lateShare).toFixed(1)}%) left out` : '') +
     (offsetOnly.length > 0 ? `; ${offsetOnly.length} segment(s) on ${new Set(offsetOnly.map((c) => c.sm)).size} SM(s) take the chip's clock rate at that time` : '') +
-    `; cross-check: ${crossCheck.checks} checks, worst ${crossCheck.worstNs.toFixed(1)} ns (limit ${crossCheck.limitNs} ns)` +
+    `; cross-check: ${crossCheck.checks} checks, worst ${formatNs(crossCheck.worstNs)} (limit ${formatNs(crossCheck.limitNs)})` +
     (anySlope ? '' : `; no SM had enough samples for a slope, ${smClockRateHz === null ? '1 cycle = 1 ns assumed' : 'nominal rate used'}`) +
     (residualsFit ? '' : `; worst residual RMS ${worstRms.toFixed(2)} ns exceeds the clock step`) +
     (crossCheck.failed === 0 ? '' : `; ${crossCheck.failed} cross-check(s) failed: lines fitted on different samples disagree`) +
     (aligned ? '' : ', so cross-SM alignment is NOT trustworthy');
   return { method: 'per-sm-fit', alignedAcrossSms: aligned, note, perSm, quality };
-}
-
-function formatResidual(ns: number): string {
-  return ns < 1000 ? `${ns.toFixed(1)} ns` : ns < 1e6 ? `${(ns / 1000).toFixed(2)} µs` : `${(ns / 1e6).toFixed(2)} ms`;
 }
 
 /**
