@@ -4,7 +4,7 @@
  * warp columns.
  */
 import { STAGES, STAGE_COUNT, UNKNOWN_SM, type Trace } from '../../shared-schema/index.js';
-import { summarizeCalibration, type CalibrationSummary } from './calibration-summary.js';
+import { summarizeCalibration, type CalibrationSummary } from '../../analysis/calibration-quality.js';
 
 export interface StageCount {
   readonly stage: string;

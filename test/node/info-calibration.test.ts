@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { H100_CLOCKS, decodeTrace, encodeWtrace, encodeWtraw, rawCaptureOf, type SmCalibration, type Trace } from '../../shared-schema/index.js';
-import { summarizeCalibration } from '../../capture/cli/calibration-summary.js';
+import { summarizeCalibration } from '../../analysis/calibration-quality.js';
 import { GRAPHICS_SMS, phasedTrace, type Phase } from './clock-scenarios.js';
 import { traceWithRowIds } from './fixtures.js';
 import { repoPath } from './paths.js';

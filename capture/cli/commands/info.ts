@@ -2,7 +2,7 @@ import { decodeTrace, detectTraceKind, formatNs, formatRanges, STAGES, type Trac
 import { UsageError, parseCommandArgs, type Command } from '../command.js';
 import { formatBytes, readInputFile } from '../files.js';
 import { formatTable } from '../table.js';
-import { calibrationLines } from '../calibration-summary.js';
+import { calibrationLines } from '../../../analysis/calibration-quality.js';
 import { smLabel, summarizeTrace, type TraceSummary } from '../trace-summary.js';
 
 export const infoCommand: Command = {

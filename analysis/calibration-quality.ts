@@ -1,12 +1,15 @@
 /**
- * What `warptrace info` says about the clock calibration. The quality the
- * decoder measured (residuals over all samples, cross-checks, warps against
- * their draws) comes from the file; files written before it was measured
- * say "unknown" for the residuals and cross-checks, and get the draw check
- * made on reading (it needs only the warps and the draws). The rest is
- * derived from the per-segment entries every file has.
+ * What a trace says about its clock calibration, for people (`warptrace
+ * info`, the viewer's header). The quality the decoder measured (residuals
+ * over all samples, cross-checks, warps against their draws) comes from the
+ * file; files written before it was measured say "unknown" for the
+ * residuals and cross-checks, and get the draw check made on reading (it
+ * needs only the warps and the draws). The rest is derived from the
+ * per-segment entries every file has.
  */
-import { drawBoundsOfTrace, formatNs, UNKNOWN_SM, type CrossCheck, type DrawBoundsCheck, type SmCalibration, type Trace } from '../../shared-schema/index.js';
+import { drawBoundsOfTrace } from '../shared-schema/draw-bounds.js';
+import { UNKNOWN_SM, type CrossCheck, type DrawBoundsCheck, type SmCalibration, type Trace } from '../shared-schema/model.js';
+import { formatNs } from '../shared-schema/units.js';
 
 export interface CalibrationSummary {
   readonly method: string;
