@@ -10,8 +10,6 @@
  * (clock-quality.ts), and the placed warps against their draws' timestamps
  * (draw-bounds.ts, withDrawBounds).
  */
-import { drawBoundsCheckOf } from './draw-bounds.js';
-import { formatNs } from './units.js';
 import { TICKS_PER_NS, type Calibration, type SmCalibration, type SmGroups } from './model.js';
 import { perSmFitPhases } from './per-sm-fit.js';
 import { runPhases } from './phase-worker.js';
@@ -197,24 +195,6 @@ export function deviceClockMap(
   return {
     map: { drawAnchorRelTicks: anchors.drawAnchorRelTicks, drawAnchorLo: anchors.drawAnchorLo, deviceNsPerTick: anchors.deviceNsPerTick, halfStepTicks: step > 1 ? step / 2 : 0 },
     granularityNs: step * anchors.deviceNsPerTick,
-  };
-}
-
-/**
- * The calibration with the warps checked against their draws' timestamps
- * (a tally from draw-bounds.ts; null: no draw had timestamps, nothing
- * changes): warps outside their draws make a capture not aligned.
- */
-export function withDrawBounds(calibration: Calibration, tally: Float64Array | null): Calibration {
-  if (tally === null || calibration.method === 'sm-clock-rebased') return calibration;
-  const check = drawBoundsCheckOf(tally);
-  if (check.outside === 0) return { ...calibration, drawBounds: check };
-  const outside = `${check.outside} of ${check.checked} warps lie outside their draw's GPU timestamps by more than ${formatNs(check.toleranceNs)} (worst ${formatNs(check.worstExcessNs)}, draw ${check.worstDraw}): the warps' clock and the timestamps are not on one time base`;
-  return {
-    ...calibration,
-    alignedAcrossSms: false,
-    note: calibration.alignedAcrossSms ? `${calibration.note}; ${outside}, so cross-SM alignment is NOT trustworthy` : `${calibration.note}; ${outside}`,
-    drawBounds: check,
   };
 }
 

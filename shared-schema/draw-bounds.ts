@@ -15,6 +15,7 @@
  */
 import type { DrawBoundsCheck, Trace } from './model.js';
 import { TICKS_PER_NS } from './model.js';
+import type { ColumnAllocator } from './raw-canonical.js';
 
 /**
  * How far (ns) a warp may lie outside its draw's bounds before it counts as
@@ -46,6 +47,24 @@ export function drawBoundsTicks(gpuBeginNs: readonly (number | null)[], gpuEndNs
     upper[d] = end * TICKS_PER_NS;
   }
   return { lower, upper };
+}
+
+/** Where placed rows are checked against their draws: the bounds (ticks before the origin moves) and the tolerance in ticks. */
+export interface DrawCheck {
+  readonly bounds: DrawBoundsTicks;
+  readonly toleranceTicks: number;
+}
+
+/** The draws' bounds in memory the workers share (`allocate`), with the tolerance in ticks; null when no draw has timestamps. */
+export function drawCheckOf(gpuBeginNs: readonly (number | null)[], gpuEndNs: readonly (number | null)[], allocate: Pick<ColumnAllocator, 'f64'>): DrawCheck | null {
+  const bounds = drawBoundsTicks(gpuBeginNs, gpuEndNs);
+  if (bounds === null) return null;
+  const share = (column: Float64Array) => {
+    const out = allocate.f64(column.length);
+    out.set(column);
+    return out;
+  };
+  return { bounds: { lower: share(bounds.lower), upper: share(bounds.upper) }, toleranceTicks: DRAW_BOUNDS_TOLERANCE_NS * TICKS_PER_NS };
 }
 
 /** What a check over some rows found: [checked, outside, worst excess ticks, its draw], in a Float64Array(TALLY_SIZE). */

@@ -6,10 +6,10 @@
 import { leastSquares, type Band } from './clock-fit.js';
 import { RESIDUAL_BINS, SEGMENT_STATS, crossCheckLimitNs, qualityOf, type CheckedBatch } from './clock-quality.js';
 import type { CalibratedTimes } from './calibrate.js';
-import { mergeTally, newTally } from './draw-bounds.js';
+import { mergeTally, newTally, type DrawCheck } from './draw-bounds.js';
 import { fail } from './errors.js';
-import { formatNs } from './units.js';
-import type { Calibration, CalibrationQuality, SmCalibration, SmGroups } from './model.js';
+import type { Calibration, SmCalibration, SmGroups } from './model.js';
+import { ALIGNED_RESIDUAL_NS, perSmCalibration } from './calibration-record.js';
 import type { PhaseProgram, PhaseReplies } from './phase-worker.js';
 import type { ColumnAllocator, PlacedRows } from './raw-canonical.js';
 import { RecordWord } from './raw-layout.js';
@@ -17,7 +17,7 @@ import { recordColumn } from './raw-records.js';
 import { mergeTasks } from './row-sort.js';
 import { SLICE_BLOCK, assignTasks, batchItems, claimBySize, maxPerGroup, minPerGroup, planSlices, splitRows, type RowSlice, type SliceTask } from './row-tasks.js';
 import { changesBetween } from './segment-fitter.js';
-import { segmentLines, type DrawCheck, type PlacedBatch, type SegmentLines } from './segment-lines.js';
+import { segmentLines, type PlacedBatch, type SegmentLines } from './segment-lines.js';
 import { slopePoolOf } from './shared-slopes.js';
 import {
   deviceTimes,
@@ -34,8 +34,6 @@ import {
   type Segment,
 } from './sm-clock.js';
 
-/** Residuals up to max(granularity, this) still count as aligned. */
-const ALIGNED_RESIDUAL_NS = 8;
 /** Rate changes found this close (ns) after an earlier one are the same change (see oneChangePerMoment). */
 const CHANGE_MERGE_NS = 5000;
 /** Residual RMS above this many times the quantization noise marks a rate change inside a segment. */
@@ -68,34 +66,6 @@ export function fitContextOf(rough: readonly (RoughFit | null)[], smClockRateHz:
     kinkRmsNs: KINK_FACTOR * Math.max(granularityNs / Math.sqrt(12), ALIGNED_RESIDUAL_NS / 2),
     crossCheckLimitNs: crossCheckLimitNs(granularityNs),
   };
-}
-
-/**
- * The calibration record of per-sm-fit, from every segment's entry and the
- * quality measured over all samples. Aligned when some SM had a slope of its
- * own, every segment's kept residuals stay within the clock's step, and every
- * cross-check passes (the draws' timestamps are checked after: withDrawBounds).
- */
-export function perSmCalibration(perSm: SmCalibration[], granularityNs: number, anySlope: boolean, smClockRateHz: number | null, quality: CalibrationQuality): Calibration {
-  const limit = Math.max(granularityNs, ALIGNED_RESIDUAL_NS);
-  const worstRms = perSm.reduce((m, c) => Math.max(m, c.residualRmsNs), 0);
-  const residualsFit = perSm.every((c) => c.residualRmsNs <= limit);
-  const { crossCheck } = quality;
-  const aligned = anySlope && residualsFit && crossCheck.failed === 0;
-  const sms = new Set(perSm.map((c) => c.sm)).size;
-  const offsetOnly = perSm.filter((c) => c.fit !== 'linear');
-  const lateShare = quality.samples > 0 ? quality.lateSamples / quality.samples : 0;
-  const note =
-    `per-SM fit of SM cycles to the device clock (step ${granularityNs} ns) in ${perSm.length} segments on ${sms} SMs` +
-    `; residual RMS ${quality.keptRmsNs.toFixed(2)} ns over the samples kept, ${formatNs(quality.allRmsNs)} over all (p99 ${formatNs(quality.allP99Ns)})` +
-    (quality.lateSamples > 0 ? `; ${quality.lateSamples} late device-clock reads (${(100 * lateShare).toFixed(1)}%) left out` : '') +
-    (offsetOnly.length > 0 ? `; ${offsetOnly.length} segment(s) on ${new Set(offsetOnly.map((c) => c.sm)).size} SM(s) take the chip's clock rate at that time` : '') +
-    `; cross-check: ${crossCheck.checks} checks, worst ${formatNs(crossCheck.worstNs)} (limit ${formatNs(crossCheck.limitNs)})` +
-    (anySlope ? '' : `; no SM had enough samples for a slope, ${smClockRateHz === null ? '1 cycle = 1 ns assumed' : 'nominal rate used'}`) +
-    (residualsFit ? '' : `; worst residual RMS ${worstRms.toFixed(2)} ns exceeds the clock step`) +
-    (crossCheck.failed === 0 ? '' : `; ${crossCheck.failed} cross-check(s) failed: lines fitted on different samples disagree`) +
-    (aligned ? '' : ', so cross-SM alignment is NOT trustworthy');
-  return { method: 'per-sm-fit', alignedAcrossSms: aligned, note, perSm, quality };
 }
 
 /**

@@ -15,7 +15,8 @@ import type { MergeTask } from './row-sort.js';
 import type { ClaimedTasks, SliceTask } from './row-tasks.js';
 import { checkSegments, type CheckedBatch } from './clock-quality.js';
 import { cutAtRateChanges, fitRuns } from './segment-fitter.js';
-import { placeSegments, type DrawCheck, type PlacedBatch, type SegmentLines } from './segment-lines.js';
+import type { DrawCheck } from './draw-bounds.js';
+import { placeSegments, type PlacedBatch, type SegmentLines } from './segment-lines.js';
 import {
   clockDirection,
   measureSlice,

@@ -4,7 +4,7 @@
  * its draw's timestamps on the way (draw-bounds.ts).
  */
 import type { Line, SegmentFit } from './clock-fit.js';
-import { tallyWarp, newTally, type DrawBoundsTicks } from './draw-bounds.js';
+import { tallyWarp, newTally, type DrawCheck } from './draw-bounds.js';
 import { TICKS_PER_NS } from './model.js';
 import { cycleDurationOfRecord, placeRow, type PlacedRows } from './raw-canonical.js';
 import { RECORD_WORDS, RecordWord } from './raw-layout.js';
@@ -72,11 +72,6 @@ export interface PlacedBatch {
   readonly drawTally: Float64Array | null;
 }
 
-/** Where placed rows are checked against their draws: the bounds (ticks before the origin moves) and the tolerance in ticks. */
-export interface DrawCheck {
-  readonly bounds: DrawBoundsTicks;
-  readonly toleranceTicks: number;
-}
 
 /**
  * Places the rows of segments [first, last) of one SM (global segment

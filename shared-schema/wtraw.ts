@@ -4,11 +4,11 @@
  * calibrates the clocks and builds a Trace. encodeWtraw writes the same
  * container (for synthetic captures and tests; the C host writes real ones).
  */
-import { calibrateGrouped, deviceClockMap, withDrawBounds, type CalibratedTimes, type ClockMode } from './calibrate.js';
-import { DRAW_BOUNDS_TOLERANCE_NS, drawBoundsTicks, newTally, tallyWarp } from './draw-bounds.js';
+import { calibrateGrouped, deviceClockMap, type CalibratedTimes, type ClockMode } from './calibrate.js';
+import { withDrawBounds } from './calibration-record.js';
+import { drawCheckOf, newTally, tallyWarp } from './draw-bounds.js';
 import { perSmFitPhases } from './per-sm-fit.js';
 import { runPhases, type ChunkReport, type PhaseProgram } from './phase-worker.js';
-import type { DrawCheck } from './segment-lines.js';
 import { mergeTasks } from './row-sort.js';
 import { claimBySize, planSlices, splitRows } from './row-tasks.js';
 import { cyclesPerNsOfRate, layoutWtrace, packPrefix, writeFixed, type WtracePrefix, type WtraceShape } from './wtrace-writer.js';
@@ -362,7 +362,7 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
   let minStartTicks = Infinity;
   let scratch: OrderRows;
   // Warps are checked against their draws' timestamps where they are placed (unless SMs are rebased: no common time base).
-  const drawCheck = mode === 'sm-clock-rebased' ? null : drawCheckOf(parsed, allocate);
+  const drawCheck = mode === 'sm-clock-rebased' ? null : drawCheckOf(parsed.gpuBegin, parsed.gpuEnd, allocate);
   let drawTally: Float64Array | null = null;
   if (mode === 'per-sm-fit') {
     const fit = deviceClockMap(clocks, n, records.deviceLoOr);
@@ -438,18 +438,6 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
   reports.forEach(({ worker }, k) => (byWorker[worker] as number[]).push(k));
   yield { phase: 'pack', tasks: reports.map(({ from }, k) => [from, k] as const), assignment: byWorker, layout, out: wtrace };
   return { header, count: n, warps: null, wtrace };
-}
-
-/** The draws' bounds (drawBoundsTicks) in memory the workers share, with the tolerance in ticks; null when no draw has timestamps. */
-function drawCheckOf(parsed: ParsedWtraw, allocate: ColumnAllocator): DrawCheck | null {
-  const bounds = drawBoundsTicks(parsed.gpuBegin, parsed.gpuEnd);
-  if (bounds === null) return null;
-  const share = (column: Float64Array) => {
-    const out = allocate.f64(column.length);
-    out.set(column);
-    return out;
-  };
-  return { bounds: { lower: share(bounds.lower), upper: share(bounds.upper) }, toleranceTicks: DRAW_BOUNDS_TOLERANCE_NS * TICKS_PER_NS };
 }
 
 function readRawDevice(meta: RawMetadata, granularityNs: number | null, rateHz: number | null): DeviceInfo {
