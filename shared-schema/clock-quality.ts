@@ -17,7 +17,7 @@
  * the sums are taken per segment and added in segment order, so one thread
  * and a pool report the same numbers.
  */
-import { fitOffset, lateLimitNs, type Band } from './clock-fit.js';
+import { lateLimitNs, offsetOf, type Band } from './clock-fit.js';
 import type { CalibrationQuality, CrossCheck } from './model.js';
 import type { SegmentLines } from './segment-lines.js';
 import { SEGMENT_GAP_NS, type ClockRows } from './sm-clock.js';
@@ -119,10 +119,10 @@ export function checkSegments(
 export function halvesDisagreementNs(xs: Float64Array, ys: Float64Array, begin: number, end: number, slope: number, band: Band): number {
   if (end - begin < 2 * MIN_HALF_SAMPLES) return NaN;
   const mid = begin + ((end - begin) >> 1);
-  const earlier = fitOffset(xs.subarray(begin, mid), ys.subarray(begin, mid), band, slope);
-  const later = fitOffset(xs.subarray(mid, end), ys.subarray(mid, end), band, slope);
-  if (mid - begin - earlier.late < MIN_HALF_SAMPLES || end - mid - later.late < MIN_HALF_SAMPLES) return NaN;
-  return Math.abs(earlier.line.intercept - later.line.intercept);
+  const earlier = offsetOf(xs.subarray(begin, mid), ys.subarray(begin, mid), band, slope);
+  const later = offsetOf(xs.subarray(mid, end), ys.subarray(mid, end), band, slope);
+  if (earlier.count < MIN_HALF_SAMPLES || later.count < MIN_HALF_SAMPLES) return NaN;
+  return Math.abs(earlier.intercept - later.intercept);
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { fitSegment, type Line, type SegmentFit } from './clock-fit.js';
 import { halvesDisagreementNs } from './clock-quality.js';
-import { MIN_FIT_SAMPLES, MIN_FIT_SPAN_NS, SEGMENT_GAP_NS, sampleSpanNs, type ClockRows, type FitContext, type Segment } from './sm-clock.js';
+import { MIN_FIT_SAMPLES, MIN_FIT_SPAN_NS, MIN_SEGMENT_SAMPLES, SEGMENT_GAP_NS, sampleSpanNs, type ClockRows, type FitContext, type Segment } from './sm-clock.js';
 
 /** Idle gaps tried as cut points of a misfit segment. */
 const CUT_GAPS = 4;
@@ -99,8 +99,9 @@ class SegmentFitter {
    */
   fitOwn(begin: number, end: number, own: SegmentFit | null): void {
     const ctx = this.ctx;
-    // Halves that disagree (clock-quality.ts) hold a rate change the late reads hid: few samples across an idle gap.
-    const split = own !== null && halvesDisagreementNs(this.xs, this.ys, begin, end, own.line.slope, ctx.band) > ctx.crossCheckLimitNs;
+    // Halves that disagree (clock-quality.ts) hold a rate change the late reads hid: few samples across an idle gap
+    // (in a long run a change shows in the residuals or in late reads bunched at one end).
+    const split = own !== null && end - begin < MIN_SEGMENT_SAMPLES && halvesDisagreementNs(this.xs, this.ys, begin, end, own.line.slope, ctx.band) > ctx.crossCheckLimitNs;
     const suspicious = own !== null && (split || own.rmsNs > ctx.kinkRmsNs || (own.late >= MIN_FIT_SAMPLES && own.lateSkew > SUSPICIOUS_SKEW));
     if (own !== null && suspicious) {
       let best: { at: number; left: SegmentFit | null; right: SegmentFit | null; late: number; rms: number } | null = null;

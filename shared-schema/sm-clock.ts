@@ -25,7 +25,7 @@ export const SEGMENT_GAP_NS = 5000;
 /** Segments are cut past this length (ns) so slow rate drift stays within a step... */
 export const MAX_SEGMENT_NS = 200_000;
 /** ...but not before they hold this many samples. */
-const MIN_SEGMENT_SAMPLES = 256;
+export const MIN_SEGMENT_SAMPLES = 256;
 /** How far (relative) one SM's clock rate may differ from the others' at the same moment. */
 const SHARED_SLOPE_FLOOR = 5e-6;
 /** Numbers per block in measureSlice's rough-rate sums. */
@@ -348,13 +348,14 @@ const SPAN_END_SAMPLES = 8;
 
 /**
  * The device time samples [begin, end) (in cycle order) cover, robust to
- * late reads, which only push a sample up: from the earliest sample, to the
- * earliest of the last few (a late first or last read would move a span by
- * up to tens of µs, even turn it around).
+ * late reads, which only push a sample up: from the earliest of the first
+ * few samples, to the earliest of the last few (a late first or last read
+ * would move a span by up to tens of µs, even turn it around). A few
+ * samples each, so summaries stay per segment, not per sample.
  */
 export function sampleSpanNs(ys: Float64Array, begin: number, end: number): { fromNs: number; toNs: number } {
   let fromNs = Infinity;
-  for (let k = begin; k < end; k++) fromNs = Math.min(fromNs, ys[k] as number);
+  for (let k = begin; k < Math.min(end, begin + SPAN_END_SAMPLES); k++) fromNs = Math.min(fromNs, ys[k] as number);
   let toNs = Infinity;
   for (let k = Math.max(begin, end - SPAN_END_SAMPLES); k < end; k++) toNs = Math.min(toNs, ys[k] as number);
   return { fromNs, toNs: Math.max(fromNs, toNs) };
