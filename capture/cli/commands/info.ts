@@ -12,7 +12,12 @@ export const infoCommand: Command = {
 
 Prints what a trace holds: the device, warp counts per stage, per draw and per
 SM, the time span, records written vs kept (dropped records are never hidden),
-and how well the clocks were calibrated. FILE may be .wtrace, .wtraw or JSON.
+and how well the clocks were calibrated: residual RMS over the samples the fit
+kept and over all samples (p99), the late share, the cross-check of lines
+fitted on disjoint samples, the SM clock rate weighted by warps, and warps
+outside their draw's GPU timestamps (files written before these were measured
+say "unknown"; their draw check is made on reading). FILE may be .wtrace,
+.wtraw or JSON.
 
 Options:
   --json   print the summary as JSON instead of text
