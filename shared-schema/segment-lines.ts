@@ -4,7 +4,7 @@
  * its draw's timestamps on the way (draw-bounds.ts).
  */
 import type { Line, SegmentFit } from './clock-fit.js';
-import { tallyWarp, newTally, type DrawCheck } from './draw-bounds.js';
+import { newTally, type DrawCheck } from './draw-bounds.js';
 import { TICKS_PER_NS } from './model.js';
 import { cycleDurationOfRecord, placeRow, type PlacedRows } from './raw-canonical.js';
 import { RECORD_WORDS, RecordWord } from './raw-layout.js';
@@ -93,7 +93,15 @@ export function placeSegments(
   const { xs, byX, words } = rows;
   const { startTicks, durationTicks, cycleStart } = out;
   const spans = new Float64Array(segments.length * 2);
+  // The draw check inline, where each row's ticks were just written (a pass of its own would read them again, scattered).
   const drawTally = drawCheck === null ? null : newTally();
+  const lower = drawCheck?.bounds.lower ?? null;
+  const upper = drawCheck?.bounds.upper ?? null;
+  const tolerance = drawCheck?.toleranceTicks ?? 0;
+  let checked = 0;
+  let outside = 0;
+  let worst = -Infinity;
+  let worstDraw = -1;
   let minStartTicks = Infinity;
   let badRow = -1;
   segments.forEach(({ begin, end }, j) => {
@@ -115,13 +123,25 @@ export function placeSegments(
       cycleStart[i] = c - minStartCycles;
       const st = startTicks[i] as number;
       if (st < minStartTicks) minStartTicks = st;
-      if (drawTally !== null) tallyWarp((drawCheck as DrawCheck).bounds, drawTally, words[i * RECORD_WORDS + RecordWord.DRAW_ID] as number, st, st + (durationTicks[i] as number), (drawCheck as DrawCheck).toleranceTicks);
+      if (lower === null) continue;
+      const d = words[i * RECORD_WORDS + RecordWord.DRAW_ID] as number;
+      const from = lower[d] as number;
+      if (from === -Infinity) continue;
+      // As tallyWarp (draw-bounds.ts): the lowest draw keeps a tie, so any split of the rows tallies the same.
+      const excess = Math.max(from - st, st + (durationTicks[i] as number) - ((upper as Float64Array)[d] as number));
+      checked++;
+      if (excess > tolerance) outside++;
+      if (excess > worst || (excess === worst && d < worstDraw)) {
+        worst = excess;
+        worstDraw = d;
+      }
     }
     const firstRow = byX[begin] as number;
     const lastRow = byX[end - 1] as number;
     spans[j * 2] = (startTicks[firstRow] as number) / TICKS_PER_NS;
     spans[j * 2 + 1] = ((startTicks[lastRow] as number) + (durationTicks[lastRow] as number)) / TICKS_PER_NS;
   });
+  if (drawTally !== null) drawTally.set([checked, outside, worst, worstDraw]);
   return { spans, minStartTicks, badRow, drawTally };
 }
 
