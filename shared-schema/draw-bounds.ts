@@ -67,9 +67,7 @@ export function drawCheckOf(gpuBeginNs: readonly (number | null)[], gpuEndNs: re
   return { bounds: { lower: share(bounds.lower), upper: share(bounds.upper) }, toleranceTicks: DRAW_BOUNDS_TOLERANCE_NS * TICKS_PER_NS };
 }
 
-/** What a check over some rows found: [checked, outside, worst excess ticks, its draw], in a Float64Array(TALLY_SIZE). */
-export const TALLY_SIZE = 4;
-
+/** What a check over some rows found: [checked, outside, worst excess ticks, its draw] (segment-lines.ts tallies inline, the same way). */
 export function newTally(): Float64Array {
   return Float64Array.of(0, 0, -Infinity, -1);
 }
