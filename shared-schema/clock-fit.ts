@@ -66,6 +66,8 @@ const REFINE_WIDENING = [16, 4, 0];
 const BRACKET_POINTS = 16;
 
 const upper = (b: Band) => b.halfStepNs + b.cycleNs + b.toleranceNs;
+/** How far (ns) above its line a sample may sit and still not count as a late read. */
+export const lateLimitNs = upper;
 const lower = (b: Band) => -b.halfStepNs - b.toleranceNs;
 
 /**
@@ -158,12 +160,28 @@ export function fitOffset(xs: Float64Array, ys: Float64Array, band: Band, slope:
 }
 
 /**
+ * fitOffset's intercept alone, and how many samples (not late for its first
+ * guess) it rests on: one pass fewer and no residuals, for cross-checks.
+ */
+export function offsetOf(xs: Float64Array, ys: Float64Array, band: Band, slope: number): { intercept: number; count: number } {
+  let lowest = Infinity;
+  for (let k = 0; k < xs.length; k++) lowest = Math.min(lowest, (ys[k] as number) - slope * (xs[k] as number));
+  const first = interceptOf(xs, ys, slope, band, lowest + upper(band) - lower(band) + band.toleranceNs);
+  return bracketOf(xs, ys, slope, band, first + upper(band));
+}
+
+/**
  * Where line(x) = y − b must sit for the samples with b = y − slope·x ≤ `cut`:
  * within (b − h − c, b + h) for every one; the middle of that intersection, or
  * the bias-corrected mean when a slightly-off slope over a long span makes the
  * brackets disagree.
  */
 function interceptOf(xs: Float64Array, ys: Float64Array, slope: number, band: Band, cut: number): number {
+  return bracketOf(xs, ys, slope, band, cut).intercept;
+}
+
+/** interceptOf, with how many samples it rests on. */
+function bracketOf(xs: Float64Array, ys: Float64Array, slope: number, band: Band, cut: number): { intercept: number; count: number } {
   let lo = -Infinity;
   let hi = Infinity;
   let sum = 0;
@@ -176,8 +194,8 @@ function interceptOf(xs: Float64Array, ys: Float64Array, slope: number, band: Ba
     lo = Math.max(lo, b - band.halfStepNs - band.cycleNs);
     hi = Math.min(hi, b + band.halfStepNs);
   }
-  if (count === 0) return NaN;
-  return lo <= hi ? (lo + hi) / 2 : sum / count - band.cycleNs / 2;
+  if (count === 0) return { intercept: NaN, count };
+  return { intercept: lo <= hi ? (lo + hi) / 2 : sum / count - band.cycleNs / 2, count };
 }
 
 /** Least squares y = intercept + slope·x over all samples (null when x does not vary). */

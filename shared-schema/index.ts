@@ -18,3 +18,4 @@ export { traceFromJson, traceToJson, JSON_FORMAT, JSON_VERSION } from './json.js
 export { calibrate, type RawClocks, type CalibratedTimes, type ClockMode } from './calibrate.js';
 export { rawCaptureOf, H100_CLOCKS, type RawClockModel, type SmClockTruth } from './synthetic-raw.js';
 export { formatNs, formatRanges } from './units.js';
+export { DRAW_BOUNDS_TOLERANCE_NS, drawBoundsOfTrace } from './draw-bounds.js';

@@ -22,6 +22,8 @@ import {
 import type {
   Calibration,
   CalibrationMethod,
+  CalibrationQuality,
+  DrawBoundsCheck,
   CaptureInfo,
   ClockInfo,
   DeviceInfo,
@@ -94,11 +96,61 @@ function readCalibration(value: unknown, field: string): Calibration {
       toNs: readNullableNumber(e, 'toNs', f) ?? 0,
     };
   });
+  // Absent in files written before the decoder measured them (unknown): left out, so such traces read back as they were.
+  const quality = readQuality(o['quality'], `${field}.quality`);
+  const drawBounds = readDrawBounds(o['drawBounds'], `${field}.drawBounds`);
   return {
     method: readEnum(o, 'method', field, METHODS),
     alignedAcrossSms: readBoolean(o, 'alignedAcrossSms', field),
     note: readOptionalString(o, 'note', field, ''),
     perSm,
+    ...(quality === null ? {} : { quality }),
+    ...(drawBounds === null ? {} : { drawBounds }),
+  };
+}
+
+const COUNT_MAX = Number.MAX_SAFE_INTEGER;
+
+function readNonNegative(o: Obj, key: string, field: string): number {
+  const v = readNumber(o, key, field);
+  if (v < 0) fail('bad-value', `${field}.${key}`, `expected ≥ 0, got ${v}`);
+  return v;
+}
+
+function readQuality(value: unknown, field: string): CalibrationQuality | null {
+  if (value === undefined || value === null) return null;
+  const o = readObject(value, field);
+  const samples = readInteger(o, 'samples', field, 0, COUNT_MAX);
+  const lateSamples = readInteger(o, 'lateSamples', field, 0, samples);
+  const c = readObject(o['crossCheck'], `${field}.crossCheck`);
+  const cf = `${field}.crossCheck`;
+  const checks = readInteger(c, 'checks', cf, 0, COUNT_MAX);
+  return {
+    samples,
+    lateSamples,
+    keptRmsNs: readNonNegative(o, 'keptRmsNs', field),
+    allRmsNs: readNonNegative(o, 'allRmsNs', field),
+    allP99Ns: readNonNegative(o, 'allP99Ns', field),
+    crossCheck: {
+      limitNs: readNonNegative(c, 'limitNs', cf),
+      checks,
+      failed: readInteger(c, 'failed', cf, 0, checks),
+      worstNs: readNonNegative(c, 'worstNs', cf),
+      worstSm: readNullableInteger(c, 'worstSm', cf, 0, 0xffff),
+    },
+  };
+}
+
+function readDrawBounds(value: unknown, field: string): DrawBoundsCheck | null {
+  if (value === undefined || value === null) return null;
+  const o = readObject(value, field);
+  const checked = readInteger(o, 'checked', field, 0, COUNT_MAX);
+  return {
+    toleranceNs: readNonNegative(o, 'toleranceNs', field),
+    checked,
+    outside: readInteger(o, 'outside', field, 0, checked),
+    worstExcessNs: readNonNegative(o, 'worstExcessNs', field),
+    worstDraw: readNullableInteger(o, 'worstDraw', field, 0, MAX_DRAWS),
   };
 }
 

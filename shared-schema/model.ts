@@ -103,6 +103,58 @@ export interface Calibration {
   /** One sentence for humans: why aligned or not, what was assumed. */
   readonly note: string;
   readonly perSm: readonly SmCalibration[];
+  /** How far the per-SM fit can be trusted (per-sm-fit only; absent or null: not measured, as in files written before it was). */
+  readonly quality?: CalibrationQuality | null;
+  /** Warps against their draws' GPU timestamps (absent or null: not checked, as in files written before it was). */
+  readonly drawBounds?: DrawBoundsCheck | null;
+}
+
+/**
+ * The per-SM fit measured where it can fail: residuals of every device-clock
+ * sample against the line that placed its warps, late reads included, and
+ * lines fitted on disjoint samples checked against each other.
+ */
+export interface CalibrationQuality {
+  /** Device-clock samples (one per record). */
+  readonly samples: number;
+  /** Of those, left out as late reads (all of a segment's when it took another segment's line). */
+  readonly lateSamples: number;
+  /** RMS of (device ns − line) over the samples kept: the robust figure, ns. */
+  readonly keptRmsNs: number;
+  /** RMS and 99th percentile of |device ns − line| over all samples, late ones included, ns. */
+  readonly allRmsNs: number;
+  readonly allP99Ns: number;
+  readonly crossCheck: CrossCheck;
+}
+
+/**
+ * Cross-validation of the fit: each segment's line fitted on its earlier half
+ * of samples against one fitted on its later half, and consecutive segments
+ * of one SM where they meet (the SM's clock is one counter). On a true fit
+ * they agree within the device clock's step.
+ */
+export interface CrossCheck {
+  /** Largest disagreement that passes, ns. */
+  readonly limitNs: number;
+  readonly checks: number;
+  /** Checks whose lines disagree by more than limitNs. */
+  readonly failed: number;
+  /** Largest disagreement found, ns (0 without checks), and the SM where it was (null: none). */
+  readonly worstNs: number;
+  readonly worstSm: number | null;
+}
+
+/** Warps against their draw's GPU timestamps (see DRAW_BOUNDS_TOLERANCE_NS in draw-bounds.ts). */
+export interface DrawBoundsCheck {
+  /** A warp lying further than this outside its draw's bounds counts as outside, ns. */
+  readonly toleranceNs: number;
+  /** Warps whose draw has timestamps (the others cannot be checked). */
+  readonly checked: number;
+  /** Warps further than toleranceNs outside their draw's bounds. */
+  readonly outside: number;
+  /** Largest distance any checked warp lies outside its draw's bounds, ns (0 when none is), and its draw (null: none). */
+  readonly worstExcessNs: number;
+  readonly worstDraw: number | null;
 }
 
 export type ParameterValue = string | number | boolean;

@@ -10,25 +10,26 @@
 import { encodeRows, mergeByStart, sortByStart, writeRows, type OrderRows, type PlacedRows } from './raw-canonical.js';
 import type { SmGroups, WarpColumns } from './model.js';
 import { countRecords, cursorsOfPart, scatterRecords, type RecordCounts, type RecordLimits, type SmMajorRecords } from './raw-records.js';
+import type { Band } from './clock-fit.js';
 import type { MergeTask } from './row-sort.js';
 import type { ClaimedTasks, SliceTask } from './row-tasks.js';
+import { checkSegments, type CheckedBatch } from './clock-quality.js';
+import { cutAtRateChanges, fitRuns } from './segment-fitter.js';
+import type { DrawCheck } from './draw-bounds.js';
+import { placeSegments, type PlacedBatch, type SegmentLines } from './segment-lines.js';
 import {
-  cutAtRateChanges,
-  fitRuns,
+  clockDirection,
   measureSlice,
   mergeByX,
   offsetSegments,
-  placeSegments,
   runsOf,
   unwrapSlice,
   type ClockRows,
   type DeviceClockMap,
   type FitContext,
   type MeasuredSlice,
-  type PlacedBatch,
   type PlacedFit,
   type Segment,
-  type SegmentLines,
 } from './sm-clock.js';
 import { poolSlopes, type SlopePool } from './shared-slopes.js';
 import { allocRowWindow, type ChunkShape, type OpenRow, type RowLink, type RowWindow, type WarpChunk } from './warp-encoder.js';
@@ -72,7 +73,8 @@ export type PhaseRequest =
   | { readonly phase: 'measure'; readonly tasks: readonly SliceTask[]; readonly rows: ClockRows; readonly map: DeviceClockMap; readonly nsPerCycle: number }
   | { readonly phase: 'unwrap'; readonly tasks: readonly SliceTask[]; readonly rows: ClockRows; readonly nsPerCycle: Float64Array }
   | { readonly phase: 'mergeX'; readonly tasks: readonly MergeTask[]; readonly rows: ClockRows }
-  | { readonly phase: 'runs'; readonly tasks: readonly number[]; readonly rows: ClockRows; readonly nsPerCycle: number }
+  /** Cut each group into runs, and measure its clock's direction (pairs going back more than marginNs). */
+  | { readonly phase: 'runs'; readonly tasks: readonly number[]; readonly rows: ClockRows; readonly nsPerCycle: number; readonly marginNs: number }
   | { readonly phase: 'fit'; readonly tasks: readonly { readonly g: number; readonly firstRun: number; readonly lastRun: number; readonly bounds: Uint32Array }[]; readonly rows: ClockRows; readonly ctx: FitContext }
   | { readonly phase: 'cut'; readonly tasks: readonly { readonly g: number; readonly segments: readonly Segment[] }[]; readonly rows: ClockRows; readonly ctx: FitContext; readonly changes: readonly number[] }
   /** Pool the slopes of segment ranges [begin, end) into slope/error. */
@@ -84,6 +86,15 @@ export type PhaseRequest =
       readonly ctx: FitContext;
       readonly slope: Float64Array;
       readonly error: Float64Array;
+    }
+  /** Residuals of batches of segments against their lines, and each segment's halves checked (clock-quality.ts). */
+  | {
+      readonly phase: 'check';
+      readonly tasks: readonly { readonly segments: readonly { readonly begin: number; readonly end: number }[]; readonly first: number }[];
+      readonly rows: ClockRows;
+      readonly lines: SegmentLines;
+      readonly borrowed: Uint8Array;
+      readonly band: Band;
     }
   | {
       readonly phase: 'place';
@@ -97,6 +108,7 @@ export type PhaseRequest =
       readonly rows: ClockRows;
       readonly lines: SegmentLines;
       readonly placed: PlacedRows & { readonly cycleStart: Float64Array };
+      readonly drawCheck: DrawCheck | null;
     }
   /** Sort slices by start; whole groups are written to the sink at once. */
   | ({ readonly phase: 'order'; readonly tasks: readonly SliceTask[] } & CanonicalInput)
@@ -111,11 +123,12 @@ export interface PhaseReplies {
   measure: MeasuredSlice;
   unwrap: { samples: Float64Array | null; minStartCycles: number };
   mergeX: null;
-  runs: Uint32Array;
+  runs: { bounds: Uint32Array; direction: { pairs: number; backwards: number } };
   fit: { segments: Segment[]; changes: number[] };
   cut: Segment[];
   share: null;
   offsets: PlacedFit[];
+  check: CheckedBatch;
   place: PlacedBatch;
   order: { samples: Float64Array | null; chunk: ChunkReport | null };
   emit: ChunkReport | null;
@@ -208,7 +221,7 @@ export class PhaseWorker {
           return null;
         });
       case 'runs':
-        return each<number>((g) => runsOf(request.rows, g, request.nsPerCycle));
+        return each<number>((g) => ({ bounds: runsOf(request.rows, g, request.nsPerCycle), direction: clockDirection(request.rows, g, request.marginNs) }));
       case 'fit':
         return each<{ g: number; firstRun: number; lastRun: number; bounds: Uint32Array }>(({ g, firstRun, lastRun, bounds }) => fitRuns(request.rows, g, bounds, firstRun, lastRun, request.ctx));
       case 'cut':
@@ -220,9 +233,11 @@ export class PhaseWorker {
         });
       case 'offsets':
         return each<{ segments: readonly Segment[]; first: number }>(({ segments, first }) => offsetSegments(request.rows, segments, first, request.slope, request.error, request.ctx));
+      case 'check':
+        return each<{ segments: readonly { begin: number; end: number }[]; first: number }>((t) => checkSegments(request.rows, t.segments, t.first, request.lines, request.borrowed, request.band));
       case 'place':
         return each<{ segments: readonly { begin: number; end: number }[]; first: number; groupFirst: number; groupLast: number; minStartCycles: number }>((t) =>
-          placeSegments(request.rows, t.segments, t.first, t.groupFirst, t.groupLast, request.lines, t.minStartCycles, request.placed),
+          placeSegments(request.rows, t.segments, t.first, t.groupFirst, t.groupLast, request.lines, t.minStartCycles, request.placed, request.drawCheck),
         );
       case 'order':
         return each<SliceTask>(({ slice, whole }) => {

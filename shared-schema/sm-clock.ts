@@ -8,9 +8,9 @@
  * slopes of segments overlapping in time). Every step gives the same result
  * however the rows were split, so one thread and a pool agree byte for byte.
  */
-import { fitOffset, fitSegment, type Band, type Line, type SegmentFit } from './clock-fit.js';
-import { TICKS_PER_NS, type SmGroups } from './model.js';
-import { cycleDurationOfRecord, placeRow, type PlacedRows } from './raw-canonical.js';
+import { fitOffset, type Band, type SegmentFit } from './clock-fit.js';
+import type { SmGroups } from './model.js';
+import { cycleDurationOfRecord } from './raw-canonical.js';
 import { RECORD_WORDS, RecordWord } from './raw-layout.js';
 import { mergePart, sortSlice } from './row-sort.js';
 import { SLICE_BLOCK, type RowSlice } from './row-tasks.js';
@@ -21,21 +21,13 @@ const RATE_WINDOW_NS = 0.25e9;
 export const MIN_FIT_SAMPLES = 8;
 export const MIN_FIT_SPAN_NS = 2000;
 /** An SM idle this long (ns) may come back at another clock rate: where misfit segments are cut first. */
-const SEGMENT_GAP_NS = 5000;
+export const SEGMENT_GAP_NS = 5000;
 /** Segments are cut past this length (ns) so slow rate drift stays within a step... */
 export const MAX_SEGMENT_NS = 200_000;
 /** ...but not before they hold this many samples. */
-const MIN_SEGMENT_SAMPLES = 256;
+export const MIN_SEGMENT_SAMPLES = 256;
 /** How far (relative) one SM's clock rate may differ from the others' at the same moment. */
 const SHARED_SLOPE_FLOOR = 5e-6;
-/** Idle gaps tried as cut points of a misfit segment. */
-const CUT_GAPS = 4;
-/** Samples this far (ns) above a segment's line are left out when locating a rate change. */
-const LATE_FOR_CHANGE_POINT_NS = 1000;
-/** Late reads bunched at one end of a segment (this skew between its quarters) suggest a rate change. */
-export const SUSPICIOUS_SKEW = 0.3;
-/** Margin (ns) within which a segment's end counts as already at a rate change. */
-const RATE_CHANGE_MARGIN_NS = 1000;
 /** Numbers per block in measureSlice's rough-rate sums. */
 const ROUGH_STATS = 7;
 
@@ -56,6 +48,8 @@ export interface FitContext {
   readonly prior: number;
   /** Residual RMS above which a segment holds a rate change. */
   readonly kinkRmsNs: number;
+  /** How far lines fitted on disjoint samples may disagree, ns (clock-quality.ts). */
+  readonly crossCheckLimitNs: number;
 }
 
 /**
@@ -218,6 +212,17 @@ export function sameUnwrap(provisional: number, rate: number, reachNs: number): 
 
 /** An SM's rough rate (ns per cycle) from its slices' block sums in row order, or null when they say too little. */
 export function roughSlope(slices: readonly Float64Array[]): number | null {
+  return roughFit(slices)?.slope ?? null;
+}
+
+/** An SM's rough rate and its weight (Σ(u−ū)², the precision of a least-squares slope), or null. */
+export interface RoughFit {
+  readonly slope: number;
+  readonly weight: number;
+}
+
+/** roughSlope with its weight (see RoughFit). */
+export function roughFit(slices: readonly Float64Array[]): RoughFit | null {
   let n = 0;
   let mu = 0;
   let mv = 0;
@@ -244,7 +249,7 @@ export function roughSlope(slices: readonly Float64Array[]): number | null {
   }
   if (n < MIN_FIT_SAMPLES || hi - lo < MIN_FIT_SPAN_NS || !(cuu > 0)) return null;
   const slope = cuv / cuu;
-  return slope > 0 ? slope : null;
+  return slope > 0 ? { slope, weight: cuu } : null;
 }
 
 /**
@@ -287,6 +292,22 @@ function fillYs(rows: ClockRows, begin: number, end: number): void {
 }
 
 /**
+ * The direction of group g's clock against the device clock: its samples in
+ * cycle order, each paired with the one half the samples later, and how
+ * many of those pairs go back in device time by more than `marginNs`. A
+ * forward clock's pairs only do where the earlier read came back late; a
+ * clock running backwards (or words that are no clock) does it in most.
+ */
+export function clockDirection(rows: ClockRows, g: number, marginNs: number): { pairs: number; backwards: number } {
+  const ys = rows.ys;
+  const from = rows.groups.offsets[g] as number;
+  const half = ((rows.groups.offsets[g + 1] as number) - from) >> 1;
+  let backwards = 0;
+  for (let k = from; k < from + half; k++) if ((ys[k + half] as number) < (ys[k] as number) - marginNs) backwards++;
+  return { pairs: half, backwards };
+}
+
+/**
  * Group g's sorted rows cut into runs past MAX_SEGMENT_NS once they hold
  * MIN_SEGMENT_SAMPLES: bounds[r] is run r's first row, the last entry the
  * group's end.
@@ -317,62 +338,27 @@ export function runsOf(rows: ClockRows, g: number, nsPerCycle: number): Uint32Ar
   return Uint32Array.from(bounds);
 }
 
-/** The first consensus seed of run r of an SM: fixed per run, so runs can be fitted in any order. */
-function runSeed(sm: number, run: number): number {
-  return ((sm << 16) ^ Math.imul(run + 1, 0x9e3779b1)) >>> 0;
-}
-
-/**
- * Fits runs [first, last) of group g (bounds from runsOf): each run is one
- * segment, or several where a rate change shows (cut at idle gaps or where
- * two lines fit best). Returns the segments and the times (device ns) where
- * the SM saw its rate change.
- */
-export function fitRuns(rows: ClockRows, g: number, bounds: Uint32Array, first: number, last: number, ctx: FitContext): { segments: Segment[]; changes: number[] } {
-  const sm = rows.groups.sm[g] as number;
-  const fitter = new SegmentFitter(rows.xs, rows.ys, ctx);
-  for (let r = first; r < last; r++) {
-    const begin = bounds[r] as number;
-    const end = bounds[r + 1] as number;
-    fitter.seed = runSeed(sm, r);
-    fitter.fitOwn(begin, end, fitter.fitRange(begin, end));
-  }
-  return { segments: fitter.segments, changes: fitter.changes };
-}
-
-/** Splits segments of group g that span one of the chip's rate changes (sorted times), refitting both sides. */
-export function cutAtRateChanges(rows: ClockRows, g: number, segments: readonly Segment[], changes: readonly number[], ctx: FitContext): Segment[] {
-  const ys = rows.ys;
-  const fitter = new SegmentFitter(rows.xs, ys, ctx);
-  const seed = ((rows.groups.sm[g] as number) << 12) ^ 0xfff;
-  const out: Segment[] = [];
-  const split = (seg: Segment): void => {
-    const from = ys[seg.begin] as number;
-    const to = ys[seg.end - 1] as number;
-    const t = changes.find((c) => c > from + RATE_CHANGE_MARGIN_NS && c < to - RATE_CHANGE_MARGIN_NS);
-    if (t === undefined) {
-      out.push(seg);
-      return;
-    }
-    let at = seg.begin;
-    while (at < seg.end && (ys[at] as number) < t) at++;
-    if (at === seg.begin || at === seg.end) {
-      out.push(seg);
-      return;
-    }
-    fitter.seed = seed;
-    split({ begin: seg.begin, end: at, own: fitter.fitRange(seg.begin, at) });
-    fitter.seed = seed;
-    split({ begin: at, end: seg.end, own: fitter.fitRange(at, seg.end) });
-  };
-  for (const seg of segments) split(seg);
-  return out;
-}
-
 /** What other SMs need to know about segments of one SM. */
 export function summariesOf(rows: ClockRows, segments: readonly Segment[]): SegmentSummary[] {
-  const ys = rows.ys;
-  return segments.map(({ begin, end, own }) => ({ fromNs: ys[begin] as number, toNs: ys[end - 1] as number, samples: end - begin, own }));
+  return segments.map(({ begin, end, own }) => ({ ...sampleSpanNs(rows.ys, begin, end), samples: end - begin, own }));
+}
+
+/** Samples a span's ends are taken over (sampleSpanNs). */
+const SPAN_END_SAMPLES = 8;
+
+/**
+ * The device time samples [begin, end) (in cycle order) cover, robust to
+ * late reads, which only push a sample up: from the earliest of the first
+ * few samples, to the earliest of the last few (a late first or last read
+ * would move a span by up to tens of µs, even turn it around). A few
+ * samples each, so summaries stay per segment, not per sample.
+ */
+export function sampleSpanNs(ys: Float64Array, begin: number, end: number): { fromNs: number; toNs: number } {
+  let fromNs = Infinity;
+  for (let k = begin; k < Math.min(end, begin + SPAN_END_SAMPLES); k++) fromNs = Math.min(fromNs, ys[k] as number);
+  let toNs = Infinity;
+  for (let k = Math.max(begin, end - SPAN_END_SAMPLES); k < end; k++) toNs = Math.min(toNs, ys[k] as number);
+  return { fromNs, toNs: Math.max(fromNs, toNs) };
 }
 
 /**
@@ -398,230 +384,4 @@ export function offsetSegments(
     const fit: SegmentFit = own !== null && wOwn >= wShared ? { ...offset, fit: 'linear', slopeError: own.slopeError } : offset;
     return { fit, reliable: end - begin - fit.late >= Math.max(3, (end - begin) / 2) };
   });
-}
-
-/**
- * The line each segment of one SM places its warps with: its own, or, for
- * segments whose samples are nearly all late (an SM's first ~20 µs on the
- * H100 read one later instant, which only bounds the truth from above), the
- * line of the nearest reliable segment of the same SM, following the counter
- * across. borrowed[s] tells which.
- */
-export function segmentLines(fits: readonly PlacedFit[]): { lines: Line[]; borrowed: boolean[] } {
-  const lines = fits.map((f) => f.fit.line);
-  const borrowed = fits.map(() => false);
-  fits.forEach((entry, s) => {
-    if (entry.reliable) return;
-    const donor = nearestReliable(fits, s);
-    if (donor === null) return;
-    lines[s] = donor;
-    borrowed[s] = true;
-  });
-  return { lines, borrowed };
-}
-
-/** Every segment's line and sample span, all SMs in order (segment s: slope, intercept, first x, last x). */
-export interface SegmentLines {
-  readonly slope: Float64Array;
-  readonly intercept: Float64Array;
-  readonly firstX: Float64Array;
-  readonly lastX: Float64Array;
-}
-
-/** What placing a batch of segments found. */
-export interface PlacedBatch {
-  /** Each segment's [from, to] ns (its first row's start, its last row's end). */
-  readonly spans: Float64Array;
-  readonly minStartTicks: number;
-  /** The first row whose times are out of range (rejectPlacedRow), else −1. */
-  readonly badRow: number;
-}
-
-/**
- * Places the rows of segments [first, last) of one SM (global segment
- * indices; the SM's are [groupFirst, groupLast)): end ns from the segment's
- * line, start ns from the line in force at the start cycle, quantized to
- * ticks; start cycles counted from the SM's earliest (minStartCycles).
- */
-export function placeSegments(
-  rows: ClockRows,
-  segments: readonly { readonly begin: number; readonly end: number }[],
-  first: number,
-  groupFirst: number,
-  groupLast: number,
-  lines: SegmentLines,
-  minStartCycles: number,
-  out: PlacedRows & { readonly cycleStart: Float64Array },
-): PlacedBatch {
-  const { xs, byX, words } = rows;
-  const { startTicks, durationTicks, cycleStart } = out;
-  const spans = new Float64Array(segments.length * 2);
-  let minStartTicks = Infinity;
-  let badRow = -1;
-  segments.forEach(({ begin, end }, j) => {
-    const s = first + j;
-    const slope = lines.slope[s] as number;
-    const intercept = lines.intercept[s] as number;
-    const firstX = lines.firstX[s] as number;
-    for (let k = begin; k < end; k++) {
-      const i = byX[k] as number;
-      const x = xs[k] as number;
-      const duration = cycleDurationOfRecord(words, i);
-      const e = intercept + slope * x;
-      // A warp that started before this segment's first end sample started under an earlier line.
-      const c = x - duration;
-      const at = c >= firstX ? s : lineAt(lines, groupFirst, groupLast, c, s);
-      // Lines of neighbouring segments need not meet exactly: never let a start pass its end.
-      const start = Math.min((lines.intercept[at] as number) + (lines.slope[at] as number) * c, e);
-      if (!placeRow(out, i, start, e) && badRow < 0) badRow = i;
-      cycleStart[i] = c - minStartCycles;
-      const st = startTicks[i] as number;
-      if (st < minStartTicks) minStartTicks = st;
-    }
-    const firstRow = byX[begin] as number;
-    const lastRow = byX[end - 1] as number;
-    spans[j * 2] = (startTicks[firstRow] as number) / TICKS_PER_NS;
-    spans[j * 2 + 1] = ((startTicks[lastRow] as number) + (durationTicks[lastRow] as number)) / TICKS_PER_NS;
-  });
-  return { spans, minStartTicks, badRow };
-}
-
-/**
- * The segment (of [first, last)) whose samples span x; `fallback` (the
- * warp's own segment) when x falls in an idle gap, where the rate of the
- * coming work is the better guess than extrapolating an earlier one across the gap.
- */
-function lineAt(lines: SegmentLines, first: number, last: number, x: number, fallback: number): number {
-  let lo = first;
-  let hi = last - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if ((lines.firstX[mid] as number) <= x) lo = mid;
-    else hi = mid - 1;
-  }
-  return (lines.firstX[lo] as number) <= x && x <= (lines.lastX[lo] as number) ? lo : fallback;
-}
-
-/** Fits ranges of an SM's sorted samples, cutting misfit ranges at rate changes. */
-class SegmentFitter {
-  readonly segments: Segment[] = [];
-  readonly changes: number[] = [];
-  seed = 0;
-
-  constructor(
-    private readonly xs: Float64Array,
-    private readonly ys: Float64Array,
-    private readonly ctx: FitContext,
-  ) {}
-
-  fitRange(begin: number, end: number): SegmentFit | null {
-    const seed = this.seed++;
-    const spanNs = ((this.xs[end - 1] as number) - (this.xs[begin] as number)) * this.ctx.prior;
-    if (spanNs < MIN_FIT_SPAN_NS) return null;
-    return fitSegment(this.xs.subarray(begin, end), this.ys.subarray(begin, end), this.ctx.band, this.ctx.prior, seed, MIN_FIT_SAMPLES);
-  }
-
-  /**
-   * Keeps [begin, end) as a segment, unless it holds a rate change: residuals
-   * well above the quantization noise, or a run of samples that look late
-   * because the line fits the other side of the change. Then it is cut at the
-   * longest idle gaps (where boost clocks change) or where two lines fit best,
-   * and the cut is kept when it explains the misfit.
-   */
-  fitOwn(begin: number, end: number, own: SegmentFit | null): void {
-    const ctx = this.ctx;
-    const suspicious = own !== null && (own.rmsNs > ctx.kinkRmsNs || (own.late >= MIN_FIT_SAMPLES && own.lateSkew > SUSPICIOUS_SKEW));
-    if (own !== null && suspicious) {
-      let best: { at: number; left: SegmentFit | null; right: SegmentFit | null; late: number; rms: number } | null = null;
-      for (const at of this.cutCandidates(begin, end, own.line)) {
-        const left = this.fitRange(begin, at);
-        const right = this.fitRange(at, end);
-        const late = (left?.late ?? 0) + (right?.late ?? 0);
-        const rms = Math.max(left?.rmsNs ?? 0, right?.rmsNs ?? 0);
-        if (best === null || late + rms < best.late + best.rms) best = { at, left, right, late, rms };
-      }
-      if (best !== null && (own.rmsNs > ctx.kinkRmsNs || best.late < own.late / 2 || best.rms < own.rmsNs / 2)) {
-        this.changes.push(this.ys[best.at] as number);
-        this.fitOwn(begin, best.at, best.left);
-        this.fitOwn(best.at, end, best.right);
-        return;
-      }
-    }
-    this.segments.push({ begin, end, own });
-  }
-
-  /**
-   * Where to try cutting a misfit segment: after its longest idle gaps (over
-   * SEGMENT_GAP_NS, where boost clocks change), and where two least-squares
-   * lines fit best (the optimal single change point, found in one pass with
-   * prefix sums; samples far above the segment's line, late reads, are left
-   * out of the sums).
-   */
-  private cutCandidates(begin: number, end: number, line: Line): number[] {
-    const xs = this.xs;
-    const nsPerCycle = this.ctx.prior;
-    const gaps: { at: number; ns: number }[] = [];
-    for (let k = begin + 1; k < end; k++) {
-      const ns = ((xs[k] as number) - (xs[k - 1] as number)) * nsPerCycle;
-      if (ns > SEGMENT_GAP_NS) gaps.push({ at: k, ns });
-    }
-    const cuts = gaps.sort((a, b) => b.ns - a.ns).slice(0, CUT_GAPS).map((g) => g.at);
-    const best = bestChangePoint(xs.subarray(begin, end), this.ys.subarray(begin, end), line);
-    if (best !== null && !cuts.includes(begin + best)) cuts.push(begin + best);
-    return cuts;
-  }
-}
-
-/** The cut index minimizing the squared residuals of a line on each side (null when too few samples). */
-function bestChangePoint(xs: Float64Array, ys: Float64Array, line: Line): number | null {
-  const n = xs.length;
-  if (n < 2 * MIN_FIT_SAMPLES) return null;
-  // Sums of u = x − x0, v = y − line(x) (residuals: small numbers keep the sums exact).
-  const x0 = xs[0] as number;
-  const sums = new Float64Array((n + 1) * 6);
-  for (let k = 0; k < n; k++) {
-    const u = (xs[k] as number) - x0;
-    const v = (ys[k] as number) - (line.intercept + line.slope * (xs[k] as number));
-    const keep = v < LATE_FOR_CHANGE_POINT_NS ? 1 : 0;
-    const o = k * 6;
-    sums[o + 6] = (sums[o] as number) + keep;
-    sums[o + 7] = (sums[o + 1] as number) + keep * u;
-    sums[o + 8] = (sums[o + 2] as number) + keep * v;
-    sums[o + 9] = (sums[o + 3] as number) + keep * u * u;
-    sums[o + 10] = (sums[o + 4] as number) + keep * u * v;
-    sums[o + 11] = (sums[o + 5] as number) + keep * v * v;
-  }
-  const sse = (from: number, to: number): number => {
-    const a = from * 6;
-    const b = to * 6;
-    const c = (sums[b] as number) - (sums[a] as number);
-    if (c < 3) return Infinity;
-    const su = (sums[b + 1] as number) - (sums[a + 1] as number);
-    const sv = (sums[b + 2] as number) - (sums[a + 2] as number);
-    const suu = (sums[b + 3] as number) - (sums[a + 3] as number) - (su * su) / c;
-    const suv = (sums[b + 4] as number) - (sums[a + 4] as number) - (su * sv) / c;
-    const svv = (sums[b + 5] as number) - (sums[a + 5] as number) - (sv * sv) / c;
-    return suu > 0 ? svv - (suv * suv) / suu : svv;
-  };
-  let best: number | null = null;
-  let bestSse = Infinity;
-  for (let k = MIN_FIT_SAMPLES; k <= n - MIN_FIT_SAMPLES; k++) {
-    const total = sse(0, k) + sse(k, n);
-    if (total < bestSse) {
-      bestSse = total;
-      best = k;
-    }
-  }
-  return best;
-}
-
-/** The line of the closest reliable segment, the following one first (null when none). */
-function nearestReliable(fits: readonly { fit: SegmentFit; reliable: boolean }[], k: number): Line | null {
-  for (let d = 1; d < fits.length; d++) {
-    const after = fits[k + d];
-    if (after?.reliable) return after.fit.line;
-    const before = fits[k - d];
-    if (before?.reliable) return before.fit.line;
-  }
-  return null;
 }

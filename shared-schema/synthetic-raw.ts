@@ -36,7 +36,19 @@ export interface RawClockModel {
   readonly wakeUpNs?: number;
   /** A chip-wide clock-rate change (boost), as a factor on every SM's rate, at this time. */
   readonly rateChange?: { readonly atNs: number; readonly factor: number };
+  /**
+   * Failures to test against. These SMs' counters count down (a dump whose
+   * SM clock words are no clock).
+   */
+  readonly backwardsSms?: readonly number[];
+  /** These SMs' counters stop while the SM idles longer than 1 µs (clock gating, as on GPUs whose SM clock does). */
+  readonly gatedSms?: readonly number[];
+  /** The timestamp queries read a clock this far (ns) ahead of the device clock the shaders read (two time bases). */
+  readonly timestampSkewNs?: number;
 }
+
+/** A gated SM's counter stops in idle gaps longer than this (ns). */
+const GATE_AFTER_NS = 1000;
 
 export const H100_CLOCKS: RawClockModel = {
   originDeviceNs: 1_754_000_123_456_789,
@@ -69,10 +81,13 @@ export function rawCaptureOf(truth: Trace, model: RawClockModel): { raw: RawCapt
     });
   }
   const flags = (model.smClock ? RecordFlag.SM_CLOCK : 0) | (model.deviceClock ? RecordFlag.DEVICE_CLOCK : 0);
-  const cyclesAt = (clock: SmClockTruth, ns: number): number => {
+  const stopped = stoppedTime(w, sm, new Set(model.gatedSms ?? []));
+  const backwards = new Set(model.backwardsSms ?? []);
+  const cyclesAt = (smId: number, clock: SmClockTruth, at: number): number => {
+    const ns = at - (stopped.get(smId)?.(at) ?? 0);
     const change = model.rateChange;
-    if (change === undefined || ns <= change.atNs) return clock.offsetCycles + clock.cyclesPerNs * ns;
-    return clock.offsetCycles + clock.cyclesPerNs * (change.atNs + (ns - change.atNs) * change.factor);
+    const counted = change === undefined || ns <= change.atNs ? clock.cyclesPerNs * ns : clock.cyclesPerNs * (change.atNs + (ns - change.atNs) * change.factor);
+    return backwards.has(smId) ? clock.offsetCycles - counted : clock.offsetCycles + counted;
   };
   // Each SM's first warp start (for the wake-up window).
   const firstStart = new Map<number, number>();
@@ -85,7 +100,9 @@ export function rawCaptureOf(truth: Trace, model: RawClockModel): { raw: RawCapt
     return t;
   };
   const deviceTicks = (ns: number) => Math.floor((model.originDeviceNs + ns) / model.deviceStepNs) * model.deviceStepNs;
-  const lo = (v: number) => v % 4294967296;
+  const lo = (v: number) => ((v % 4294967296) + 4294967296) % 4294967296;
+  // Timestamp queries, on their own time base when skewed.
+  const timestampTicks = (ns: number) => deviceTicks(ns + (model.timestampSkewNs ?? 0));
   // The GPU appends records as warps finish: emit them in end-time order.
   const endTicks = new Float64Array(w.count);
   for (let i = 0; i < w.count; i++) endTicks[i] = Math.round(((w.startNs[i] as number) + (w.durationNs[i] as number)) * 16);
@@ -98,8 +115,8 @@ export function rawCaptureOf(truth: Trace, model: RawClockModel): { raw: RawCapt
     const clock = clocks.get(sm[i] as number)!;
     const base = k * RECORD_WORDS;
     if (model.smClock) {
-      records[base + RecordWord.CLOCK_START] = lo(Math.floor(cyclesAt(clock, start)));
-      records[base + RecordWord.CLOCK_END] = lo(Math.floor(cyclesAt(clock, end)));
+      records[base + RecordWord.CLOCK_START] = lo(Math.floor(cyclesAt(sm[i] as number, clock, start)));
+      records[base + RecordWord.CLOCK_END] = lo(Math.floor(cyclesAt(sm[i] as number, clock, end)));
       if (model.deviceClock) records[base + RecordWord.DEVICE_CLOCK] = lo(deviceTicks(readTime(sm[i] as number, end)));
     } else {
       records[base + RecordWord.CLOCK_START] = lo(deviceTicks(start));
@@ -118,7 +135,7 @@ export function rawCaptureOf(truth: Trace, model: RawClockModel): { raw: RawCapt
     capturedAt: truth.capture.capturedAt,
     workload: truth.capture.workload,
     parameters: { ...truth.capture.parameters, rawSeed: model.seed },
-    captureStartTicks: String(deviceTicks(0)),
+    captureStartTicks: String(timestampTicks(0)),
     device: {
       name: d.name,
       vendor: d.vendor,
@@ -139,10 +156,32 @@ export function rawCaptureOf(truth: Trace, model: RawClockModel): { raw: RawCapt
   const timestamps = truth.draws.map((draw) =>
     draw.gpuBeginNs === null || draw.gpuEndNs === null
       ? null
-      : ([BigInt(deviceTicks(draw.gpuBeginNs)), BigInt(deviceTicks(draw.gpuEndNs))] as const),
+      : ([BigInt(timestampTicks(draw.gpuBeginNs)), BigInt(timestampTicks(draw.gpuEndNs))] as const),
   );
   return {
     raw: { metadata, timestamps, records, counter: w.count + model.dropped, capacity: w.count },
     clocks,
   };
+}
+
+/**
+ * Per gated SM, the time (ns) its counter has stood still before a given
+ * moment: the idle gaps longer than GATE_AFTER_NS between its warps.
+ */
+function stoppedTime(w: Trace['warps'], sm: ArrayLike<number>, gated: ReadonlySet<number>): Map<number, (ns: number) => number> {
+  const out = new Map<number, (ns: number) => number>();
+  for (const id of gated) {
+    const spans: [number, number][] = [];
+    for (let i = 0; i < w.count; i++) if (sm[i] === id) spans.push([w.startNs[i] as number, (w.startNs[i] as number) + (w.durationNs[i] as number)]);
+    spans.sort((a, b) => a[0] - b[0]);
+    // Idle gaps: [end of all work so far, next start), when long enough.
+    const gaps: [number, number][] = [];
+    let busyUntil = -Infinity;
+    for (const [start, end] of spans) {
+      if (start - busyUntil > GATE_AFTER_NS && busyUntil > -Infinity) gaps.push([busyUntil, start]);
+      busyUntil = Math.max(busyUntil, end);
+    }
+    out.set(id, (ns) => gaps.reduce((sum, [from, to]) => sum + Math.max(0, Math.min(ns, to) - from), 0));
+  }
+  return out;
 }

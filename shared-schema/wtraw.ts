@@ -4,7 +4,10 @@
  * calibrates the clocks and builds a Trace. encodeWtraw writes the same
  * container (for synthetic captures and tests; the C host writes real ones).
  */
-import { calibrateGrouped, deviceClockMap, perSmFitPhases, type CalibratedTimes, type ClockMode } from './calibrate.js';
+import { calibrateGrouped, deviceClockMap, type CalibratedTimes, type ClockMode } from './calibrate.js';
+import { withDrawBounds } from './calibration-record.js';
+import { drawCheckOf, newTally, tallyWarp } from './draw-bounds.js';
+import { perSmFitPhases } from './per-sm-fit.js';
 import { runPhases, type ChunkReport, type PhaseProgram } from './phase-worker.js';
 import { mergeTasks } from './row-sort.js';
 import { claimBySize, planSlices, splitRows } from './row-tasks.js';
@@ -357,10 +360,13 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
   let placed: PlacedRows;
   let minStartTicks = Infinity;
   let scratch: OrderRows;
+  // Warps are checked against their draws' timestamps where they are placed (unless SMs are rebased: no common time base).
+  const drawCheck = mode === 'sm-clock-rebased' ? null : drawCheckOf(parsed.gpuBegin, parsed.gpuEnd, allocate);
+  let drawTally: Float64Array | null = null;
   if (mode === 'per-sm-fit') {
     const fit = deviceClockMap(clocks, n, records.deviceLoOr);
-    const calibrated = yield* perSmFitPhases(out, groups, workers, fit.granularityNs, fit.map, clocks.smClockRateHz, allocate);
-    ({ placed, minStartTicks } = calibrated);
+    const calibrated = yield* perSmFitPhases(out, groups, workers, fit.granularityNs, fit.map, clocks.smClockRateHz, allocate, drawCheck);
+    ({ placed, minStartTicks, drawTally } = calibrated);
     calibration = calibrated.result;
     rateHz = calibrated.smClockRateHz;
     if (calibrated.badRow >= 0) rejectPlacedTicks(placed, calibrated.badRow);
@@ -370,13 +376,17 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
   } else {
     // Without both clocks there is nothing to fit: a few passes, done here.
     const column = (word: number) => recordColumn(out, word, 0, n);
-    const { startNs, endNs, cycleStart, cycleDuration: _, ...own } = calibrateGrouped({ ...clocks, mode, groups, clockStartLo: column(RecordWord.CLOCK_START), clockEndLo: column(RecordWord.CLOCK_END), deviceLo: new Uint32Array(0), draw: column(RecordWord.DRAW_ID) });
+    const draw = column(RecordWord.DRAW_ID);
+    const { startNs, endNs, cycleStart, cycleDuration: _, ...own } = calibrateGrouped({ ...clocks, mode, groups, clockStartLo: column(RecordWord.CLOCK_START), clockEndLo: column(RecordWord.CLOCK_END), deviceLo: new Uint32Array(0), draw });
     calibration = () => own;
     rateHz = own.smClockRateHz;
     placed = { startTicks: allocate.f64(n), durationTicks: allocate.f64(n), cycleStart: cycleStart === null ? null : allocate.share(cycleStart) };
+    drawTally = drawCheck === null ? null : newTally();
     for (let i = 0; i < n; i++) {
       if (!placeRow(placed, i, startNs[i] as number, endNs[i] as number)) rejectPlacedRow(i, startNs[i] as number, endNs[i] as number);
-      minStartTicks = Math.min(minStartTicks, placed.startTicks[i] as number);
+      const st = placed.startTicks[i] as number;
+      minStartTicks = Math.min(minStartTicks, st);
+      if (drawCheck !== null) tallyWarp(drawCheck.bounds, drawTally as Float64Array, draw[i] as number, st, st + (placed.durationTicks[i] as number), drawCheck.toleranceTicks);
     }
     scratch = allocOrderRows(n, allocate);
   }
@@ -387,7 +397,8 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
   // The trace's header (the calibration record), and for a file its shape and packed prefix: built while the workers sort.
   const own: { header: TraceHeader | null; file: { shape: WtraceShape; prefix: WtracePrefix } | null } = { header: null, file: null };
   const buildHeader = () => {
-    own.header = wtrawHeader(parsed, calibration(), shiftTicks / TICKS_PER_NS);
+    const result = calibration();
+    own.header = wtrawHeader(parsed, { ...result, calibration: withDrawBounds(result.calibration, drawTally) }, shiftTicks / TICKS_PER_NS);
     if (columns !== null) return;
     const shape = { ...own.header, count: n, smGroups: groups, chunk: chunkShape };
     own.file = { shape, prefix: packPrefix(shape) };

@@ -4,6 +4,7 @@
  * warp columns.
  */
 import { STAGES, STAGE_COUNT, UNKNOWN_SM, type Trace } from '../../shared-schema/index.js';
+import { summarizeCalibration, type CalibrationSummary } from '../../analysis/calibration-quality.js';
 
 export interface StageCount {
   readonly stage: string;
@@ -41,15 +42,7 @@ export interface TraceSummary {
   readonly stages: StageCount[];
   readonly draws: DrawCount[];
   readonly sms: SmCount[];
-  readonly calibration: {
-    readonly method: string;
-    readonly alignedAcrossSms: boolean;
-    readonly note: string;
-    readonly medianResidualRmsNs: number | null;
-    readonly worstResidualRmsNs: number | null;
-    readonly worstSm: number | null;
-    readonly offsetOnlySms: number;
-  };
+  readonly calibration: CalibrationSummary;
 }
 
 export function summarizeTrace(trace: Trace): TraceSummary {
@@ -106,10 +99,6 @@ export function summarizeTrace(trace: Trace): TraceSummary {
     gpuBeginNs: d.gpuBeginNs,
     gpuEndNs: d.gpuEndNs,
   }));
-  const cal = trace.capture.calibration;
-  const fitted = cal.perSm.filter((c) => c.fit !== 'rebased');
-  const residuals = fitted.map((c) => c.residualRmsNs).sort((a, b) => a - b);
-  const worst = fitted.reduce<(typeof fitted)[number] | null>((a, c) => (a === null || c.residualRmsNs > a.residualRmsNs ? c : a), null);
   return {
     warps: w.count,
     spanNs: w.count === 0 ? null : { start, end },
@@ -119,15 +108,7 @@ export function summarizeTrace(trace: Trace): TraceSummary {
     stages,
     draws,
     sms,
-    calibration: {
-      method: cal.method,
-      alignedAcrossSms: cal.alignedAcrossSms,
-      note: cal.note,
-      medianResidualRmsNs: residuals.length === 0 ? null : (residuals[residuals.length >> 1] as number),
-      worstResidualRmsNs: worst?.residualRmsNs ?? null,
-      worstSm: worst?.sm ?? null,
-      offsetOnlySms: cal.perSm.filter((c) => c.fit === 'offset-only').length,
-    },
+    calibration: summarizeCalibration(trace),
   };
 }
 

@@ -13,6 +13,7 @@ import {
   type RawClockModel,
   type Trace,
 } from '../../shared-schema/index.js';
+import { GRAPHICS_SMS, decodedRows, shortDispatches, worstStartErrorNs } from './clock-scenarios.js';
 import { checkInvariants, traceWithRowIds } from './fixtures.js';
 
 /**
@@ -218,4 +219,32 @@ test('raw SM cycles are kept and match the clock model', () => {
     const cycles = decoded.warps.smCycleDuration![i] as number;
     assert.ok(Math.abs(cycles / rate - (decoded.warps.durationNs[i] as number)) <= 2, `row ${i}`);
   }
+});
+
+test('SMs that only ran short dispatches take the chip clock rate of their moment, not one pooled among themselves', () => {
+  // As on the H100: 128 SMs saw only 6-23 µs dispatches (their first ~20 µs of reads all late), four ran the graphics; the rate dropped between.
+  const truth = shortDispatches();
+  const model: RawClockModel = { ...H100_CLOCKS, smClockHz: 1.98e9, wakeUpNs: 20_000, lateReads: { fraction: 0.05, maxNs: 37_000 }, rateChange: { atNs: 18_000, factor: 0.986 } };
+  const decoded = roundTrip(truth, model);
+  const cal = decoded.capture.calibration;
+  const rateAfter = model.smClockHz * 0.986;
+  // Every segment of the second dispatch (all 132 SMs at one moment) uses the chip's rate then.
+  const second = decoded.draws[2]!;
+  const dispatchSegments = cal.perSm.filter((c) => c.toNs >= second.gpuBeginNs!);
+  assert.deepEqual(new Set(dispatchSegments.map((c) => c.sm)).size, 132);
+  for (const c of dispatchSegments) assert.ok(Math.abs(1e9 / c.nsPerCycle / rateAfter - 1) < 5e-4, `SM ${c.sm}: ${(1 / c.nsPerCycle).toFixed(4)} GHz, the chip ran ${(rateAfter / 1e9).toFixed(4)}`);
+  // The reported rate is the one most warps ran at.
+  assert.ok(Math.abs(decoded.device.clocks.smClockRateHz! / rateAfter - 1) < 5e-4, `${decoded.device.clocks.smClockRateHz} Hz`);
+  // Warps after the rate change are where they ran (the first dispatch's reads were all late: only bounds).
+  assert.ok(worstStartErrorNs(truth, decoded, model, (t) => (truth.warps.draw[t] as number) > 0) <= 16);
+  // Durations are cycles at the chip's rate.
+  const row = decodedRows(truth, decoded);
+  for (let t = 0; t < truth.warps.count; t++) {
+    if (truth.warps.draw[t] !== 2) continue;
+    const d = row[t] as number;
+    const cycles = decoded.warps.smCycleDuration![d] as number;
+    const duration = decoded.warps.durationNs[d] as number;
+    assert.ok(Math.abs(duration - (cycles / rateAfter) * 1e9) <= 1 + 1e-3 * duration, `warp ${t}: ${duration} ns for ${cycles} cycles`);
+  }
+  assert.ok(GRAPHICS_SMS.every((sm) => cal.perSm.some((c) => c.sm === sm && c.fit === 'linear')), 'the graphics SMs fit their own slopes');
 });

@@ -16,6 +16,7 @@ import {
   wtrawToWtrace,
 } from '../../shared-schema/index.js';
 import { ConvertPool } from '../../shared-schema/node/convert-pool.js';
+import { shortDispatches } from './clock-scenarios.js';
 import { checkInvariants, traceWithRowIds } from './fixtures.js';
 
 let pool: ConvertPool;
@@ -87,4 +88,24 @@ test('a bad record found by a worker thread is the same typed error, naming the 
   });
   // The pool still works afterwards.
   assert.equal((await pool.decodeWtraw(encodeWtraw(capture))).warps.count, 9000);
+});
+
+test('the quality checks and the draw check report the same on three threads as on one: short dispatches, a gated clock, timestamps 197 ms off', async () => {
+  const scenarios = [
+    encodeWtraw(rawCaptureOf(shortDispatches(), { ...H100_CLOCKS, smClockHz: 1.98e9, wakeUpNs: 20_000, lateReads: { fraction: 0.05, maxNs: 37_000 }, rateChange: { atNs: 18_000, factor: 0.986 } }).raw),
+    encodeWtraw(rawCaptureOf(synthesizeTrace({ warps: 40_000, seed: 3 }), { ...H100_CLOCKS, gatedSms: [5, 6, 7], timestampSkewNs: 197e6 }).raw),
+  ];
+  for (const raw of scenarios) {
+    const one = wtrawToWtrace(raw);
+    const { wtrace, header } = await pool.wtrawToWtrace(raw);
+    assert.deepEqual(header.capture.calibration, one.header.capture.calibration);
+    assert.ok(header.capture.calibration.quality!.crossCheck.checks > 0 && header.capture.calibration.drawBounds!.checked > 0);
+    assert.equal(Buffer.compare(Buffer.from(wtrace), Buffer.from(one.wtrace)), 0);
+  }
+});
+
+test('a backwards SM clock found on a worker thread is the same refusal as on one', async () => {
+  const raw = encodeWtraw(rawCaptureOf(traceWithRowIds(9000), { ...H100_CLOCKS, backwardsSms: [1] }).raw);
+  assert.throws(() => wtrawToWtrace(raw), /SM 1's clock runs backwards/);
+  await assert.rejects(pool.wtrawToWtrace(raw), (error: unknown) => error instanceof TraceFormatError && error.field === 'records' && /SM 1's clock runs backwards/.test(error.message));
 });

@@ -12,6 +12,8 @@ import { LitElement, html, nothing, type PropertyValues } from 'lit';
 import { STAGES, Stage, formatNs, formatRanges, stageCssColor, type Trace } from '../../shared-schema/index.js';
 import { rangeCounts, type RangeCounts } from '../../analysis/range-counts.js';
 import { warpsInFlight, type InFlight } from '../../analysis/in-flight.js';
+import { summarizeCalibration, type CalibrationSummary } from '../../analysis/calibration-quality.js';
+import { calibrationBadges } from './calibration-badges.js';
 import type { LaneIndex } from '../model/lane-index.js';
 import { buildDrawLayout, type DrawLayout } from '../model/draw-layout.js';
 import type { TimeRange } from '../timeline/frame.js';
@@ -37,6 +39,8 @@ export interface OpenedTrace {
   readonly bytes: number;
   /** Longest warp, ns: bounds the look-back of cursor and range queries. */
   readonly maxDurationNs: number;
+  /** What the header says about the clock calibration (made once: an older file's draw check reads every warp). */
+  readonly calibration: CalibrationSummary;
 }
 
 /** How long opening the last trace took, ms. */
@@ -227,7 +231,7 @@ export class WarptraceApp extends LitElement {
     const { trace, index } = loaded;
     let maxDurationNs = 0;
     for (const lane of index.lanes) maxDurationNs = Math.max(maxDurationNs, lane.maxDurationNs);
-    this.opened = { trace, index, drawLayout: buildDrawLayout(trace, index), name: meta.name, bytes: loaded.bytes, maxDurationNs };
+    this.opened = { trace, index, drawLayout: buildDrawLayout(trace, index), name: meta.name, bytes: loaded.bytes, maxDurationNs, calibration: summarizeCalibration(trace) };
     this.loading = null;
     this.abort = null;
     this.clearViewState();
@@ -466,7 +470,7 @@ export class WarptraceApp extends LitElement {
       <strong>${o.name}</strong>
       <span class="muted">${o.trace.device.name} · ${o.trace.warps.count.toLocaleString('en-US')} warps · ${o.trace.draws.length} draws${o.bytes > 0 ? ` · ${formatBytes(o.bytes)}` : ''}</span>
       <span class=${dropped > 0 ? 'dropped warn' : 'dropped'}>${dropped > 0 ? `${dropped.toLocaleString('en-US')} records dropped` : 'nothing dropped'}</span>
-      ${c.calibration.alignedAcrossSms ? nothing : html`<span class="dropped warn" title=${c.calibration.note}>SM clocks not aligned</span>`}
+      ${calibrationBadges(o.calibration, o.trace.warps.count)}
     </span>`;
   }
 

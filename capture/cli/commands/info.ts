@@ -2,6 +2,7 @@ import { decodeTrace, detectTraceKind, formatNs, formatRanges, STAGES, type Trac
 import { UsageError, parseCommandArgs, type Command } from '../command.js';
 import { formatBytes, readInputFile } from '../files.js';
 import { formatTable } from '../table.js';
+import { calibrationLines } from '../../../analysis/calibration-quality.js';
 import { smLabel, summarizeTrace, type TraceSummary } from '../trace-summary.js';
 
 export const infoCommand: Command = {
@@ -11,7 +12,12 @@ export const infoCommand: Command = {
 
 Prints what a trace holds: the device, warp counts per stage, per draw and per
 SM, the time span, records written vs kept (dropped records are never hidden),
-and how well the clocks were calibrated. FILE may be .wtrace, .wtraw or JSON.
+and how well the clocks were calibrated: residual RMS over the samples the fit
+kept and over all samples (p99), the late share, the cross-check of lines
+fitted on disjoint samples, the SM clock rate weighted by warps, and warps
+outside their draw's GPU timestamps (files written before these were measured
+say "unknown"; their draw check is made on reading). FILE may be .wtrace,
+.wtraw or JSON.
 
 Options:
   --json   print the summary as JSON instead of text
@@ -48,7 +54,8 @@ function formatInfo(path: string, size: number, kind: string, trace: Trace, s: T
   const clockParts = [
     clocks.smClock ? 'SM clock' : null,
     clocks.deviceClock ? `device clock${clocks.deviceClockGranularityNs !== null ? ` (step ${clocks.deviceClockGranularityNs} ns)` : ''}` : null,
-    clocks.smClockRateHz !== null ? `SM clock ≈ ${(clocks.smClockRateHz / 1e9).toFixed(3)} GHz` : null,
+    // The fitted rate is in the calibration lines (warp-weighted, with its range); files before it stored a median.
+    clocks.smClockRateHz !== null && s.calibration.smClockHz === null ? `SM clock ≈ ${(clocks.smClockRateHz / 1e9).toFixed(3)} GHz` : null,
   ].filter((p): p is string => p !== null);
   row('clocks', clockParts.length > 0 ? clockParts.join(', ') : 'times given by the producer');
   row('capture', `${c.workload || '(unnamed)'} by ${c.tool} ${c.toolVersion}${c.capturedAt ? ` at ${c.capturedAt}` : ''}`);
@@ -56,11 +63,9 @@ function formatInfo(path: string, size: number, kind: string, trace: Trace, s: T
   if (params.length > 0) row('', params.map(([k, v]) => `${k}=${String(v)}`).join(' '));
   row('records', `${s.recordsWritten.toLocaleString('en-US')} written, ${s.recordsKept.toLocaleString('en-US')} kept, ${s.dropped.toLocaleString('en-US')} dropped${s.dropped > 0 ? ' (buffer full: increase its capacity)' : ''} — buffer ${c.bufferCapacity.toLocaleString('en-US')}`);
   const cal = s.calibration;
-  row('calibration', `${cal.method}, SMs aligned: ${cal.alignedAcrossSms ? 'yes' : 'NO'}`);
-  if (cal.medianResidualRmsNs !== null) {
-    row('', `residual RMS median ${cal.medianResidualRmsNs.toFixed(2)} ns, worst ${cal.worstResidualRmsNs!.toFixed(2)} ns (SM ${smLabel(cal.worstSm!)})${cal.offsetOnlySms > 0 ? `, ${cal.offsetOnlySms} SMs offset-only` : ''}`);
-  }
-  if (cal.note) row('', cal.note);
+  calibrationLines(cal, s.warps).forEach((line, k) => row(k === 0 ? 'calibration' : '', line));
+  // The decoder's sentence says why a capture is not aligned, or what was assumed without a fit.
+  if (cal.note && (!cal.alignedAcrossSms || cal.method !== 'per-sm-fit')) row('', cal.note);
   if (s.spanNs !== null) row('span', `${formatNs(s.spanNs.start)} – ${formatNs(s.spanNs.end)} (${formatNs(s.spanNs.end - s.spanNs.start)}), ${s.warps.toLocaleString('en-US')} warps, ${trace.draws.length} draws`);
   if (c.overhead !== null) {
     const o = c.overhead;

@@ -1,0 +1,133 @@
+/**
+ * Warps against their draws' GPU timestamps: the one check of the clock
+ * calibration against an independent clock. A capture whose device-clock
+ * samples and timestamp queries are on different time bases (the bug that
+ * put warps 1-340 ms off) can fit every SM perfectly and still be wrong;
+ * its warps then fall outside their draws.
+ *
+ * The bounds are loose on purpose, because of what the H100 does: NVIDIA
+ * writes a draw's begin timestamp when the work before it drains, so a
+ * draw's warps may start long before its own begin timestamp (378 µs in
+ * samples/h100-aqt-heavy.wtrace, where draws run back to back without
+ * barriers), but not before the first draw's; and a draw's end timestamp
+ * follows all of its work. So a warp of draw d must lie within
+ * [earliest begin timestamp of draws 0..d, end timestamp of d].
+ */
+import type { DrawBoundsCheck, Trace } from './model.js';
+import { TICKS_PER_NS } from './model.js';
+import type { ColumnAllocator } from './raw-canonical.js';
+
+/**
+ * How far (ns) a warp may lie outside its draw's bounds before it counts as
+ * outside. The real samples reach 2.2 µs (H100: warps starting before the
+ * first draw's begin timestamp) and 8.4 µs (lavapipe: warps ending after
+ * their draw's end timestamp); a misalignment of tens of µs or more exceeds it.
+ */
+export const DRAW_BOUNDS_TOLERANCE_NS = 20_000;
+
+/** Per draw, the bounds its warps must lie within, in ticks since the origin (±Infinity: the draw has no timestamps). */
+export interface DrawBoundsTicks {
+  readonly lower: Float64Array;
+  readonly upper: Float64Array;
+}
+
+/** The bounds from each draw's timestamps (ns since the origin; null: not written), or null when no draw has any. */
+export function drawBoundsTicks(gpuBeginNs: readonly (number | null)[], gpuEndNs: readonly (number | null)[]): DrawBoundsTicks | null {
+  const n = gpuBeginNs.length;
+  if (!gpuBeginNs.some((b) => b !== null)) return null;
+  const lower = new Float64Array(n).fill(-Infinity);
+  const upper = new Float64Array(n).fill(Infinity);
+  let earliest = Infinity;
+  for (let d = 0; d < n; d++) {
+    const begin = gpuBeginNs[d] ?? null;
+    const end = gpuEndNs[d] ?? null;
+    if (begin === null || end === null) continue;
+    earliest = Math.min(earliest, begin);
+    lower[d] = earliest * TICKS_PER_NS;
+    upper[d] = end * TICKS_PER_NS;
+  }
+  return { lower, upper };
+}
+
+/** Where placed rows are checked against their draws: the bounds (ticks before the origin moves) and the tolerance in ticks. */
+export interface DrawCheck {
+  readonly bounds: DrawBoundsTicks;
+  readonly toleranceTicks: number;
+}
+
+/** The draws' bounds in memory the workers share (`allocate`), with the tolerance in ticks; null when no draw has timestamps. */
+export function drawCheckOf(gpuBeginNs: readonly (number | null)[], gpuEndNs: readonly (number | null)[], allocate: Pick<ColumnAllocator, 'f64'>): DrawCheck | null {
+  const bounds = drawBoundsTicks(gpuBeginNs, gpuEndNs);
+  if (bounds === null) return null;
+  const share = (column: Float64Array) => {
+    const out = allocate.f64(column.length);
+    out.set(column);
+    return out;
+  };
+  return { bounds: { lower: share(bounds.lower), upper: share(bounds.upper) }, toleranceTicks: DRAW_BOUNDS_TOLERANCE_NS * TICKS_PER_NS };
+}
+
+/** What a check over some rows found: [checked, outside, worst excess ticks, its draw] (segment-lines.ts tallies inline, the same way). */
+export function newTally(): Float64Array {
+  return Float64Array.of(0, 0, -Infinity, -1);
+}
+
+/**
+ * Adds one warp (start and end in ticks since the origin) of draw d to the
+ * tally. The worst excess keeps the lowest draw at a tie, so tallies of any
+ * split of the rows merge to the same result.
+ */
+export function tallyWarp(bounds: DrawBoundsTicks, tally: Float64Array, d: number, startTicks: number, endTicks: number, toleranceTicks: number): void {
+  const lower = bounds.lower[d] as number;
+  if (lower === -Infinity) return;
+  const excess = Math.max(lower - startTicks, endTicks - (bounds.upper[d] as number));
+  tally[0] = (tally[0] as number) + 1;
+  if (excess > toleranceTicks) tally[1] = (tally[1] as number) + 1;
+  if (excess > (tally[2] as number) || (excess === tally[2] && d < (tally[3] as number))) {
+    tally[2] = excess;
+    tally[3] = d;
+  }
+}
+
+/** Merges `from` into `into` (order does not matter). */
+export function mergeTally(into: Float64Array, from: Float64Array): void {
+  into[0] = (into[0] as number) + (from[0] as number);
+  into[1] = (into[1] as number) + (from[1] as number);
+  if ((from[2] as number) > (into[2] as number) || (from[2] === into[2] && (from[3] as number) < (into[3] as number))) {
+    into[2] = from[2] as number;
+    into[3] = from[3] as number;
+  }
+}
+
+/** The check's record from a tally. */
+export function drawBoundsCheckOf(tally: Float64Array): DrawBoundsCheck {
+  const checked = tally[0] as number;
+  const worst = Math.max(0, tally[2] as number);
+  return {
+    toleranceNs: DRAW_BOUNDS_TOLERANCE_NS,
+    checked,
+    outside: tally[1] as number,
+    worstExcessNs: worst / TICKS_PER_NS,
+    worstDraw: checked === 0 || worst === 0 ? null : (tally[3] as number),
+  };
+}
+
+/**
+ * The check over a trace's warps, for traces that do not carry it (files
+ * written before the decoder made it); null when no draw has timestamps.
+ */
+export function drawBoundsOfTrace(trace: Trace): DrawBoundsCheck | null {
+  const bounds = drawBoundsTicks(
+    trace.draws.map((d) => d.gpuBeginNs),
+    trace.draws.map((d) => d.gpuEndNs),
+  );
+  if (bounds === null) return null;
+  const w = trace.warps;
+  const tally = newTally();
+  const tolerance = DRAW_BOUNDS_TOLERANCE_NS * TICKS_PER_NS;
+  for (let i = 0; i < w.count; i++) {
+    const start = (w.startNs[i] as number) * TICKS_PER_NS;
+    tallyWarp(bounds, tally, w.draw[i] as number, start, start + (w.durationNs[i] as number) * TICKS_PER_NS, tolerance);
+  }
+  return drawBoundsCheckOf(tally);
+}
