@@ -350,7 +350,8 @@ export function* perSmFitPhases(
     ctx,
   }) as { segments: Segment[]; changes: number[] }[];
   let segments: Segment[][] = Array.from({ length: groupCount }, () => []);
-  fitTasks.forEach((t, k) => (segments[t.g] as Segment[]).push(...(fitted[k] as { segments: Segment[] }).segments));
+  // Loops, not push(...list): a list as long as the input's runs would overflow the stack.
+  fitTasks.forEach((t, k) => appendAll(segments[t.g] as Segment[], (fitted[k] as { segments: Segment[] }).segments));
   // A rate change found on one SM happened on all of them (boost is chip-wide).
   const changes = fitted.flatMap((f) => f.changes).sort((a, b) => a - b);
   if (changes.length > 0) {
@@ -391,7 +392,7 @@ export function* perSmFitPhases(
     ...shared,
   }) as PlacedFit[][];
   const fits: PlacedFit[][] = Array.from({ length: groupCount }, () => []);
-  batches.forEach(({ g }, k) => (fits[g] as PlacedFit[]).push(...(offsetReplies[k] as PlacedFit[])));
+  batches.forEach(({ g }, k) => appendAll(fits[g] as PlacedFit[], offsetReplies[k] as PlacedFit[]));
   // Every record placed with its segment's line.
   const lines = { slope: allocate.f64(total), intercept: allocate.f64(total), firstX: allocate.f64(total), lastX: allocate.f64(total) };
   const borrowed: boolean[] = [];
@@ -492,4 +493,8 @@ function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+function appendAll<T>(list: T[], items: readonly T[]): void {
+  for (const item of items) list.push(item);
 }
