@@ -1,5 +1,5 @@
 /**
- * Largest and smallest of an array without `Math.max(...values)`: spreading
+ * Largest of an array without `Math.max(...values)`: spreading
  * an array into a call puts every element on the stack, and V8 throws
  * RangeError past ~120,000 of them (150,000 draws, a long trace).
  */
@@ -10,12 +10,4 @@ export function maxOf(values: ArrayLike<number>, empty = -Infinity): number {
   let max = -Infinity;
   for (let i = 0; i < values.length; i++) if ((values[i] as number) > max) max = values[i] as number;
   return max;
-}
-
-/** The smallest value, or `empty` when there are none. */
-export function minOf(values: ArrayLike<number>, empty = Infinity): number {
-  if (values.length === 0) return empty;
-  let min = Infinity;
-  for (let i = 0; i < values.length; i++) if ((values[i] as number) < min) min = values[i] as number;
-  return min;
 }
