@@ -25,7 +25,7 @@ test('JSON summary round-trips through the checked reader, with no NaN or Infini
 test('the summary reader names the bad field and refuses newer versions', () => {
   const value = JSON.parse(summaryToJson(synthetic));
   value.stages[1].medianNs = 'slow';
-  assert.throws(() => parseSummary(value), (e: unknown) => e instanceof SummaryFormatError && e.field === 'stages[1].medianNs');
+  assert.throws(() => parseSummary(value), (e: unknown) => e instanceof SummaryFormatError && e.field === 'summary.stages[1].medianNs');
   assert.throws(() => parseSummary({ ...JSON.parse(summaryToJson(synthetic)), schemaVersion: 99 }), /newer than this warptrace reads/);
 });
 
