@@ -31,6 +31,30 @@ function isSkipped(value: unknown): boolean {
   return value === undefined || typeof value === 'function' || typeof value === 'symbol';
 }
 
+/** Values (counted over every level) up to which a container is written by JSON.stringify in one piece. */
+const SMALL_VALUES = 4096;
+/** ... and levels: JSON.stringify recurses, so nothing deeper goes to it. */
+const SMALL_DEPTH = 64;
+
+/** True when `root` has at most SMALL_VALUES values within SMALL_DEPTH levels, and no toJSON of its own. */
+function isSmall(root: object): boolean {
+  if (typeof (root as { toJSON?: unknown }).toJSON === 'function') return false;
+  const stack: { value: object; depth: number }[] = [{ value: root, depth: 0 }];
+  let values = 0;
+  while (stack.length > 0) {
+    const { value, depth } = stack.pop()!;
+    const items: readonly unknown[] = Array.isArray(value) ? value : Object.values(value);
+    values += items.length;
+    if (values > SMALL_VALUES) return false;
+    for (const item of items) {
+      if (typeof item !== 'object' || item === null) continue;
+      if (depth + 1 >= SMALL_DEPTH) return false;
+      stack.push({ value: item, depth: depth + 1 });
+    }
+  }
+  return true;
+}
+
 export function* jsonChunks(value: unknown, indent = 2, chunkChars = DEFAULT_CHUNK_CHARS): Generator<string, void, undefined> {
   const gap = ' '.repeat(Math.max(0, Math.min(10, indent)));
   const newline = gap === '' ? '' : '\n';
@@ -59,6 +83,12 @@ export function* jsonChunks(value: unknown, indent = 2, chunkChars = DEFAULT_CHU
         throw new TypeError('Do not know how to serialize a BigInt');
       case 'object': {
         if (open.has(v)) throw new TypeError('Converting circular structure to JSON');
+        if (isSmall(v)) {
+          // JSON.stringify is ~3× faster than this loop: whole for what is known to be small (a draw of a
+          // summary), re-indented to where it sits (its newlines are all structure: strings escape theirs).
+          const text = JSON.stringify(v, null, gap);
+          return add(newline === '' || indent === '' ? text : text.replaceAll('\n', `\n${indent}`));
+        }
         if (Array.isArray(v)) {
           if (v.length === 0) return add('[]');
           add('[');

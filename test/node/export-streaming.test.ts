@@ -18,10 +18,12 @@ const synthetic = synthesizeTrace({ warps: 20000, seed: 12 });
 function oddTrace(): Trace {
   const base = traceOf({
     draws: [{ label: 'say "hi"\n\u2028東京' }, { kind: 'dispatch' }],
+    // Fractions, times near the latest a trace holds (2^48 ns of 2^49), the largest custom id.
     warps: [
       { sm: 0, slot: 3, stage: 'VS', draw: 0, start: 10.25, end: 20.5, mask: 0xffffffff },
-      { sm: 65535, stage: 'CS', draw: 1, start: 0, end: 1e12, custom: 4294967295 },
-      { sm: 7, stage: 'FS', draw: 0, start: 5, end: 5 },
+      { sm: 65535, stage: 'CS', draw: 1, start: 0, end: 2 ** 48, custom: 4294967295 },
+      { sm: 7, stage: 'FS', draw: 0, start: 1e-7, end: 123456789.123 },
+      { sm: 7, stage: 'FS', draw: 0, start: 2 ** 48 - 2, end: 2 ** 48 - 1.0625 },
     ],
   });
   const w = base.warps;
@@ -38,7 +40,7 @@ function oddTrace(): Trace {
       draw: w.draw,
       customId: w.customId,
       activeMask: w.activeMask,
-      activeMaskHi: Array.from({ length: w.count }, (_, i) => [0, 1, 0xffffffff][i % 3]!),
+      activeMaskHi: Array.from({ length: w.count }, (_, i) => [0, 1, 0xffffffff, 12345][i % 4]!),
     },
   });
 }
@@ -53,12 +55,22 @@ function joined(chunks: Iterable<string>, chunkChars: number, longestItem: numbe
   return { text: parts.join(''), count: parts.length };
 }
 
+/** UTF-8 chunks as text, with the same length check. */
+function decoded(chunks: Iterable<Uint8Array>, chunkBytes: number, longestItem: number): { text: string; count: number } {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const texts = Array.from(chunks, (chunk) => {
+    assert.ok(chunk.length <= chunkBytes + longestItem, `a chunk of ${chunk.length} bytes (asked for ${chunkBytes})`);
+    return decoder.decode(chunk, { stream: true });
+  });
+  return { text: texts.join('') + decoder.decode(), count: texts.length };
+}
+
 test('trace JSON in chunks is JSON.stringify(traceToJson(trace)), character for character', () => {
   for (const trace of [sample, synthetic, oddTrace()]) {
     const expected = JSON.stringify(traceToJson(trace));
-    assert.equal(Array.from(traceJsonChunks(trace)).join(''), expected);
+    assert.equal(decoded(traceJsonChunks(trace), 1 << 20, 100).text, expected);
     // The first chunk holds device and capture whole (a calibration per SM): as long as they are.
-    const small = joined(traceJsonChunks(trace, 4096), 4096, JSON.stringify([trace.device, trace.capture]).length + 200);
+    const small = decoded(traceJsonChunks(trace, 4096), 4096, new TextEncoder().encode(JSON.stringify([trace.device, trace.capture, trace.draws])).length + 200);
     assert.equal(small.text, expected);
     assert.ok(small.count > expected.length / 8192, `${small.count} chunks of ${expected.length} characters`);
   }
@@ -67,11 +79,13 @@ test('trace JSON in chunks is JSON.stringify(traceToJson(trace)), character for 
 
 test('summary and diff JSON in chunks are JSON.stringify(value, null, 2), and compact with indent 0', () => {
   const summary = analyzeTrace(sample);
+  // 400 draws: more than one piece (pieces of up to 4,096 values, a draw or a stage, are written whole).
+  const manyDraws = analyzeTrace(synthesizeTrace({ warps: 20000, seed: 13, warpsPerDraw: 50 }));
   const diff = diffSummaries(summary, analyzeTrace(synthetic));
-  for (const value of [summary, diff]) {
-    const pretty = joined(jsonChunks(value, 2, 2048), 2048, 200);
+  for (const value of [summary, manyDraws, diff]) {
+    const pretty = joined(jsonChunks(value, 2, 2048), 2048, 100_000);
     assert.equal(pretty.text, JSON.stringify(value, null, 2));
-    assert.ok(pretty.count > 10);
+    if (value === manyDraws) assert.ok(pretty.count > 100, `${pretty.count} chunks`);
     assert.equal(Array.from(jsonChunks(value, 0)).join(''), JSON.stringify(value));
   }
 });
@@ -85,9 +99,13 @@ test('chunked JSON follows JSON.stringify on the odd values too', () => {
     'just a string',
     42,
     null,
+    // Over 4,096 values: written item by item rather than by JSON.stringify whole.
+    Array.from({ length: 5000 }, (_, i) => [undefined, () => 1, Symbol('s'), NaN, -0, 'x\ny', { a: undefined }, [], {}, i][i % 10]),
+    Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, [undefined, () => 1, i, { deep: [i] }][i % 4]])),
+    { empty: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, undefined])), list: Array.from({ length: 5000 }, () => ({})) },
   ];
   for (const value of values) {
-    for (const indent of [0, 2, 4]) assert.equal(Array.from(jsonChunks(value, indent, 1)).join(''), JSON.stringify(value, null, indent), JSON.stringify(value));
+    for (const indent of [0, 2, 4]) assert.equal(Array.from(jsonChunks(value, indent, 1)).join(''), JSON.stringify(value, null, indent), JSON.stringify(value).slice(0, 100));
   }
   assert.equal(Array.from(jsonChunks(undefined)).join(''), '');
   const loop: Record<string, unknown> = {};
