@@ -9,7 +9,7 @@ export const THRESHOLD_OPTION = { type: 'string', multiple: true } as const;
 
 /** Help text lines for --threshold, generated from the documented defaults. */
 export function thresholdHelp(): string {
-  const width = Math.max(...THRESHOLD_DOCS.map((d) => d.name.length));
+  const width = THRESHOLD_DOCS.reduce((w, d) => Math.max(w, d.name.length), 0);
   return THRESHOLD_DOCS.map((d) => `  ${d.name.padEnd(width)}  ${String(d.defaultValue).padStart(5)} ${d.unit.padEnd(6)} ${d.description}`).join('\n');
 }
 
@@ -59,12 +59,23 @@ export function loadTraceOrSummary(path: string, thresholds: Thresholds): Loaded
   return { summary: analyzeTrace(trace, { thresholds }), trace };
 }
 
-/** Prints `text` or writes it atomically to `output`. */
-export function deliver(text: string, output: string | undefined, force: boolean, io: CliIo): void {
-  if (output === undefined) {
-    io.out(text.endsWith('\n') ? text.slice(0, -1) : text);
+/** Prints `chunks` (the text of a report) or writes them atomically to `output`. */
+export async function deliver(chunks: Iterable<string>, output: string | undefined, force: boolean, io: CliIo): Promise<void> {
+  if (output !== undefined) {
+    const bytes = await writeFileAtomic(output, chunks, { overwrite: force });
+    io.err(`wrote ${output} (${formatBytes(bytes)})`);
     return;
   }
-  const bytes = writeFileAtomic(output, [text], { overwrite: force });
-  io.err(`wrote ${output} (${formatBytes(bytes)})`);
+  if (io.write !== undefined) {
+    let last = '';
+    for (const chunk of chunks) {
+      if (chunk === '') continue;
+      io.write(chunk);
+      last = chunk;
+    }
+    if (!last.endsWith('\n')) io.write('\n');
+    return;
+  }
+  const text = Array.from(chunks).join('');
+  io.out(text.endsWith('\n') ? text.slice(0, -1) : text);
 }
