@@ -35,11 +35,18 @@ export interface Loaded {
   readonly trace: Trace | null;
 }
 
+/** V8's longest string, in UTF-16 units: JSON text longer than this cannot be parsed. */
+const MAX_JSON_TEXT = 2 ** 29 - 24;
+
 /** A trace file (analyzed with `thresholds`) or a stored summary JSON (used as is). */
 export function loadTraceOrSummary(path: string, thresholds: Thresholds): Loaded {
   const bytes = readInputFile(path);
   const firstByte = bytes.find((b) => b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09);
-  if (firstByte === 0x7b && bytes.length < 2 ** 29) {
+  if (firstByte === 0x7b && bytes.length > MAX_JSON_TEXT && /^\s*\{\s*"schema"\s*:\s*"warptrace-summary"/.test(new TextDecoder().decode(bytes.subarray(0, 256)))) {
+    // `stats --format json` writes summaries of any size (300,000 draws: 590 MB); JSON.parse reads one string.
+    throw new InputError(`${path}: a summary of ${formatBytes(bytes.length)} is more JSON than can be read back (512 MiB at most): give the trace instead`);
+  }
+  if (firstByte === 0x7b && bytes.length <= MAX_JSON_TEXT) {
     let parsed: unknown = undefined;
     try {
       parsed = JSON.parse(new TextDecoder().decode(bytes));
