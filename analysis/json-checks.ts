@@ -68,9 +68,9 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** An object with (at least) these fields; others are left alone. */
-export function objectOf(...parts: Fields[]): Check {
-  const fields = Object.entries(Object.assign({}, ...parts) as Fields);
+/** An object with (at least) these fields, and `more`; others are left alone. */
+export function objectOf(fieldChecks: Fields, more: Fields = {}): Check {
+  const fields = Object.entries({ ...fieldChecks, ...more });
   return (v, field) => {
     if (!isObject(v)) expected('an object', v, field);
     for (const [key, check] of fields) check(v[key], `${field}.${key}`);

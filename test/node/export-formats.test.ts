@@ -124,3 +124,11 @@ function parseCsv(text: string): string[][] {
   }
   return rows;
 }
+
+test('Markdown report with every one of 150,000 draws (maxDraws: Infinity)', () => {
+  const template = synthetic.draws.find((d) => d.warps > 0)!;
+  const draws = Array.from({ length: 150_000 }, (_, i) => ({ ...template, index: i, label: `d${i}` }));
+  const md = summaryToMarkdown({ ...synthetic, draws }, { maxDraws: Infinity });
+  assert.match(md, /\n\| [^|\n]*149999[^|\n]* \|/);
+  assert.doesNotMatch(md, /longest of/);
+});
