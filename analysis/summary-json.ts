@@ -1,9 +1,15 @@
 /**
  * Reading a stored summary back (e.g. to diff today's capture against last
- * week's summary). Untrusted input: the shape is checked field by field,
- * each error naming the field; a newer schema version is refused.
+ * week's summary). Untrusted input, checked like a trace: every field the
+ * reports and the diff read, each error naming its path
+ * (`summary.stages[3].meanNs: expected a number, got "12"`), nesting
+ * limited to MAX_SUMMARY_DEPTH, a newer schema version refused. A field
+ * added to AnalysisSummary must be added to SUMMARY_SHAPE below.
  */
+import { STAGES } from '../shared-schema/stages.js';
+import { arrayOf, bool, checkDepth, count, JsonShapeError, nullable, num, objectOf, oneOf, recordOf, str, type Check } from './json-checks.js';
 import { SUMMARY_SCHEMA, SUMMARY_VERSION, type AnalysisSummary } from './summary.js';
+import { THRESHOLD_DOCS } from './thresholds.js';
 
 export class SummaryFormatError extends Error {
   override readonly name = 'SummaryFormatError';
@@ -15,84 +21,188 @@ export class SummaryFormatError extends Error {
   }
 }
 
-type Obj = Record<string, unknown>;
+/** Deepest nesting a summary may have (a real one has 7 levels). */
+export const MAX_SUMMARY_DEPTH = 32;
 
-function obj(v: unknown, field: string): Obj {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new SummaryFormatError(field, 'expected an object');
-  return v as Obj;
-}
+const stageName = oneOf(STAGES.map((s) => s.name));
+const stageCode = oneOf(STAGES.map((s) => s.code));
+const numOrNull = nullable(num);
+const numbers = arrayOf(num);
 
-function arr(v: unknown, field: string): unknown[] {
-  if (!Array.isArray(v)) throw new SummaryFormatError(field, 'expected an array');
-  return v;
-}
+const durationStats = {
+  warps: count,
+  totalNs: num,
+  meanNs: num,
+  medianNs: num,
+  p90Ns: num,
+  p99Ns: num,
+  minNs: num,
+  maxNs: num,
+  stddevNs: num,
+  histogram: objectOf({ lowerNs: numbers, upperNs: num, counts: numbers }),
+  meanActiveLanes: num,
+  simtEfficiency: num,
+  smsUsed: count,
+  firstStartNs: num,
+  lastEndNs: num,
+};
 
-function num(o: Obj, key: string, field: string, nullable = false): void {
-  const v = o[key];
-  if (nullable && v === null) return;
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new SummaryFormatError(`${field}.${key}`, `expected a number${nullable ? ' or null' : ''}`);
-}
+const perSmOccupancy = { peak: num, peakSm: num, peakAtNs: num, meanWhileActive: num, activeSmTimeNs: num };
 
-function str(o: Obj, key: string, field: string): void {
-  if (typeof o[key] !== 'string') throw new SummaryFormatError(`${field}.${key}`, 'expected a string');
-}
+const stageSummary = objectOf(durationStats, {
+  stage: stageName,
+  stageCode,
+  sms: numbers,
+  activeLaneCounts: numbers,
+  occupancy: objectOf({
+    perSm: nullable(objectOf(perSmOccupancy, { levelTimeNs: numbers, timeAtPeakShare: num })),
+    warpsPerSm: numOrNull,
+    peakShareOfSm: numOrNull,
+    capacityWarps: numOrNull,
+    deviceMeanInFlight: num,
+    deviceMeanShareOfCapacity: numOrNull,
+    unknownSm: nullable(objectOf(perSmOccupancy)),
+  }),
+});
 
-const DURATION_KEYS = ['warps', 'totalNs', 'meanNs', 'medianNs', 'p90Ns', 'p99Ns', 'minNs', 'maxNs', 'stddevNs', 'meanActiveLanes', 'simtEfficiency', 'smsUsed'];
+const drawSummary = objectOf({
+  index: count,
+  label: str,
+  kind: oneOf(['draw', 'dispatch', 'trace-rays']),
+  warps: count,
+  gpuBeginNs: numOrNull,
+  gpuEndNs: numOrNull,
+  firstStartNs: numOrNull,
+  lastEndNs: numOrNull,
+  spanNs: numOrNull,
+  warpTimeNs: num,
+  overlapNs: numOrNull,
+  exclusiveNs: numOrNull,
+  hiddenShare: numOrNull,
+  gapBeforeNs: numOrNull,
+  startOrder: nullable(count),
+  idleNs: numOrNull,
+  stages: arrayOf(objectOf(durationStats, { stage: stageName, stageCode, occupancy: nullable(objectOf(perSmOccupancy)) })),
+});
+
+const smSummary = objectOf({ sm: num, warps: count, warpTimeNs: num, busyNs: num, peakInFlight: num, meanInFlightWhileBusy: num, stagePeaks: recordOf(num) });
+
+const warpPlace = { row: count, sm: num, warpSlot: num, stage: stageName, customId: num, startNs: num, durationNs: num };
+
+const leftover = objectOf({
+  draw: count,
+  warps: count,
+  startNs: num,
+  endNs: num,
+  tailNs: num,
+  shareOfDraw: num,
+  overlappedNs: num,
+  tailWarps: arrayOf(objectOf(warpPlace)),
+  reliable: bool,
+});
+
+const stall = objectOf(warpPlace, {
+  draw: count,
+  stageMedianNs: num,
+  drawStageMedianNs: num,
+  factor: num,
+  stallNs: num,
+  shareOfFrame: num,
+  meanOccupancyDuring: num,
+  peakOccupancy: num,
+  sms: numbers,
+  binNs: num,
+  reliable: bool,
+});
+
+const idleEdge = objectOf({ row: count, sm: num, warpSlot: num, stage: stageName, draw: count, customId: num });
+
+const idleWindow = objectOf({
+  startNs: num,
+  endNs: num,
+  durationNs: num,
+  shareOfFrame: num,
+  draw: count,
+  openDraws: arrayOf(count),
+  openDrawCount: count,
+  before: idleEdge,
+  after: idleEdge,
+});
+
+const finding = objectOf({
+  id: str,
+  kind: oneOf(['sync', 'idle', 'leftover', 'stall', 'occupancy-cap']),
+  title: str,
+  detail: str,
+  startNs: num,
+  endNs: num,
+  sm: numOrNull,
+  draw: nullable(count),
+  stage: nullable(stageName),
+  costNs: num,
+  shareOfFrame: num,
+  reliable: bool,
+});
+
+/** Everything after schema and schemaVersion. */
+const SUMMARY_SHAPE: Check = objectOf({
+  trace: objectOf({
+    workload: str,
+    capturedAt: str,
+    device: str,
+    api: str,
+    smCount: nullable(count),
+    warpsPerSm: nullable(count),
+    subgroupSize: count,
+    warps: count,
+    draws: count,
+    recordsWritten: count,
+    recordsKept: count,
+    dropped: num,
+    overheadRatio: numOrNull,
+  }),
+  reliability: objectOf({ alignedAcrossSms: bool, calibrationMethod: str, calibrationNote: str, crossSmReliable: bool, warnings: arrayOf(str) }),
+  thresholds: objectOf(Object.fromEntries(THRESHOLD_DOCS.map((d) => [d.name, num]))),
+  frame: objectOf({ startNs: num, endNs: num, spanNs: num, warpTimeNs: num, drawBusyNs: num, gpuBusyNs: num, smsUsed: count }),
+  stages: arrayOf(stageSummary),
+  draws: arrayOf(drawSummary),
+  sms: arrayOf(smSummary),
+  syncs: objectOf({
+    count: count,
+    totalNs: num,
+    shareOfFrame: num,
+    gaps: arrayOf(objectOf({ afterDraw: count, beforeDraw: count, startNs: num, endNs: num, gapNs: num })),
+    reliable: bool,
+  }),
+  idle: objectOf({ count: count, totalNs: num, shareOfFrame: num, windows: arrayOf(idleWindow), reliable: bool }),
+  leftovers: objectOf({ count: count, totalNs: num, items: arrayOf(leftover) }),
+  stalls: objectOf({ count: count, totalNs: num, candidates: count, items: arrayOf(stall) }),
+  occupancyCaps: arrayOf(objectOf({ stage: stageName, peakPerSm: num, warpsPerSm: num, timeAtPeakShare: num, peakSm: num, peakAtNs: num })),
+  findings: arrayOf(finding),
+});
 
 /** True when `value` looks like a summary (its schema field says so); the full check is parseSummary. */
 export function isSummaryJson(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && (value as Obj)['schema'] === SUMMARY_SCHEMA;
+  return typeof value === 'object' && value !== null && (value as Record<string, unknown>)['schema'] === SUMMARY_SCHEMA;
 }
 
-/** Checks the parts of a summary that diffs and panels read; returns it typed. */
+/** Checks every field of a stored summary; returns it typed, or throws SummaryFormatError naming the field. */
 export function parseSummary(value: unknown): AnalysisSummary {
-  const root = obj(value, 'summary');
-  if (root['schema'] !== SUMMARY_SCHEMA) throw new SummaryFormatError('schema', `expected "${SUMMARY_SCHEMA}"`);
-  const version = root['schemaVersion'];
-  if (typeof version !== 'number' || !Number.isInteger(version)) throw new SummaryFormatError('schemaVersion', 'expected an integer');
-  if (version > SUMMARY_VERSION) throw new SummaryFormatError('schemaVersion', `${version} is newer than this warptrace reads (${SUMMARY_VERSION})`);
-  if (version < SUMMARY_VERSION) throw new SummaryFormatError('schemaVersion', `${version} is older than this warptrace reads (${SUMMARY_VERSION}): re-run warptrace stats on the trace`);
-  const trace = obj(root['trace'], 'trace');
-  for (const k of ['workload', 'device', 'capturedAt']) str(trace, k, 'trace');
-  for (const k of ['warps', 'draws', 'recordsWritten', 'recordsKept', 'dropped', 'subgroupSize']) num(trace, k, 'trace');
-  const rel = obj(root['reliability'], 'reliability');
-  if (typeof rel['crossSmReliable'] !== 'boolean') throw new SummaryFormatError('reliability.crossSmReliable', 'expected a boolean');
-  arr(rel['warnings'], 'reliability.warnings');
-  obj(root['thresholds'], 'thresholds');
-  const frame = obj(root['frame'], 'frame');
-  for (const k of ['startNs', 'endNs', 'spanNs', 'warpTimeNs', 'drawBusyNs', 'gpuBusyNs', 'smsUsed']) num(frame, k, 'frame');
-  arr(root['stages'], 'stages').forEach((s, i) => {
-    const f = `stages[${i}]`;
-    const o = obj(s, f);
-    str(o, 'stage', f);
-    num(o, 'stageCode', f);
-    for (const k of DURATION_KEYS) num(o, k, f);
-    const occ = obj(o['occupancy'], `${f}.occupancy`);
-    if (occ['perSm'] !== null) num(obj(occ['perSm'], `${f}.occupancy.perSm`), 'peak', `${f}.occupancy.perSm`);
-  });
-  arr(root['draws'], 'draws').forEach((d, i) => {
-    const f = `draws[${i}]`;
-    const o = obj(d, f);
-    num(o, 'index', f);
-    str(o, 'label', f);
-    num(o, 'warps', f);
-    for (const k of ['spanNs', 'overlapNs']) num(o, k, f, true);
-    arr(o['stages'], `${f}.stages`).forEach((s, j) => {
-      const g = `${f}.stages[${j}]`;
-      const so = obj(s, g);
-      str(so, 'stage', g);
-      for (const k of DURATION_KEYS) num(so, k, g);
-    });
-  });
-  for (const k of ['syncs', 'idle', 'leftovers', 'stalls']) {
-    const o = obj(root[k], k);
-    num(o, 'count', k);
-    num(o, 'totalNs', k);
+  try {
+    checkDepth(value, 'summary', MAX_SUMMARY_DEPTH);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new JsonShapeError('summary', 'expected an object');
+    const root = value as Record<string, unknown>;
+    if (root['schema'] !== SUMMARY_SCHEMA) throw new JsonShapeError('summary.schema', `expected "${SUMMARY_SCHEMA}"`);
+    const version = root['schemaVersion'];
+    count(version, 'summary.schemaVersion');
+    if ((version as number) > SUMMARY_VERSION) throw new JsonShapeError('summary.schemaVersion', `${version} is newer than this warptrace reads (${SUMMARY_VERSION})`);
+    if ((version as number) < SUMMARY_VERSION) {
+      throw new JsonShapeError('summary.schemaVersion', `${version} is older than this warptrace reads (${SUMMARY_VERSION}): re-run warptrace stats on the trace`);
+    }
+    SUMMARY_SHAPE(root, 'summary');
+    return root as unknown as AnalysisSummary;
+  } catch (error) {
+    if (error instanceof JsonShapeError) throw new SummaryFormatError(error.field, error.detail);
+    throw error;
   }
-  arr(root['findings'], 'findings').forEach((f, i) => {
-    const o = obj(f, `findings[${i}]`);
-    for (const k of ['id', 'kind', 'title', 'detail']) str(o, k, `findings[${i}]`);
-    for (const k of ['startNs', 'endNs', 'costNs']) num(o, k, `findings[${i}]`);
-  });
-  return root as unknown as AnalysisSummary;
 }

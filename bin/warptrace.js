@@ -13,5 +13,6 @@ for (const stream of [process.stdout, process.stderr]) {
 const io = {
   out: (text) => process.stdout.write(`${text}\n`),
   err: (text) => process.stderr.write(`${text}\n`),
+  write: (text) => process.stdout.write(text),
 };
 process.exitCode = await main(process.argv.slice(2), io);

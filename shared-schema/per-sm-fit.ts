@@ -188,7 +188,8 @@ export function* perSmFitPhases(
     ctx,
   }) as { segments: Segment[]; changes: number[] }[];
   let segments: Segment[][] = Array.from({ length: groupCount }, () => []);
-  fitTasks.forEach((t, k) => (segments[t.g] as Segment[]).push(...(fitted[k] as { segments: Segment[] }).segments));
+  // Loops, not push(...list): a list as long as the input's runs would overflow the stack.
+  fitTasks.forEach((t, k) => appendAll(segments[t.g] as Segment[], (fitted[k] as { segments: Segment[] }).segments));
   // A rate change found on one SM happened on all of them (boost is chip-wide).
   const seen = [...fitted.flatMap((f) => f.changes), ...segments.flatMap((list) => changesBetween(rows, list))];
   const changes = oneChangePerMoment(seen.sort((a, b) => a - b));
@@ -231,7 +232,7 @@ export function* perSmFitPhases(
     ...shared,
   }) as PlacedFit[][];
   const fits: PlacedFit[][] = Array.from({ length: groupCount }, () => []);
-  batches.forEach(({ g }, k) => (fits[g] as PlacedFit[]).push(...(offsetReplies[k] as PlacedFit[])));
+  batches.forEach(({ g }, k) => appendAll(fits[g] as PlacedFit[], offsetReplies[k] as PlacedFit[]));
   // The line each segment places its warps with.
   const lines = { slope: allocate.f64(total), intercept: allocate.f64(total), firstX: allocate.f64(total), lastX: allocate.f64(total) };
   const borrowed = allocate.uint(total, 1) as Uint8Array;
@@ -372,4 +373,8 @@ function weightedMedian(fits: readonly RoughFit[]): number {
     if (below >= half) return f.slope;
   }
   return (sorted[sorted.length - 1] as RoughFit).slope;
+}
+
+function appendAll<T>(list: T[], items: readonly T[]): void {
+  for (const item of items) list.push(item);
 }

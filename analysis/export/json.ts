@@ -1,6 +1,7 @@
 /** JSON export of summaries and diffs (versioned schemas: see analysis/README.md). */
 import type { SummaryDiff } from '../diff.js';
 import { SUMMARY_VERSION, type AnalysisSummary, type DrawSummary, type Finding } from '../summary.js';
+import { jsonChunks } from './json-chunks.js';
 
 export const DRAW_SUMMARY_SCHEMA = 'warptrace-draw-summary';
 
@@ -32,4 +33,10 @@ export function drawReport(summary: AnalysisSummary, draw: number): DrawReport {
 
 export function summaryToJson(summary: AnalysisSummary | DrawReport | SummaryDiff, pretty = true): string {
   return `${JSON.stringify(summary, null, pretty ? 2 : undefined)}\n`;
+}
+
+/** summaryToJson's text in chunks, for files: a summary of 300,000 draws is longer than one string can be. */
+export function* summaryJsonChunks(summary: AnalysisSummary | DrawReport | SummaryDiff, pretty = true): Generator<string, void, undefined> {
+  yield* jsonChunks(summary, pretty ? 2 : 0);
+  yield '\n';
 }

@@ -168,7 +168,10 @@ export function summaryToMarkdown(s: AnalysisSummary, options: MarkdownOptions =
     if (d === undefined) throw new RangeError(`no draw ${options.draw}: the trace has ${s.draws.length} draws`);
     lines.push(`## Draw ${drawName(d)}`, '', ...drawDetail(s, d));
   } else {
-    lines.push(...findingsSection(s.findings), '', ...stagesSection(s.stages), '', ...drawsSection(s.draws, options.maxDraws ?? 50));
+    // A loop, not push(...): maxDraws may let through every one of 150,000 draws.
+    for (const section of [findingsSection(s.findings), [''], stagesSection(s.stages), [''], drawsSection(s.draws, options.maxDraws ?? 50)]) {
+      for (const line of section) lines.push(line);
+    }
   }
   lines.push('', '<details><summary>Thresholds</summary>', '');
   for (const [name, value] of Object.entries(s.thresholds)) lines.push(`- \`${name}\` = ${value}`);

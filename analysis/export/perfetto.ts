@@ -18,6 +18,7 @@
  *   "Findings" process (syncs, leftovers, stalls, caps), at the top.
  */
 import { popcount32 } from '../../shared-schema/columns.js';
+import { maxOf } from '../../shared-schema/extent.js';
 import { UNKNOWN_SLOT, UNKNOWN_SM, type Trace } from '../../shared-schema/model.js';
 import { STAGES } from '../../shared-schema/stages.js';
 import type { AnalysisSummary, Finding } from '../summary.js';
@@ -166,11 +167,15 @@ function* summaryTracks(
   meta('process_name', FINDINGS_PID, 0, 'Findings');
   meta('process_sort_index', FINDINGS_PID, 0, 0);
   const byKind = new Map<string, Finding[]>();
-  for (const f of summary.findings) byKind.set(f.kind, [...(byKind.get(f.kind) ?? []), f]);
+  for (const f of summary.findings) {
+    const list = byKind.get(f.kind);
+    if (list === undefined) byKind.set(f.kind, [f]);
+    else list.push(f);
+  }
   let findingLane = 0;
   for (const [kind, findings] of byKind) {
     const lanes = partition(findings.map((f) => [f.startNs, Math.max(f.endNs, f.startNs)] as const));
-    const used = Math.max(0, ...lanes) + 1;
+    const used = maxOf(lanes, 0) + 1;
     for (let l = 0; l < used; l++) {
       const tid = FINDINGS_TID_BASE + findingLane + l;
       meta('thread_name', FINDINGS_PID, tid, used === 1 ? kind : `${kind} ${l + 1}`);
@@ -190,7 +195,7 @@ function* summaryTracks(
   meta('process_sort_index', DRAWS_PID, 0, 1);
   const draws = summary.draws.filter((d) => d.firstStartNs !== null && d.lastEndNs !== null);
   const lanes = partition(draws.map((d) => [d.firstStartNs!, d.lastEndNs!] as const));
-  const used = draws.length === 0 ? 0 : Math.max(...lanes) + 1;
+  const used = maxOf(lanes, -1) + 1;
   for (let l = 0; l < used; l++) {
     meta('thread_name', DRAWS_PID, DRAWS_TID_BASE + l, `draws ${l + 1}`);
     meta('thread_sort_index', DRAWS_PID, DRAWS_TID_BASE + l, l);
@@ -209,20 +214,83 @@ function* drain(flush: () => string | null): Generator<string, void, undefined> 
   if (chunk !== null) yield chunk;
 }
 
-/** Greedy interval partitioning: a lane per item, no two overlapping items (in rounded ns) on one lane. */
+/**
+ * Greedy interval partitioning: a lane per item, no two overlapping items (in
+ * rounded ns) on one lane; each item takes the lowest-numbered lane free at
+ * its start. Heaps, not a scan of every lane: 150,000 overlapping draws need
+ * 150,000 lanes.
+ */
 function partition(items: readonly (readonly [number, number])[]): number[] {
   const order = items.map((_, i) => i).sort((a, b) => items[a]![0] - items[b]![0]);
-  const laneEnds: number[] = [];
   const lane = new Array<number>(items.length);
+  const busy = new MinHeap(); // key: lane end, value: lane
+  const free = new MinHeap(); // key and value: lane
+  let lanes = 0;
   for (const i of order) {
     const s = Math.round(items[i]![0]);
     const e = Math.round(items[i]![1]);
-    let l = laneEnds.findIndex((end) => end <= s);
-    if (l < 0) l = laneEnds.push(e) - 1;
-    else laneEnds[l] = e;
+    // Starts ascend, so a lane free at this start stays free for every later one.
+    while (busy.size > 0 && busy.topKey() <= s) {
+      const l = busy.pop();
+      free.push(l, l);
+    }
+    const l = free.size > 0 ? free.pop() : lanes++;
+    busy.push(e, l);
     lane[i] = l;
   }
   return lane;
+}
+
+/** Binary min-heap of (key, value) pairs, ties in any order. */
+class MinHeap {
+  private keys: number[] = [];
+  private values: number[] = [];
+
+  get size(): number {
+    return this.keys.length;
+  }
+
+  topKey(): number {
+    return this.keys[0]!;
+  }
+
+  push(key: number, value: number): void {
+    let i = this.keys.length;
+    this.keys.push(key);
+    this.values.push(value);
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (this.keys[p]! <= key) break;
+      this.keys[i] = this.keys[p]!;
+      this.values[i] = this.values[p]!;
+      i = p;
+    }
+    this.keys[i] = key;
+    this.values[i] = value;
+  }
+
+  /** Removes the smallest key and returns its value. */
+  pop(): number {
+    const top = this.values[0]!;
+    const lastKey = this.keys.pop()!;
+    const lastValue = this.values.pop()!;
+    const n = this.keys.length;
+    if (n > 0) {
+      let i = 0;
+      for (;;) {
+        let c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && this.keys[c + 1]! < this.keys[c]!) c++;
+        if (this.keys[c]! >= lastKey) break;
+        this.keys[i] = this.keys[c]!;
+        this.values[i] = this.values[c]!;
+        i = c;
+      }
+      this.keys[i] = lastKey;
+      this.values[i] = lastValue;
+    }
+    return top;
+  }
 }
 
 /** Extra lanes of one SM: reuse the lane that frees up first (min-heap on lane end). */

@@ -12,6 +12,8 @@ export interface CliIo {
   out(text: string): void;
   /** Writes one line to standard error. */
   err(text: string): void;
+  /** Writes text as it is (no newline added), for output too long for one string; without it, chunks are joined for `out`. */
+  write?(text: string): void;
 }
 
 export interface Command {
@@ -41,4 +43,24 @@ export function parseCommandArgs<T extends OptionsConfig>(argv: readonly string[
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
+}
+
+/**
+ * A message as one terminal line: line breaks and other control characters
+ * written as escapes (V8 quotes a stretch of a bad JSON file, newlines and
+ * all, in its syntax errors; a file name may hold an escape sequence).
+ */
+export function oneLine(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
+    switch (c) {
+      case '\n':
+        return '\\n';
+      case '\r':
+        return '\\r';
+      case '\t':
+        return '\\t';
+      default:
+        return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    }
+  });
 }

@@ -3,12 +3,12 @@
  * to exit codes (0 ok, 1 bad input, 2 usage). Bad input never prints a stack.
  */
 import { TraceFormatError } from '../../shared-schema/errors.js';
-import { InputError, UsageError, type CliIo, type Command } from './command.js';
+import { InputError, UsageError, oneLine, type CliIo, type Command } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { TOOL_VERSION } from './version.js';
 
 function topLevelHelp(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const width = COMMANDS.reduce((w, c) => Math.max(w, c.name.length), 0);
   return [
     'usage: warptrace <command> [options]',
     '',
@@ -35,7 +35,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
   const command: Command | undefined = COMMANDS.find((c) => c.name === name);
   if (command === undefined) {
-    io.err(`warptrace: unknown command "${name}" (see warptrace --help)`);
+    io.err(`warptrace: unknown command "${oneLine(name)}" (see warptrace --help)`);
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
@@ -46,15 +46,15 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return await command.run(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.err(`warptrace ${name}: ${error.message} (see warptrace ${name} --help)`);
+      io.err(`warptrace ${name}: ${oneLine(error.message)} (see warptrace ${name} --help)`);
       return 2;
     }
     if (error instanceof TraceFormatError || error instanceof InputError) {
-      io.err(`warptrace ${name}: ${error.message}`);
+      io.err(`warptrace ${name}: ${oneLine(error.message)}`);
       return 1;
     }
     const message = error instanceof Error ? error.message : String(error);
-    io.err(`warptrace ${name}: internal error: ${message}`);
+    io.err(`warptrace ${name}: internal error: ${oneLine(message)}`);
     if (process.env['WARPTRACE_DEBUG']) console.error(error);
     return 70;
   }

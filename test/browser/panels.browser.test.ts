@@ -141,6 +141,30 @@ it('export buttons: blobs from the formatters, cancelable wt-export event', asyn
   assert((root(noTrace).querySelector('button[data-format="perfetto"]') as HTMLButtonElement).disabled, 'Perfetto needs the trace');
 });
 
+it('export buttons: Perfetto with 150,000 draws; a failed export is shown, not thrown', async () => {
+  const draws = Array.from({ length: 150_000 }, (_, i) => ({ ...summary.draws[0]!, index: i, label: '', firstStartNs: i * 600, lastEndNs: i * 600 + 1000, stages: [] }));
+  const el = await mount('wt-export-buttons', { summary: { ...summary, draws }, trace, fileName: 'many' });
+  const exports: ExportDetail[] = [];
+  el.addEventListener('wt-export', (e) => {
+    exports.push(e.detail);
+    e.preventDefault();
+  });
+  (root(el).querySelector('button[data-format="perfetto"]') as HTMLButtonElement).click();
+  assertEqual(exports.length, 1, 'the Perfetto export was made');
+  const perfetto = JSON.parse(await exports[0]!.blob.text());
+  assertEqual(perfetto.traceEvents.filter((e: { ph: string; cat?: string }) => e.ph === 'X' && e.cat === 'draw').length, 150_000, 'a slice per draw');
+  assertEqual(root(el).querySelector('[role="alert"]'), null, 'no error shown');
+
+  // A summary the formatter cannot read (findings missing): the panel says so instead of throwing into the console.
+  const broken = await mount('wt-export-buttons', { summary: { ...summary, findings: undefined as unknown as AnalysisSummary['findings'] }, trace, fileName: 'broken' });
+  broken.addEventListener('wt-export', (e) => exports.push(e.detail));
+  (root(broken).querySelector('button[data-format="perfetto"]') as HTMLButtonElement).click();
+  await broken.updateComplete;
+  assertEqual(exports.length, 1, 'no file for the failed export');
+  const alert = root(broken).querySelector('[role="alert"]');
+  assert(alert !== null && alert.textContent!.startsWith('Perfetto trace export failed: '), `the failure is shown: ${alert?.textContent}`);
+});
+
 it('compare panel: longer TCS warps flagged bad, highlights listed', async () => {
   const b = analyzeTrace(synthesizeTrace({ warps: 20000, seed: 6 }));
   const el = await mount('wt-compare-panel', { a: summary, b, labelA: 'before', labelB: 'after' });

@@ -142,6 +142,6 @@ test('diff compares traces, or a trace with a stored summary', () => {
   writeFileSync(broken, JSON.stringify({ schema: 'warptrace-summary', schemaVersion: SUMMARY_VERSION }));
   const bad = run('diff', broken, frame);
   assert.equal(bad.code, 1);
-  assert.match(bad.err, /broken-summary\.json: trace: expected an object/);
+  assert.match(bad.err, /broken-summary\.json: summary\.trace: expected an object, got nothing$/m);
   assert.equal(run('diff', frame).code, 2);
 });

@@ -26,7 +26,7 @@ test('JSON summary round-trips through the checked reader, with no NaN or Infini
 test('the summary reader names the bad field and refuses newer versions', () => {
   const value = JSON.parse(summaryToJson(synthetic));
   value.stages[1].medianNs = 'slow';
-  assert.throws(() => parseSummary(value), (e: unknown) => e instanceof SummaryFormatError && e.field === 'stages[1].medianNs');
+  assert.throws(() => parseSummary(value), (e: unknown) => e instanceof SummaryFormatError && e.field === 'summary.stages[1].medianNs');
   assert.throws(() => parseSummary({ ...JSON.parse(summaryToJson(synthetic)), schemaVersion: 99 }), /newer than this warptrace reads/);
   assert.throws(() => parseSummary({ ...JSON.parse(summaryToJson(synthetic)), schemaVersion: SUMMARY_VERSION - 1 }), /older than this warptrace reads/);
 });
@@ -126,3 +126,11 @@ function parseCsv(text: string): string[][] {
   }
   return rows;
 }
+
+test('Markdown report with every one of 150,000 draws (maxDraws: Infinity)', () => {
+  const template = synthetic.draws.find((d) => d.warps > 0)!;
+  const draws = Array.from({ length: 150_000 }, (_, i) => ({ ...template, index: i, label: `d${i}` }));
+  const md = summaryToMarkdown({ ...synthetic, draws }, { maxDraws: Infinity });
+  assert.match(md, /\n\| [^|\n]*149999[^|\n]* \|/);
+  assert.doesNotMatch(md, /longest of/);
+});

@@ -2,7 +2,7 @@
 // thread per warp slot with no overlapping slices, unique thread ids, args.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { analyzeTrace } from '../../analysis/index.js';
+import { analyzeTrace, type AnalysisSummary, type DrawSummary } from '../../analysis/index.js';
 import { perfettoJsonChunks, type PerfettoStats } from '../../analysis/export/perfetto.js';
 import { smIdPerWarp, synthesizeTrace, UNKNOWN_SM, type Trace } from '../../shared-schema/index.js';
 import { traceOf } from './analysis-fixtures.js';
@@ -110,4 +110,39 @@ test('warps without SM id land in one "SM unknown" process', () => {
   const trace = traceOf({ warps: [{ sm: UNKNOWN_SM, stage: 'FS', draw: 0, start: 0, end: 10 }], draws: 1, smCount: null });
   const events = exportAll(trace).json.traceEvents;
   assert.ok(events.some((e) => e.name === 'process_name' && e.args['name'] === 'SM unknown' && e.pid === UNKNOWN_SM + 1));
+});
+
+const manyDrawsTrace = synthesizeTrace({ warps: 20000, seed: 12 });
+
+/** A summary of a synthetic trace with `count` draws of 1 µs, starting every `everyNs` (overlapping when everyNs < 1000). */
+function manyDraws(count: number, everyNs: number): AnalysisSummary {
+  const summary = analyzeTrace(manyDrawsTrace);
+  const template = summary.draws[0]!;
+  const draws: DrawSummary[] = Array.from({ length: count }, (_, i) => ({ ...template, index: i, label: '', firstStartNs: i * everyNs, lastEndNs: i * everyNs + 1000, stages: [] }));
+  return { ...summary, draws };
+}
+
+function drawTrack(summary: AnalysisSummary): { slices: { tid: number; ts: number; dur: number }[]; lanes: number } {
+  const json = JSON.parse(Array.from(perfettoJsonChunks(manyDrawsTrace, { summary })).join('')) as { traceEvents: { ph: string; cat?: string; name: string; tid: number; ts: number; dur: number }[] };
+  const slices = json.traceEvents.filter((e) => e.ph === 'X' && e.cat === 'draw');
+  const lanes = json.traceEvents.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.tid >= 300_000_000 && e.tid < 310_000_000).length;
+  return { slices, lanes };
+}
+
+test('Perfetto export of 150,000 draws: a draws track of as many lanes as overlap, never a lane shared by overlapping draws', () => {
+  // Each draw overlaps the next: two lanes, alternating.
+  const chained = drawTrack(manyDraws(150_000, 600));
+  assert.equal(chained.slices.length, 150_000);
+  assert.equal(chained.lanes, 2);
+  chained.slices.slice(0, 4).forEach((s, i) => assert.equal(s.tid, 300_000_000 + (i % 2)));
+  // All overlapping: a lane each (found by heaps: a scan of every lane per draw is quadratic, ~20 s here).
+  const stacked = drawTrack(manyDraws(150_000, 0.001));
+  assert.equal(stacked.lanes, 150_000);
+  assert.equal(new Set(stacked.slices.map((s) => s.tid)).size, 150_000);
+  // Lanes are reused lowest first once free: three waves of 1,000 overlapping draws need 1,000 lanes.
+  const waves = manyDraws(3000, 0);
+  const spread = { ...waves, draws: waves.draws.map((d, i) => ({ ...d, firstStartNs: Math.floor(i / 1000) * 5000, lastEndNs: Math.floor(i / 1000) * 5000 + 1000 })) };
+  const reused = drawTrack(spread);
+  assert.equal(reused.lanes, 1000);
+  assert.deepEqual(reused.slices.slice(1000, 1003).map((s) => s.tid - 300_000_000), [0, 1, 2]);
 });

@@ -4,7 +4,8 @@
  * summary JSON, Markdown report, CSV tables, and the Perfetto JSON trace
  * (needs `.trace`). Each click dispatches a cancelable, bubbling, composed
  * `wt-export` {format, fileName, blob}; unless a listener cancels it (to
- * save the blob its own way), the panel downloads the blob.
+ * save the blob its own way), the panel downloads the blob. An export that
+ * fails (a browser out of memory for a huge trace) says so beside the buttons.
  */
 import { LitElement, css, html } from 'lit';
 import { drawsCsv, findingsCsv, stagesCsv } from '../../analysis/export/csv.js';
@@ -37,6 +38,7 @@ export class WtExportButtons extends LitElement {
     summary: { attribute: false },
     trace: { attribute: false },
     fileName: { type: String },
+    failure: { state: true },
   };
 
   static override styles = [
@@ -47,6 +49,10 @@ export class WtExportButtons extends LitElement {
         flex-wrap: wrap;
         gap: 4px;
       }
+      .failure {
+        color: var(--wt-bad, #c0392b);
+        flex-basis: 100%;
+      }
     `,
   ];
 
@@ -54,16 +60,19 @@ export class WtExportButtons extends LitElement {
   declare trace: Trace | null;
   /** Base name of the files, without extension. */
   declare fileName: string;
+  /** Why the last export failed, shown until the next one. */
+  declare failure: string | null;
 
   constructor() {
     super();
     this.summary = null;
     this.trace = null;
     this.fileName = 'warptrace';
+    this.failure = null;
   }
 
   override render() {
-    return FORMATS.map(
+    return html`${FORMATS.map(
       (f) => html`<button
         data-format=${f.id}
         ?disabled=${this.summary === null || (f.needsTrace && this.trace === null)}
@@ -72,7 +81,7 @@ export class WtExportButtons extends LitElement {
       >
         ${f.label}
       </button>`,
-    );
+    )}${this.failure === null ? null : html`<span class="failure" role="alert">${this.failure}</span>`}`;
   }
 
   /** Builds the file for `format` (also callable by the shell, e.g. from a keyboard shortcut). */
@@ -99,7 +108,15 @@ export class WtExportButtons extends LitElement {
   }
 
   private export(format: ExportFormat): void {
-    const blob = this.makeBlob(format);
+    this.failure = null;
+    let blob: Blob;
+    try {
+      blob = this.makeBlob(format);
+    } catch (error) {
+      // A click handler's exception would only reach the console: say it where the user looks.
+      this.failure = `${FORMATS.find((f) => f.id === format)!.label} export failed: ${error instanceof Error ? error.message : String(error)}`;
+      return;
+    }
     const fileName = `${this.fileName}${FORMATS.find((f) => f.id === format)!.suffix}`;
     const event = new CustomEvent<ExportDetail>('wt-export', { detail: { format, fileName, blob }, bubbles: true, composed: true, cancelable: true });
     if (!this.dispatchEvent(event)) return;

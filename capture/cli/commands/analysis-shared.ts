@@ -9,7 +9,7 @@ export const THRESHOLD_OPTION = { type: 'string', multiple: true } as const;
 
 /** Help text lines for --threshold, generated from the documented defaults. */
 export function thresholdHelp(): string {
-  const width = Math.max(...THRESHOLD_DOCS.map((d) => d.name.length));
+  const width = THRESHOLD_DOCS.reduce((w, d) => Math.max(w, d.name.length), 0);
   return THRESHOLD_DOCS.map((d) => `  ${d.name.padEnd(width)}  ${String(d.defaultValue).padStart(5)} ${d.unit.padEnd(6)} ${d.description}`).join('\n');
 }
 
@@ -35,11 +35,18 @@ export interface Loaded {
   readonly trace: Trace | null;
 }
 
+/** V8's longest string, in UTF-16 units: JSON text longer than this cannot be parsed. */
+const MAX_JSON_TEXT = 2 ** 29 - 24;
+
 /** A trace file (analyzed with `thresholds`) or a stored summary JSON (used as is). */
 export function loadTraceOrSummary(path: string, thresholds: Thresholds): Loaded {
   const bytes = readInputFile(path);
   const firstByte = bytes.find((b) => b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09);
-  if (firstByte === 0x7b && bytes.length < 2 ** 29) {
+  if (firstByte === 0x7b && bytes.length > MAX_JSON_TEXT && /^\s*\{\s*"schema"\s*:\s*"warptrace-summary"/.test(new TextDecoder().decode(bytes.subarray(0, 256)))) {
+    // `stats --format json` writes summaries of any size (300,000 draws: 590 MB); JSON.parse reads one string.
+    throw new InputError(`${path}: a summary of ${formatBytes(bytes.length)} is more JSON than can be read back (512 MiB at most): give the trace instead`);
+  }
+  if (firstByte === 0x7b && bytes.length <= MAX_JSON_TEXT) {
     let parsed: unknown = undefined;
     try {
       parsed = JSON.parse(new TextDecoder().decode(bytes));
@@ -59,12 +66,23 @@ export function loadTraceOrSummary(path: string, thresholds: Thresholds): Loaded
   return { summary: analyzeTrace(trace, { thresholds }), trace };
 }
 
-/** Prints `text` or writes it atomically to `output`. */
-export function deliver(text: string, output: string | undefined, force: boolean, io: CliIo): void {
-  if (output === undefined) {
-    io.out(text.endsWith('\n') ? text.slice(0, -1) : text);
+/** Prints `chunks` (the text of a report) or writes them atomically to `output`. */
+export async function deliver(chunks: Iterable<string>, output: string | undefined, force: boolean, io: CliIo): Promise<void> {
+  if (output !== undefined) {
+    const bytes = await writeFileAtomic(output, chunks, { overwrite: force });
+    io.err(`wrote ${output} (${formatBytes(bytes)})`);
     return;
   }
-  const bytes = writeFileAtomic(output, [text], { overwrite: force });
-  io.err(`wrote ${output} (${formatBytes(bytes)})`);
+  if (io.write !== undefined) {
+    let last = '';
+    for (const chunk of chunks) {
+      if (chunk === '') continue;
+      io.write(chunk);
+      last = chunk;
+    }
+    if (!last.endsWith('\n')) io.write('\n');
+    return;
+  }
+  const text = Array.from(chunks).join('');
+  io.out(text.endsWith('\n') ? text.slice(0, -1) : text);
 }

@@ -7,7 +7,7 @@ import { listWorkloads, probeDevice, runCapture } from '../../capture-run/harnes
 import { PLAIN, TRACED, compileShaderSet } from '../../capture-run/shaders.js';
 import { autoInstrumentOptions, autoInstrumentSet } from '../../capture-run/auto-instrument.js';
 import { InputError, UsageError, parseCommandArgs, type Command } from '../command.js';
-import { formatBytes, readInputFile, writeFileAtomic } from '../files.js';
+import { checkOutputs, formatBytes, readInputFile, writeFileAtomic } from '../files.js';
 
 export const captureCommand: Command = {
   name: 'capture',
@@ -71,8 +71,7 @@ Exit status: 0 ok, 1 no Vulkan device, missing feature or tool, failed capture; 
     if (values.output === undefined) throw new UsageError('missing -o OUT.wtrace');
     const output = values.output;
     const force = values.force === true;
-    if (!force && existsSync(output)) throw new InputError(`${output} already exists (use --force to replace it)`);
-    if (values.raw !== undefined && !force && existsSync(values.raw)) throw new InputError(`${values.raw} already exists (use --force to replace it)`);
+    checkOutputs([{ option: '-o', path: output }, ...(values.raw === undefined ? [] : [{ option: '--raw', path: values.raw }])], [], force);
     const params = (values.param ?? []).map(parseParam);
     const overheadFrames = optionalCount(values['overhead-frames'], '--overhead-frames');
     const capacity = optionalCount(values.capacity, '--capacity');
@@ -103,7 +102,7 @@ Exit status: 0 ok, 1 no Vulkan device, missing feature or tool, failed capture; 
       });
       const trace = decodeWtraw(readInputFile(rawPath));
       const bytes = encodeWtrace(trace);
-      writeFileAtomic(output, [bytes], { overwrite: force });
+      await writeFileAtomic(output, [bytes], { overwrite: force });
       io.out(describe(output, bytes.length, trace, probed.name));
       if (report.counter > report.capacity) {
         io.err(`warning: ${report.counter - report.capacity} records dropped: the buffer holds ${report.capacity}; raise --capacity`);

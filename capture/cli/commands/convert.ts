@@ -1,8 +1,9 @@
 import { availableParallelism } from 'node:os';
-import { decodeTrace, encodeWtrace, isWtraw, traceToJson, wtrawToWtrace, WtrawHeaderWord, type TraceHeader } from '../../../shared-schema/index.js';
+import { decodeTrace, encodeWtrace, isWtraw, wtrawToWtrace, WtrawHeaderWord, type TraceHeader } from '../../../shared-schema/index.js';
+import { traceJsonChunks } from '../../../shared-schema/json-stream.js';
 import { ConvertPool } from '../../../shared-schema/node/convert-pool.js';
 import { UsageError, parseCommandArgs, type Command } from '../command.js';
-import { formatBytes, readInputFile, writeFileAtomic } from '../files.js';
+import { checkOutputs, formatBytes, readInputFile, writeFileAtomic } from '../files.js';
 
 /** Raw dumps with at least this many records are converted on several threads by default (below, starting them costs more than it saves). */
 const THREADS_FROM_RECORDS = 2_000_000;
@@ -27,8 +28,10 @@ Options:
   -h, --help
 
 The output is written to a temporary file and renamed into place, so a failed
-run never leaves a partial file and never clobbers an existing one without
---force. Exit status: 0 ok, 1 bad input or unwritable output, 2 usage error.`,
+run (a full disk, Ctrl-C) never leaves a partial file and never clobbers an
+existing one without --force. JSON is written as it is made (10 M warps make
+~700 MB). Exit status: 0 ok, 1 bad input or unwritable output, 2 usage error,
+130/143 interrupted.`,
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs(argv, {
       output: { type: 'string', short: 'o' },
@@ -43,29 +46,32 @@ run never leaves a partial file and never clobbers an existing one without
     if (values.output === undefined) throw new UsageError('missing -o OUT');
     const input = positionals[0]!;
     const output = values.output;
-    if (resolvePath(input) === resolvePath(output)) throw new UsageError('OUT must differ from IN');
+    const force = values.force === true;
+    checkOutputs([{ option: '-o', path: output }], [input], force);
     const asJson = output.toLowerCase().endsWith('.json');
     const inputBytes = readInputFile(input, true);
     const records = isWtraw(inputBytes) && inputBytes.length >= 64 ? new DataView(inputBytes.buffer, inputBytes.byteOffset).getUint32(WtrawHeaderWord.RECORD_COUNT * 4, true) : 0;
     const threads = threadsArg ?? (records >= THREADS_FROM_RECORDS ? Math.min(availableParallelism(), MAX_DEFAULT_THREADS) : 1);
     let header: TraceHeader;
     let warpCount: number;
-    let bytes: Uint8Array;
+    let chunks: Iterable<Uint8Array | string>;
     if (isWtraw(inputBytes) && !asJson) {
       // Straight to the file: no Trace in between.
       const converted = threads > 1 ? await withPool(threads, (pool) => pool.wtrawToWtrace(inputBytes)) : wtrawToWtrace(inputBytes);
-      ({ header, warpCount, wtrace: bytes } = converted);
+      ({ header, warpCount } = converted);
+      chunks = [converted.wtrace];
     } else {
       const trace = isWtraw(inputBytes) && threads > 1 ? await withPool(threads, (pool) => pool.decodeWtraw(inputBytes)) : decodeTrace(inputBytes);
-      bytes = asJson ? new TextEncoder().encode(JSON.stringify(traceToJson(trace))) : encodeWtrace(trace);
+      // JSON is written as it is made: 10 M warps of it are longer than one string can be.
+      chunks = asJson ? traceJsonChunks(trace) : [encodeWtrace(trace)];
       header = trace;
       warpCount = trace.warps.count;
     }
-    writeFileAtomic(output, [bytes], { overwrite: values.force === true });
+    const size = await writeFileAtomic(output, chunks, { overwrite: force });
     const cal = header.capture.calibration;
-    const perWarp = warpCount > 0 ? `, ${(bytes.length / warpCount).toFixed(1)} B/warp` : '';
+    const perWarp = warpCount > 0 ? `, ${(size / warpCount).toFixed(1)} B/warp` : '';
     io.out(
-      `wrote ${output}: ${warpCount.toLocaleString('en-US')} warps, ${formatBytes(bytes.length)}${perWarp}; ` +
+      `wrote ${output}: ${warpCount.toLocaleString('en-US')} warps, ${formatBytes(size)}${perWarp}; ` +
         `calibration ${cal.method}, SMs aligned: ${cal.alignedAcrossSms ? 'yes' : 'NO'}; ` +
         `${header.capture.recordsWritten - header.capture.recordsKept} records dropped`,
     );
@@ -81,8 +87,4 @@ async function withPool<T>(threads: number, work: (pool: ConvertPool) => Promise
   } finally {
     await pool.destroy();
   }
-}
-
-function resolvePath(p: string): string {
-  return new URL(p, `file://${process.cwd()}/`).pathname;
 }

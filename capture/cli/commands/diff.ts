@@ -1,7 +1,8 @@
 import { diffSummaries } from '../../../analysis/diff.js';
-import { summaryToJson } from '../../../analysis/export/json.js';
+import { summaryJsonChunks } from '../../../analysis/export/json.js';
 import { diffToMarkdown } from '../../../analysis/export/markdown.js';
 import { UsageError, parseCommandArgs, type Command } from '../command.js';
+import { checkOutputs } from '../files.js';
 import { deliver, loadTraceOrSummary, THRESHOLD_OPTION, thresholdsFrom } from './analysis-shared.js';
 
 export const diffCommand: Command = {
@@ -35,12 +36,13 @@ Exit status: 0 ok, 1 unreadable or invalid input, 2 usage error.`,
     const format = values.format ?? 'md';
     if (format !== 'md' && format !== 'json') throw new UsageError(`--format must be md or json, got "${format}"`);
     const thresholds = thresholdsFrom(values.threshold);
+    if (values.output !== undefined) checkOutputs([{ option: '-o', path: values.output }], positionals, values.force === true);
     const a = loadTraceOrSummary(positionals[0]!, thresholds).summary;
     const b = loadTraceOrSummary(positionals[1]!, thresholds).summary;
     const diff = diffSummaries(a, b);
     for (const w of diff.warnings) io.err(`warning: ${w}`);
-    const text = format === 'json' ? summaryToJson(diff) : diffToMarkdown(diff, { a: positionals[0]!, b: positionals[1]! });
-    deliver(text, values.output, values.force === true, io);
+    const text = format === 'json' ? summaryJsonChunks(diff) : [diffToMarkdown(diff, { a: positionals[0]!, b: positionals[1]! })];
+    await deliver(text, values.output, values.force === true, io);
     return 0;
   },
 };

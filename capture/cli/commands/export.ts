@@ -1,9 +1,9 @@
 import { analyzeTrace, type AnalysisSummary } from '../../../analysis/index.js';
-import { drawsCsv, drawStagesCsv, findingsCsv, stagesCsv } from '../../../analysis/export/csv.js';
-import { summaryToJson } from '../../../analysis/export/json.js';
+import { summaryCsvChunks } from '../../../analysis/export/csv.js';
+import { summaryJsonChunks } from '../../../analysis/export/json.js';
 import { summaryToMarkdown } from '../../../analysis/export/markdown.js';
 import { perfettoJsonChunks, type PerfettoStats } from '../../../analysis/export/perfetto.js';
-import { readTraceFile, writeFileAtomic, formatBytes } from '../files.js';
+import { checkOutputs, formatBytes, readTraceFile, writeFileAtomic, type Output } from '../files.js';
 import { UsageError, parseCommandArgs, type Command } from '../command.js';
 import { THRESHOLD_OPTION, thresholdsFrom } from './analysis-shared.js';
 
@@ -53,33 +53,36 @@ Exit status: 0 ok, 1 bad input or unwritable output, 2 usage error.`,
       force: { type: 'boolean' },
     });
     if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
-    const summaryOutputs: [string | undefined, (s: AnalysisSummary) => string][] = [
-      [values.json, (s) => summaryToJson(s)],
-      [values.md, (s) => summaryToMarkdown(s)],
-      [values['csv-stages'], stagesCsv],
-      [values['csv-draws'], (s) => drawsCsv(s)],
-      [values['csv-draw-stages'], (s) => drawStagesCsv(s)],
-      [values['csv-findings'], (s) => findingsCsv(s)],
+    const summaryOutputs: [keyof typeof values & string, (s: AnalysisSummary) => Iterable<string>][] = [
+      ['json', (s) => summaryJsonChunks(s)],
+      ['md', (s) => [summaryToMarkdown(s)]],
+      ['csv-stages', (s) => summaryCsvChunks(s, 'stages')],
+      ['csv-draws', (s) => summaryCsvChunks(s, 'draws')],
+      ['csv-draw-stages', (s) => summaryCsvChunks(s, 'draw-stages')],
+      ['csv-findings', (s) => summaryCsvChunks(s, 'findings')],
     ];
-    const wanted = summaryOutputs.filter(([out]) => out !== undefined);
+    const wanted = summaryOutputs.flatMap(([option, format]) => {
+      const path = values[option];
+      return typeof path === 'string' ? [{ option: `--${option}`, path, format }] : [];
+    });
     if (values.perfetto === undefined && wanted.length === 0) throw new UsageError('nothing to export: give at least one of --perfetto, --json, --md, --csv-*');
-    const paths = [values.perfetto, ...wanted.map(([out]) => out)].filter((p): p is string => p !== undefined);
-    if (new Set(paths).size !== paths.length) throw new UsageError('two outputs name the same file');
+    const outputs: Output[] = [...(values.perfetto === undefined ? [] : [{ option: '--perfetto', path: values.perfetto }]), ...wanted];
     const thresholds = thresholdsFrom(values.threshold);
     const force = values.force === true;
+    checkOutputs(outputs, positionals, force);
 
     const trace = readTraceFile(positionals[0]!);
     const needSummary = wanted.length > 0 || (values.perfetto !== undefined && values['no-findings'] !== true);
     const summary = needSummary ? analyzeTrace(trace, { thresholds }) : null;
     for (const warning of summary?.reliability.warnings ?? []) io.err(`warning: ${warning}`);
-    for (const [out, format] of wanted) {
-      const bytes = writeFileAtomic(out!, [format(summary!)], { overwrite: force });
-      io.out(`wrote ${out} (${formatBytes(bytes)})`);
+    for (const { path, format } of wanted) {
+      const bytes = await writeFileAtomic(path, format(summary!), { overwrite: force });
+      io.out(`wrote ${path} (${formatBytes(bytes)})`);
     }
     if (values.perfetto !== undefined) {
       const result: { stats?: PerfettoStats } = {};
       const chunks = perfettoJsonChunks(trace, { summary: values['no-findings'] === true ? null : summary, drawLabels: values['no-draw-labels'] !== true });
-      const bytes = writeFileAtomic(values.perfetto, keepReturn(chunks, result), { overwrite: force });
+      const bytes = await writeFileAtomic(values.perfetto, keepReturn(chunks, result), { overwrite: force });
       const s = result.stats!;
       io.out(
         `wrote ${values.perfetto} (${formatBytes(bytes)}): ${s.warps.toLocaleString('en-US')} warps on ${s.lanes} lanes (Perfetto threads)` +

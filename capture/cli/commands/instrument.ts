@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { InputError, UsageError, parseCommandArgs, type Command } from '../command.js';
-import { readInputFile, writeFileAtomic } from '../files.js';
+import { InputError, UsageError, oneLine, parseCommandArgs, type Command } from '../command.js';
+import { checkOutputs, readInputFile, writeFileAtomic } from '../files.js';
 import { SpirvFormatError } from '../../spirv/binary.js';
 import { FlagError, INSTRUMENT_ARG_OPTIONS, INSTRUMENT_FLAGS_HELP, optionsFromFlags } from '../../spirv/cli-options.js';
 import { InstrumentError } from '../../spirv/errors.js';
@@ -68,6 +68,9 @@ Examples:
     }
 
     const outputs = outputPaths(positionals, values.output);
+    const force = values.force === true;
+    // Into a directory still to be made: nothing there to clash with (outputPaths saw to duplicate names).
+    if (positionals.length === 1 || existsSync(values.output)) checkOutputs(outputs.map((path) => ({ option: '-o', path })), positionals, force);
     // Instrument everything in memory first: one bad module writes nothing.
     const results: { input: string; output: string; result: InstrumentResult }[] = [];
     const failures: string[] = [];
@@ -80,11 +83,11 @@ Examples:
       }
     }
     if (failures.length > 0) {
-      for (const f of failures.slice(0, -1)) io.err(`warptrace instrument: ${f}`);
+      for (const f of failures.slice(0, -1)) io.err(`warptrace instrument: ${oneLine(f)}`);
       throw new InputError(`${failures.at(-1)!}${positionals.length > 1 ? ` (${failures.length} of ${positionals.length} inputs failed; nothing written)` : ''}`);
     }
     if (positionals.length > 1 && !existsSync(values.output)) mkdirSync(values.output, { recursive: true });
-    for (const r of results) writeFileAtomic(r.output, [r.result.bytes], { overwrite: values.force === true });
+    for (const r of results) await writeFileAtomic(r.output, [r.result.bytes], { overwrite: force });
 
     if (values.json) {
       io.out(JSON.stringify(results.map((r) => ({ input: r.input, output: r.output, set: options.set, binding: options.binding, ...summary(r.result) })), null, 2));

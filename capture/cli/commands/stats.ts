@@ -1,8 +1,9 @@
 import { formatNs, formatShare } from '../../../analysis/index.js';
-import { CSV_TABLES, summaryCsv, type CsvTable } from '../../../analysis/export/csv.js';
-import { drawReport, summaryToJson } from '../../../analysis/export/json.js';
+import { CSV_TABLES, summaryCsvChunks, type CsvTable } from '../../../analysis/export/csv.js';
+import { drawReport, summaryJsonChunks } from '../../../analysis/export/json.js';
 import { summaryToMarkdown } from '../../../analysis/export/markdown.js';
 import { InputError, UsageError, parseCommandArgs, type Command } from '../command.js';
+import { checkOutputs } from '../files.js';
 import { deliver, integerOption, loadTraceOrSummary, THRESHOLD_OPTION, thresholdHelp, thresholdsFrom } from './analysis-shared.js';
 
 const FORMATS = ['md', 'json', 'csv'] as const;
@@ -57,17 +58,18 @@ Exit status: 0 ok, 1 unreadable or invalid file (or no such draw), 2 usage error
     if (values.table !== undefined && format !== 'csv') throw new UsageError('--table applies to --format csv only');
     const draw = integerOption(values.draw, '--draw');
     const thresholds = thresholdsFrom(values.threshold);
+    if (values.output !== undefined) checkOutputs([{ option: '-o', path: values.output }], positionals, values.force === true);
 
     const { summary } = loadTraceOrSummary(positionals[0]!, thresholds);
     if (draw !== undefined && draw >= summary.draws.length) {
       throw new InputError(`no draw ${draw}: the trace has ${summary.draws.length} draw${summary.draws.length === 1 ? '' : 's'}${summary.draws.length > 0 ? ` (0..${summary.draws.length - 1})` : ''}`);
     }
     for (const warning of summary.reliability.warnings) io.err(`warning: ${warning}`);
-    let text: string;
-    if (format === 'json') text = summaryToJson(draw === undefined ? summary : drawReport(summary, draw));
-    else if (format === 'csv') text = summaryCsv(summary, table, draw);
-    else text = summaryToMarkdown(summary, { draw });
-    deliver(text, values.output, values.force === true, io);
+    let text: Iterable<string>;
+    if (format === 'json') text = summaryJsonChunks(draw === undefined ? summary : drawReport(summary, draw));
+    else if (format === 'csv') text = summaryCsvChunks(summary, table, draw);
+    else text = [summaryToMarkdown(summary, { draw })];
+    await deliver(text, values.output, values.force === true, io);
     if (values.output !== undefined) {
       const lost = summary.syncs.totalNs + summary.idle.totalNs + summary.leftovers.totalNs + summary.stalls.totalNs;
       io.err(`${summary.findings.length} findings; syncs, idle windows, leftover tails and stalls cost ${formatNs(lost)} (${formatShare(summary.frame.spanNs > 0 ? lost / summary.frame.spanNs : 0)} of the frame)`);
