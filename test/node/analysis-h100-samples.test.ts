@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { analyzeTrace, type AnalysisSummary } from '../../analysis/index.js';
 import { diffSummaries } from '../../analysis/diff.js';
-import { decodeTrace, UNKNOWN_SM } from '../../shared-schema/index.js';
+import { decodeTrace, UNKNOWN_SM, wtrawToWtrace } from '../../shared-schema/index.js';
 import { repoPath } from './paths.js';
 
 function sample(name: string): AnalysisSummary | null {
@@ -78,13 +78,13 @@ test('h100-compute-graphics: compute on all 132 SMs, graphics on 4; despite late
   const syncs = s.findings.filter((f) => f.kind === 'sync');
   assert.ok(syncs.length >= 1);
   for (const f of syncs) assert.equal(f.reliable, true);
-  // "the draw does not overlap the dispatch: graphics starts 13 µs after the last compute warp"
+  // "the draw does not overlap the dispatch: graphics starts 15 µs after the last compute warp"
   assert.ok(s.syncs.gaps.some((g) => g.beforeDraw === 1 && g.gapNs > 10_000 && g.gapNs < 16_000));
   // The first dispatch launches all its warps at once (3–58 µs) and drains: its long
   // warps are long only against the second dispatch's short ones, which is no stall.
   assert.equal(s.stalls.count, 0);
   assert.ok(!s.findings.some((f) => f.kind === 'stall'));
-  // Inside the draw, the SMs wait 1.6 µs between the VS and the FS warps.
+  // Inside the draw, the SMs wait 1.8 µs between the VS and the FS warps.
   assert.deepEqual(s.idle.windows.map((w) => [w.draw, w.before.stage, w.after.stage]), [[1, 'VS', 'FS']]);
   assert.ok(s.idle.windows[0]!.durationNs > 1500 && s.idle.windows[0]!.durationNs < 1800);
   // Compute held at 32 warps per SM: half the slots, an occupancy cap.
@@ -131,4 +131,14 @@ test('h100-aqt in Perfetto: one thread per warp slot of the 4 graphics SMs, no s
   assert.equal(r.value.warps, trace.warps.count);
   assert.equal(r.value.slotOverlaps, 0);
   assert.equal(r.value.lanes, 4 * 64);
+});
+
+test('each H100 sample is its raw dump converted by today\'s decoder, byte for byte (samples/raw/README.md)', () => {
+  for (const name of ['aqt', 'aqt-heavy', 'tess-stall', 'syncs', 'compute-graphics']) {
+    const raw = repoPath('samples', 'raw', `h100-${name}.wtraw`);
+    const sample = repoPath('samples', `h100-${name}.wtrace`);
+    assert.ok(existsSync(raw) && existsSync(sample), `samples/raw/h100-${name}.wtraw and samples/h100-${name}.wtrace`);
+    const { wtrace } = wtrawToWtrace(new Uint8Array(readFileSync(raw)));
+    assert.ok(Buffer.from(wtrace).equals(readFileSync(sample)), `samples/h100-${name}.wtrace is stale: re-convert it from samples/raw`);
+  }
 });

@@ -18,10 +18,10 @@ const synthetic = synthesizeTrace({ warps: 20000, seed: 12 });
 function oddTrace(): Trace {
   const base = traceOf({
     draws: [{ label: 'say "hi"\n\u2028東京' }, { kind: 'dispatch' }],
-    // Fractions, times near the latest a trace holds (2^48 ns of 2^49), the largest custom id.
+    // Fractions, times near the latest a trace holds (2^48 − 1 ns; a float32 duration from 0 reaches 2^48 − 2^24), the largest custom id.
     warps: [
       { sm: 0, slot: 3, stage: 'VS', draw: 0, start: 10.25, end: 20.5, mask: 0xffffffff },
-      { sm: 65535, stage: 'CS', draw: 1, start: 0, end: 2 ** 48, custom: 4294967295 },
+      { sm: 65535, stage: 'CS', draw: 1, start: 0, end: 2 ** 48 - 2 ** 24, custom: 4294967295 },
       { sm: 7, stage: 'FS', draw: 0, start: 1e-7, end: 123456789.123 },
       { sm: 7, stage: 'FS', draw: 0, start: 2 ** 48 - 2, end: 2 ** 48 - 1.0625 },
     ],

@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzeTrace } from '../../analysis/index.js';
+import { SUMMARY_VERSION } from '../../analysis/summary.js';
 import { summaryToJson } from '../../analysis/export/json.js';
 import { MAX_SUMMARY_DEPTH, parseSummary, SummaryFormatError } from '../../analysis/summary-json.js';
 import { decodeTrace, encodeWtrace, synthesizeTrace } from '../../shared-schema/index.js';
@@ -69,7 +70,7 @@ test('a missing or mistyped field anywhere is named by its path', () => {
     ['trace.smCount', 'a', 'expected a whole number ≥ 0, got "a"'],
     ['findings.0.sm', 'x', 'expected a number, got "x"'],
     ['thresholds.syncMinGapNs', DELETE, 'expected a number, got nothing'],
-    ['schemaVersion', 99, '99 is newer than this warptrace reads (1)'],
+    ['schemaVersion', 99, `99 is newer than this warptrace reads (${SUMMARY_VERSION})`],
   ];
   assert.ok(synthetic.stages.length > 3 && synthetic.draws.length > 2 && synthetic.findings.length > 0, 'the summary has the parts mutated');
   for (const [path, value, detail] of cases) {
