@@ -157,7 +157,7 @@ test('what the decoder writes, the readers read back: quality and draw checks ro
 });
 
 test('old files without the new fields still read, and say nothing about them; bad values are refused by name', () => {
-  const old = decodeTrace(new Uint8Array(readFileSync(join(SAMPLES_DIR, 'h100-aqt.wtrace'))));
+  const old = decodeTrace(new Uint8Array(readFileSync(repoPath('test', 'node', 'older-files', 'h100-aqt-2026-11-21.wtrace'))));
   assert.equal(old.capture.calibration.quality, undefined);
   assert.equal(old.capture.calibration.drawBounds, undefined);
   const decoded = decode(traceWithRowIds(5000), H100_CLOCKS);

@@ -14,7 +14,9 @@ import { repoPath } from './paths.js';
 
 const bin = repoPath('bin/warptrace.js');
 const dir = mkdtempSync(join(tmpdir(), 'warptrace-info-'));
-const sample = (name: string) => decodeTrace(new Uint8Array(readFileSync(repoPath('samples', name))));
+/** H100 samples as the previous decoder wrote them (no quality, cross-check or draw-bounds fields). */
+const olderFile = (name: string) => repoPath('test', 'node', 'older-files', name.replace('.wtrace', '-2026-11-21.wtrace'));
+const sample = (name: string) => decodeTrace(new Uint8Array(readFileSync(olderFile(name))));
 
 function info(path: string, ...args: string[]) {
   const r = spawnSync(process.execPath, [bin, 'info', path, ...args], { encoding: 'utf8' });
@@ -22,8 +24,8 @@ function info(path: string, ...args: string[]) {
   return r.stdout;
 }
 
-test('an older file (the H100 samples): SMs counted as SMs, borrowed lines out of the median, unknowns said so', () => {
-  const path = repoPath('samples', 'h100-compute-graphics.wtrace');
+test('an older file (an H100 sample as the previous decoder wrote it): SMs counted as SMs, borrowed lines out of the median, unknowns said so', () => {
+  const path = olderFile('h100-compute-graphics.wtrace');
   const out = info(path);
   // 374 of 378 segments are offset-only, on all 132 SMs (info used to say "374 SMs offset-only").
   assert.match(out, /378 segments on 132 SMs, 374 offset-only on 132 SMs/);
