@@ -61,13 +61,21 @@ export function parseFunctions(code: readonly Instruction[]): FunctionSection {
 }
 
 export function writeFunctions(section: FunctionSection): Instruction[] {
+  // Appended one by one, never push(...list): a block can hold more instructions than a call takes arguments.
   const out: Instruction[] = [];
+  const append = (list: readonly Instruction[]) => {
+    for (const inst of list) out.push(inst);
+  };
   for (const f of section.functions) {
-    out.push(...f.prefix, ...f.header);
-    for (const b of f.blocks) out.push(instruction(Op.Label, [b.label]), ...b.body);
+    append(f.prefix);
+    append(f.header);
+    for (const b of f.blocks) {
+      out.push(instruction(Op.Label, [b.label]));
+      append(b.body);
+    }
     out.push(instruction(Op.FunctionEnd, []));
   }
-  out.push(...section.trailer);
+  append(section.trailer);
   return out;
 }
 
