@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { H100_CLOCKS, decodeTrace, encodeWtrace, encodeWtraw, rawCaptureOf, type SmCalibration, type Trace } from '../../shared-schema/index.js';
 import { summarizeCalibration } from '../../analysis/calibration-quality.js';
+import { analyzeTrace } from '../../analysis/index.js';
 import { GRAPHICS_SMS, phasedTrace, type Phase } from './clock-scenarios.js';
 import { traceWithRowIds } from './fixtures.js';
 import { repoPath } from './paths.js';
@@ -86,4 +87,14 @@ test('a new file reports residuals over all samples, the cross-check, late share
   assert.match(bad, /calibration per-sm-fit, SMs aligned: NO/);
   assert.match(bad, /cross-check: FAILED 4 of \d+, worst 1\d\.\d µs on SM 1[0-3]/);
   assert.match(bad, /lines fitted on different samples disagree, so cross-SM alignment is NOT trustworthy/);
+});
+
+test('stats on an older file whose warps lie outside their draws: not aligned, and a warning says why', () => {
+  const trace = sample('h100-aqt.wtrace');
+  assert.equal(analyzeTrace(trace).reliability.alignedAcrossSms, true, 'in place, the older file is aligned');
+  const moved: Trace = { ...trace, warps: { ...trace.warps, startNs: trace.warps.startNs.map((s) => s + 40_000) } };
+  const r = analyzeTrace(moved).reliability;
+  assert.equal(r.alignedAcrossSms, false);
+  assert.equal(r.crossSmReliable, false);
+  assert.ok(r.warnings.some((w) => /warps lie more than 20(\.0)? µs outside their draw's GPU timestamps/.test(w)), r.warnings.join('\n'));
 });
