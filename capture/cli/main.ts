@@ -38,7 +38,10 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.err(`warptrace: unknown command "${oneLine(name)}" (see warptrace --help)`);
     return 2;
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
+  // After `--` come another program's arguments (capture -- APP --help): its help flags are not ours.
+  const end = rest.indexOf('--');
+  const own = end >= 0 ? rest.slice(0, end) : rest;
+  if (own.includes('--help') || own.includes('-h')) {
     io.out(command.help);
     return 0;
   }

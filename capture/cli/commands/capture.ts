@@ -8,13 +8,18 @@ import { PLAIN, TRACED, compileShaderSet } from '../../capture-run/shaders.js';
 import { autoInstrumentOptions, autoInstrumentSet } from '../../capture-run/auto-instrument.js';
 import { InputError, UsageError, parseCommandArgs, type Command } from '../command.js';
 import { checkOutputs, formatBytes, readInputFile, writeFileAtomic } from '../files.js';
+import { APP_CAPTURE_HELP, runAppCapture } from './capture-app.js';
 
 export const captureCommand: Command = {
   name: 'capture',
-  summary: 'run a reference workload on the GPU (Vulkan) and write its calibrated warp trace',
-  help: `usage: warptrace capture --workload NAME -o OUT.wtrace [options]
+  summary: 'trace a Vulkan app (-- APP ARGS) or a reference workload on the GPU into a calibrated warp trace',
+  help: `usage: warptrace capture -o OUT.wtrace [options] -- APP ARGS...
+       warptrace capture --workload NAME -o OUT.wtrace [options]
        warptrace capture --list
 
+${APP_CAPTURE_HELP}
+
+Workload mode (--workload):
 Builds the headless harness (cmake + g++ against libvulkan-dev, into
 .capture-build/), compiles the workload's shaders with glslangValidator for
 what the device offers (traced and plain twins), runs one traced frame,
@@ -48,6 +53,9 @@ Options:
 Environment: WARPTRACE_BUILD_DIR moves the build outputs (default .capture-build/).
 Exit status: 0 ok, 1 no Vulkan device, missing feature or tool, failed capture; 2 usage error.`,
   async run(argv, io) {
+    // Everything after the first -- is an app's command line: its options are the app's, not ours.
+    const split = argv.indexOf('--');
+    if (split >= 0) return runAppCapture(argv.slice(0, split), argv.slice(split + 1), io);
     const { values, positionals } = parseCommandArgs(argv, {
       workload: { type: 'string' },
       output: { type: 'string', short: 'o' },

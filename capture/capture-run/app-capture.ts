@@ -1,0 +1,177 @@
+/**
+ * `warptrace capture -- APP ARGS`: traces an unmodified Vulkan app through
+ * the capture layer. The CLI serves the layer's instrument requests on a
+ * Unix socket in a fresh temporary folder, runs the app with the layer's
+ * environment, waits for the layer to report the written capture (or the
+ * app to exit, or the timeout), and converts the raw dump into a .wtrace.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { wtrawToWtrace, type TraceHeader } from '../../shared-schema/index.js';
+import { InputError, oneLine, type CliIo } from '../cli/command.js';
+import { readInputFile, writeFileAtomic } from '../cli/files.js';
+import { InstrumentServer, type ServerStats } from '../layer-server/server.js';
+import type { HelloInfo, LayerEvent } from '../layer-server/requests.js';
+import { AppProcess, describeExit, type AppExit } from './app-process.js';
+import { describeSelection, layerEnvironment, type CaptureSelection } from './app-environment.js';
+import { buildLayer } from './layer-build.js';
+import { captureSummary, notCapturedMessage, type LayerProgress } from './app-report.js';
+
+export const DEFAULT_TIMEOUT_SECONDS = 600;
+
+export interface AppCaptureOptions {
+  /** The app's command line (argv[0] is the program). */
+  readonly app: readonly string[];
+  /** The .wtrace to write. */
+  readonly output: string;
+  /** Keep the raw dump here; null: a temporary file, removed afterwards. */
+  readonly raw: string | null;
+  /** Replace existing outputs. */
+  readonly force: boolean;
+  readonly selection: CaptureSelection;
+  /** End the app (SIGTERM, SIGKILL 3 s later) once the capture is written. */
+  readonly exitAfter: boolean;
+  /** Seconds the app may run without a capture before it is ended; 0: no limit. */
+  readonly timeoutSeconds: number;
+  /** Folder of the layer's manifest; undefined: built (or WARPTRACE_LAYER_DIR). Tests pass a folder and need no C++. */
+  readonly manifestDir?: string;
+  /** SPIR-V cache folder; undefined: the default (see defaultCacheDir); null: memory only. */
+  readonly cacheDir?: string | null;
+  /** The app's base environment (default: the CLI's). */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** The first thing that ended the wait for a capture. */
+type Outcome =
+  | { readonly kind: 'written'; readonly event: Extract<LayerEvent, { event: 'capture-written' }> }
+  | { readonly kind: 'failed'; readonly why: string }
+  | { readonly kind: 'exited'; readonly exit: AppExit }
+  | { readonly kind: 'timeout' };
+
+/** Runs the capture; returns the exit status (0 written, 1 no capture or a failed one, 130/143 interrupted). */
+export async function captureApp(options: AppCaptureOptions, io: CliIo): Promise<number> {
+  const manifestDir = options.manifestDir ?? (await buildLayer());
+  // A fresh private folder: the socket's path must be short (sun_path is 108 bytes) and no other user may connect.
+  const temp = mkdtempSync(join(tmpdir(), 'warptrace-app-'));
+  const rawPath = resolve(options.raw ?? join(temp, 'capture.wtraw'));
+  const progress: LayerProgress = { hellos: [], started: null, frames: null, skipped: [] };
+  let settle: (outcome: Outcome) => void = () => {};
+  const outcome = new Promise<Outcome>((resolvePromise) => (settle = resolvePromise));
+  const say = (text: string) => io.err(`warptrace: ${oneLine(text)}`);
+
+  const server = await InstrumentServer.start({
+    socketPath: join(temp, 'layer.sock'),
+    ...(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir }),
+    onHello: (hello) => {
+      progress.hellos.push(hello);
+      say(`layer loaded in ${hello.app} (pid ${hello.pid}) on ${deviceName(hello)}`);
+    },
+    onEvent: (event) => {
+      track(progress, event);
+      switch (event.event) {
+        case 'skipped':
+          say(`not traced: ${event.what} (${event.why})`);
+          break;
+        case 'capture-started':
+          say(`capturing ${event.frame === null ? describeSelection(options.selection) : `frame ${event.frame}`}`);
+          break;
+        case 'capture-written':
+          settle({ kind: 'written', event });
+          break;
+        case 'capture-failed':
+          say(`the layer could not capture: ${event.why}`);
+          settle({ kind: 'failed', why: event.why });
+          break;
+      }
+    },
+    onWarning: say,
+  });
+  let app: AppProcess | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  try {
+    const env = layerEnvironment(options.env ?? process.env, { manifestDir, socketPath: server.socketPath, rawOutput: rawPath, selection: options.selection });
+    app = await AppProcess.start(options.app, env, (signal) => say(`${signal}: passed on to the app`));
+    void app.exited.then((exit) => settle({ kind: 'exited', exit }));
+    if (options.timeoutSeconds > 0) timer = setTimeout(() => settle({ kind: 'timeout' }), options.timeoutSeconds * 1000);
+    const first = await outcome;
+    if (timer !== null) clearTimeout(timer);
+
+    if (first.kind === 'timeout') {
+      say(`no capture after ${options.timeoutSeconds} s (--timeout): ending the app`);
+      await app.stop();
+      io.err(`warptrace capture: ${describeSelection(options.selection)} was not captured within ${options.timeoutSeconds} s; ${notCapturedMessage(progress, options.selection, null)}`);
+      return 1;
+    }
+    if (first.kind === 'exited') {
+      // The layer may still report a capture written just before the exit: its event is already in.
+      if (app.interruptedBy !== null) {
+        io.err(`warptrace capture: interrupted (${app.interruptedBy}); the app ended (${describeExit(first.exit)}), nothing captured`);
+        return app.interruptedBy === 'SIGINT' ? 130 : 143;
+      }
+      io.err(`warptrace capture: ${notCapturedMessage(progress, options.selection, first.exit)}`);
+      return 1;
+    }
+    if (options.exitAfter) void app.stop();
+    if (first.kind === 'failed') {
+      io.err(`warptrace capture: the layer could not capture ${describeSelection(options.selection)}: ${oneLine(first.why)}`);
+      await waitForApp(app, options.exitAfter, say);
+      return 1;
+    }
+    const written = first.event;
+    const status = await convertCapture(written.path, rawPath, options, progress, server.stats, io, say);
+    await waitForApp(app, options.exitAfter, say);
+    return status;
+  } finally {
+    if (timer !== null) clearTimeout(timer);
+    // On an error of ours (a conversion that threw) the app must not outlive the CLI that serves its layer.
+    if (app !== null && app.running) await app.stop();
+    await server.close();
+    rmSync(temp, { recursive: true, force: true });
+  }
+}
+
+/** Converts the layer's raw dump into the .wtrace and prints the summary; returns the exit status. */
+async function convertCapture(
+  reportedPath: string,
+  rawPath: string,
+  options: AppCaptureOptions,
+  progress: LayerProgress,
+  stats: ServerStats,
+  io: CliIo,
+  say: (text: string) => void,
+): Promise<number> {
+  // The layer writes where WARPTRACE_OUTPUT said; a different path in its event is a layer bug, not a file to read blindly.
+  if (resolve(reportedPath) !== rawPath) say(`the layer reported ${reportedPath}, not ${rawPath}; reading ${rawPath}`);
+  if (!existsSync(rawPath)) throw new InputError(`the layer reported a capture, but ${rawPath} does not exist`);
+  let converted: { wtrace: Uint8Array; header: TraceHeader; warpCount: number };
+  try {
+    converted = wtrawToWtrace(readInputFile(rawPath));
+  } catch (error) {
+    const keep = options.raw === null ? ' (keep the raw dump with --raw FILE.wtraw to look at it)' : '';
+    throw new InputError(`cannot convert the layer's capture: ${error instanceof Error ? error.message : String(error)}${keep}`);
+  }
+  const size = await writeFileAtomic(options.output, [converted.wtrace], { overwrite: options.force });
+  io.out(captureSummary({ output: options.output, size, header: converted.header, warpCount: converted.warpCount, progress, stats, selection: options.selection, raw: options.raw }));
+  return 0;
+}
+
+/** Without --exit-after the app goes on after the capture; the CLI keeps serving its layer until it exits. */
+async function waitForApp(app: AppProcess, exitAfter: boolean, say: (text: string) => void): Promise<void> {
+  if (!app.running) return;
+  if (!exitAfter) say('the app is still running; close it to finish (or use --exit-after next time)');
+  await app.exited;
+}
+
+function track(progress: LayerProgress, event: LayerEvent): void {
+  if (event.event === 'skipped') progress.skipped.push({ what: event.what, why: event.why });
+  if (event.event === 'capture-started') progress.started = event.frame ?? 0;
+  if ((event.event === 'capture-started' || event.event === 'capture-failed') && event.frames !== null) {
+    progress.frames = Math.max(progress.frames ?? 0, event.frames);
+  }
+}
+
+function deviceName(hello: HelloInfo): string {
+  const name = hello.device['name'] ?? hello.device['deviceName'];
+  return typeof name === 'string' ? name : 'an unnamed device';
+}

@@ -1,0 +1,72 @@
+/**
+ * The environment the traced app runs with (capture/layer/CONTRACT.md): the
+ * layer found through VK_ADD_LAYER_PATH and enabled through
+ * VK_INSTANCE_LAYERS, both prepended so the user's own layers stay, and the
+ * WARPTRACE_* variables that tell the layer what to capture and where.
+ */
+import { delimiter } from 'node:path';
+import { LAYER_NAME } from './layer-build.js';
+
+/** 0-based inclusive queue-submit range. */
+export interface SubmitRange {
+  readonly first: number;
+  readonly last: number;
+}
+
+/** What to capture, as the layer's variables carry it. */
+export interface CaptureSelection {
+  /** Frame N (1-based); null: the layer's default, or none when a trigger or submits decide. */
+  readonly frame: number | null;
+  readonly submits: SubmitRange | null;
+  /** File whose appearance captures the next frame. */
+  readonly trigger: string | null;
+  /** Stage names for WARPTRACE_STAGES (vs, tcs, tes, gs, fs, cs); null: all. */
+  readonly stages: readonly string[] | null;
+  /** Label glob or draw index range; null: every draw. */
+  readonly draws: string | null;
+  /** Trace buffer records; null: the layer's default. */
+  readonly capacity: number | null;
+}
+
+export interface LayerEnvironmentInput {
+  readonly manifestDir: string;
+  readonly socketPath: string;
+  readonly rawOutput: string;
+  readonly selection: CaptureSelection;
+}
+
+/** The WARPTRACE_* selection variables; inherited values are dropped so the command line alone decides. */
+const SELECTION_VARIABLES = ['WARPTRACE_FRAME', 'WARPTRACE_SUBMITS', 'WARPTRACE_TRIGGER', 'WARPTRACE_STAGES', 'WARPTRACE_DRAWS', 'WARPTRACE_CAPACITY'] as const;
+
+/** `base` (the CLI's environment) with the layer's variables set. */
+export function layerEnvironment(base: NodeJS.ProcessEnv, input: LayerEnvironmentInput): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base };
+  for (const name of SELECTION_VARIABLES) delete env[name];
+  env['VK_ADD_LAYER_PATH'] = prepend(input.manifestDir, base['VK_ADD_LAYER_PATH'], delimiter);
+  // The loader splits VK_INSTANCE_LAYERS on ':' on Linux (';' on Windows): the same delimiter as paths.
+  env['VK_INSTANCE_LAYERS'] = prepend(LAYER_NAME, base['VK_INSTANCE_LAYERS'], delimiter);
+  env['WARPTRACE_SOCKET'] = input.socketPath;
+  env['WARPTRACE_OUTPUT'] = input.rawOutput;
+  const s = input.selection;
+  if (s.frame !== null) env['WARPTRACE_FRAME'] = String(s.frame);
+  if (s.submits !== null) env['WARPTRACE_SUBMITS'] = `${s.submits.first}..${s.submits.last}`;
+  if (s.trigger !== null) env['WARPTRACE_TRIGGER'] = s.trigger;
+  if (s.stages !== null) env['WARPTRACE_STAGES'] = s.stages.join(',');
+  if (s.draws !== null) env['WARPTRACE_DRAWS'] = s.draws;
+  if (s.capacity !== null) env['WARPTRACE_CAPACITY'] = String(s.capacity);
+  return env;
+}
+
+function prepend(value: string, existing: string | undefined, separator: string): string {
+  if (existing === undefined || existing === '') return value;
+  // Already first (a nested capture, or a user who set it by hand): do not list it twice.
+  if (existing.split(separator).includes(value)) return existing;
+  return `${value}${separator}${existing}`;
+}
+
+/** "frame 60", "submits 3..5", "the frame after FILE appears", for messages. */
+export function describeSelection(s: CaptureSelection): string {
+  if (s.submits !== null) return `submits ${s.submits.first}..${s.submits.last}`;
+  if (s.trigger !== null && s.frame === null) return `the frame after ${s.trigger} appears`;
+  return `frame ${s.frame ?? 60}`;
+}

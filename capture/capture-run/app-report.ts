@@ -1,0 +1,73 @@
+/**
+ * What `warptrace capture -- APP` tells the user: the summary of a written
+ * capture, and why there is none when the app ended first.
+ */
+import type { TraceHeader } from '../../shared-schema/index.js';
+import { oneLine } from '../cli/command.js';
+import { formatBytes } from '../cli/files.js';
+import type { HelloInfo } from '../layer-server/requests.js';
+import type { ServerStats } from '../layer-server/server.js';
+import { describeExit, type AppExit } from './app-process.js';
+import { describeSelection, type CaptureSelection } from './app-environment.js';
+
+/** What the layer's hellos and events told so far. */
+export interface LayerProgress {
+  readonly hellos: HelloInfo[];
+  /** The frame whose capture started (0 when the layer did not say which); null: none started. */
+  started: number | null;
+  /** Frames (presents) the layer saw, when it said. */
+  frames: number | null;
+  readonly skipped: { readonly what: string; readonly why: string }[];
+}
+
+/** Skipped items listed one by one; the rest are counted. */
+const SKIPPED_LISTED = 8;
+
+/** Why nothing was captured when the app ended (or the timeout ended it) first. */
+export function notCapturedMessage(progress: LayerProgress, selection: CaptureSelection, exit: AppExit | null): string {
+  const how = exit === null ? '' : ` (${describeExit(exit)})`;
+  if (progress.hellos.length === 0) {
+    return exit === null
+      ? 'the layer never loaded: is the app a Vulkan program?'
+      : `the app exited${how} and the layer never loaded: is the app a Vulkan program?`;
+  }
+  const target = describeSelection(selection);
+  if (progress.started !== null) return `the app ${exit === null ? 'was ended' : `exited${how}`} during the capture of ${target}, before it was written`;
+  const seen = progress.frames === null ? '' : ` after ${progress.frames} frame${progress.frames === 1 ? '' : 's'}`;
+  const what = exit === null ? 'the app ran' : `the app exited${how}`;
+  if (selection.submits !== null) return `${what}${seen}, before ${target}`;
+  if (selection.trigger !== null && selection.frame === null) return `${what}${seen}; ${selection.trigger} never appeared`;
+  return `${what}${seen}, before ${target}`;
+}
+
+export interface SummaryInput {
+  readonly output: string;
+  readonly size: number;
+  readonly header: TraceHeader;
+  readonly warpCount: number;
+  readonly progress: LayerProgress;
+  readonly stats: ServerStats;
+  readonly selection: CaptureSelection;
+  readonly raw: string | null;
+}
+
+export function captureSummary(s: SummaryInput): string {
+  const c = s.header.capture;
+  const dropped = c.recordsWritten - c.recordsKept;
+  const app = oneLine(s.progress.hellos[0]?.app ?? (c.workload || 'the app'));
+  const lines = [
+    `wrote ${s.output} (${formatBytes(s.size)}): ${app}, ${describeSelection(s.selection)}, on ${oneLine(s.header.device.name)}`,
+    `  ${s.header.draws.length.toLocaleString('en-US')} draws, ${s.warpCount.toLocaleString('en-US')} warps, ` +
+      `${c.recordsKept.toLocaleString('en-US')} records kept, ${dropped.toLocaleString('en-US')} dropped` +
+      (dropped > 0 ? ` (the buffer holds ${c.bufferCapacity.toLocaleString('en-US')}; raise --capacity)` : ''),
+    `  calibration ${c.calibration.method}, SMs aligned: ${c.calibration.alignedAcrossSms ? 'yes' : 'NO'}`,
+    `  shaders: ${s.stats.instrumented} instrumented, ${s.stats.cacheHits} from the cache, ${s.stats.refused} refused`,
+  ];
+  if (s.progress.skipped.length > 0) {
+    lines.push(`  not traced (${s.progress.skipped.length}; their warps are missing):`);
+    for (const item of s.progress.skipped.slice(0, SKIPPED_LISTED)) lines.push(`    ${oneLine(item.what)}: ${oneLine(item.why)}`);
+    if (s.progress.skipped.length > SKIPPED_LISTED) lines.push(`    ... and ${s.progress.skipped.length - SKIPPED_LISTED} more`);
+  }
+  if (s.raw !== null) lines.push(`  raw dump kept: ${s.raw}`);
+  return lines.join('\n');
+}

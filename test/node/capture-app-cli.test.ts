@@ -1,0 +1,197 @@
+// `warptrace capture -- APP`: the CLI end to end with fake apps (node
+// scripts that speak the layer's side of the socket protocol), so no C++
+// layer and no GPU are needed: WARPTRACE_LAYER_DIR points at a folder with
+// a stand-in manifest, and the fake app does what the layer would.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { decodeWtrace, wtrawToWtrace } from '../../shared-schema/index.js';
+import { layerEnvironment } from '../../capture/capture-run/app-environment.js';
+import { buildLayer } from '../../capture/capture-run/layer-build.js';
+import { repoPath } from './paths.js';
+
+const bin = repoPath('bin/warptrace.js');
+const dir = mkdtempSync(join(tmpdir(), 'warptrace-capture-app-'));
+const layerDir = join(dir, 'layer');
+mkdirSync(layerDir);
+writeFileSync(join(layerDir, 'VkLayer_warptrace.json'), '{"file_format_version": "1.2.0", "layer": {"name": "VK_LAYER_WARPTRACE_capture"}}');
+const sampleRaw = repoPath('samples', 'raw', 'h100-syncs.wtraw');
+const clientUrl = pathToFileURL(repoPath('dist', 'capture', 'layer-server', 'client.js')).href;
+
+/** Runs `warptrace ARGS` with the stand-in layer and a private SPIR-V cache. */
+function run(args: readonly string[], extraEnv: Record<string, string> = {}) {
+  const env = { ...process.env, WARPTRACE_LAYER_DIR: layerDir, WARPTRACE_SPIRV_CACHE: join(dir, 'cache'), VK_INSTANCE_LAYERS: 'VK_LAYER_user_own', ...extraEnv };
+  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env, timeout: 60_000, cwd: dir });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+/** Writes a fake app: `body` runs after it has connected as `client` (a LayerClient) and said hello. */
+function fakeApp(name: string, body: string, connect = true): string {
+  const path = join(dir, `${name}.mjs`);
+  const prelude = connect
+    ? `import { LayerClient } from ${JSON.stringify(clientUrl)};
+const client = await LayerClient.connect(process.env.WARPTRACE_SOCKET);
+const hello = await client.request('hello', { pid: process.pid, app: ${JSON.stringify(name)}, device: { name: 'Fake GPU' }, set: 7 });
+if (hello.status !== 0) throw new Error('hello refused');
+`
+    : '';
+  writeFileSync(path, `import { copyFileSync, renameSync, writeFileSync } from 'node:fs';\n${prelude}${body}\n`);
+  return path;
+}
+
+test('capture -- APP: the app is ended after capture-written and its raw dump becomes a .wtrace', () => {
+  const marker = join(dir, 'terminated');
+  const envDump = join(dir, 'env.json');
+  const app = fakeApp(
+    'fake-app',
+    `writeFileSync(${JSON.stringify(envDump)}, JSON.stringify(process.env));
+process.on('SIGTERM', () => { writeFileSync(${JSON.stringify(marker)}, 'bye'); process.exit(0); });
+await client.request('event', { event: 'skipped', what: 'pipeline 0xbeef', why: 'mesh shaders are not traced' });
+await client.request('event', { event: 'capture-started', frame: Number(process.env.WARPTRACE_FRAME) });
+const out = process.env.WARPTRACE_OUTPUT;
+copyFileSync(${JSON.stringify(sampleRaw)}, out + '.tmp');
+renameSync(out + '.tmp', out);
+// Written before the event: a pipe's write may still be pending when SIGTERM ends the process.
+console.log('fake app: frame rendered');
+await client.request('event', { event: 'capture-written', path: out, draws: 3, records: 10, counter: 10, capacity: 100 });
+setInterval(() => {}, 1000);`,
+  );
+  const out = join(dir, 'out.wtrace');
+  const raw = join(dir, 'kept.wtraw');
+  const r = run(['capture', '--exit-after', '--frame', '5', '--stages', 'fs,VS', '--draws', 'GBuffer*', '--raw', raw, '-o', out, '--', process.execPath, app, '--help']);
+  assert.equal(r.code, 0, r.err);
+  assert.equal(existsSync(marker), true, 'the app got SIGTERM');
+  const expected = wtrawToWtrace(new Uint8Array(readFileSync(sampleRaw)));
+  assert.deepEqual(new Uint8Array(readFileSync(out)), expected.wtrace);
+  assert.equal(decodeWtrace(new Uint8Array(readFileSync(out))).warps.count, expected.warpCount);
+  assert.deepEqual(readFileSync(raw), readFileSync(sampleRaw), '--raw keeps the dump');
+  // The summary on stdout; the app's own stdout and the progress lines on stderr.
+  assert.match(r.out, /^wrote .*out\.wtrace \(.*\): fake-app, frame 5, on /);
+  assert.match(r.out, /records kept, [\d,]+ dropped/);
+  assert.match(r.out, /calibration \S+, SMs aligned: (yes|NO)/);
+  assert.match(r.out, /not traced \(1; their warps are missing\):\n {4}pipeline 0xbeef: mesh shaders are not traced/);
+  assert.doesNotMatch(r.out, /fake app/);
+  assert.match(r.err, /fake app: frame rendered/);
+  assert.match(r.err, /layer loaded in fake-app .* on Fake GPU/);
+
+  const env = JSON.parse(readFileSync(envDump, 'utf8')) as Record<string, string>;
+  assert.equal(env['VK_INSTANCE_LAYERS'], 'VK_LAYER_WARPTRACE_capture:VK_LAYER_user_own');
+  assert.equal(env['VK_ADD_LAYER_PATH']!.split(':')[0], layerDir);
+  assert.equal(env['WARPTRACE_FRAME'], '5');
+  assert.equal(env['WARPTRACE_STAGES'], 'vs,fs');
+  assert.equal(env['WARPTRACE_DRAWS'], 'GBuffer*');
+  assert.equal(env['WARPTRACE_OUTPUT'], raw);
+  assert.equal(env['WARPTRACE_SUBMITS'], undefined);
+});
+
+test('an app that exits at once: exit 1, the layer never loaded', () => {
+  const app = fakeApp('quits', 'process.exit(0);', false);
+  const r = run(['capture', '-o', join(dir, 'never.wtrace'), '--', process.execPath, app]);
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.err, /the layer never loaded: is the app a Vulkan program\?/);
+  assert.equal(existsSync(join(dir, 'never.wtrace')), false);
+});
+
+test('an app that exits before its frame: exit 1 naming the frame and how far it got', () => {
+  const app = fakeApp('short', `await client.request('event', { event: 'capture-failed', why: 'device lost', frames: 7 }).catch(() => {});\nprocess.exit(3);`);
+  const r = run(['capture', '-o', join(dir, 'short.wtrace'), '--frame', '9', '--', process.execPath, app]);
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.err, /could not capture|after 7 frames, before frame 9/);
+  const quiet = fakeApp('quiet', 'process.exit(0);');
+  const q = run(['capture', '-o', join(dir, 'quiet.wtrace'), '--submits', '2..4', '--', process.execPath, quiet]);
+  assert.equal(q.code, 1, q.err);
+  assert.match(q.err, /the app exited \(exit code 0\), before submits 2\.\.4/);
+});
+
+test('--timeout ends an app that never captures, with a clear message', () => {
+  const app = fakeApp('forever', 'setInterval(() => {}, 1000);');
+  const started = Date.now();
+  const r = run(['capture', '-o', join(dir, 'late.wtrace'), '--timeout', '1', '--', process.execPath, app]);
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.err, /frame 60 was not captured within 1 s/);
+  assert.ok(Date.now() - started < 20_000);
+});
+
+test('usage errors exit 2', () => {
+  const cases: [string[], RegExp][] = [
+    [['capture', '--frame', '3', '--submits', '1..2', '-o', 'x.wtrace', '--', 'x'], /--frame and --submits exclude each other/],
+    [['capture', '--', 'x'], /missing -o/],
+    [['capture', '-o', 'x.wtrace', '--'], /no app after --/],
+    [['capture', '-o', 'x.wtrace', '--frame', '0', '--', 'x'], /--frame needs a whole number/],
+    [['capture', '-o', 'x.wtrace', '--submits', '5..2', '--', 'x'], /--submits needs N <= M/],
+    [['capture', '-o', 'x.wtrace', '--stages', 'vs,ms', '--', 'x'], /--stages takes/],
+    [['capture', '-o', 'x.wtrace', '--timeout', 'soon', '--', 'x'], /--timeout needs a whole number/],
+    [['capture', '-o', 'x.wtrace', '--workload', 'aqt', '--', 'x'], /Unknown option '--workload'/],
+    [['capture', '-o', 'x.wtrace', 'stray', '--', 'x'], /unexpected argument stray/],
+  ];
+  for (const [args, message] of cases) {
+    const r = run(args);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
+    assert.match(r.err, message);
+  }
+  // After --, --help belongs to the app: no help text, the usage error above is ours.
+  const help = run(['capture', '--help']);
+  assert.equal(help.code, 0);
+  assert.match(help.out, /usage: warptrace capture -o OUT\.wtrace \[options\] -- APP ARGS/);
+});
+
+test('a program that cannot be started is exit 1', () => {
+  const r = run(['capture', '-o', join(dir, 'none.wtrace'), '--', join(dir, 'no-such-program')]);
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.err, /cannot start .*no-such-program: no such file or directory/);
+});
+
+test('layerEnvironment prepends to the user layers and drops inherited WARPTRACE_ selections', () => {
+  const env = layerEnvironment(
+    { VK_ADD_LAYER_PATH: '/opt/layers', VK_INSTANCE_LAYERS: 'VK_LAYER_KHRONOS_validation', WARPTRACE_FRAME: '9', WARPTRACE_DRAWS: 'x', HOME: '/h' },
+    { manifestDir: '/build/layer', socketPath: '/tmp/s.sock', rawOutput: '/tmp/c.wtraw', selection: { frame: null, submits: { first: 1, last: 3 }, trigger: null, stages: null, draws: null, capacity: 1024 } },
+  );
+  assert.equal(env['VK_ADD_LAYER_PATH'], '/build/layer:/opt/layers');
+  assert.equal(env['VK_INSTANCE_LAYERS'], 'VK_LAYER_WARPTRACE_capture:VK_LAYER_KHRONOS_validation');
+  assert.equal(env['WARPTRACE_FRAME'], undefined);
+  assert.equal(env['WARPTRACE_DRAWS'], undefined);
+  assert.equal(env['WARPTRACE_SUBMITS'], '1..3');
+  assert.equal(env['WARPTRACE_CAPACITY'], '1024');
+  assert.equal(env['WARPTRACE_SOCKET'], '/tmp/s.sock');
+  assert.equal(env['HOME'], '/h');
+});
+
+test('Ctrl-C on the CLI is passed on to the app; the CLI then exits 130', async () => {
+  const marker = join(dir, 'interrupted');
+  const app = fakeApp('interruptible', `process.on('SIGINT', () => { writeFileSync(${JSON.stringify(marker)}, 'int'); process.exit(5); });\nsetInterval(() => {}, 1000);`);
+  const env = { ...process.env, WARPTRACE_LAYER_DIR: layerDir, WARPTRACE_SPIRV_CACHE: join(dir, 'cache') };
+  const child = spawn(process.execPath, [bin, 'capture', '-o', join(dir, 'int.wtrace'), '--', process.execPath, app], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  const loaded = new Promise<void>((resolve) => {
+    child.stderr.on('data', (b: Buffer) => {
+      err += b.toString();
+      if (err.includes('layer loaded')) resolve();
+    });
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  await loaded;
+  child.kill('SIGINT');
+  assert.equal(await exited, 130, err);
+  assert.equal(existsSync(marker), true, 'the app got SIGINT');
+  assert.match(err, /interrupted \(SIGINT\); the app ended \(exit code 5\), nothing captured/);
+});
+
+test('buildLayer: a clear error without CMakeLists.txt; WARPTRACE_LAYER_DIR skips the build but is checked', async () => {
+  const saved = process.env['WARPTRACE_LAYER_DIR'];
+  try {
+    delete process.env['WARPTRACE_LAYER_DIR'];
+    const empty = mkdtempSync(join(dir, 'no-layer-'));
+    await assert.rejects(buildLayer(empty), /the capture layer has no build yet: .*CMakeLists\.txt is missing/);
+    process.env['WARPTRACE_LAYER_DIR'] = layerDir;
+    assert.equal(await buildLayer(empty), layerDir);
+    process.env['WARPTRACE_LAYER_DIR'] = empty;
+    await assert.rejects(buildLayer(empty), /WARPTRACE_LAYER_DIR=.* holds no VkLayer_warptrace\.json/);
+  } finally {
+    if (saved === undefined) delete process.env['WARPTRACE_LAYER_DIR'];
+    else process.env['WARPTRACE_LAYER_DIR'] = saved;
+  }
+});
