@@ -205,6 +205,19 @@ typedef struct wtCaptureStats {
  */
 int wtWriteWtraw(wtTracer *tracer, const char *path, const wtCaptureInfo *info, wtCaptureStats *stats, char *errorText, size_t errorSize);
 
+/*
+ * For a tracer whose draw ids are not the order of wtCmdBeginDraw calls (the
+ * Vulkan layer gives each recorded draw a slot when the app records it and
+ * numbers the draws when the frame is submitted): the next wtWriteWtraw writes
+ * drawCount draws, draw d with label labels[d], kind kinds[d], the timestamps
+ * of slot querySlots[d] (wtCmdBeginDraw's query pair for draw id querySlots[d]),
+ * and extraJson[d] (NULL or "": nothing) appended to its metadata object, e.g.
+ * "\"call\": \"vkCmdDraw\"". The arrays must stay valid until then; NULL
+ * pointers restore the default (the order of wtCmdBeginDraw calls).
+ */
+void wtSetDrawTable(wtTracer *tracer, uint32_t drawCount, const char *const *labels, const wtDrawKind *kinds, const uint32_t *querySlots,
+                    const char *const *extraJson);
+
 #ifdef __cplusplus
 }
 #endif
@@ -406,6 +419,12 @@ struct wtTracer {
   VkBool32 clocksChecked;
   wtClockCheck clocks;
   VkBool32 noDrawTimestamps;
+  /* wtSetDrawTable: draws numbered at submission rather than at wtCmdBeginDraw. */
+  uint32_t tableDraws;
+  const char *const *tableLabels;
+  const wtDrawKind *tableKinds;
+  const uint32_t *tableSlots;
+  const char *const *tableExtra;
 };
 
 static int wtFindMemory_(VkPhysicalDevice pd, uint32_t typeBits, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid) {
@@ -917,6 +936,22 @@ static void wtStageList_(FILE *f, VkShaderStageFlags stages) {
   fputc(']', f);
 }
 
+/* Draws in the file: wtSetDrawTable's when set, else one per wtCmdBeginDraw. */
+static uint32_t wtDrawsWritten_(const wtTracer *t) { return t->tableLabels ? t->tableDraws : t->drawCount; }
+
+/* The query pair of draw d: its slot under wtSetDrawTable, else d itself. */
+static uint32_t wtQuerySlot_(const wtTracer *t, uint32_t d) { return t->tableSlots ? t->tableSlots[d] : d; }
+
+void wtSetDrawTable(wtTracer *t, uint32_t drawCount, const char *const *labels, const wtDrawKind *kinds, const uint32_t *querySlots,
+                    const char *const *extraJson) {
+  int on = labels && kinds && querySlots;
+  t->tableDraws = on ? drawCount : 0;
+  t->tableLabels = on ? labels : NULL;
+  t->tableKinds = on ? kinds : NULL;
+  t->tableSlots = on ? querySlots : NULL;
+  t->tableExtra = on ? extraJson : NULL;
+}
+
 /* Writes the metadata JSON to f; returns 0 or -1. */
 static int wtWriteMetadata_(const wtTracer *t, FILE *f, const wtCaptureInfo *info, uint64_t captureStart, int haveStart) {
   const wtCaps *c = &t->caps;
@@ -956,11 +991,13 @@ static int wtWriteMetadata_(const wtTracer *t, FILE *f, const wtCaptureInfo *inf
   fprintf(f, "    \"deviceClockNsPerTick\": %.9g, \"timestampPeriodNs\": %.9g, \"smClockRateHz\": null\n  },\n",
           t->clocksChecked ? t->clocks.deviceNsPerTick : 1.0, c->timestampPeriod);
   fprintf(f, "  \"draws\": [");
-  for (uint32_t d = 0; d < t->drawCount; d++) {
+  for (uint32_t d = 0; d < wtDrawsWritten_(t); d++) {
     static const char *const kinds[3] = {"draw", "dispatch", "trace-rays"};
     fprintf(f, "%s\n    { \"label\": ", d ? "," : "");
-    wtJsonString_(f, t->labels[d].text);
-    fprintf(f, ", \"kind\": \"%s\" }", kinds[t->labels[d].kind]);
+    wtJsonString_(f, t->tableLabels ? t->tableLabels[d] : t->labels[d].text);
+    fprintf(f, ", \"kind\": \"%s\"", kinds[t->tableKinds ? t->tableKinds[d] : t->labels[d].kind]);
+    if (t->tableExtra && t->tableExtra[d] && t->tableExtra[d][0]) fprintf(f, ", %s", t->tableExtra[d]);
+    fprintf(f, " }");
   }
   fprintf(f, "\n  ]");
   if (info && info->overheadFrames > 0) {
@@ -1005,8 +1042,8 @@ int wtWriteWtraw(wtTracer *t, const char *path, const wtCaptureInfo *info, wtCap
   uint32_t counter = words[WT_BUFFER_WORD_COUNT];
   uint32_t kept = counter < t->capacity ? counter : t->capacity;
 
-  /* Timestamps: query 0 = capture start, then (begin, end) per draw. */
-  uint32_t queryCount = 1 + 2 * t->drawCount;
+  /* Timestamps: query 0 = capture start, then (begin, end) per draw id (per slot under wtSetDrawTable). */
+  uint32_t queryCount = 1 + 2 * (t->tableSlots ? t->maxDraws : t->drawCount);
   uint64_t *ticks = (uint64_t *)calloc(queryCount * 2, sizeof(uint64_t));
   int haveStart = 0;
   if (!ticks) {
@@ -1061,7 +1098,7 @@ int wtWriteWtraw(wtTracer *t, const char *path, const wtCaptureInfo *info, wtCap
   wtPutU32_(header + 4 * WT_WTRAW_WORD_RECORD_COUNT, kept);
   wtPutU32_(header + 4 * WT_WTRAW_WORD_COUNTER, counter);
   wtPutU32_(header + 4 * WT_WTRAW_WORD_CAPACITY, t->capacity);
-  wtPutU32_(header + 4 * WT_WTRAW_WORD_TIMESTAMP_COUNT, t->queries ? t->drawCount : 0);
+  wtPutU32_(header + 4 * WT_WTRAW_WORD_TIMESTAMP_COUNT, t->queries ? wtDrawsWritten_(t) : 0);
   if (!bad) bad = fwrite(header, 1, sizeof header, f) != sizeof header;
   if (!bad) {
     rewind(meta);
@@ -1074,9 +1111,10 @@ int wtWriteWtraw(wtTracer *t, const char *path, const wtCaptureInfo *info, wtCap
     if (fwrite(spaces, 1, pad, f) != pad) bad = 1;
   }
   if (!bad && t->queries) {
-    for (uint32_t d = 0; d < t->drawCount && !bad; d++) {
+    for (uint32_t d = 0; d < wtDrawsWritten_(t) && !bad; d++) {
       unsigned char pair[16];
-      uint64_t b = ticks[2 * (1 + 2 * d)], e = ticks[2 * (2 + 2 * d)];
+      uint32_t q = wtQuerySlot_(t, d);
+      uint64_t b = ticks[2 * (1 + 2 * q)], e = ticks[2 * (2 + 2 * q)];
       if (b == WT_WTRAW_NO_TIMESTAMP || e == WT_WTRAW_NO_TIMESTAMP) b = e = WT_WTRAW_NO_TIMESTAMP;
       wtPutU64_(pair, b);
       wtPutU64_(pair + 8, e);
@@ -1102,7 +1140,7 @@ int wtWriteWtraw(wtTracer *t, const char *path, const wtCaptureInfo *info, wtCap
     stats->counter = counter;
     stats->capacity = t->capacity;
     stats->kept = kept;
-    stats->draws = t->drawCount;
+    stats->draws = wtDrawsWritten_(t);
   }
   return 0;
 }

@@ -1,0 +1,413 @@
+// The vkCmd* that do more in the shadow than repeat the app's command: pipeline
+// binds (the twin), descriptor binds (replayed when our bind disturbs them),
+// draws and dispatches (the trace set, a slot, timestamps), secondaries,
+// render passes and labels (the frame's regions). Every other vkCmd* is
+// forwarded by generated_commands.inc.
+#include <cstring>
+
+#include "command_buffers.hpp"
+#include "hooks.hpp"
+#include "tracer_glue.hpp"
+
+namespace wtl {
+
+#include "generated_commands.inc"
+
+static BindPointState &bindPoint(CommandState *cs, VkPipelineBindPoint bp) {
+  return bp == VK_PIPELINE_BIND_POINT_COMPUTE ? cs->compute : cs->graphics;
+}
+
+static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoint bp, VkPipeline pipeline) {
+  CommandState *cs = findCommandState(cb);
+  cs->device->cmd.CmdBindPipeline(cb, bp, pipeline);
+  if (!cs->shadow) return;
+  BindPointState &b = bindPoint(cs, bp);
+  b.pipeline = (bp == VK_PIPELINE_BIND_POINT_GRAPHICS || bp == VK_PIPELINE_BIND_POINT_COMPUTE) ? findPipeline(cs->device, pipeline) : nullptr;
+  b.appPipeline = pipeline;
+  b.twinBound = b.pipeline && b.pipeline->twin;
+  cs->device->cmd.CmdBindPipeline(cs->shadow, bp, b.twinBound ? b.pipeline->twin : pipeline);
+}
+
+static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineBindPoint bp, VkPipelineLayout layout,
+                                                             uint32_t firstSet, uint32_t setCount, const VkDescriptorSet *sets,
+                                                             uint32_t dynamicCount, const uint32_t *dynamicOffsets) {
+  CommandState *cs = findCommandState(cb);
+  cs->device->cmd.CmdBindDescriptorSets(cb, bp, layout, firstSet, setCount, sets, dynamicCount, dynamicOffsets);
+  if (!cs->shadow) return;
+  cs->device->cmd.CmdBindDescriptorSets(cs->shadow, bp, layout, firstSet, setCount, sets, dynamicCount, dynamicOffsets);
+  BindPointState &b = bindPoint(cs, bp);
+  int32_t index = (int32_t)b.binds.size();
+  b.binds.push_back({layout, firstSet, std::vector<VkDescriptorSet>(sets, sets + setCount),
+                     std::vector<uint32_t>(dynamicOffsets, dynamicOffsets + dynamicCount)});
+  if (b.setBinder.size() < firstSet + setCount) b.setBinder.resize(firstSet + setCount, -1);
+  for (uint32_t i = 0; i < setCount; i++) b.setBinder[firstSet + i] = index;
+  if (b.binds.size() > 64) {
+    // Keep only the calls that still bind some set, in order: replaying them rebuilds the app's state.
+    std::vector<BindPointState::Bind> kept;
+    std::vector<int32_t> remap(b.binds.size(), -1);
+    for (size_t k = 0; k < b.binds.size(); k++)
+      for (int32_t binder : b.setBinder)
+        if (binder == (int32_t)k) {
+          remap[k] = (int32_t)kept.size();
+          kept.push_back(std::move(b.binds[k]));
+          break;
+        }
+    for (int32_t &binder : b.setBinder) binder = binder < 0 ? -1 : remap[binder];
+    b.binds = std::move(kept);
+  }
+}
+
+/** Whether the draw about to be recorded matches --draws (a glob on the open labels or the inserted label). */
+static bool drawSelected(const CommandState *cs) {
+  const Settings &s = settings();
+  if (s.drawGlob.empty()) return true;
+  if (!cs->insertedLabel.empty() && globMatch(s.drawGlob.c_str(), cs->insertedLabel.c_str())) return true;
+  for (const std::string &label : cs->labelStack)
+    if (globMatch(s.drawGlob.c_str(), label.c_str())) return true;
+  return false;
+}
+
+/**
+ * Before a draw or dispatch in the shadow: the twin or the app's pipeline,
+ * the app's sets our earlier binds disturbed, the trace set with this draw's
+ * slot, and the begin timestamp. Returns the slot, or kNoSlot (untraced).
+ */
+static uint32_t beginDraw(CommandState *cs, VkPipelineBindPoint bp, const char *call, wtDrawKind kind, const std::string &params,
+                          const std::string &label) {
+  DeviceState *device = cs->device;
+  BindPointState &b = bindPoint(cs, bp);
+  const PipelineInfo *p = b.pipeline;
+  bool traced = p && p->twin && drawSelected(cs);
+  uint32_t slot = traced ? allocateSlot(device) : kNoSlot;
+  if (traced && slot == kNoSlot) cs->untracedWhy = "more draws recorded than the layer's " + std::to_string(device->slotCapacity) + " slots";
+  traced = traced && slot != kNoSlot;
+  if (p && b.twinBound != traced) {
+    device->cmd.CmdBindPipeline(cs->shadow, bp, traced ? p->twin : b.appPipeline);
+    b.twinBound = traced;
+  }
+  cs->insertedLabel.clear();
+  if (!traced) {
+    cs->untracedDraws++;
+    if (cs->untracedWhy.empty()) cs->untracedWhy = p ? p->untracedWhy : "no pipeline the layer knows is bound";
+    return kNoSlot;
+  }
+  if (b.disturbedFrom < p->appSetCount) {
+    for (const auto &bind : b.binds)
+      device->cmd.CmdBindDescriptorSets(cs->shadow, bp, bind.layout, bind.firstSet, (uint32_t)bind.sets.size(), bind.sets.data(),
+                                        (uint32_t)bind.dynamicOffsets.size(), bind.dynamicOffsets.data());
+    b.disturbedFrom = UINT32_MAX;
+  }
+  VkDescriptorSet set = tracerSet(device->tracer);
+  uint32_t offset = (uint32_t)(slot * tracerDrawStride(device->tracer));
+  device->cmd.CmdBindDescriptorSets(cs->shadow, bp, p->twinLayout, device->traceSet, 1, &set, 1, &offset);
+  // Sets the app bound above this pipeline's own are incompatible with the padded layout: replayed when needed.
+  if (p->appSetCount < b.disturbedFrom) b.disturbedFrom = p->appSetCount;
+  device->cmd.CmdWriteTimestamp(cs->shadow, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, tracerQueries(device->tracer), 1 + 2 * slot);
+  RecordedEvent e{RecordedEvent::Draw};
+  e.text = call;
+  e.slot = slot;
+  e.drawKind = kind;
+  e.params = params;
+  e.pipeline = p->name;
+  e.label = label;
+  cs->events.push_back(std::move(e));
+  cs->slots.push_back(slot);
+  return slot;
+}
+
+static void endDraw(CommandState *cs, uint32_t slot) {
+  if (slot == kNoSlot) return;
+  cs->device->cmd.CmdWriteTimestamp(cs->shadow, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, tracerQueries(cs->device->tracer), 2 + 2 * slot);
+}
+
+static std::string field(const char *name, int64_t value, bool first = false) {
+  return std::string(first ? "" : ", ") + "\"" + name + "\": " + std::to_string(value);
+}
+
+/** Forwards a draw to the app's buffer, and to the shadow between beginDraw and endDraw. */
+#define WTL_DRAW(bp, kind, callName, params, label, forward)                                           \
+  CommandState *cs = findCommandState(commandBuffer);                                                 \
+  cs->device->cmd.forward(commandBuffer, WTL_ARGS);                                                    \
+  if (!cs->shadow) return;                                                                            \
+  uint32_t slot = beginDraw(cs, bp, callName, kind, params, label);                                   \
+  cs->device->cmd.forward(cs->shadow, WTL_ARGS);                                                       \
+  endDraw(cs, slot);
+
+#define WTL_ARGS vertexCount, instanceCount, firstVertex, firstInstance
+static VKAPI_ATTR void VKAPI_CALL wl_vkCmdDraw(VkCommandBuffer commandBuffer, uint32_t vertexCount, uint32_t instanceCount,
+                                               uint32_t firstVertex, uint32_t firstInstance) {
+  WTL_DRAW(VK_PIPELINE_BIND_POINT_GRAPHICS, WT_KIND_DRAW, "vkCmdDraw",
+           field("vertexCount", vertexCount, true) + field("instanceCount", instanceCount) + field("firstVertex", firstVertex) +
+               field("firstInstance", firstInstance),
+           "vkCmdDraw(" + std::to_string(vertexCount) + ", " + std::to_string(instanceCount) + ")", CmdDraw)
+}
+#undef WTL_ARGS
+
+#define WTL_ARGS indexCount, instanceCount, firstIndex, vertexOffset, firstInstance
+static VKAPI_ATTR void VKAPI_CALL wl_vkCmdDrawIndexed(VkCommandBuffer commandBuffer, uint32_t indexCount, uint32_t instanceCount,
+                                                      uint32_t firstIndex, int32_t vertexOffset, uint32_t firstInstance) {
+  WTL_DRAW(VK_PIPELINE_BIND_POINT_GRAPHICS, WT_KIND_DRAW, "vkCmdDrawIndexed",
+           field("indexCount", indexCount, true) + field("instanceCount", instanceCount) + field("firstIndex", firstIndex) +
+               field("vertexOffset", vertexOffset) + field("firstInstance", firstInstance),
+           "vkCmdDrawIndexed(" + std::to_string(indexCount) + ", " + std::to_string(instanceCount) + ")", CmdDrawIndexed)
+}
+#undef WTL_ARGS
+
+#define WTL_ARGS buffer, offset, drawCount, stride
+#define WTL_INDIRECT(name, forward)                                                                                           \
+  static VKAPI_ATTR void VKAPI_CALL wl_##name(VkCommandBuffer commandBuffer, VkBuffer buffer, VkDeviceSize offset,         \
+                                              uint32_t drawCount, uint32_t stride) {                                       \
+    WTL_DRAW(VK_PIPELINE_BIND_POINT_GRAPHICS, WT_KIND_DRAW, #name, field("drawCount", drawCount, true),                     \
+             std::string(#name "(") + std::to_string(drawCount) + ")", forward)                                             \
+  }
+WTL_INDIRECT(vkCmdDrawIndirect, CmdDrawIndirect)
+WTL_INDIRECT(vkCmdDrawIndexedIndirect, CmdDrawIndexedIndirect)
+#undef WTL_INDIRECT
+#undef WTL_ARGS
+
+#define WTL_ARGS buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride
+#define WTL_INDIRECT_COUNT(name, forward)                                                                                    \
+  static VKAPI_ATTR void VKAPI_CALL wl_##name(VkCommandBuffer commandBuffer, VkBuffer buffer, VkDeviceSize offset,         \
+                                              VkBuffer countBuffer, VkDeviceSize countBufferOffset, uint32_t maxDrawCount, \
+                                              uint32_t stride) {                                                           \
+    WTL_DRAW(VK_PIPELINE_BIND_POINT_GRAPHICS, WT_KIND_DRAW, #name, "", std::string(#name "(<=") + std::to_string(maxDrawCount) + ")", \
+             forward)                                                                                                       \
+  }
+WTL_INDIRECT_COUNT(vkCmdDrawIndirectCount, CmdDrawIndirectCount)
+WTL_INDIRECT_COUNT(vkCmdDrawIndexedIndirectCount, CmdDrawIndexedIndirectCount)
+WTL_INDIRECT_COUNT(vkCmdDrawIndirectCountKHR, CmdDrawIndirectCountKHR)
+WTL_INDIRECT_COUNT(vkCmdDrawIndexedIndirectCountKHR, CmdDrawIndexedIndirectCountKHR)
+WTL_INDIRECT_COUNT(vkCmdDrawIndirectCountAMD, CmdDrawIndirectCountAMD)
+WTL_INDIRECT_COUNT(vkCmdDrawIndexedIndirectCountAMD, CmdDrawIndexedIndirectCountAMD)
+#undef WTL_INDIRECT_COUNT
+#undef WTL_ARGS
+
+#define WTL_ARGS drawCount, pVertexInfo, instanceCount, firstInstance, stride
+static VKAPI_ATTR void VKAPI_CALL wl_vkCmdDrawMultiEXT(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawInfoEXT *pVertexInfo,
+                                                       uint32_t instanceCount, uint32_t firstInstance, uint32_t stride) {
+  WTL_DRAW(VK_PIPELINE_BIND_POINT_GRAPHICS, WT_KIND_DRAW, "vkCmdDrawMultiEXT",
+           field("drawCount", drawCount, true) + field("instanceCount", instanceCount),
+           "vkCmdDrawMultiEXT(" + std::to_string(drawCount) + ")", CmdDrawMultiEXT)
+}
+#undef WTL_ARGS
+
+#define WTL_ARGS drawCount, pIndexInfo, instanceCount, firstInstance, stride, pVertexOffset
+static VKAPI_ATTR void VKAPI_CALL wl_vkCmdDrawMultiIndexedEXT(VkCommandBuffer commandBuffer, uint32_t drawCount,
+                                                              const VkMultiDrawIndexedInfoEXT *pIndexInfo, uint32_t instanceCount,
+                                                              uint32_t firstInstance, uint32_t stride, const int32_t *pVertexOffset) {
+  WTL_DRAW(VK_PIPELINE_BIND_POINT_GRAPHICS, WT_KIND_DRAW, "vkCmdDrawMultiIndexedEXT",
+           field("drawCount", drawCount, true) + field("instanceCount", instanceCount),
+           "vkCmdDrawMultiIndexedEXT(" + std::to_string(drawCount) + ")", CmdDrawMultiIndexedEXT)
+}
+#undef WTL_ARGS
+
+#define WTL_ARGS groupCountX, groupCountY, groupCountZ
+static VKAPI_ATTR void VKAPI_CALL wl_vkCmdDispatch(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY,
+                                                   uint32_t groupCountZ) {
+  WTL_DRAW(VK_PIPELINE_BIND_POINT_COMPUTE, WT_KIND_DISPATCH, "vkCmdDispatch",
+           field("groupCountX", groupCountX, true) + field("groupCountY", groupCountY) + field("groupCountZ", groupCountZ),
+           "vkCmdDispatch(" + std::to_string(groupCountX) + ", " + std::to_string(groupCountY) + ", " + std::to_string(groupCountZ) + ")",
+           CmdDispatch)
+}
+#undef WTL_ARGS
+
+#define WTL_ARGS baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ
+#define WTL_DISPATCH_BASE(name, forward)                                                                                       \
+  static VKAPI_ATTR void VKAPI_CALL wl_##name(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY,      \
+                                              uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY,            \
+                                              uint32_t groupCountZ) {                                                     \
+    WTL_DRAW(VK_PIPELINE_BIND_POINT_COMPUTE, WT_KIND_DISPATCH, #name,                                                      \
+             field("groupCountX", groupCountX, true) + field("groupCountY", groupCountY) + field("groupCountZ", groupCountZ), \
+             std::string(#name "(") + std::to_string(groupCountX) + ", " + std::to_string(groupCountY) + ", " +            \
+                 std::to_string(groupCountZ) + ")",                                                                        \
+             forward)                                                                                                      \
+  }
+WTL_DISPATCH_BASE(vkCmdDispatchBase, CmdDispatchBase)
+WTL_DISPATCH_BASE(vkCmdDispatchBaseKHR, CmdDispatchBaseKHR)
+#undef WTL_DISPATCH_BASE
+#undef WTL_ARGS
+
+#define WTL_ARGS buffer, offset
+static VKAPI_ATTR void VKAPI_CALL wl_vkCmdDispatchIndirect(VkCommandBuffer commandBuffer, VkBuffer buffer, VkDeviceSize offset) {
+  WTL_DRAW(VK_PIPELINE_BIND_POINT_COMPUTE, WT_KIND_DISPATCH, "vkCmdDispatchIndirect", "", "vkCmdDispatchIndirect()", CmdDispatchIndirect)
+}
+#undef WTL_ARGS
+#undef WTL_DRAW
+
+static VKAPI_ATTR void VKAPI_CALL wl_vkCmdExecuteCommands(VkCommandBuffer cb, uint32_t count, const VkCommandBuffer *buffers) {
+  CommandState *cs = findCommandState(cb);
+  cs->device->cmd.CmdExecuteCommands(cb, count, buffers);
+  if (!cs->shadow) return;
+  std::vector<VkCommandBuffer> shadows(buffers, buffers + count);
+  for (uint32_t i = 0; i < count; i++) {
+    CommandState *secondary = findCommandState(buffers[i]);
+    if (secondary->shadow) shadows[i] = secondary->shadow;
+    RecordedEvent e{RecordedEvent::Execute};
+    e.secondary = secondary->shadow ? secondary : nullptr;
+    e.secondaryGeneration = secondary->generation;
+    cs->events.push_back(std::move(e));
+  }
+  cs->device->cmd.CmdExecuteCommands(cs->shadow, count, shadows.data());
+}
+
+static void beginPass(CommandState *cs, uint32_t colorTargets, bool depth) {
+  RecordedEvent e{RecordedEvent::BeginPass};
+  e.colorTargets = colorTargets;
+  e.depthTarget = depth;
+  cs->events.push_back(std::move(e));
+}
+
+static void endPass(CommandState *cs) { cs->events.push_back(RecordedEvent{RecordedEvent::EndPass}); }
+
+static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBeginRenderPass(VkCommandBuffer cb, const VkRenderPassBeginInfo *info, VkSubpassContents contents) {
+  CommandState *cs = findCommandState(cb);
+  cs->device->cmd.CmdBeginRenderPass(cb, info, contents);
+  if (!cs->shadow) return;
+  cs->device->cmd.CmdBeginRenderPass(cs->shadow, info, contents);
+  beginPass(cs, UINT32_MAX, false);
+}
+
+#define WTL_BEGIN_RENDER_PASS2(name, forward)                                                                              \
+  static VKAPI_ATTR void VKAPI_CALL wl_##name(VkCommandBuffer cb, const VkRenderPassBeginInfo *info,                    \
+                                              const VkSubpassBeginInfo *subpass) {                                      \
+    CommandState *cs = findCommandState(cb);                                                                            \
+    cs->device->cmd.forward(cb, info, subpass);                                                                         \
+    if (!cs->shadow) return;                                                                                            \
+    cs->device->cmd.forward(cs->shadow, info, subpass);                                                                 \
+    beginPass(cs, UINT32_MAX, false);                                                                                   \
+  }
+WTL_BEGIN_RENDER_PASS2(vkCmdBeginRenderPass2, CmdBeginRenderPass2)
+WTL_BEGIN_RENDER_PASS2(vkCmdBeginRenderPass2KHR, CmdBeginRenderPass2KHR)
+#undef WTL_BEGIN_RENDER_PASS2
+
+static VKAPI_ATTR void VKAPI_CALL wl_vkCmdEndRenderPass(VkCommandBuffer cb) {
+  CommandState *cs = findCommandState(cb);
+  cs->device->cmd.CmdEndRenderPass(cb);
+  if (!cs->shadow) return;
+  cs->device->cmd.CmdEndRenderPass(cs->shadow);
+  endPass(cs);
+}
+
+#define WTL_END_RENDER_PASS2(name, forward)                                                        \
+  static VKAPI_ATTR void VKAPI_CALL wl_##name(VkCommandBuffer cb, const VkSubpassEndInfo *info) { \
+    CommandState *cs = findCommandState(cb);                                                    \
+    cs->device->cmd.forward(cb, info);                                                          \
+    if (!cs->shadow) return;                                                                    \
+    cs->device->cmd.forward(cs->shadow, info);                                                  \
+    endPass(cs);                                                                                \
+  }
+WTL_END_RENDER_PASS2(vkCmdEndRenderPass2, CmdEndRenderPass2)
+WTL_END_RENDER_PASS2(vkCmdEndRenderPass2KHR, CmdEndRenderPass2KHR)
+#undef WTL_END_RENDER_PASS2
+
+#define WTL_BEGIN_RENDERING(name, forward)                                                                         \
+  static VKAPI_ATTR void VKAPI_CALL wl_##name(VkCommandBuffer cb, const VkRenderingInfo *info) {                 \
+    CommandState *cs = findCommandState(cb);                                                                    \
+    cs->device->cmd.forward(cb, info);                                                                          \
+    if (!cs->shadow) return;                                                                                    \
+    cs->device->cmd.forward(cs->shadow, info);                                                                  \
+    beginPass(cs, info->colorAttachmentCount, info->pDepthAttachment && info->pDepthAttachment->imageView);     \
+  }
+WTL_BEGIN_RENDERING(vkCmdBeginRendering, CmdBeginRendering)
+WTL_BEGIN_RENDERING(vkCmdBeginRenderingKHR, CmdBeginRenderingKHR)
+#undef WTL_BEGIN_RENDERING
+
+#define WTL_END_RENDERING(name, forward)                                \
+  static VKAPI_ATTR void VKAPI_CALL wl_##name(VkCommandBuffer cb) {   \
+    CommandState *cs = findCommandState(cb);                          \
+    cs->device->cmd.forward(cb);                                      \
+    if (!cs->shadow) return;                                          \
+    cs->device->cmd.forward(cs->shadow);                              \
+    endPass(cs);                                                      \
+  }
+WTL_END_RENDERING(vkCmdEndRendering, CmdEndRendering)
+WTL_END_RENDERING(vkCmdEndRenderingKHR, CmdEndRenderingKHR)
+#undef WTL_END_RENDERING
+
+static void openLabel(CommandState *cs, const char *text) {
+  RecordedEvent e{RecordedEvent::BeginLabel};
+  e.text = text ? text : "";
+  cs->labelStack.push_back(e.text);
+  cs->events.push_back(std::move(e));
+}
+
+static void closeLabel(CommandState *cs) {
+  if (!cs->labelStack.empty()) cs->labelStack.pop_back();
+  cs->events.push_back(RecordedEvent{RecordedEvent::EndLabel});
+}
+
+static void insertLabel(CommandState *cs, const char *text) {
+  RecordedEvent e{RecordedEvent::InsertLabel};
+  e.text = text ? text : "";
+  cs->insertedLabel = e.text;
+  cs->events.push_back(std::move(e));
+}
+
+static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBeginDebugUtilsLabelEXT(VkCommandBuffer cb, const VkDebugUtilsLabelEXT *label) {
+  CommandState *cs = findCommandState(cb);
+  cs->device->cmd.CmdBeginDebugUtilsLabelEXT(cb, label);
+  if (!cs->shadow) return;
+  cs->device->cmd.CmdBeginDebugUtilsLabelEXT(cs->shadow, label);
+  openLabel(cs, label->pLabelName);
+}
+
+static VKAPI_ATTR void VKAPI_CALL wl_vkCmdEndDebugUtilsLabelEXT(VkCommandBuffer cb) {
+  CommandState *cs = findCommandState(cb);
+  cs->device->cmd.CmdEndDebugUtilsLabelEXT(cb);
+  if (!cs->shadow) return;
+  cs->device->cmd.CmdEndDebugUtilsLabelEXT(cs->shadow);
+  closeLabel(cs);
+}
+
+static VKAPI_ATTR void VKAPI_CALL wl_vkCmdInsertDebugUtilsLabelEXT(VkCommandBuffer cb, const VkDebugUtilsLabelEXT *label) {
+  CommandState *cs = findCommandState(cb);
+  cs->device->cmd.CmdInsertDebugUtilsLabelEXT(cb, label);
+  if (!cs->shadow) return;
+  cs->device->cmd.CmdInsertDebugUtilsLabelEXT(cs->shadow, label);
+  insertLabel(cs, label->pLabelName);
+}
+
+static VKAPI_ATTR void VKAPI_CALL wl_vkCmdDebugMarkerBeginEXT(VkCommandBuffer cb, const VkDebugMarkerMarkerInfoEXT *marker) {
+  CommandState *cs = findCommandState(cb);
+  cs->device->cmd.CmdDebugMarkerBeginEXT(cb, marker);
+  if (!cs->shadow) return;
+  cs->device->cmd.CmdDebugMarkerBeginEXT(cs->shadow, marker);
+  openLabel(cs, marker->pMarkerName);
+}
+
+static VKAPI_ATTR void VKAPI_CALL wl_vkCmdDebugMarkerEndEXT(VkCommandBuffer cb) {
+  CommandState *cs = findCommandState(cb);
+  cs->device->cmd.CmdDebugMarkerEndEXT(cb);
+  if (!cs->shadow) return;
+  cs->device->cmd.CmdDebugMarkerEndEXT(cs->shadow);
+  closeLabel(cs);
+}
+
+static VKAPI_ATTR void VKAPI_CALL wl_vkCmdDebugMarkerInsertEXT(VkCommandBuffer cb, const VkDebugMarkerMarkerInfoEXT *marker) {
+  CommandState *cs = findCommandState(cb);
+  cs->device->cmd.CmdDebugMarkerInsertEXT(cb, marker);
+  if (!cs->shadow) return;
+  cs->device->cmd.CmdDebugMarkerInsertEXT(cs->shadow, marker);
+  insertLabel(cs, marker->pMarkerName);
+}
+
+#define WTL_HAND_WRITTEN(X)                                                                                             \
+  X(vkCmdBindPipeline) X(vkCmdBindDescriptorSets) X(vkCmdDraw) X(vkCmdDrawIndexed) X(vkCmdDrawIndirect)                \
+  X(vkCmdDrawIndexedIndirect) X(vkCmdDrawIndirectCount) X(vkCmdDrawIndexedIndirectCount) X(vkCmdDrawIndirectCountKHR)  \
+  X(vkCmdDrawIndexedIndirectCountKHR) X(vkCmdDrawIndirectCountAMD) X(vkCmdDrawIndexedIndirectCountAMD)                 \
+  X(vkCmdDrawMultiEXT) X(vkCmdDrawMultiIndexedEXT) X(vkCmdDispatch) X(vkCmdDispatchIndirect) X(vkCmdDispatchBase)      \
+  X(vkCmdDispatchBaseKHR) X(vkCmdExecuteCommands) X(vkCmdBeginRenderPass) X(vkCmdBeginRenderPass2)                     \
+  X(vkCmdBeginRenderPass2KHR) X(vkCmdEndRenderPass) X(vkCmdEndRenderPass2) X(vkCmdEndRenderPass2KHR)                   \
+  X(vkCmdBeginRendering) X(vkCmdBeginRenderingKHR) X(vkCmdEndRendering) X(vkCmdEndRenderingKHR)                        \
+  X(vkCmdBeginDebugUtilsLabelEXT) X(vkCmdEndDebugUtilsLabelEXT) X(vkCmdInsertDebugUtilsLabelEXT)                       \
+  X(vkCmdDebugMarkerBeginEXT) X(vkCmdDebugMarkerEndEXT) X(vkCmdDebugMarkerInsertEXT)
+
+PFN_vkVoidFunction findCommandHook(const char *name) {
+#define WTL_FIND(fn) \
+  if (!strcmp(name, #fn)) return (PFN_vkVoidFunction)wl_##fn;
+  WTL_HAND_WRITTEN(WTL_FIND)
+#undef WTL_FIND
+  return findGeneratedCommand(name);
+}
+
+}  // namespace wtl

@@ -1,0 +1,284 @@
+// Device creation: turn on what the instrumented shaders need, decide whether
+// this device can be traced, create the tracer (trace buffer, draw-id table,
+// queries) and connect to the CLI.
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+
+#include "hooks.hpp"
+#include "tracer_glue.hpp"
+
+extern "C" char *program_invocation_short_name;
+
+namespace wtl {
+
+#include "generated_known_extensions.inc"
+
+/** Most recorded draws one capture can tell apart (the draw-id table: slots x minUniformBufferOffsetAlignment bytes). */
+static const uint32_t kSlotCapacity = 16384;
+
+void reportSkipped(DeviceState *device, const std::string &what, const std::string &why) {
+  logLine("not traced: %s: %s", what.c_str(), why.c_str());
+  device->skipped.push_back(what + ": " + why);
+  if (device->client && device->client->connected())
+    device->client->event("{\"event\": \"skipped\", \"what\": " + jsonString(what) + ", \"why\": " + jsonString(why) + "}");
+}
+
+static bool knownExtension(const char *name) {
+  for (const char *known : kKnownExtensions)
+    if (!strcmp(known, name)) return true;
+  return false;
+}
+
+template <typename T>
+static T *findInChain(const void *chain, VkStructureType type) {
+  for (auto *s = (const VkBaseInStructure *)chain; s; s = s->pNext)
+    if (s->sType == type) return (T *)s;
+  return nullptr;
+}
+
+/**
+ * The app's VkDeviceCreateInfo with the extensions and features tracing
+ * needs. Feature structs the app already chained are switched on in place and
+ * restored when this object dies, so the app never sees its structs changed.
+ */
+class DeviceCreatePatch {
+ public:
+  DeviceCreatePatch(const VkDeviceCreateInfo *app, const wtCaps &caps) : patched_(*app) {
+    extensions_.assign(app->ppEnabledExtensionNames, app->ppEnabledExtensionNames + app->enabledExtensionCount);
+    auto add = [&](const char *name) {
+      for (const char *e : extensions_)
+        if (!strcmp(e, name)) return;
+      extensions_.push_back(name);
+    };
+    if (caps.hasShaderClockExtension) add(VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
+    if (caps.hasSmBuiltinsExtension && caps.smBuiltins) add(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+    patched_.enabledExtensionCount = (uint32_t)extensions_.size();
+    patched_.ppEnabledExtensionNames = extensions_.data();
+
+    const void *head = app->pNext;
+    if (auto *clock = findInChain<VkPhysicalDeviceShaderClockFeaturesKHR>(head, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR)) {
+      setInPlace(&clock->shaderSubgroupClock, caps.subgroupClock);
+      setInPlace(&clock->shaderDeviceClock, caps.deviceClock);
+    } else if (caps.hasShaderClockExtension) {
+      clock_.shaderSubgroupClock = caps.subgroupClock;
+      clock_.shaderDeviceClock = caps.deviceClock;
+      clock_.pNext = (void *)head;
+      head = &clock_;
+    }
+    if (caps.hasSmBuiltinsExtension && caps.smBuiltins) {
+      if (auto *sm = findInChain<VkPhysicalDeviceShaderSMBuiltinsFeaturesNV>(head, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_FEATURES_NV)) {
+        setInPlace(&sm->shaderSMBuiltins, VK_TRUE);
+      } else {
+        sm_.shaderSMBuiltins = VK_TRUE;
+        sm_.pNext = (void *)head;
+        head = &sm_;
+      }
+    }
+    patched_.pNext = head;
+
+    VkPhysicalDeviceFeatures *core = nullptr;
+    if (auto *f2 = findInChain<VkPhysicalDeviceFeatures2>(head, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2)) {
+      core = &f2->features;
+    } else {
+      if (app->pEnabledFeatures) features_ = *app->pEnabledFeatures;
+      patched_.pEnabledFeatures = &features_;
+      core = &features_;
+    }
+    if (caps.vertexPipelineStoresAndAtomics) setInPlace(&core->vertexPipelineStoresAndAtomics, VK_TRUE);
+    if (caps.fragmentStoresAndAtomics) setInPlace(&core->fragmentStoresAndAtomics, VK_TRUE);
+    // gl_PrimitiveID in fragment shaders (the default FS custom id) needs the Geometry capability.
+    if (caps.geometryShader) setInPlace(&core->geometryShader, VK_TRUE);
+  }
+
+  ~DeviceCreatePatch() {
+    for (auto it = restore_.rbegin(); it != restore_.rend(); ++it) *it->first = it->second;
+  }
+
+  const VkDeviceCreateInfo *info() const { return &patched_; }
+
+ private:
+  void setInPlace(VkBool32 *field, VkBool32 value) {
+    if (*field == value) return;
+    restore_.push_back({field, *field});
+    *field = value;
+  }
+
+  VkDeviceCreateInfo patched_;
+  std::vector<const char *> extensions_;
+  VkPhysicalDeviceShaderClockFeaturesKHR clock_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
+  VkPhysicalDeviceShaderSMBuiltinsFeaturesNV sm_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_FEATURES_NV};
+  VkPhysicalDeviceFeatures features_{};
+  std::vector<std::pair<VkBool32 *, VkBool32>> restore_;
+};
+
+/** Why the app's enabled extensions keep this device from being traced, or "". */
+static std::string extensionProblem(const VkDeviceCreateInfo *info) {
+  for (uint32_t i = 0; i < info->enabledExtensionCount; i++) {
+    const char *name = info->ppEnabledExtensionNames[i];
+    if (!knownExtension(name))
+      return std::string("the app enables ") + name + ", whose commands this build of the layer does not know (rebuild it against a newer Vulkan header)";
+  }
+  return "";
+}
+
+/** The tracer, the trace set index, and the CLI connection. */
+static void prepareTracing(DeviceState *device, const VkDeviceCreateInfo *appInfo) {
+  const Settings &s = settings();
+  device->untraceableWhy = extensionProblem(appInfo);
+  if (device->untraceableWhy.empty()) {
+    VkShaderStageFlags stages = 0;
+    for (uint32_t i = 0; i < 6; i++)
+      if (s.stageMask & (1u << i)) stages |= (VkShaderStageFlags[]){VK_SHADER_STAGE_VERTEX_BIT, VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT,
+                                                                     VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT, VK_SHADER_STAGE_GEOMETRY_BIT,
+                                                                     VK_SHADER_STAGE_FRAGMENT_BIT, VK_SHADER_STAGE_COMPUTE_BIT}[i];
+    wtCaps caps = device->caps;
+    caps.maxBoundDescriptorSets = 32;  // the layer picks its own set index below; the library's check is about WT_SET 7
+    if (const char *why = wtUnsupportedReason(&caps, stages)) device->untraceableWhy = why;
+  }
+  if (device->untraceableWhy.empty() && device->caps.maxBoundDescriptorSets < 2)
+    device->untraceableWhy = "maxBoundDescriptorSets leaves no set for the trace buffer";
+  device->client.reset(new InstrumentClient(s.socketPath));
+  if (device->untraceableWhy.empty() && !device->client->connected()) device->untraceableWhy = device->client->error();
+  // The validation layer's choice: the last set index (capped at 32), so apps with fewer sets never collide.
+  uint32_t sets = device->caps.maxBoundDescriptorSets < 32 ? device->caps.maxBoundDescriptorSets : 32;
+  device->traceSet = sets - 1;
+  if (device->untraceableWhy.empty()) {
+    wtTracerInfo ti{};
+    ti.physicalDevice = device->physical;
+    ti.device = device->device;
+    ti.caps = &device->caps;
+    ti.capacity = s.capacity;
+    ti.maxDraws = kSlotCapacity;
+    ti.allocator = device->allocator;
+    DeviceScope scope(device);
+    VkResult r = wtCreateTracer(&ti, &device->tracer);
+    if (r != VK_SUCCESS) device->untraceableWhy = "cannot create the trace buffer (VkResult " + std::to_string((int)r) + ")";
+    else device->emptySetLayout = wtTracerEmptySetLayout(device->tracer);
+
+  }
+  device->slotCapacity = device->tracer ? kSlotCapacity : 0;
+  device->capture.targetFrame = s.triggerPath.empty() || getenv("WARPTRACE_FRAME") ? s.frame : UINT64_MAX;
+  if (s.drawRange) reportSkipped(device, "--draws " + std::to_string(s.firstDraw) + ".." + std::to_string(s.lastDraw),
+                                 "draw index ranges are not supported by the layer yet (use a label glob); every draw is traced");
+  device->traceable = device->untraceableWhy.empty();
+  if (device->client->connected()) {
+    std::string hello = "{\"pid\": " + std::to_string((int)getpid()) + ", \"app\": " + jsonString(program_invocation_short_name) +
+                        ", \"device\": {\"name\": " + jsonString(device->caps.deviceName) + ", \"traceable\": " +
+                        (device->traceable ? "true" : "false") + ", \"why\": " + jsonString(device->untraceableWhy) +
+                        "}, \"set\": " + std::to_string(device->traceSet) + ", \"target\": {\"smBuiltins\": " +
+                        (device->caps.smBuiltins ? "true" : "false") + ", \"subgroupClock\": " + (device->caps.subgroupClock ? "true" : "false") +
+                        ", \"deviceClock\": " + (device->caps.deviceClock ? "true" : "false") + "}}";
+    std::vector<uint8_t> payload;
+    std::string reply, why;
+    device->client->request(kHello, hello, nullptr, 0, payload, reply, why);
+  }
+  if (!device->traceable) reportSkipped(device, std::string("device ") + device->caps.deviceName, device->untraceableWhy);
+  if (!s.problems.empty()) reportSkipped(device, "settings", s.problems);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateDevice(VkPhysicalDevice physical, const VkDeviceCreateInfo *info,
+                                                 const VkAllocationCallbacks *allocator, VkDevice *out) {
+  InstanceState *instance = findInstance(dispatchKey(physical));
+  auto *link = (VkLayerDeviceCreateInfo *)info->pNext;
+  while (link && !(link->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO && link->function == VK_LAYER_LINK_INFO))
+    link = (VkLayerDeviceCreateInfo *)link->pNext;
+  auto *loaderData = (VkLayerDeviceCreateInfo *)info->pNext;
+  while (loaderData && !(loaderData->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO && loaderData->function == VK_LOADER_DATA_CALLBACK))
+    loaderData = (VkLayerDeviceCreateInfo *)loaderData->pNext;
+  if (!instance || !link) return VK_ERROR_INITIALIZATION_FAILED;
+  PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+  PFN_vkGetDeviceProcAddr gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
+  link->u.pLayerInfo = link->u.pLayerInfo->pNext;
+  auto create = (PFN_vkCreateDevice)gipa(instance->instance, "vkCreateDevice");
+  if (!create) return VK_ERROR_INITIALIZATION_FAILED;
+
+  auto *device = new DeviceState();
+  device->instance = instance;
+  device->physical = physical;
+  device->allocator = allocator;
+  queryCaps(instance, physical, &device->caps);
+  bool wantTracing = !settings().socketPath.empty();
+  VkResult r;
+  {
+    DeviceCreatePatch patch(info, device->caps);
+    r = create(physical, wantTracing ? patch.info() : info, allocator, out);
+  }
+  std::string patchFailure;
+  if (r != VK_SUCCESS && wantTracing) {
+    // What tracing asked for was refused: the app still gets its device, untraced.
+    patchFailure = "the driver refused the features tracing needs (VkResult " + std::to_string((int)r) + ")";
+    r = create(physical, info, allocator, out);
+  }
+  if (r != VK_SUCCESS) {
+    delete device;
+    return r;
+  }
+  device->device = *out;
+  device->setLoaderData = loaderData ? loaderData->u.pfnSetDeviceLoaderData : nullptr;
+  loadDeviceDispatch(device->d, gdpa, *out);
+  loadCommandTable(device->cmd, gdpa, *out);
+  device->untracked.device = device;
+  registerDevice(device);
+  if (!patchFailure.empty()) {
+    device->client.reset(new InstrumentClient(settings().socketPath));
+    device->untraceableWhy = patchFailure;
+    reportSkipped(device, std::string("device ") + device->caps.deviceName, patchFailure);
+  } else {
+    prepareTracing(device, info);
+  }
+  return VK_SUCCESS;
+}
+
+VKAPI_ATTR void VKAPI_CALL wl_vkDestroyDevice(VkDevice handle, const VkAllocationCallbacks *allocator) {
+  DeviceState *device = findDevice(dispatchKey(handle));
+  if (!device) return;
+  if (device->traceable && !device->capture.done && device->client && device->client->connected())
+    device->client->event("{\"event\": \"capture-failed\", \"why\": " +
+                          jsonString("the app destroyed its device after " + std::to_string(device->presents) + " presents and " +
+                                     std::to_string(device->submits) + " submits, before the captured " +
+                                     (settings().submitMode ? std::string("submits") : "frame " + std::to_string(device->capture.targetFrame))) +
+                          ", \"frames\": " + std::to_string(device->presents) + "}");
+  {
+    DeviceScope scope(device);
+    for (auto &entry : device->pipelines)
+      if (entry.second->twin) device->d.DestroyPipeline(handle, entry.second->twin, nullptr);
+    for (auto &entry : device->layouts)
+      if (entry.second.traced) device->d.DestroyPipelineLayout(handle, entry.second.traced, nullptr);
+    for (auto &entry : device->pools)
+      if (entry.second.shadowPool) device->d.DestroyCommandPool(handle, entry.second.shadowPool, nullptr);
+    if (device->tracer) wtDestroyTracer(device->tracer);
+  }
+  device->d.DestroyDevice(handle, allocator);
+  unregisterDevice(device);
+  delete device;
+}
+
+VKAPI_ATTR void VKAPI_CALL wl_vkGetDeviceQueue(VkDevice handle, uint32_t family, uint32_t index, VkQueue *queue) {
+  DeviceState *device = findDevice(dispatchKey(handle));
+  device->d.GetDeviceQueue(handle, family, index, queue);
+  std::lock_guard<std::mutex> guard(device->lock);
+  device->queueFamilies[*queue] = family;
+}
+
+VKAPI_ATTR void VKAPI_CALL wl_vkGetDeviceQueue2(VkDevice handle, const VkDeviceQueueInfo2 *info, VkQueue *queue) {
+  DeviceState *device = findDevice(dispatchKey(handle));
+  device->d.GetDeviceQueue2(handle, info, queue);
+  std::lock_guard<std::mutex> guard(device->lock);
+  device->queueFamilies[*queue] = info->queueFamilyIndex;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkSetDebugUtilsObjectNameEXT(VkDevice handle, const VkDebugUtilsObjectNameInfoEXT *info) {
+  DeviceState *device = findDevice(dispatchKey(handle));
+  if (info->pObjectName) {
+    std::lock_guard<std::mutex> guard(device->lock);
+    device->names[info->objectHandle] = info->pObjectName;
+    if (info->objectType == VK_OBJECT_TYPE_PIPELINE) {
+      auto it = device->pipelines.find((VkPipeline)info->objectHandle);
+      if (it != device->pipelines.end()) it->second->name = info->pObjectName;
+    }
+  }
+  return device->d.SetDebugUtilsObjectNameEXT ? device->d.SetDebugUtilsObjectNameEXT(handle, info) : VK_SUCCESS;
+}
+
+}  // namespace wtl

@@ -1,0 +1,322 @@
+// The captured frame: which submits belong to it, the shadows they run
+// instead of the app's buffers, the frame's draw list and regions, and the
+// .wtraw written once its work has finished.
+#include <cstdio>
+#include <cstring>
+#include <sys/stat.h>
+
+#include "command_buffers.hpp"
+#include "hooks.hpp"
+#include "tracer_glue.hpp"
+
+namespace wtl {
+
+extern "C" char *program_invocation_short_name;
+
+static void pushRegion(CaptureState &c, const std::string &label, const char *source) {
+  int32_t parent = c.regionStack.empty() ? -1 : c.regionStack.back();
+  c.regionStack.push_back((int32_t)c.regions.size());
+  c.regions.push_back({label, parent, source});
+}
+
+/** Numbers the draws of one command buffer (and the secondaries it runs) in submission order. */
+static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32_t> &slots, std::vector<uint32_t> &values, int depth) {
+  CaptureState &c = device->capture;
+  for (const RecordedEvent &e : cs->events) {
+    switch (e.kind) {
+      case RecordedEvent::BeginLabel: pushRegion(c, e.text, "debug-label"); break;
+      case RecordedEvent::EndLabel:
+      case RecordedEvent::EndPass:
+        if (!c.regionStack.empty()) c.regionStack.pop_back();
+        break;
+      case RecordedEvent::InsertLabel: c.pendingLabel = e.text; break;
+      case RecordedEvent::BeginPass: {
+        // RenderDoc's names for passes without labels.
+        char name[96];
+        if (e.colorTargets == UINT32_MAX) snprintf(name, sizeof name, "Render Pass #%u", ++c.colourPasses);
+        else if (e.colorTargets > 0)
+          snprintf(name, sizeof name, "Colour Pass #%u (%u Target%s%s)", ++c.colourPasses, e.colorTargets, e.colorTargets == 1 ? "" : "s",
+                   e.depthTarget ? " + Depth" : "");
+        else snprintf(name, sizeof name, "Depth-only Pass #%u", ++c.depthPasses);
+        pushRegion(c, name, "render-pass");
+        break;
+      }
+      case RecordedEvent::Draw: {
+        uint32_t index = (uint32_t)c.draws.size();
+        std::string extra = "\"call\": " + jsonString(e.text) + ", \"pipeline\": " + jsonString(e.pipeline) + ", \"region\": " +
+                            (c.regionStack.empty() ? std::string("null") : std::to_string(c.regionStack.back())) + ", \"params\": {" +
+                            e.params + "}";
+        c.draws.push_back({e.slot, c.pendingLabel.empty() ? e.label : c.pendingLabel, e.drawKind, extra});
+        c.pendingLabel.clear();
+        slots.push_back(e.slot);
+        values.push_back(index);
+        break;
+      }
+      case RecordedEvent::Execute:
+        if (e.secondary && e.secondary->generation == e.secondaryGeneration && depth < 4) walkEvents(device, e.secondary, slots, values, depth + 1);
+        break;
+    }
+  }
+  if (cs->untracedDraws) {
+    c.untracedDraws += cs->untracedDraws;
+    if (!cs->untracedWhy.empty()) c.notTraced.push_back(std::to_string(cs->untracedDraws) + " draw(s): " + cs->untracedWhy);
+  }
+}
+
+static VkCommandBuffer ownCommandBuffer(DeviceState *device) {
+  if (!device->capturePool) {
+    VkCommandPoolCreateInfo pi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pi.queueFamilyIndex = device->capture.family;
+    if (device->d.CreateCommandPool(device->device, &pi, nullptr, &device->capturePool) != VK_SUCCESS) return VK_NULL_HANDLE;
+  }
+  VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  ai.commandPool = device->capturePool;
+  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  ai.commandBufferCount = 1;
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  if (device->d.AllocateCommandBuffers(device->device, &ai, &cb) != VK_SUCCESS) return VK_NULL_HANDLE;
+  if (device->setLoaderData) device->setLoaderData(device->device, cb);
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  device->d.BeginCommandBuffer(cb, &bi);
+  return cb;
+}
+
+static void failCapture(DeviceState *device, const std::string &why) {
+  logLine("capture failed: %s", why.c_str());
+  device->capture.done = true;
+  if (device->client)
+    device->client->event("{\"event\": \"capture-failed\", \"why\": " + jsonString(why) + ", \"frames\": " + std::to_string(device->presents) + "}");
+}
+
+/** Before the frame's first submit on the traced queue: the clock check, then the counter reset and time 0. */
+static bool startCapture(DeviceState *device, VkQueue queue) {
+  CaptureState &c = device->capture;
+  DeviceScope scope(device);
+  // Right before the frame, on its queue: the check measures the time bases as they are when the frame runs.
+  wtClockCheck check;
+  VkResult r = wtCheckClocks(device->tracer, queue, c.family, &check);
+  if (r != VK_SUCCESS) logLine("the clock check failed (VkResult %d): timestamps are assumed to share the device clock's time base", (int)r);
+  VkCommandBuffer cb = ownCommandBuffer(device);
+  if (!cb) {
+    failCapture(device, "cannot allocate the layer's command buffer");
+    return false;
+  }
+  wtCmdBeginCapture(device->tracer, cb);
+  device->d.EndCommandBuffer(cb);
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &cb;
+  if (device->d.QueueSubmit(queue, 1, &si, VK_NULL_HANDLE) != VK_SUCCESS) {
+    failCapture(device, "cannot submit the capture's prologue");
+    return false;
+  }
+  c.started = true;
+  device->client->event("{\"event\": \"capture-started\", \"frame\": " + std::to_string(device->presents + 1) + ", \"frames\": " +
+                        std::to_string(device->presents) + "}");
+  return true;
+}
+
+static std::string layerJson(DeviceState *device) {
+  const Settings &s = settings();
+  std::string skipped;
+  std::vector<std::string> all = device->skipped;
+  all.insert(all.end(), device->capture.notTraced.begin(), device->capture.notTraced.end());
+  if (!device->instance->apiVersionNote.empty()) all.push_back("instance: " + device->instance->apiVersionNote);
+  for (const std::string &item : all) {
+    size_t colon = item.find(": ");
+    std::string what = colon == std::string::npos ? item : item.substr(0, colon);
+    std::string why = colon == std::string::npos ? "" : item.substr(colon + 2);
+    skipped += std::string(skipped.empty() ? "" : ", ") + "{\"what\": " + jsonString(what) + ", \"why\": " + jsonString(why) + "}";
+  }
+  std::string when = s.submitMode ? "\"submits\": \"" + std::to_string(s.firstSubmit) + ".." + std::to_string(s.lastSubmit) + "\""
+                                   : "\"frame\": " + std::to_string(device->capture.targetFrame);
+  return "\"layer\": {\"version\": \"0.1.0\", \"set\": " + std::to_string(device->traceSet) + ", " + when + ", \"skipped\": [" + skipped + "]}";
+}
+
+/** After the frame's last submit: copy the records back, wait, write the .wtraw, tell the CLI. */
+static void finishCapture(DeviceState *device) {
+  CaptureState &c = device->capture;
+  DeviceScope scope(device);
+  VkCommandBuffer cb = ownCommandBuffer(device);
+  VkFence fence = VK_NULL_HANDLE;
+  VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  if (!cb || device->d.CreateFence(device->device, &fi, nullptr, &fence) != VK_SUCCESS) return failCapture(device, "cannot create the epilogue");
+  wtCmdEndCapture(device->tracer, cb);
+  device->d.EndCommandBuffer(cb);
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &cb;
+  VkResult r = device->d.QueueSubmit(c.queue, 1, &si, fence);
+  if (r == VK_SUCCESS) r = device->d.WaitForFences(device->device, 1, &fence, VK_TRUE, 30ull * 1000 * 1000 * 1000);
+  device->d.DestroyFence(device->device, fence, nullptr);
+  if (r != VK_SUCCESS) return failCapture(device, "the captured frame did not finish (VkResult " + std::to_string((int)r) + ")");
+
+  std::vector<const char *> labels, extras;
+  std::vector<wtDrawKind> kinds;
+  std::vector<uint32_t> slots;
+  for (const FrameDraw &d : c.draws) {
+    labels.push_back(d.label.c_str());
+    extras.push_back(d.extraJson.c_str());
+    kinds.push_back(d.kind);
+    slots.push_back(d.slot);
+  }
+  std::string regions;
+  for (const FrameRegion &g : c.regions)
+    regions += std::string(regions.empty() ? "" : ",\n    ") + "{\"label\": " + jsonString(g.label) + ", \"parent\": " +
+               (g.parent < 0 ? std::string("null") : std::to_string(g.parent)) + ", \"source\": \"" + g.source + "\"}";
+  std::string extra = "\"regions\": [" + regions + "],\n  " + layerJson(device);
+  wtSetDrawTable(device->tracer, (uint32_t)c.draws.size(), labels.data(), kinds.data(), slots.data(), extras.data());
+  wtCaptureInfo info{};
+  info.tool = "warptrace-layer";
+  info.workload = program_invocation_short_name;
+  std::string params = settings().submitMode ? "{}" : "{\"frame\": " + std::to_string(c.targetFrame) + "}";
+  info.parametersJson = params.c_str();
+  info.extraJson = extra.c_str();
+  wtCaptureStats stats{};
+  char error[512] = "";
+  int written = wtWriteWtraw(device->tracer, settings().outputPath.c_str(), &info, &stats, error, sizeof error);
+  wtSetDrawTable(device->tracer, 0, nullptr, nullptr, nullptr, nullptr);
+  if (written != 0) return failCapture(device, error);
+  c.done = true;
+  logLine("wrote %s: %u draws, %u of %u records (capacity %u)", settings().outputPath.c_str(), stats.draws, stats.kept, stats.counter,
+          stats.capacity);
+  device->client->event("{\"event\": \"capture-written\", \"path\": " + jsonString(settings().outputPath) + ", \"draws\": " +
+                        std::to_string(stats.draws) + ", \"records\": " + std::to_string(stats.kept) + ", \"counter\": " +
+                        std::to_string(stats.counter) + ", \"capacity\": " + std::to_string(stats.capacity) + ", \"untracedDraws\": " +
+                        std::to_string(c.untracedDraws) + "}");
+}
+
+/** Whether a submit with this index, on this queue, belongs to the captured frame; starts the capture on its first one. */
+static bool submitIsCaptured(DeviceState *device, VkQueue queue, uint64_t submitIndex) {
+  CaptureState &c = device->capture;
+  const Settings &s = settings();
+  bool inWindow = s.submitMode ? submitIndex >= s.firstSubmit && submitIndex <= s.lastSubmit : device->presents + 1 == c.targetFrame;
+  if (!inWindow || c.done) return false;
+  if (!c.started) {
+    auto it = device->queueFamilies.find(queue);
+    c.queue = queue;
+    c.family = it == device->queueFamilies.end() ? 0 : it->second;
+    if (!startCapture(device, queue)) return false;
+  }
+  if (queue != c.queue) {
+    c.notTraced.push_back("a submit on another queue: only the first queue submitting in the captured frame is traced");
+    return false;
+  }
+  return true;
+}
+
+/** Replaces shadowed command buffers, numbers their draws and writes the draw ids the shaders read. */
+static void swapInShadows(DeviceState *device, std::vector<VkCommandBuffer> &buffers) {
+  std::vector<uint32_t> slots, values;
+  for (VkCommandBuffer &cb : buffers) {
+    CommandState *cs = findCommandState(cb);
+    if (!cs->shadow) {
+      device->capture.notTraced.push_back("a command buffer recorded before the layer shadowed it ran untraced");
+      continue;
+    }
+    walkEvents(device, cs, slots, values, 0);
+    cb = cs->shadow;
+  }
+  if (!slots.empty()) setDrawIdValues(device, slots.data(), values.data(), slots.size());
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkQueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo *submits, VkFence fence) {
+  DeviceState *device = findDevice(dispatchKey(queue));
+  if (!device->traceable || device->capture.done) return device->d.QueueSubmit(queue, count, submits, fence);
+  std::lock_guard<std::mutex> guard(device->captureLock);
+  uint64_t index = device->submits++;
+  if (!submitIsCaptured(device, queue, index)) return device->d.QueueSubmit(queue, count, submits, fence);
+  std::vector<VkSubmitInfo> patched(submits, submits + count);
+  std::vector<std::vector<VkCommandBuffer>> buffers(count);
+  for (uint32_t i = 0; i < count; i++) {
+    buffers[i].assign(submits[i].pCommandBuffers, submits[i].pCommandBuffers + submits[i].commandBufferCount);
+    swapInShadows(device, buffers[i]);
+    patched[i].pCommandBuffers = buffers[i].data();
+  }
+  VkResult r = device->d.QueueSubmit(queue, count, patched.data(), fence);
+  if (settings().submitMode && index == settings().lastSubmit) finishCapture(device);
+  return r;
+}
+
+static VkResult submit2(DeviceState *device, PFN_vkQueueSubmit2 next, VkQueue queue, uint32_t count, const VkSubmitInfo2 *submits,
+                        VkFence fence) {
+  if (!device->traceable || device->capture.done) return next(queue, count, submits, fence);
+  std::lock_guard<std::mutex> guard(device->captureLock);
+  uint64_t index = device->submits++;
+  if (!submitIsCaptured(device, queue, index)) return next(queue, count, submits, fence);
+  std::vector<VkSubmitInfo2> patched(submits, submits + count);
+  std::vector<std::vector<VkCommandBufferSubmitInfo>> infos(count);
+  for (uint32_t i = 0; i < count; i++) {
+    infos[i].assign(submits[i].pCommandBufferInfos, submits[i].pCommandBufferInfos + submits[i].commandBufferInfoCount);
+    std::vector<VkCommandBuffer> buffers;
+    for (auto &info : infos[i]) buffers.push_back(info.commandBuffer);
+    swapInShadows(device, buffers);
+    for (size_t k = 0; k < buffers.size(); k++) infos[i][k].commandBuffer = buffers[k];
+    patched[i].pCommandBufferInfos = infos[i].data();
+  }
+  VkResult r = next(queue, count, patched.data(), fence);
+  if (settings().submitMode && index == settings().lastSubmit) finishCapture(device);
+  return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkQueueSubmit2(VkQueue queue, uint32_t count, const VkSubmitInfo2 *submits, VkFence fence) {
+  DeviceState *device = findDevice(dispatchKey(queue));
+  return submit2(device, device->d.QueueSubmit2, queue, count, submits, fence);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkQueueSubmit2KHR(VkQueue queue, uint32_t count, const VkSubmitInfo2 *submits, VkFence fence) {
+  DeviceState *device = findDevice(dispatchKey(queue));
+  return submit2(device, device->d.QueueSubmit2KHR, queue, count, submits, fence);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkQueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info) {
+  DeviceState *device = findDevice(dispatchKey(queue));
+  if (device->traceable && !device->capture.done && !settings().submitMode) {
+    std::lock_guard<std::mutex> guard(device->captureLock);
+    CaptureState &c = device->capture;
+    if (device->presents + 1 == c.targetFrame) {
+      if (c.started) finishCapture(device);
+      else failCapture(device, "frame " + std::to_string(c.targetFrame) + " submitted no work before its present");
+    }
+    device->presents++;
+    struct stat st;
+    const std::string &trigger = settings().triggerPath;
+    if (!trigger.empty() && !c.started && stat(trigger.c_str(), &st) == 0) {
+      remove(trigger.c_str());
+      c.targetFrame = device->presents + 2;  // one frame for one-time command buffers to be recorded with shadows
+      c.armed = true;
+    }
+  }
+  return device->d.QueuePresentKHR(queue, info);
+}
+
+VKAPI_ATTR void VKAPI_CALL wl_vkQueueBeginDebugUtilsLabelEXT(VkQueue queue, const VkDebugUtilsLabelEXT *label) {
+  DeviceState *device = findDevice(dispatchKey(queue));
+  if (device->capture.started && !device->capture.done && queue == device->capture.queue) {
+    std::lock_guard<std::mutex> guard(device->captureLock);
+    pushRegion(device->capture, label->pLabelName ? label->pLabelName : "", "debug-label");
+  }
+  device->d.QueueBeginDebugUtilsLabelEXT(queue, label);
+}
+
+VKAPI_ATTR void VKAPI_CALL wl_vkQueueEndDebugUtilsLabelEXT(VkQueue queue) {
+  DeviceState *device = findDevice(dispatchKey(queue));
+  if (device->capture.started && !device->capture.done && queue == device->capture.queue) {
+    std::lock_guard<std::mutex> guard(device->captureLock);
+    if (!device->capture.regionStack.empty()) device->capture.regionStack.pop_back();
+  }
+  device->d.QueueEndDebugUtilsLabelEXT(queue);
+}
+
+VKAPI_ATTR void VKAPI_CALL wl_vkQueueInsertDebugUtilsLabelEXT(VkQueue queue, const VkDebugUtilsLabelEXT *label) {
+  DeviceState *device = findDevice(dispatchKey(queue));
+  if (device->capture.started && !device->capture.done && queue == device->capture.queue) {
+    std::lock_guard<std::mutex> guard(device->captureLock);
+    device->capture.pendingLabel = label->pLabelName ? label->pLabelName : "";
+  }
+  device->d.QueueInsertDebugUtilsLabelEXT(queue, label);
+}
+
+}  // namespace wtl

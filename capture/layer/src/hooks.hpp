@@ -1,0 +1,81 @@
+// The Vulkan functions the layer intercepts (besides the vkCmd* of commands.cpp).
+#pragma once
+
+#include "state.hpp"
+
+#define WTL_DEVICE_HOOKS(X)          \
+  X(vkDestroyDevice)                 \
+  X(vkGetDeviceQueue)                \
+  X(vkGetDeviceQueue2)               \
+  X(vkQueueSubmit)                   \
+  X(vkQueueSubmit2)                  \
+  X(vkQueueSubmit2KHR)               \
+  X(vkQueuePresentKHR)               \
+  X(vkCreateShaderModule)            \
+  X(vkDestroyShaderModule)           \
+  X(vkCreatePipelineLayout)          \
+  X(vkDestroyPipelineLayout)         \
+  X(vkCreateGraphicsPipelines)       \
+  X(vkCreateComputePipelines)        \
+  X(vkDestroyPipeline)               \
+  X(vkCreateCommandPool)             \
+  X(vkDestroyCommandPool)            \
+  X(vkResetCommandPool)              \
+  X(vkAllocateCommandBuffers)        \
+  X(vkFreeCommandBuffers)            \
+  X(vkBeginCommandBuffer)            \
+  X(vkEndCommandBuffer)              \
+  X(vkResetCommandBuffer)            \
+  X(vkSetDebugUtilsObjectNameEXT)    \
+  X(vkQueueBeginDebugUtilsLabelEXT)  \
+  X(vkQueueEndDebugUtilsLabelEXT)    \
+  X(vkQueueInsertDebugUtilsLabelEXT)
+
+namespace wtl {
+
+void registerDevice(DeviceState *device);
+void unregisterDevice(DeviceState *device);
+
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateDevice(VkPhysicalDevice physical, const VkDeviceCreateInfo *info,
+                                                 const VkAllocationCallbacks *allocator, VkDevice *out);
+VKAPI_ATTR void VKAPI_CALL wl_vkDestroyDevice(VkDevice device, const VkAllocationCallbacks *allocator);
+VKAPI_ATTR void VKAPI_CALL wl_vkGetDeviceQueue(VkDevice device, uint32_t family, uint32_t index, VkQueue *queue);
+VKAPI_ATTR void VKAPI_CALL wl_vkGetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2 *info, VkQueue *queue);
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkQueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo *submits, VkFence fence);
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkQueueSubmit2(VkQueue queue, uint32_t count, const VkSubmitInfo2 *submits, VkFence fence);
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkQueueSubmit2KHR(VkQueue queue, uint32_t count, const VkSubmitInfo2 *submits, VkFence fence);
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkQueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info);
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateShaderModule(VkDevice device, const VkShaderModuleCreateInfo *info,
+                                                       const VkAllocationCallbacks *allocator, VkShaderModule *out);
+VKAPI_ATTR void VKAPI_CALL wl_vkDestroyShaderModule(VkDevice device, VkShaderModule module, const VkAllocationCallbacks *allocator);
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreatePipelineLayout(VkDevice device, const VkPipelineLayoutCreateInfo *info,
+                                                         const VkAllocationCallbacks *allocator, VkPipelineLayout *out);
+VKAPI_ATTR void VKAPI_CALL wl_vkDestroyPipelineLayout(VkDevice device, VkPipelineLayout layout, const VkAllocationCallbacks *allocator);
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateGraphicsPipelines(VkDevice device, VkPipelineCache cache, uint32_t count,
+                                                            const VkGraphicsPipelineCreateInfo *infos,
+                                                            const VkAllocationCallbacks *allocator, VkPipeline *out);
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateComputePipelines(VkDevice device, VkPipelineCache cache, uint32_t count,
+                                                           const VkComputePipelineCreateInfo *infos, const VkAllocationCallbacks *allocator,
+                                                           VkPipeline *out);
+VKAPI_ATTR void VKAPI_CALL wl_vkDestroyPipeline(VkDevice device, VkPipeline pipeline, const VkAllocationCallbacks *allocator);
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateCommandPool(VkDevice device, const VkCommandPoolCreateInfo *info,
+                                                      const VkAllocationCallbacks *allocator, VkCommandPool *out);
+VKAPI_ATTR void VKAPI_CALL wl_vkDestroyCommandPool(VkDevice device, VkCommandPool pool, const VkAllocationCallbacks *allocator);
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkResetCommandPool(VkDevice device, VkCommandPool pool, VkCommandPoolResetFlags flags);
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkAllocateCommandBuffers(VkDevice device, const VkCommandBufferAllocateInfo *info, VkCommandBuffer *out);
+VKAPI_ATTR void VKAPI_CALL wl_vkFreeCommandBuffers(VkDevice device, VkCommandPool pool, uint32_t count, const VkCommandBuffer *buffers);
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkBeginCommandBuffer(VkCommandBuffer cb, const VkCommandBufferBeginInfo *info);
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkEndCommandBuffer(VkCommandBuffer cb);
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkResetCommandBuffer(VkCommandBuffer cb, VkCommandBufferResetFlags flags);
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkSetDebugUtilsObjectNameEXT(VkDevice device, const VkDebugUtilsObjectNameInfoEXT *info);
+VKAPI_ATTR void VKAPI_CALL wl_vkQueueBeginDebugUtilsLabelEXT(VkQueue queue, const VkDebugUtilsLabelEXT *label);
+VKAPI_ATTR void VKAPI_CALL wl_vkQueueEndDebugUtilsLabelEXT(VkQueue queue);
+VKAPI_ATTR void VKAPI_CALL wl_vkQueueInsertDebugUtilsLabelEXT(VkQueue queue, const VkDebugUtilsLabelEXT *label);
+
+/** The layer's wrapper of a vkCmd* (hand-written or generated), or null. */
+PFN_vkVoidFunction findCommandHook(const char *name);
+
+/** Reports something the capture leaves out: stderr, the CLI, and the trace's metadata. */
+void reportSkipped(DeviceState *device, const std::string &what, const std::string &why);
+
+}  // namespace wtl

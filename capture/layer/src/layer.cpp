@@ -1,0 +1,185 @@
+// Entry points: the loader's negotiation, vkGetInstanceProcAddr /
+// vkGetDeviceProcAddr, instance creation, and the registries of handles.
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "hooks.hpp"
+#include "state.hpp"
+
+namespace wtl {
+
+static std::shared_mutex gRegistryLock;
+static std::unordered_map<void *, InstanceState *> gInstances;
+static std::unordered_map<void *, DeviceState *> gDevices;
+static std::unordered_map<VkCommandBuffer, CommandState *> gCommandStates;
+
+InstanceState *findInstance(void *key) {
+  std::shared_lock<std::shared_mutex> guard(gRegistryLock);
+  auto it = gInstances.find(key);
+  return it == gInstances.end() ? nullptr : it->second;
+}
+
+DeviceState *findDevice(void *key) {
+  std::shared_lock<std::shared_mutex> guard(gRegistryLock);
+  auto it = gDevices.find(key);
+  return it == gDevices.end() ? nullptr : it->second;
+}
+
+void registerDevice(DeviceState *device) {
+  std::unique_lock<std::shared_mutex> guard(gRegistryLock);
+  gDevices[dispatchKey(device->device)] = device;
+}
+
+void unregisterDevice(DeviceState *device) {
+  std::unique_lock<std::shared_mutex> guard(gRegistryLock);
+  gDevices.erase(dispatchKey(device->device));
+}
+
+CommandState *findCommandState(VkCommandBuffer cb) {
+  {
+    std::shared_lock<std::shared_mutex> guard(gRegistryLock);
+    auto it = gCommandStates.find(cb);
+    if (it != gCommandStates.end()) return it->second;
+  }
+  // Never seen (allocated before the layer tracked its pool): forward only.
+  return &findDevice(dispatchKey(cb))->untracked;
+}
+
+void registerCommandState(VkCommandBuffer cb, CommandState *cs) {
+  std::unique_lock<std::shared_mutex> guard(gRegistryLock);
+  gCommandStates[cb] = cs;
+}
+
+void unregisterCommandState(VkCommandBuffer cb) {
+  std::unique_lock<std::shared_mutex> guard(gRegistryLock);
+  gCommandStates.erase(cb);
+}
+
+void logLine(const char *format, ...) {
+  char text[1024];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(text, sizeof text, format, args);
+  va_end(args);
+  fprintf(stderr, "warptrace-layer: %s\n", text);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateInstance(const VkInstanceCreateInfo *info, const VkAllocationCallbacks *allocator,
+                                                          VkInstance *out) {
+  auto *link = (VkLayerInstanceCreateInfo *)info->pNext;
+  while (link && !(link->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO && link->function == VK_LAYER_LINK_INFO))
+    link = (VkLayerInstanceCreateInfo *)link->pNext;
+  if (!link) return VK_ERROR_INITIALIZATION_FAILED;
+  PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+  link->u.pLayerInfo = link->u.pLayerInfo->pNext;
+  auto create = (PFN_vkCreateInstance)gipa(VK_NULL_HANDLE, "vkCreateInstance");
+  if (!create) return VK_ERROR_INITIALIZATION_FAILED;
+
+  // SPIR-V 1.0 modules get core subgroup operations by moving to SPIR-V 1.3, which needs a Vulkan 1.1 instance
+  // (the validation layer's GPU-assisted mode asks the same). Apps that asked for 1.0 use nothing newer.
+  VkInstanceCreateInfo patched = *info;
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  if (info->pApplicationInfo) app = *info->pApplicationInfo;
+  uint32_t asked = app.apiVersion ? app.apiVersion : VK_API_VERSION_1_0;
+  uint32_t loaderVersion = VK_API_VERSION_1_0;
+  auto enumerateVersion = (PFN_vkEnumerateInstanceVersion)gipa(VK_NULL_HANDLE, "vkEnumerateInstanceVersion");
+  if (enumerateVersion) enumerateVersion(&loaderVersion);
+  std::string note;
+  if (asked < VK_API_VERSION_1_1 && loaderVersion >= VK_API_VERSION_1_1) {
+    app.apiVersion = VK_API_VERSION_1_1;
+    patched.pApplicationInfo = &app;
+    note = "instance apiVersion raised from 1.0 to 1.1 (SPIR-V 1.3 subgroup operations)";
+  }
+  VkResult r = create(&patched, allocator, out);
+  if (r != VK_SUCCESS && patched.pApplicationInfo != info->pApplicationInfo) {
+    note.clear();
+    r = create(info, allocator, out);
+    asked = VK_API_VERSION_1_0;
+  } else if (!note.empty()) {
+    asked = VK_API_VERSION_1_1;
+  }
+  if (r != VK_SUCCESS) return r;
+  auto *state = new InstanceState();
+  state->instance = *out;
+  state->apiVersion = asked;
+  state->apiVersionNote = note;
+  loadInstanceDispatch(state->d, gipa, *out);
+  std::unique_lock<std::shared_mutex> guard(gRegistryLock);
+  gInstances[dispatchKey(*out)] = state;
+  return VK_SUCCESS;
+}
+
+static VKAPI_ATTR void VKAPI_CALL wl_vkDestroyInstance(VkInstance instance, const VkAllocationCallbacks *allocator) {
+  InstanceState *state = findInstance(dispatchKey(instance));
+  if (!state) return;
+  state->d.DestroyInstance(instance, allocator);
+  std::unique_lock<std::shared_mutex> guard(gRegistryLock);
+  gInstances.erase(dispatchKey(instance));
+  delete state;
+}
+
+#define WTL_HOOK(name) \
+  if (!strcmp(pName, #name)) return (PFN_vkVoidFunction)wl_##name;
+
+static PFN_vkVoidFunction findDeviceHook(const char *pName) {
+  WTL_DEVICE_HOOKS(WTL_HOOK)
+  if (PFN_vkVoidFunction f = findCommandHook(pName)) return f;
+  return nullptr;
+}
+
+static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL wl_vkGetDeviceProcAddr(VkDevice device, const char *pName);
+
+static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL wl_vkGetInstanceProcAddr(VkInstance instance, const char *pName) {
+  WTL_HOOK(vkGetInstanceProcAddr)
+  WTL_HOOK(vkCreateInstance)
+  WTL_HOOK(vkDestroyInstance)
+  WTL_HOOK(vkCreateDevice)
+  WTL_HOOK(vkGetDeviceProcAddr)
+  if (instance == VK_NULL_HANDLE) return nullptr;
+  InstanceState *state = findInstance(dispatchKey(instance));
+  if (!state) return nullptr;
+  PFN_vkVoidFunction next = state->d.GetInstanceProcAddr(instance, pName);
+  // Device functions reached through the instance must still pass through the layer, but only where they exist below.
+  if (next)
+    if (PFN_vkVoidFunction hook = findDeviceHook(pName)) return hook;
+  return next;
+}
+
+static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL wl_vkGetDeviceProcAddr(VkDevice device, const char *pName) {
+  WTL_HOOK(vkGetDeviceProcAddr)
+  DeviceState *state = findDevice(dispatchKey(device));
+  if (!state) return nullptr;
+  PFN_vkVoidFunction next = state->d.GetDeviceProcAddr(device, pName);
+  if (!next) return nullptr;
+  if (PFN_vkVoidFunction hook = findDeviceHook(pName)) return hook;
+  return next;
+}
+
+#undef WTL_HOOK
+
+}  // namespace wtl
+
+extern "C" {
+
+__attribute__((visibility("default"))) VKAPI_ATTR VkResult VKAPI_CALL
+vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface *version) {
+  if (!version || version->sType != LAYER_NEGOTIATE_INTERFACE_STRUCT) return VK_ERROR_INITIALIZATION_FAILED;
+  if (version->loaderLayerInterfaceVersion >= 2) {
+    version->pfnGetInstanceProcAddr = wtl::wl_vkGetInstanceProcAddr;
+    version->pfnGetDeviceProcAddr = wtl::wl_vkGetDeviceProcAddr;
+    version->pfnGetPhysicalDeviceProcAddr = nullptr;
+  }
+  if (version->loaderLayerInterfaceVersion > 2) version->loaderLayerInterfaceVersion = 2;
+  return VK_SUCCESS;
+}
+
+__attribute__((visibility("default"))) VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetInstanceProcAddr(VkInstance instance,
+                                                                                                     const char *pName) {
+  return wtl::wl_vkGetInstanceProcAddr(instance, pName);
+}
+
+__attribute__((visibility("default"))) VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice device, const char *pName) {
+  return wtl::wl_vkGetDeviceProcAddr(device, pName);
+}
+}

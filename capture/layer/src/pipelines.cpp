@@ -1,0 +1,309 @@
+// Shader modules, pipeline layouts and pipelines: every pipeline the app
+// creates gets an instrumented twin (same state, instrumented shaders, its
+// layout padded up to the trace set), which only the captured frame binds.
+#include <cstring>
+
+#include "hooks.hpp"
+#include "tracer_glue.hpp"
+
+namespace wtl {
+
+static const char *const kStageNames[6] = {"VS", "TCS", "TES", "GS", "FS", "CS"};
+
+/** Stage code (VS 0 .. CS 5) of a graphics or compute stage, or -1 for stages the instrumenter refuses. */
+static int stageCode(VkShaderStageFlagBits stage) {
+  switch (stage) {
+    case VK_SHADER_STAGE_VERTEX_BIT: return 0;
+    case VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT: return 1;
+    case VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT: return 2;
+    case VK_SHADER_STAGE_GEOMETRY_BIT: return 3;
+    case VK_SHADER_STAGE_FRAGMENT_BIT: return 4;
+    case VK_SHADER_STAGE_COMPUTE_BIT: return 5;
+    default: return -1;
+  }
+}
+
+static std::string hexHandle(uint64_t handle) {
+  char text[32];
+  snprintf(text, sizeof text, "0x%llx", (unsigned long long)handle);
+  return text;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateShaderModule(VkDevice handle, const VkShaderModuleCreateInfo *info,
+                                                       const VkAllocationCallbacks *allocator, VkShaderModule *out) {
+  DeviceState *device = findDevice(dispatchKey(handle));
+  VkResult r = device->d.CreateShaderModule(handle, info, allocator, out);
+  if (r == VK_SUCCESS && device->traceable && info->codeSize >= 20) {
+    // Kept until the module is destroyed: twins are created from it when pipelines are.
+    auto code = std::make_shared<std::vector<uint32_t>>(info->pCode, info->pCode + info->codeSize / 4);
+    std::lock_guard<std::mutex> guard(device->lock);
+    device->modules[*out] = std::move(code);
+  }
+  return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL wl_vkDestroyShaderModule(VkDevice handle, VkShaderModule module, const VkAllocationCallbacks *allocator) {
+  DeviceState *device = findDevice(dispatchKey(handle));
+  {
+    std::lock_guard<std::mutex> guard(device->lock);
+    device->modules.erase(module);
+  }
+  device->d.DestroyShaderModule(handle, module, allocator);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreatePipelineLayout(VkDevice handle, const VkPipelineLayoutCreateInfo *info,
+                                                         const VkAllocationCallbacks *allocator, VkPipelineLayout *out) {
+  DeviceState *device = findDevice(dispatchKey(handle));
+  VkResult r = device->d.CreatePipelineLayout(handle, info, allocator, out);
+  if (r != VK_SUCCESS || !device->traceable) return r;
+  LayoutInfo layout;
+  layout.appSetCount = info->setLayoutCount;
+  if (info->setLayoutCount > device->traceSet) {
+    layout.untracedWhy = "its layout uses " + std::to_string(info->setLayoutCount) + " descriptor sets, including set " +
+                         std::to_string(device->traceSet) + " that the trace buffer needs";
+  } else {
+    // Made now, while the app's set layouts surely exist: the app may destroy them once its layout is made.
+    std::vector<VkDescriptorSetLayout> sets(info->pSetLayouts, info->pSetLayouts + info->setLayoutCount);
+    sets.resize(device->traceSet, device->emptySetLayout);
+    sets.push_back(wtTracerSetLayout(device->tracer));
+    VkPipelineLayoutCreateInfo padded = *info;
+    padded.setLayoutCount = (uint32_t)sets.size();
+    padded.pSetLayouts = sets.data();
+    VkResult pr = device->d.CreatePipelineLayout(handle, &padded, nullptr, &layout.traced);
+    if (pr != VK_SUCCESS) {
+      layout.traced = VK_NULL_HANDLE;
+      layout.untracedWhy = "the driver refused its layout with the trace set added (VkResult " + std::to_string((int)pr) +
+                           "; e.g. one dynamic uniform buffer over maxDescriptorSetUniformBuffersDynamic)";
+    }
+  }
+  std::lock_guard<std::mutex> guard(device->lock);
+  device->layouts[*out] = std::move(layout);
+  return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL wl_vkDestroyPipelineLayout(VkDevice handle, VkPipelineLayout layout, const VkAllocationCallbacks *allocator) {
+  DeviceState *device = findDevice(dispatchKey(handle));
+  VkPipelineLayout traced = VK_NULL_HANDLE;
+  {
+    std::lock_guard<std::mutex> guard(device->lock);
+    auto it = device->layouts.find(layout);
+    if (it != device->layouts.end()) traced = it->second.traced, device->layouts.erase(it);
+  }
+  // Twins made with it keep working: a pipeline does not need its layout to outlive it.
+  if (traced) device->d.DestroyPipelineLayout(handle, traced, nullptr);
+  device->d.DestroyPipelineLayout(handle, layout, allocator);
+}
+
+/** Instrumented SPIR-V for one stage from the CLI, or false with why. */
+static bool instrument(DeviceState *device, const std::vector<uint32_t> &code, int stage, const char *entry, std::vector<uint8_t> &out,
+                       std::string &why) {
+  const wtCaps &c = device->caps;
+  std::string subgroupStages;
+  static const VkShaderStageFlags bits[6] = {VK_SHADER_STAGE_VERTEX_BIT, VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT,
+                                             VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT, VK_SHADER_STAGE_GEOMETRY_BIT,
+                                             VK_SHADER_STAGE_FRAGMENT_BIT, VK_SHADER_STAGE_COMPUTE_BIT};
+  for (int i = 0; i < 6; i++)
+    if (c.subgroupStages & bits[i]) subgroupStages += std::string(subgroupStages.empty() ? "" : ", ") + "\"" + kStageNames[i] + "\"";
+  std::string json = std::string("{\"stage\": \"") + kStageNames[stage] + "\", \"entryPoint\": " + jsonString(entry) +
+                     ", \"set\": " + std::to_string(device->traceSet) + ", \"binding\": 0, \"smBuiltins\": " + (c.smBuiltins ? "true" : "false") +
+                     ", \"subgroupClock\": " + (c.subgroupClock ? "true" : "false") + ", \"deviceClock\": " + (c.deviceClock ? "true" : "false") +
+                     ", \"subgroupStages\": [" + subgroupStages + "], \"fsCustomId\": \"" +
+                     (c.geometryShader ? "primitive-id" : "frag-coord") + "\"}";
+  std::string reply;
+  return device->client->request(kInstrument, json, code.data(), (uint32_t)(code.size() * 4), out, reply, why);
+}
+
+/**
+ * The twin's stages: instrumented modules for the traced stages, the app's for
+ * the others. False with why when a stage cannot be traced at all.
+ */
+static bool twinStages(DeviceState *device, const VkPipelineShaderStageCreateInfo *stages, uint32_t count,
+                       std::vector<VkPipelineShaderStageCreateInfo> &out, std::vector<VkShaderModule> &made, std::string &why) {
+  bool anyTraced = false;
+  for (uint32_t i = 0; i < count; i++) {
+    VkPipelineShaderStageCreateInfo stage = stages[i];
+    int code = stageCode(stage.stage);
+    if (code < 0) {
+      why = "it has a stage the instrumenter does not handle (mesh, task or ray tracing)";
+      return false;
+    }
+    if (!(settings().stageMask & (1u << code))) {
+      out.push_back(stage);
+      continue;
+    }
+    std::shared_ptr<const std::vector<uint32_t>> spirv;
+    auto *inline_ = (const VkShaderModuleCreateInfo *)stage.pNext;
+    if (stage.module == VK_NULL_HANDLE && inline_ && inline_->sType == VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO) {
+      spirv = std::make_shared<std::vector<uint32_t>>(inline_->pCode, inline_->pCode + inline_->codeSize / 4);
+      stage.pNext = inline_->pNext;
+    } else {
+      std::lock_guard<std::mutex> guard(device->lock);
+      auto it = device->modules.find(stage.module);
+      if (it != device->modules.end()) spirv = it->second;
+    }
+    if (!spirv) {
+      why = std::string("the SPIR-V of its ") + kStageNames[code] + " shader is unknown to the layer";
+      return false;
+    }
+    std::vector<uint8_t> traced;
+    if (!instrument(device, *spirv, code, stage.pName, traced, why)) {
+      why = std::string(kStageNames[code]) + " shader: " + why;
+      return false;
+    }
+    VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    mi.codeSize = traced.size();
+    mi.pCode = (const uint32_t *)traced.data();
+    VkShaderModule module = VK_NULL_HANDLE;
+    VkResult r = device->d.CreateShaderModule(device->device, &mi, nullptr, &module);
+    if (r != VK_SUCCESS) {
+      why = std::string("the driver refused its instrumented ") + kStageNames[code] + " shader (VkResult " + std::to_string((int)r) + ")";
+      return false;
+    }
+    made.push_back(module);
+    stage.module = module;
+    out.push_back(stage);
+    anyTraced = true;
+  }
+  if (!anyTraced) why = "none of its stages is traced (--stages)";
+  return anyTraced;
+}
+
+/** Creation feedback written by the twin would overwrite the app's: pointed at scratch while the twin is made. */
+class FeedbackRedirect {
+ public:
+  explicit FeedbackRedirect(const void *chain) {
+    for (auto *s = (const VkBaseInStructure *)chain; s; s = s->pNext)
+      if (s->sType == VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO) {
+        info_ = (VkPipelineCreationFeedbackCreateInfo *)s;
+        saved_ = *info_;
+        stages_.resize(info_->pipelineStageCreationFeedbackCount);
+        info_->pPipelineCreationFeedback = &pipeline_;
+        info_->pPipelineStageCreationFeedbacks = stages_.data();
+      }
+  }
+  ~FeedbackRedirect() {
+    if (info_) *info_ = saved_;
+  }
+
+ private:
+  VkPipelineCreationFeedbackCreateInfo *info_ = nullptr;
+  VkPipelineCreationFeedbackCreateInfo saved_{};
+  VkPipelineCreationFeedback pipeline_{};
+  std::vector<VkPipelineCreationFeedback> stages_;
+};
+
+/** Why pipelines with these flags or this chain cannot get a twin, or "". */
+static std::string pipelineProblem(VkPipelineCreateFlags flags, const void *chain) {
+  if (flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR) return "it is a pipeline library (graphics pipeline libraries are not traced yet)";
+  if (flags & VK_PIPELINE_CREATE_DESCRIPTOR_BUFFER_BIT_EXT) return "it uses descriptor buffers (VK_EXT_descriptor_buffer is not traced yet)";
+  for (auto *s = (const VkBaseInStructure *)chain; s; s = s->pNext)
+    if (s->sType == VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR) return "it links pipeline libraries (not traced yet)";
+  return "";
+}
+
+template <typename CreateInfo>
+static void makeTwin(DeviceState *device, const CreateInfo &appInfo, VkPipeline pipeline, VkPipelineBindPoint bindPoint,
+                     VkResult (*create)(DeviceState *, const CreateInfo &, VkPipeline *, std::string &)) {
+  auto info = std::make_unique<PipelineInfo>();
+  info->bindPoint = bindPoint;
+  info->name = hexHandle((uint64_t)pipeline);
+  std::string why = pipelineProblem(appInfo.flags, appInfo.pNext);
+  LayoutInfo layout;
+  if (why.empty()) {
+    std::lock_guard<std::mutex> guard(device->lock);
+    auto it = device->layouts.find(appInfo.layout);
+    if (it == device->layouts.end()) why = "its pipeline layout is unknown to the layer";
+    else layout = it->second, why = it->second.untracedWhy;
+  }
+  if (why.empty()) {
+    CreateInfo twin = appInfo;
+    twin.layout = layout.traced;
+    twin.flags &= ~(VkPipelineCreateFlags)(VK_PIPELINE_CREATE_DERIVATIVE_BIT | VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT);
+    twin.basePipelineHandle = VK_NULL_HANDLE;
+    twin.basePipelineIndex = -1;
+    FeedbackRedirect feedback(appInfo.pNext);
+    VkResult r = create(device, twin, &info->twin, why);
+    if (r != VK_SUCCESS) {
+      info->twin = VK_NULL_HANDLE;
+      if (why.empty()) why = "the driver refused its instrumented twin (VkResult " + std::to_string((int)r) + ")";
+    }
+  }
+  if (!why.empty()) {
+    info->untracedWhy = why;
+    reportSkipped(device, "pipeline " + info->name, why);
+  } else {
+    info->twinLayout = layout.traced;
+    info->appSetCount = layout.appSetCount;
+  }
+  std::lock_guard<std::mutex> guard(device->lock);
+  device->pipelines[pipeline] = std::move(info);
+}
+
+static VkResult createGraphicsTwin(DeviceState *device, const VkGraphicsPipelineCreateInfo &info, VkPipeline *out, std::string &why) {
+  std::vector<VkPipelineShaderStageCreateInfo> stages;
+  std::vector<VkShaderModule> made;
+  VkResult r = VK_ERROR_UNKNOWN;
+  if (twinStages(device, info.pStages, info.stageCount, stages, made, why)) {
+    VkGraphicsPipelineCreateInfo twin = info;
+    twin.pStages = stages.data();
+    r = device->d.CreateGraphicsPipelines(device->device, VK_NULL_HANDLE, 1, &twin, nullptr, out);
+  }
+  for (VkShaderModule m : made) device->d.DestroyShaderModule(device->device, m, nullptr);
+  return r;
+}
+
+static VkResult createComputeTwin(DeviceState *device, const VkComputePipelineCreateInfo &info, VkPipeline *out, std::string &why) {
+  std::vector<VkPipelineShaderStageCreateInfo> stages;
+  std::vector<VkShaderModule> made;
+  VkResult r = VK_ERROR_UNKNOWN;
+  if (twinStages(device, &info.stage, 1, stages, made, why)) {
+    VkComputePipelineCreateInfo twin = info;
+    twin.stage = stages[0];
+    r = device->d.CreateComputePipelines(device->device, VK_NULL_HANDLE, 1, &twin, nullptr, out);
+  }
+  for (VkShaderModule m : made) device->d.DestroyShaderModule(device->device, m, nullptr);
+  return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateGraphicsPipelines(VkDevice handle, VkPipelineCache cache, uint32_t count,
+                                                            const VkGraphicsPipelineCreateInfo *infos,
+                                                            const VkAllocationCallbacks *allocator, VkPipeline *out) {
+  DeviceState *device = findDevice(dispatchKey(handle));
+  VkResult r = device->d.CreateGraphicsPipelines(handle, cache, count, infos, allocator, out);
+  if (device->traceable && (r == VK_SUCCESS || r == VK_PIPELINE_COMPILE_REQUIRED))
+    for (uint32_t i = 0; i < count; i++)
+      if (out[i]) makeTwin(device, infos[i], out[i], VK_PIPELINE_BIND_POINT_GRAPHICS, createGraphicsTwin);
+  return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateComputePipelines(VkDevice handle, VkPipelineCache cache, uint32_t count,
+                                                           const VkComputePipelineCreateInfo *infos, const VkAllocationCallbacks *allocator,
+                                                           VkPipeline *out) {
+  DeviceState *device = findDevice(dispatchKey(handle));
+  VkResult r = device->d.CreateComputePipelines(handle, cache, count, infos, allocator, out);
+  if (device->traceable && (r == VK_SUCCESS || r == VK_PIPELINE_COMPILE_REQUIRED))
+    for (uint32_t i = 0; i < count; i++)
+      if (out[i]) makeTwin(device, infos[i], out[i], VK_PIPELINE_BIND_POINT_COMPUTE, createComputeTwin);
+  return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL wl_vkDestroyPipeline(VkDevice handle, VkPipeline pipeline, const VkAllocationCallbacks *allocator) {
+  DeviceState *device = findDevice(dispatchKey(handle));
+  VkPipeline twin = VK_NULL_HANDLE;
+  {
+    std::lock_guard<std::mutex> guard(device->lock);
+    auto it = device->pipelines.find(pipeline);
+    if (it != device->pipelines.end()) twin = it->second->twin, device->pipelines.erase(it);
+  }
+  // A command buffer still holding the twin cannot run any more: the app's own one is invalid too.
+  if (twin) device->d.DestroyPipeline(handle, twin, nullptr);
+  device->d.DestroyPipeline(handle, pipeline, allocator);
+}
+
+const PipelineInfo *findPipeline(DeviceState *device, VkPipeline pipeline) {
+  std::lock_guard<std::mutex> guard(device->lock);
+  auto it = device->pipelines.find(pipeline);
+  return it == device->pipelines.end() ? nullptr : it->second.get();
+}
+
+}  // namespace wtl

@@ -1,0 +1,86 @@
+#include "settings.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace wtl {
+
+static bool parseU64(const char *text, uint64_t &out) {
+  if (!text || !*text) return false;
+  char *end = nullptr;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (*end != '\0' || text[0] == '-') return false;
+  out = v;
+  return true;
+}
+
+/** "A..B" into two numbers. */
+static bool parseRange(const char *text, uint64_t &first, uint64_t &last) {
+  const char *dots = strstr(text, "..");
+  if (!dots) return false;
+  std::string a(text, dots - text);
+  return parseU64(a.c_str(), first) && parseU64(dots + 2, last) && first <= last;
+}
+
+static uint32_t parseStages(const char *text, std::string &problems) {
+  static const char *const names[6] = {"vs", "tcs", "tes", "gs", "fs", "cs"};
+  uint32_t mask = 0;
+  std::string list(text);
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    bool found = false;
+    for (uint32_t i = 0; i < 6; i++)
+      if (strcasecmp(name.c_str(), names[i]) == 0) mask |= 1u << i, found = true;
+    if (!found) problems += "WARPTRACE_STAGES: unknown stage '" + name + "'; ";
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return mask;
+}
+
+static Settings read() {
+  Settings s;
+  if (const char *v = getenv("WARPTRACE_SOCKET")) s.socketPath = v;
+  if (const char *v = getenv("WARPTRACE_OUTPUT")) s.outputPath = v;
+  if (const char *v = getenv("WARPTRACE_FRAME")) {
+    if (!parseU64(v, s.frame) || s.frame == 0) s.problems += "WARPTRACE_FRAME: expected a frame number from 1; ", s.frame = 60;
+  }
+  if (const char *v = getenv("WARPTRACE_SUBMITS")) {
+    s.submitMode = parseRange(v, s.firstSubmit, s.lastSubmit);
+    if (!s.submitMode) s.problems += "WARPTRACE_SUBMITS: expected N..M; ";
+  }
+  if (const char *v = getenv("WARPTRACE_TRIGGER")) s.triggerPath = v;
+  if (const char *v = getenv("WARPTRACE_STAGES")) s.stageMask = parseStages(v, s.problems);
+  if (const char *v = getenv("WARPTRACE_DRAWS")) {
+    if (parseRange(v, s.firstDraw, s.lastDraw)) s.drawRange = true;
+    else s.drawGlob = v;
+  }
+  if (const char *v = getenv("WARPTRACE_CAPACITY")) {
+    uint64_t c = 0;
+    if (!parseU64(v, c) || c == 0 || c > (1u << 26)) s.problems += "WARPTRACE_CAPACITY: expected 1..67108864 records; ";
+    else s.capacity = (uint32_t)c;
+  }
+  return s;
+}
+
+const Settings &settings() {
+  static const Settings s = read();
+  return s;
+}
+
+bool globMatch(const char *p, const char *t) {
+  // Iterative, with one backtrack point: linear in practice, never exponential.
+  const char *star = nullptr, *resume = nullptr;
+  while (*t) {
+    if (*p == '*') star = p++, resume = t;
+    else if (*p == '?' || *p == *t) p++, t++;
+    else if (star) p = star + 1, t = ++resume;
+    else return false;
+  }
+  while (*p == '*') p++;
+  return *p == '\0';
+}
+
+}  // namespace wtl

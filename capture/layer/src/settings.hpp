@@ -1,0 +1,30 @@
+// The capture's settings, read once from the environment the CLI sets
+// (capture/layer/CONTRACT.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace wtl {
+
+struct Settings {
+  std::string socketPath;  // WARPTRACE_SOCKET; empty: nothing is traced
+  std::string outputPath;  // WARPTRACE_OUTPUT
+  uint64_t frame = 60;     // WARPTRACE_FRAME: 1-based present count
+  bool submitMode = false; // WARPTRACE_SUBMITS given
+  uint64_t firstSubmit = 0, lastSubmit = 0;
+  std::string triggerPath;   // WARPTRACE_TRIGGER
+  uint32_t stageMask = 0x3f; // WARPTRACE_STAGES: bit = stage code (VS 0 .. CS 5)
+  std::string drawGlob;      // WARPTRACE_DRAWS as a label glob
+  bool drawRange = false;    // WARPTRACE_DRAWS as A..B
+  uint64_t firstDraw = 0, lastDraw = 0;
+  uint32_t capacity = 0;     // WARPTRACE_CAPACITY (0: the host library's default)
+  std::string problems;      // settings that could not be read, reported once
+};
+
+const Settings &settings();
+
+/** Glob match with * and ?, as the CLI documents for --draws. */
+bool globMatch(const char *pattern, const char *text);
+
+}  // namespace wtl

@@ -1,0 +1,185 @@
+// What the layer knows about the app's objects: instances, devices, shader
+// modules, layouts, pipelines and the command buffers it shadows.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "dispatch.hpp"
+#include "instrument_client.hpp"
+#include "settings.hpp"
+#include "warptrace.h"
+
+namespace wtl {
+
+#include "generated_command_table.inc"
+
+struct InstanceState {
+  VkInstance instance = VK_NULL_HANDLE;
+  InstanceDispatch d;
+  uint32_t apiVersion = VK_API_VERSION_1_0;
+  /** What the layer changed at vkCreateInstance (reported in the trace). */
+  std::string apiVersionNote;
+};
+
+/** A pipeline layout: the app's, and its twin with the trace set at the trace index. */
+struct LayoutInfo {
+  uint32_t appSetCount = 0;
+  VkPipelineLayout traced = VK_NULL_HANDLE;
+  std::string untracedWhy;
+};
+
+/** A pipeline and, when it can be traced, its instrumented twin. */
+struct PipelineInfo {
+  VkPipelineBindPoint bindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  VkPipeline twin = VK_NULL_HANDLE;
+  VkPipelineLayout twinLayout = VK_NULL_HANDLE;
+  uint32_t appSetCount = 0;
+  std::string name;  // debug name, else the handle in hex
+  std::string untracedWhy;
+};
+
+/** One thing a recorded command buffer did that the frame's draw list needs, in recording order. */
+struct RecordedEvent {
+  enum Kind : uint8_t { BeginLabel, EndLabel, InsertLabel, BeginPass, EndPass, Draw, Execute } kind;
+  std::string text;         // labels; a draw's call ("vkCmdDrawIndexed")
+  uint32_t slot = 0;        // Draw: its slot
+  wtDrawKind drawKind = WT_KIND_DRAW;
+  std::string params;       // Draw: JSON members of its counts
+  std::string pipeline;     // Draw: pipeline name
+  std::string label;        // Draw: its label when no inserted label names it ("vkCmdDraw(36, 1)")
+  uint32_t colorTargets = 0;  // BeginPass
+  bool depthTarget = false;   // BeginPass
+  struct CommandState *secondary = nullptr;  // Execute
+  uint64_t secondaryGeneration = 0;          // Execute: the recording it saw
+};
+
+/** The app's descriptor-set binds on one bind point, replayed into the shadow after our bind disturbs them. */
+struct BindPointState {
+  const PipelineInfo *pipeline = nullptr;  // the app's pipeline, as recorded
+  VkPipeline appPipeline = VK_NULL_HANDLE;
+  bool twinBound = false;                  // the shadow has the twin bound, not the app's pipeline
+  struct Bind {
+    VkPipelineLayout layout;
+    uint32_t firstSet;
+    std::vector<VkDescriptorSet> sets;
+    std::vector<uint32_t> dynamicOffsets;
+  };
+  std::vector<Bind> binds;          // calls that still bind at least one set, in order
+  std::vector<int32_t> setBinder;   // set index -> index into binds, or -1
+  uint32_t disturbedFrom = UINT32_MAX;  // sets at or above this index were disturbed by our bind
+};
+
+struct DeviceState;
+
+/** A command buffer of the app and its shadow: the same commands with traced twins and the trace set bound. */
+struct CommandState {
+  DeviceState *device = nullptr;
+  VkCommandBuffer app = VK_NULL_HANDLE;
+  VkCommandPool pool = VK_NULL_HANDLE;
+  bool secondary = false;
+  VkCommandBuffer shadow = VK_NULL_HANDLE;  // null: not shadowed in this recording
+  VkCommandBuffer shadowHandle = VK_NULL_HANDLE;  // kept between recordings
+  uint64_t generation = 0;  // bumped at each begin/reset
+  std::vector<RecordedEvent> events;
+  std::vector<uint32_t> slots;  // slots this recording holds
+  BindPointState graphics, compute;
+  std::vector<std::string> labelStack;  // this buffer's open labels, for --draws globs
+  std::string insertedLabel;            // the last inserted label since the previous draw
+  uint32_t untracedDraws = 0;
+  std::string untracedWhy;  // the last reason a draw was not traced
+};
+
+/** A command pool of the app and the layer's pool for its shadows (same family and flags). */
+struct PoolState {
+  uint32_t family = 0;
+  bool protectedPool = false;  // protected command buffers are never shadowed
+  VkCommandPool shadowPool = VK_NULL_HANDLE;
+  std::vector<CommandState *> buffers;
+};
+
+struct FrameDraw {
+  uint32_t slot;
+  std::string label;
+  wtDrawKind kind;
+  std::string extraJson;
+};
+
+struct FrameRegion {
+  std::string label;
+  int32_t parent;
+  const char *source;
+};
+
+/** The capture in progress: which submits belong to it and what they drew. */
+struct CaptureState {
+  uint64_t targetFrame = 0;  // the present count whose frame is captured (1-based)
+  bool armed = false;      // the next submits belong to the captured frame
+  bool started = false;    // the prologue has been submitted
+  bool done = false;       // written (or failed): the layer only forwards from now on
+  VkQueue queue = VK_NULL_HANDLE;
+  uint32_t family = 0;
+  std::vector<FrameDraw> draws;
+  std::vector<FrameRegion> regions;
+  std::vector<int32_t> regionStack;
+  std::string pendingLabel;
+  uint32_t colourPasses = 0, depthPasses = 0;
+  std::vector<std::string> notTraced;  // queues, command buffers, draws the capture left out
+  uint32_t untracedDraws = 0;
+};
+
+struct DeviceState {
+  VkDevice device = VK_NULL_HANDLE;
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  InstanceState *instance = nullptr;
+  DeviceDispatch d;
+  CommandTable cmd;
+  PFN_vkSetDeviceLoaderData setLoaderData = nullptr;
+  const VkAllocationCallbacks *allocator = nullptr;
+
+  wtCaps caps{};
+  bool traceable = false;
+  std::string untraceableWhy;
+  uint32_t traceSet = 7;
+  wtTracer *tracer = nullptr;
+  VkDescriptorSetLayout emptySetLayout = VK_NULL_HANDLE;
+  uint32_t slotCapacity = 0;
+  std::vector<std::string> skipped;  // "what: why", reported in the trace
+
+  std::unique_ptr<InstrumentClient> client;
+  std::mutex lock;  // everything below
+  std::unordered_map<VkShaderModule, std::shared_ptr<const std::vector<uint32_t>>> modules;
+  std::unordered_map<VkPipelineLayout, LayoutInfo> layouts;
+  std::unordered_map<VkPipeline, std::unique_ptr<PipelineInfo>> pipelines;
+  std::unordered_map<uint64_t, std::string> names;
+  std::unordered_map<VkQueue, uint32_t> queueFamilies;
+  std::unordered_map<VkCommandPool, PoolState> pools;
+  std::vector<uint32_t> freeSlots;
+  uint32_t nextSlot = 0;
+  uint64_t presents = 0, submits = 0;
+  CaptureState capture;
+  std::mutex captureLock;  // submits and presents while a capture may start or finish
+  VkCommandPool capturePool = VK_NULL_HANDLE;
+  CommandState untracked;  // stands in for command buffers the layer never saw
+};
+
+/** Global registries, keyed by handle. */
+InstanceState *findInstance(void *dispatchKeyOrHandle);
+DeviceState *findDevice(void *dispatchKeyOrHandle);
+CommandState *findCommandState(VkCommandBuffer cb);
+void registerCommandState(VkCommandBuffer cb, CommandState *cs);
+void unregisterCommandState(VkCommandBuffer cb);
+
+/** The key the loader writes into every dispatchable handle. */
+inline void *dispatchKey(const void *handle) { return *(void *const *)handle; }
+
+/** One-line report on stderr, prefixed "warptrace-layer:". */
+void logLine(const char *format, ...);
+
+}  // namespace wtl

@@ -1,0 +1,36 @@
+// What the layer uses of the host library's tracer beyond its public API.
+#pragma once
+
+#include <cstddef>
+
+#include "dispatch.hpp"
+#include "warptrace.h"
+
+namespace wtl {
+
+struct DeviceState;
+struct InstanceState;
+
+/** Routes the host library's Vulkan calls to this device's next layer while alive. */
+class DeviceScope {
+ public:
+  explicit DeviceScope(DeviceState *device);
+  ~DeviceScope();
+  DeviceScope(const DeviceScope &) = delete;
+  DeviceScope &operator=(const DeviceScope &) = delete;
+
+ private:
+  DeviceState *previousDevice_;
+  struct InstanceDispatch *previousInstance_;
+};
+
+void queryCaps(InstanceState *instance, VkPhysicalDevice physical, wtCaps *caps);
+VkDescriptorSet tracerSet(const wtTracer *t);
+VkDeviceSize tracerDrawStride(const wtTracer *t);
+VkQueryPool tracerQueries(const wtTracer *t);
+uint32_t tracerMaxDraws(const wtTracer *t);
+
+/** Writes values[i] as the draw id of slot slots[i] (read by the traced shaders through the dynamic offset). */
+bool setDrawIdValues(DeviceState *device, const uint32_t *slots, const uint32_t *values, size_t count);
+
+}  // namespace wtl
