@@ -27,6 +27,9 @@
   X(QueueSubmit2)                    \
   X(QueueSubmit2KHR)                 \
   X(QueuePresentKHR)                 \
+  X(CreateSwapchainKHR)              \
+  X(DestroySwapchainKHR)             \
+  X(GetSwapchainImagesKHR)           \
   X(QueueWaitIdle)                   \
   X(DeviceWaitIdle)                  \
   X(CreateShaderModule)              \

@@ -273,23 +273,32 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkQueueSubmit2KHR(VkQueue queue, uint32_t coun
 
 VKAPI_ATTR VkResult VKAPI_CALL wl_vkQueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info) {
   DeviceState *device = findDevice(dispatchKey(queue));
-  if (device->traceable && !device->capture.done && !settings().submitMode) {
+  VkPresentInfoKHR present = *info;
+  {
     std::lock_guard<std::mutex> guard(device->captureLock);
     CaptureState &c = device->capture;
-    if (device->presents + 1 == c.targetFrame) {
+    bool captured = device->presents + 1 == c.targetFrame;
+    // The image first: once the capture is written the CLI may end the app (--exit-after).
+    if (captured && !settings().imagePath.empty() && !device->imageWritten) {
+      std::string why;
+      device->imageWritten = true;
+      if (writePresentedImage(device, queue, info, why)) present.waitSemaphoreCount = 0;  // the copy waited for them
+      else reportSkipped(device, "WARPTRACE_IMAGE", why);
+    }
+    if (device->traceable && !c.done && !settings().submitMode && captured) {
       if (c.started) finishCapture(device);
       else failCapture(device, "frame " + std::to_string(c.targetFrame) + " submitted no work before its present");
     }
     device->presents++;
     struct stat st;
     const std::string &trigger = settings().triggerPath;
-    if (!trigger.empty() && !c.started && stat(trigger.c_str(), &st) == 0) {
+    if (device->traceable && !trigger.empty() && !c.started && stat(trigger.c_str(), &st) == 0) {
       remove(trigger.c_str());
       c.targetFrame = device->presents + 2;  // one frame for one-time command buffers to be recorded with shadows
       c.armed = true;
     }
   }
-  return device->d.QueuePresentKHR(queue, info);
+  return device->d.QueuePresentKHR(queue, &present);
 }
 
 VKAPI_ATTR void VKAPI_CALL wl_vkQueueBeginDebugUtilsLabelEXT(VkQueue queue, const VkDebugUtilsLabelEXT *label) {

@@ -11,6 +11,9 @@
   X(vkQueueSubmit2)                  \
   X(vkQueueSubmit2KHR)               \
   X(vkQueuePresentKHR)               \
+  X(vkCreateSwapchainKHR)            \
+  X(vkDestroySwapchainKHR)           \
+  X(vkGetSwapchainImagesKHR)         \
   X(vkCreateShaderModule)            \
   X(vkDestroyShaderModule)           \
   X(vkCreatePipelineLayout)          \
@@ -71,6 +74,14 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkSetDebugUtilsObjectNameEXT(VkDevice device, 
 VKAPI_ATTR void VKAPI_CALL wl_vkQueueBeginDebugUtilsLabelEXT(VkQueue queue, const VkDebugUtilsLabelEXT *label);
 VKAPI_ATTR void VKAPI_CALL wl_vkQueueEndDebugUtilsLabelEXT(VkQueue queue);
 VKAPI_ATTR void VKAPI_CALL wl_vkQueueInsertDebugUtilsLabelEXT(VkQueue queue, const VkDebugUtilsLabelEXT *label);
+
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateSwapchainKHR(VkDevice device, const VkSwapchainCreateInfoKHR *info,
+                                                       const VkAllocationCallbacks *allocator, VkSwapchainKHR *out);
+VKAPI_ATTR void VKAPI_CALL wl_vkDestroySwapchainKHR(VkDevice device, VkSwapchainKHR swapchain, const VkAllocationCallbacks *allocator);
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkGetSwapchainImagesKHR(VkDevice device, VkSwapchainKHR swapchain, uint32_t *count, VkImage *images);
+
+/** Copies the image a present shows into WARPTRACE_IMAGE (waiting for the present's semaphores); false with why. */
+bool writePresentedImage(DeviceState *device, VkQueue queue, const VkPresentInfoKHR *info, std::string &why);
 
 /** The layer's wrapper of a vkCmd* (hand-written or generated), or null. */
 PFN_vkVoidFunction findCommandHook(const char *name);

@@ -44,6 +44,7 @@ static Settings read() {
   Settings s;
   if (const char *v = getenv("WARPTRACE_SOCKET")) s.socketPath = v;
   if (const char *v = getenv("WARPTRACE_OUTPUT")) s.outputPath = v;
+  if (const char *v = getenv("WARPTRACE_IMAGE")) s.imagePath = v;
   if (const char *v = getenv("WARPTRACE_FRAME")) {
     if (!parseU64(v, s.frame) || s.frame == 0) s.problems += "WARPTRACE_FRAME: expected a frame number from 1; ", s.frame = 60;
   }

@@ -10,6 +10,7 @@ namespace wtl {
 struct Settings {
   std::string socketPath;  // WARPTRACE_SOCKET; empty: nothing is traced
   std::string outputPath;  // WARPTRACE_OUTPUT
+  std::string imagePath;   // WARPTRACE_IMAGE: the captured frame's presented image, as PPM
   uint64_t frame = 60;     // WARPTRACE_FRAME: 1-based present count
   bool submitMode = false; // WARPTRACE_SUBMITS given
   uint64_t firstSubmit = 0, lastSubmit = 0;

@@ -134,6 +134,14 @@ struct CaptureState {
   uint32_t untracedDraws = 0;
 };
 
+/** A swapchain's images, for WARPTRACE_IMAGE. */
+struct SwapchainState {
+  VkFormat format = VK_FORMAT_UNDEFINED;
+  VkExtent2D extent{};
+  bool copyable = false;
+  std::vector<VkImage> images;
+};
+
 struct DeviceState {
   VkDevice device = VK_NULL_HANDLE;
   VkPhysicalDevice physical = VK_NULL_HANDLE;
@@ -160,6 +168,8 @@ struct DeviceState {
   std::unordered_map<uint64_t, std::string> names;
   std::unordered_map<VkQueue, uint32_t> queueFamilies;
   std::unordered_map<VkCommandPool, PoolState> pools;
+  std::unordered_map<VkSwapchainKHR, SwapchainState> swapchains;
+  bool imageWritten = false;
   std::vector<uint32_t> freeSlots;
   uint32_t nextSlot = 0;
   uint64_t presents = 0, submits = 0;

@@ -104,4 +104,30 @@ bool setDrawIdValues(DeviceState *device, const uint32_t *slots, const uint32_t 
   return true;
 }
 
+bool makeHostBuffer(DeviceState *device, VkDeviceSize bytes, HostBuffer &out) {
+  // wtMakeBuffer_ needs a tracer only for its device and allocator.
+  wtTracer probe{};
+  probe.device = device->device;
+  VkMemoryPropertyFlags got = 0;
+  if (wtMakeBuffer_(&probe, device->physical, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+                    VK_MEMORY_PROPERTY_HOST_CACHED_BIT, &out.buffer, &out.memory, &got) != VK_SUCCESS)
+    return false;
+  out.coherent = (got & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
+  return device->d.MapMemory(device->device, out.memory, 0, VK_WHOLE_SIZE, 0, &out.map) == VK_SUCCESS;
+}
+
+bool readHostBuffer(DeviceState *device, HostBuffer &buffer) {
+  if (buffer.coherent) return true;
+  VkMappedMemoryRange range{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE};
+  range.memory = buffer.memory;
+  range.size = VK_WHOLE_SIZE;
+  return device->d.InvalidateMappedMemoryRanges(device->device, 1, &range) == VK_SUCCESS;
+}
+
+void destroyHostBuffer(DeviceState *device, HostBuffer &buffer) {
+  if (buffer.buffer) device->d.DestroyBuffer(device->device, buffer.buffer, nullptr);
+  if (buffer.memory) device->d.FreeMemory(device->device, buffer.memory, nullptr);
+  buffer = HostBuffer();
+}
+
 }  // namespace wtl

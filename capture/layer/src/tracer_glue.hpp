@@ -30,6 +30,18 @@ VkDeviceSize tracerDrawStride(const wtTracer *t);
 VkQueryPool tracerQueries(const wtTracer *t);
 uint32_t tracerMaxDraws(const wtTracer *t);
 
+/** A host-visible buffer the layer reads back (a frame's image). */
+struct HostBuffer {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  void *map = nullptr;
+  bool coherent = false;
+};
+bool makeHostBuffer(DeviceState *device, VkDeviceSize bytes, HostBuffer &out);
+/** Makes the GPU's writes visible to the host (non-coherent memory) after a fence. */
+bool readHostBuffer(DeviceState *device, HostBuffer &buffer);
+void destroyHostBuffer(DeviceState *device, HostBuffer &buffer);
+
 /** Writes values[i] as the draw id of slot slots[i] (read by the traced shaders through the dynamic offset). */
 bool setDrawIdValues(DeviceState *device, const uint32_t *slots, const uint32_t *values, size_t count);
 
