@@ -11,11 +11,13 @@ import {
   TICKS_PER_NS,
   UNKNOWN_SLOT,
   UNKNOWN_SM,
-  type CaptureInfo,
+  type CaptureInput,
   type DeviceInfo,
-  type DrawInfo,
+  type DrawInput,
+  type RegionInput,
   type Trace,
 } from './model.js';
+import { readRegions } from './draw-details.js';
 import { MAX_CYCLE_START, MAX_TIME_NS, MAX_TIME_TICKS, storedDurationTicks } from './limits.js';
 import { readCaptureInfo, readDeviceInfo, readDraws } from './metadata.js';
 import { groupedOrder } from './sort.js';
@@ -46,8 +48,10 @@ export interface WarpInput {
 
 export interface TraceInput {
   readonly device: DeviceInfo;
-  readonly capture: CaptureInfo;
-  readonly draws: readonly DrawInfo[];
+  readonly capture: CaptureInput;
+  readonly draws: readonly DrawInput[];
+  /** Labelled regions the draws lie in (left out: none). */
+  readonly regions?: readonly RegionInput[];
   readonly warps: WarpInput;
 }
 
@@ -96,7 +100,8 @@ export function buildTrace(input: TraceInput): Trace {
   // The metadata as a reader would see it: what .wtrace and JSON cannot hold is refused here, not by the reader.
   const device = readDeviceInfo(input.device);
   const capture = readCaptureInfo(input.capture);
-  const draws = readDraws(input.draws);
+  const regions = readRegions(input.regions);
+  const draws = readDraws(input.draws, regions.length);
   const w = input.warps;
   const count = w.startNs.length;
   if (count > MAX_WARPS) fail('too-large', 'warps.startNs', `${count} warps exceed the limit of ${MAX_WARPS}`);
@@ -206,6 +211,7 @@ export function buildTrace(input: TraceInput): Trace {
     device,
     capture,
     draws,
+    regions,
     warps: {
       count,
       startNs,

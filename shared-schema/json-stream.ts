@@ -7,6 +7,7 @@
  * String(n) and a string per value); only fractions use String(n).
  */
 import { laneMasks, smIdPerWarp } from './columns.js';
+import { storedCapture, storedDraw, storedRegion } from './draw-details.js';
 import { JSON_FORMAT, JSON_VERSION } from './json.js';
 import { UNKNOWN_SLOT, UNKNOWN_SM, type Trace } from './model.js';
 import { STAGES } from './stages.js';
@@ -75,16 +76,25 @@ export function* traceJsonChunks(trace: Trace, chunkBytes = DEFAULT_JSON_CHUNK_B
   const out = new ByteChunks(chunkBytes);
   const encoder = new TextEncoder();
 
-  // Device, capture and draws may hold any Unicode: JSON.stringify and UTF-8, a piece at a time.
-  let head = `{"format":${JSON.stringify(JSON_FORMAT)},"version":${JSON_VERSION},"device":${JSON.stringify(trace.device)},"capture":${JSON.stringify(trace.capture)},"draws":[`;
-  for (const [i, draw] of trace.draws.entries()) {
-    head += i === 0 ? JSON.stringify(draw) : `,${JSON.stringify(draw)}`;
-    if (head.length >= chunkBytes) {
-      yield encoder.encode(head);
-      head = '';
+  // Device, capture, draws and regions may hold any Unicode: JSON.stringify and UTF-8, a piece at a time (stored forms as traceToJson writes them).
+  let head = `{"format":${JSON.stringify(JSON_FORMAT)},"version":${JSON_VERSION},"device":${JSON.stringify(trace.device)},"capture":${JSON.stringify(storedCapture(trace.capture))},"draws":[`;
+  const list = function* <T>(items: readonly T[], stored: (item: T) => object) {
+    for (const [i, item] of items.entries()) {
+      head += i === 0 ? JSON.stringify(stored(item)) : `,${JSON.stringify(stored(item))}`;
+      if (head.length >= chunkBytes) {
+        yield encoder.encode(head);
+        head = '';
+      }
     }
+  };
+  yield* list(trace.draws, storedDraw);
+  head += ']';
+  if (trace.regions.length > 0) {
+    head += ',"regions":[';
+    yield* list(trace.regions, storedRegion);
+    head += ']';
   }
-  yield encoder.encode(`${head}],"warps":{`);
+  yield encoder.encode(`${head},"warps":{`);
 
   const sm = smIdPerWarp(w);
   const stageNames = STAGES.map((s) => JSON.stringify(s.name));

@@ -6,6 +6,7 @@ import { buildTrace } from './build.js';
 import { laneMasks, smIdPerWarp } from './columns.js';
 import { MAX_WARPS, describeValue, fail } from './errors.js';
 import { type Obj, readArray, readObject } from './fields.js';
+import { readRegions, storedCapture, storedDraw, storedRegion } from './draw-details.js';
 import { readCaptureInfo, readDeviceInfo, readDraws } from './metadata.js';
 import { checkStoredRow } from './limits.js';
 import { TICKS_PER_NS, UNKNOWN_SLOT, UNKNOWN_SM, type Trace } from './model.js';
@@ -34,7 +35,8 @@ export function traceFromJson(input: string | unknown): Trace {
   const count = startNs.length;
   const device = readDeviceInfo(withDeviceDefaults(readObject(root['device'], 'device')));
   const capture = readCaptureInfo(withCaptureDefaults(root['capture'], count));
-  const draws = readDraws(root['draws']);
+  const regions = readRegions(root['regions']);
+  const draws = readDraws(root['draws'], regions.length);
   const column = (key: string, parse: (v: unknown, field: string) => number, optional = false): Float64Array | null => {
     if (optional && (warps[key] === undefined || warps[key] === null)) return null;
     const values = readArray(warps, key, 'warps', MAX_WARPS);
@@ -52,6 +54,7 @@ export function traceFromJson(input: string | unknown): Trace {
     device,
     capture,
     draws,
+    regions,
     warps: {
       startNs,
       endNs: column('endNs', number)!,
@@ -125,7 +128,7 @@ export function traceToJson(trace: Trace): object {
   // Refuse what traceFromJson would (a trace that did not come through buildTrace), naming the field.
   readDeviceInfo(trace.device);
   readCaptureInfo(trace.capture);
-  readDraws(trace.draws);
+  readDraws(trace.draws, readRegions(trace.regions).length);
   for (let i = 0; i < w.count; i++) {
     checkStoredRow((w.startNs[i] as number) * TICKS_PER_NS, (w.durationNs[i] as number) * TICKS_PER_NS, w.smCycleStart?.[i] ?? 0, i);
   }
@@ -136,8 +139,10 @@ export function traceToJson(trace: Trace): object {
     format: JSON_FORMAT,
     version: JSON_VERSION,
     device: trace.device,
-    capture: trace.capture,
-    draws: trace.draws,
+    // The capture layer's details only when present: a trace without them writes the JSON it did before they existed.
+    capture: storedCapture(trace.capture),
+    draws: trace.draws.map(storedDraw),
+    ...(trace.regions.length > 0 ? { regions: trace.regions.map(storedRegion) } : {}),
     warps: {
       startNs: rows((i) => w.startNs[i] as number),
       endNs: rows((i) => (w.startNs[i] as number) + (w.durationNs[i] as number)),

@@ -1,8 +1,10 @@
 /**
- * Decoding of the trace's metadata (device, capture, draws) from untrusted
- * plain objects, as found in .wtrace and JSON files. Unknown keys are ignored
- * so newer writers don't break older readers.
+ * Decoding of the trace's metadata (device, capture, draws; regions, call
+ * details and the layer record in draw-details.ts) from untrusted plain
+ * objects, as found in .wtrace and JSON files. Unknown keys are ignored so
+ * newer writers don't break older readers.
  */
+import { readDrawDetails, readLayerInfo } from './draw-details.js';
 import { MAX_DRAWS, fail } from './errors.js';
 import {
   type Obj,
@@ -195,6 +197,7 @@ export function readCaptureInfo(value: unknown, field = 'capture'): CaptureInfo 
     originDeviceNs: readNullableU64String(o, 'originDeviceNs', field),
     calibration: readCalibration(o['calibration'], `${field}.calibration`),
     overhead: readOverhead(o['overhead'], `${field}.overhead`),
+    layer: readLayerInfo(o['layer'], `${field}.layer`),
   };
 }
 
@@ -210,13 +213,14 @@ export function readOverhead(value: unknown, field: string): Overhead | null {
 
 const KINDS: readonly DrawKind[] = ['draw', 'dispatch', 'trace-rays'];
 
-export function readDraws(value: unknown, field = 'draws'): DrawInfo[] {
+/** The draws; `regionCount` is the trace's region count, which every draw's region must be below. */
+export function readDraws(value: unknown, regionCount: number, field = 'draws'): DrawInfo[] {
   if (!Array.isArray(value)) fail('bad-type', field, 'expected an array of draws');
   if (value.length > MAX_DRAWS) fail('too-large', field, `${value.length} draws exceed the limit of ${MAX_DRAWS}`);
-  return value.map((entry, i) => readDraw(entry, i, `${field}[${i}]`));
+  return value.map((entry, i) => readDraw(entry, i, `${field}[${i}]`, regionCount));
 }
 
-function readDraw(value: unknown, position: number, field: string): DrawInfo {
+function readDraw(value: unknown, position: number, field: string, regionCount: number): DrawInfo {
   const o: Obj = readObject(value, field);
   const index = o['index'] === undefined ? position : readInteger(o, 'index', field, 0, MAX_DRAWS);
   if (index !== position) fail('bad-value', `${field}.index`, `expected ${position} (draws are listed in index order)`);
@@ -234,5 +238,6 @@ function readDraw(value: unknown, position: number, field: string): DrawInfo {
     kind: o['kind'] === undefined ? 'draw' : readEnum(o, 'kind', field, KINDS),
     gpuBeginNs,
     gpuEndNs,
+    ...readDrawDetails(o, field, regionCount),
   };
 }

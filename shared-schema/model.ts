@@ -179,6 +179,29 @@ export interface CaptureInfo {
   readonly calibration: Calibration;
   /** Instrumented vs plain frame time measured in the same run, when measured. */
   readonly overhead: Overhead | null;
+  /** What the capture layer reported about itself (null: not captured by the layer, or a file written before it was stored). */
+  readonly layer: LayerInfo | null;
+}
+
+/** Capture info as producers give it to buildTrace: files without a capture layer leave `layer` out. */
+export type CaptureInput = Omit<CaptureInfo, 'layer'> & { readonly layer?: LayerInfo | null };
+
+/** The capture layer's own record: which version captured, what, and what it could not trace. */
+export interface LayerInfo {
+  readonly version: string;
+  /** Descriptor set the instrumented shaders used for the trace buffer. */
+  readonly set: number;
+  /** The captured frame (1-based), when a frame was captured. */
+  readonly frame: number | null;
+  /** The captured queue submits ("N..M", 0-based, inclusive), when submits were captured instead of a frame. */
+  readonly submits: string | null;
+  /** Work the layer ran untraced (a pipeline, a queue, a command buffer...), and why: its warps are missing from the trace. */
+  readonly skipped: readonly SkippedWork[];
+}
+
+export interface SkippedWork {
+  readonly what: string;
+  readonly why: string;
 }
 
 export interface Overhead {
@@ -192,6 +215,24 @@ export interface Overhead {
 
 export type DrawKind = 'draw' | 'dispatch' | 'trace-rays';
 
+/** The counts a draw or dispatch command carried, by Vulkan parameter name. */
+export const DRAW_PARAM_NAMES = [
+  'vertexCount',
+  'instanceCount',
+  'indexCount',
+  'drawCount',
+  'groupCountX',
+  'groupCountY',
+  'groupCountZ',
+  'firstVertex',
+  'firstInstance',
+  'firstIndex',
+  'vertexOffset',
+] as const;
+export type DrawParamName = (typeof DRAW_PARAM_NAMES)[number];
+/** Only the parameters the call had (indirect calls carry only drawCount); uint32 values, vertexOffset an int32. */
+export type DrawParams = Readonly<Partial<Record<DrawParamName, number>>>;
+
 export interface DrawInfo {
   /** Position in Trace.draws; warps refer to draws by this index. */
   readonly index: number;
@@ -200,7 +241,36 @@ export interface DrawInfo {
   /** GPU timestamp-query bounds, ns since the capture origin, when queried. */
   readonly gpuBeginNs: number | null;
   readonly gpuEndNs: number | null;
+  /** The command recorded ("vkCmdDrawIndexed"); null when unknown (every file written without a capture layer). */
+  readonly call: string | null;
+  /** The bound pipeline's debug name or "0x…" handle, when known. */
+  readonly pipeline: string | null;
+  /** Index into Trace.regions of the innermost region the draw lies in; null when in none or unknown. */
+  readonly region: number | null;
+  readonly params: DrawParams | null;
 }
+
+/**
+ * A draw as producers give it to buildTrace: the call details may be left
+ * out (they read as null), so producers that know none need not name them.
+ */
+export type DrawInput = Omit<DrawInfo, 'call' | 'pipeline' | 'region' | 'params'> & Partial<Pick<DrawInfo, 'call' | 'pipeline' | 'region' | 'params'>>;
+
+/** Where a region came from: VK_EXT_debug_utils begin/end labels, or a render pass (or dynamic rendering) scope. */
+export type RegionSource = 'debug-label' | 'render-pass';
+
+/** A labelled span of the command stream; regions nest (a pass hierarchy). */
+export interface RegionInfo {
+  /** Position in Trace.regions, in the order the regions opened. */
+  readonly index: number;
+  readonly label: string;
+  /** The enclosing region, always an earlier one (so there are no cycles); null at the top level. */
+  readonly parent: number | null;
+  readonly source: RegionSource;
+}
+
+/** A region as producers give it to buildTrace (its index is its position). */
+export type RegionInput = Omit<RegionInfo, 'index'> & { readonly index?: number };
 
 export interface SmGroups {
   /** SM id of each group, ascending; UNKNOWN_SM last when present. */
@@ -240,5 +310,7 @@ export interface Trace {
   readonly device: DeviceInfo;
   readonly capture: CaptureInfo;
   readonly draws: readonly DrawInfo[];
+  /** Labelled regions the draws lie in (empty when the capture recorded none). */
+  readonly regions: readonly RegionInfo[];
   readonly warps: WarpColumns;
 }

@@ -5,7 +5,7 @@
  * calibration known-answer tests and the conversion benchmark.
  */
 import { smIdPerWarp } from './columns.js';
-import type { Trace } from './model.js';
+import type { DrawInfo, Trace } from './model.js';
 import { RECORD_WORDS, RecordFlag, RecordWord, packIds } from './raw-layout.js';
 import { groupedOrder } from './sort.js';
 import { makeRandom } from './synthetic.js';
@@ -151,7 +151,10 @@ export function rawCaptureOf(truth: Trace, model: RawClockModel): { raw: RawCapt
       timestampPeriodNs: 1,
       smClockRateHz: model.smClock && !model.deviceClock ? model.smClockHz : null,
     },
-    draws: truth.draws.map((draw) => ({ label: draw.label, kind: draw.kind })),
+    draws: truth.draws.map((draw) => ({ label: draw.label, kind: draw.kind, ...rawDrawDetails(draw) })),
+    // As a capture layer writes them; left out when the trace has none, as the reference harness does.
+    ...(truth.regions.length > 0 ? { regions: truth.regions.map((r) => ({ label: r.label, parent: r.parent, source: r.source })) } : {}),
+    ...(truth.capture.layer !== null ? { layer: truth.capture.layer } : {}),
   };
   const timestamps = truth.draws.map((draw) =>
     draw.gpuBeginNs === null || draw.gpuEndNs === null
@@ -162,6 +165,12 @@ export function rawCaptureOf(truth: Trace, model: RawClockModel): { raw: RawCapt
     raw: { metadata, timestamps, records, counter: w.count + model.dropped, capacity: w.count },
     clocks,
   };
+}
+
+/** A draw's call details as a capture layer writes them (none when unknown). */
+function rawDrawDetails(draw: DrawInfo): object {
+  if (draw.call === null && draw.pipeline === null && draw.region === null && draw.params === null) return {};
+  return { call: draw.call, pipeline: draw.pipeline, region: draw.region, params: draw.params };
 }
 
 /**

@@ -5,7 +5,7 @@
  * captures live in samples/.
  */
 import { buildTrace } from './build.js';
-import type { DrawInfo, Trace } from './model.js';
+import type { DrawInput, Trace } from './model.js';
 import { Stage } from './stages.js';
 
 export interface SyntheticOptions {
@@ -63,7 +63,7 @@ export function synthesizeTrace(options: SyntheticOptions): Trace {
   const activeMask = new Uint32Array(total);
   // When each slot of each SM frees up: warps queue for slots like on the GPU.
   const slotFree = new Float64Array(smCount * warpsPerSm);
-  const draws: DrawInfo[] = [];
+  const draws: DrawInput[] = [];
 
   let clock = 1000;
   let row = 0;

@@ -8,8 +8,9 @@
  */
 import { Packr } from 'msgpackr';
 import { MAX_PREDICTOR_CYCLES_PER_NS } from './limits.js';
+import { readRegions, storedCapture, storedDraw, storedRegion } from './draw-details.js';
 import { readCaptureInfo, readDeviceInfo, readDraws } from './metadata.js';
-import { FORMAT_VERSION, TICKS_PER_NS, type CaptureInfo, type DeviceInfo, type DrawInfo, type SmGroups, type Trace } from './model.js';
+import { FORMAT_VERSION, TICKS_PER_NS, type CaptureInfo, type DeviceInfo, type DrawInfo, type RegionInfo, type SmGroups, type Trace } from './model.js';
 import { chunkHeads, maskBytes, shapeOfColumns, writeRawMasks, type ChunkShape, type HeadBytes, type WarpChunk } from './warp-encoder.js';
 
 /** Bytes 0-3 of a .wtrace file: "WTRC". */
@@ -35,14 +36,15 @@ export interface WtraceShape {
   readonly device: DeviceInfo;
   readonly capture: CaptureInfo;
   readonly draws: readonly DrawInfo[];
+  readonly regions: readonly RegionInfo[];
   readonly count: number;
   readonly smGroups: SmGroups;
   readonly chunk: ChunkShape;
 }
 
 export function shapeOfTrace(trace: Trace): WtraceShape {
-  const { device, capture, draws, warps } = trace;
-  return { device, capture, draws, count: warps.count, smGroups: warps.smGroups, chunk: shapeOfColumns(warps, device.subgroupSize, cyclesPerNsOf(device)) };
+  const { device, capture, draws, regions, warps } = trace;
+  return { device, capture, draws, regions, count: warps.count, smGroups: warps.smGroups, chunk: shapeOfColumns(warps, device.subgroupSize, cyclesPerNsOf(device)) };
 }
 
 /** Where one chunk (rows [begin, end)) goes: the file offset of each of its columns' bytes (its open row's first). */
@@ -126,20 +128,23 @@ export function packPrefix(shape: WtraceShape): WtracePrefix {
   // The writer refuses metadata its reader would (a NaN, a string too long...), naming the field.
   readDeviceInfo(shape.device);
   readCaptureInfo(shape.capture);
-  readDraws(shape.draws);
+  readDraws(shape.draws, readRegions(shape.regions).length);
   const pieces: Uint8Array[] = [];
   // A copy: msgpackr may reuse the buffer it packed into.
   const pack = (value: unknown) => pieces.push(Uint8Array.from(packr.pack(value)));
   const header = new Uint8Array(WTRACE_HEADER_BYTES);
   header.set(WTRACE_MAGIC_BYTES, 0);
   new DataView(header.buffer).setUint32(4, FORMAT_VERSION, true);
-  pieces.push(header, mapHeader(6));
+  // Regions only when there are some: a trace without them writes the bytes it did before they existed.
+  const withRegions = shape.regions.length > 0;
+  pieces.push(header, mapHeader(withRegions ? 7 : 6));
   for (const [key, value] of [
     ['formatVersion', FORMAT_VERSION],
     ['minorVersion', MINOR_VERSION],
     ['device', shape.device],
-    ['capture', shape.capture],
-    ['draws', shape.draws],
+    ['capture', storedCapture(shape.capture)],
+    ['draws', shape.draws.map(storedDraw)],
+    ...(withRegions ? [['regions', shape.regions.map(storedRegion)] as const] : []),
   ] as const) {
     pack(key);
     pack(value);

@@ -7,6 +7,7 @@ import { allocUintColumn, laneMasks } from './columns.js';
 import { MAX_WARPS, describeValue, fail } from './errors.js';
 import { readObject, type Obj } from './fields.js';
 import { MAX_CYCLE_START, MAX_TIME_NS, MAX_TIME_TICKS, storedDurationTicks } from './limits.js';
+import { readRegions } from './draw-details.js';
 import { readCaptureInfo, readDeviceInfo, readDraws } from './metadata.js';
 import {
   FORMAT_VERSION,
@@ -45,12 +46,14 @@ export function decodeWtrace(bytes: Uint8Array): Trace {
   const body = readObject(readMsgpack(bytes.subarray(WTRACE_HEADER_BYTES), 'body'), 'body');
   const device = readDeviceInfo(body['device']);
   const capture = readCaptureInfo(body['capture']);
-  const draws = readDraws(body['draws']);
+  // Absent in files written before regions were recorded, and in every file of a capture without any.
+  const regions = readRegions(body['regions']);
+  const draws = readDraws(body['draws'], regions.length);
   const warps = decodeWarps(readObject(body['warps'], 'warps'), draws.length, device);
   if (capture.recordsKept !== warps.count) {
     fail('bad-value', 'capture.recordsKept', `is ${capture.recordsKept} but the file holds ${warps.count} warps`);
   }
-  return { formatVersion: FORMAT_VERSION, device, capture, draws, warps };
+  return { formatVersion: FORMAT_VERSION, device, capture, draws, regions, warps };
 }
 
 function bin(o: Obj, key: string, field: string): Uint8Array {

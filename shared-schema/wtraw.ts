@@ -1,8 +1,8 @@
 /**
  * .wtraw: the raw GPU dump written by the capture host (see README.md).
  * decodeWtraw checks every size against the bytes, decodes the records,
- * calibrates the clocks and builds a Trace. encodeWtraw writes the same
- * container (for synthetic captures and tests; the C host writes real ones).
+ * calibrates the clocks and builds a Trace. The metadata JSON is read in
+ * raw-metadata.ts; encodeWtraw (wtraw-writer.ts) writes the same container.
  */
 import { calibrateGrouped, deviceClockMap, type CalibratedTimes, type ClockMode } from './calibrate.js';
 import { withDrawBounds } from './calibration-record.js';
@@ -13,20 +13,12 @@ import { mergeTasks } from './row-sort.js';
 import { claimBySize, planSlices, splitRows } from './row-tasks.js';
 import { cyclesPerNsOfRate, layoutWtrace, packPrefix, writeFixed, type WtracePrefix, type WtraceShape } from './wtrace-writer.js';
 import { chunkHeads, type ChunkShape } from './warp-encoder.js';
-import { MAX_DRAWS, MAX_WARPS, describeValue, fail } from './errors.js';
+import { MAX_DRAWS, MAX_WARPS, fail } from './errors.js';
 import { scaleTicks } from './exact-ticks.js';
-import {
-  type Obj,
-  readArray,
-  readBoolean,
-  readEnum,
-  readNullableNumber,
-  readNullableU64String,
-  readObject,
-  readOptionalString,
-} from './fields.js';
-import { readCaptureInfo, readDeviceInfo, readOverhead } from './metadata.js';
-import { FORMAT_VERSION, TICKS_PER_NS, type DeviceInfo, type DrawInfo, type DrawKind, type Trace, type WarpColumns } from './model.js';
+import { readCaptureInfo, readOverhead } from './metadata.js';
+import { FORMAT_VERSION, TICKS_PER_NS, type DrawInfo, type Trace, type WarpColumns } from './model.js';
+import { readMetadata, readRawDevice, type RawMetadata } from './raw-metadata.js';
+import { paddedSection } from './wtraw-writer.js';
 import { allocOrderRows, allocWarpColumns, placeRow, plainColumns, rejectPlacedRow, rejectPlacedTicks, type ColumnAllocator, type OrderRows, type PlacedRows } from './raw-canonical.js';
 import { clockFlagsOf, planGroups, recordColumn, smMajorRecords, type RecordCounts, type RecordLimits } from './raw-records.js';
 import {
@@ -43,6 +35,8 @@ import {
   WtrawHeaderWord,
 } from './raw-layout.js';
 
+export { encodeWtraw, type RawCapture } from './wtraw-writer.js';
+
 const MAX_METADATA_BYTES = 64 * 1024 * 1024;
 const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
@@ -52,10 +46,6 @@ function littleEndianWords(bytes: Uint8Array): Uint32Array {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let k = 0; k < out.length; k++) out[k] = view.getUint32(k * 4, true);
   return out;
-}
-
-function padded(n: number): number {
-  return Math.ceil(n / WTRAW_SECTION_ALIGN) * WTRAW_SECTION_ALIGN;
 }
 
 export function isWtraw(bytes: Uint8Array): boolean {
@@ -98,57 +88,13 @@ function readLayout(bytes: Uint8Array): Layout {
   if (recordCount !== Math.min(counter, capacity)) {
     fail('bad-value', 'header.recordCount', `${recordCount}, but counter ${counter} and capacity ${capacity} mean ${Math.min(counter, capacity)}`);
   }
-  const timestampsAt = headerBytes + padded(metadataBytes);
+  const timestampsAt = headerBytes + paddedSection(metadataBytes);
   const recordsAt = timestampsAt + timestampCount * 16;
   const expected = recordsAt + recordCount * RECORD_BYTES;
   if (bytes.length !== expected) {
     fail(bytes.length < expected ? 'truncated' : 'size-mismatch', 'file', `${bytes.length} bytes, but the header declares ${expected}`);
   }
   return { headerBytes, metadataBytes, recordCount, counter, capacity, timestampCount, timestampsAt, recordsAt };
-}
-
-export interface RawMetadata {
-  readonly root: Obj;
-  readonly device: Obj;
-  readonly draws: readonly { label: string; kind: DrawKind }[];
-  readonly captureStartTicks: string | null;
-  readonly deviceClockNsPerTick: number;
-  readonly timestampPeriodNs: number;
-  readonly smClockRateHz: number | null;
-}
-
-const KINDS: readonly DrawKind[] = ['draw', 'dispatch', 'trace-rays'];
-
-function readMetadata(bytes: Uint8Array): RawMetadata {
-  let root: Obj;
-  try {
-    root = readObject(JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)), 'metadata');
-  } catch (error) {
-    if (error instanceof Error && error.name === 'TraceFormatError') throw error;
-    return fail('bad-encoding', 'metadata', `not valid UTF-8 JSON (${error instanceof Error ? error.message : String(error)})`);
-  }
-  const device = readObject(root['device'], 'metadata.device');
-  const draws = readArray(root, 'draws', 'metadata', MAX_DRAWS).map((d, i) => {
-    const f = `metadata.draws[${i}]`;
-    const o = readObject(d, f);
-    return { label: readOptionalString(o, 'label', f, `draw ${i}`), kind: o['kind'] === undefined ? 'draw' : readEnum(o, 'kind', f, KINDS) };
-  });
-  const positive = (key: string, fallback: number) => {
-    const v = readNullableNumber(device, key, 'metadata.device') ?? fallback;
-    if (!(v > 0)) fail('bad-value', `metadata.device.${key}`, `expected a positive number, got ${describeValue(v)}`);
-    return v;
-  };
-  const rate = readNullableNumber(device, 'smClockRateHz', 'metadata.device');
-  if (rate !== null && !(rate > 0)) fail('bad-value', 'metadata.device.smClockRateHz', 'expected a positive rate');
-  return {
-    root,
-    device,
-    draws,
-    captureStartTicks: readNullableU64String(root, 'captureStartTicks', 'metadata'),
-    deviceClockNsPerTick: positive('deviceClockNsPerTick', 1),
-    timestampPeriodNs: positive('timestampPeriodNs', 1),
-    smClockRateHz: rate,
-  };
 }
 
 /** A .wtraw file checked and parsed, up to its records (shared by the one-thread and worker decoders). */
@@ -264,6 +210,10 @@ export function wtrawHeader(parsed: ParsedWtraw, times: CalibrationResult, shift
     kind: d.kind,
     gpuBeginNs: parsed.gpuBegin[index] == null ? null : (parsed.gpuBegin[index] as number) + shift,
     gpuEndNs: parsed.gpuEnd[index] == null ? null : (parsed.gpuEnd[index] as number) + shift,
+    call: d.call,
+    pipeline: d.pipeline,
+    region: d.region,
+    params: d.params,
   }));
   const { originDevice } = parsed;
   const nsPerTick = meta.deviceClockNsPerTick;
@@ -289,8 +239,9 @@ export function wtrawHeader(parsed: ParsedWtraw, times: CalibrationResult, shift
     originDeviceNs,
     calibration,
     overhead: readOverhead(meta.root['overhead'], 'metadata.overhead'),
+    layer: meta.layer,
   });
-  return { formatVersion: FORMAT_VERSION, device: readRawDevice(meta, times.deviceClockGranularityNs, times.smClockRateHz), capture, draws };
+  return { formatVersion: FORMAT_VERSION, device: readRawDevice(meta, times.deviceClockGranularityNs, times.smClockRateHz), capture, draws, regions: meta.regions };
 }
 
 /** Decodes and calibrates a raw GPU dump. */
@@ -437,65 +388,4 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
   reports.forEach(({ worker }, k) => (byWorker[worker] as number[]).push(k));
   yield { phase: 'pack', tasks: reports.map(({ from }, k) => [from, k] as const), assignment: byWorker, layout, out: wtrace };
   return { header, count: n, warps: null, wtrace };
-}
-
-function readRawDevice(meta: RawMetadata, granularityNs: number | null, rateHz: number | null): DeviceInfo {
-  const d = meta.device;
-  return readDeviceInfo(
-    {
-      ...d,
-      clocks: {
-        smClock: readBoolean(d, 'smClock', 'metadata.device'),
-        deviceClock: readBoolean(d, 'deviceClock', 'metadata.device'),
-        deviceClockNsPerTick: meta.deviceClockNsPerTick,
-        deviceClockGranularityNs: granularityNs,
-        smClockRateHz: rateHz,
-        timestampPeriodNs: meta.timestampPeriodNs,
-      },
-    },
-    'metadata.device',
-  );
-}
-
-export interface RawCapture {
-  /** The metadata JSON object (see README.md). */
-  readonly metadata: object;
-  /** One [begin, end] pair of timestamp ticks per draw (null: not written), or null for no table. */
-  readonly timestamps: readonly (readonly [bigint, bigint] | null)[] | null;
-  /** Records, RECORD_WORDS u32 each. */
-  readonly records: Uint32Array;
-  /** The GPU atomic counter (≥ records when records were dropped). */
-  readonly counter: number;
-  readonly capacity: number;
-}
-
-export function encodeWtraw(raw: RawCapture): Uint8Array {
-  const metadata = new TextEncoder().encode(JSON.stringify(raw.metadata));
-  const recordCount = raw.records.length / RECORD_WORDS;
-  if (!Number.isInteger(recordCount)) throw new RangeError('records must hold whole records');
-  const timestampCount = raw.timestamps?.length ?? 0;
-  const timestampsAt = WTRAW_HEADER_BYTES + padded(metadata.length);
-  const recordsAt = timestampsAt + timestampCount * 16;
-  const out = new Uint8Array(recordsAt + recordCount * RECORD_BYTES);
-  const view = new DataView(out.buffer);
-  const header: [number, number][] = [
-    [WtrawHeaderWord.MAGIC, WTRAW_MAGIC],
-    [WtrawHeaderWord.VERSION, WTRAW_VERSION],
-    [WtrawHeaderWord.HEADER_BYTES, WTRAW_HEADER_BYTES],
-    [WtrawHeaderWord.METADATA_BYTES, metadata.length],
-    [WtrawHeaderWord.RECORD_BYTES, RECORD_BYTES],
-    [WtrawHeaderWord.RECORD_COUNT, recordCount],
-    [WtrawHeaderWord.COUNTER, raw.counter],
-    [WtrawHeaderWord.CAPACITY, raw.capacity],
-    [WtrawHeaderWord.TIMESTAMP_COUNT, timestampCount],
-  ];
-  for (const [w, v] of header) view.setUint32(w * 4, v, true);
-  out.set(metadata, WTRAW_HEADER_BYTES);
-  out.fill(0x20, WTRAW_HEADER_BYTES + metadata.length, timestampsAt);
-  raw.timestamps?.forEach((pair, d) => {
-    view.setBigUint64(timestampsAt + d * 16, pair === null ? WTRAW_NO_TIMESTAMP : pair[0], true);
-    view.setBigUint64(timestampsAt + d * 16 + 8, pair === null ? WTRAW_NO_TIMESTAMP : pair[1], true);
-  });
-  for (let k = 0; k < raw.records.length; k++) view.setUint32(recordsAt + k * 4, raw.records[k] as number, true);
-  return out;
 }

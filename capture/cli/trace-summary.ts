@@ -24,6 +24,11 @@ export interface DrawCount {
   readonly lastEndNs: number | null;
   readonly gpuBeginNs: number | null;
   readonly gpuEndNs: number | null;
+  /** The capture layer's call details, present only when known (so summaries of older files are unchanged). */
+  readonly call?: string;
+  readonly pipeline?: string;
+  /** Label of the innermost region the draw lies in. */
+  readonly region?: string;
 }
 
 export interface SmCount {
@@ -98,6 +103,9 @@ export function summarizeTrace(trace: Trace): TraceSummary {
     lastEndNs: drawWarps[d.index] === 0 ? null : (drawLast[d.index] as number),
     gpuBeginNs: d.gpuBeginNs,
     gpuEndNs: d.gpuEndNs,
+    ...(d.call === null ? {} : { call: d.call }),
+    ...(d.pipeline === null ? {} : { pipeline: d.pipeline }),
+    ...(d.region === null ? {} : { region: trace.regions[d.region]?.label ?? `region ${d.region}` }),
   }));
   return {
     warps: w.count,

@@ -1,5 +1,5 @@
 /** Known-answer traces for the analysis tests, built from plain warp lists through buildTrace. */
-import { buildTrace, Stage, UNKNOWN_SLOT, type DrawInfo, type Trace } from '../../shared-schema/index.js';
+import { buildTrace, Stage, UNKNOWN_SLOT, type DrawInfo, type DrawInput, type Trace } from '../../shared-schema/index.js';
 
 export interface WarpSpec {
   readonly sm: number;
@@ -24,7 +24,7 @@ export interface TraceSpec {
 }
 
 export function traceOf(spec: TraceSpec): Trace {
-  const drawList: DrawInfo[] =
+  const drawList: DrawInput[] =
     typeof spec.draws === 'number'
       ? Array.from({ length: spec.draws }, (_, i) => ({ index: i, label: `draw ${i}`, kind: 'draw', gpuBeginNs: null, gpuEndNs: null }))
       : spec.draws.map((d, i) => ({ index: i, label: d.label ?? `draw ${i}`, kind: d.kind ?? 'draw', gpuBeginNs: d.gpuBeginNs ?? null, gpuEndNs: d.gpuEndNs ?? null }));

@@ -14,7 +14,7 @@ import {
   traceFromJson,
   traceToJson,
 } from '../../shared-schema/index.js';
-import { checkInvariants, traceWithRowIds } from './fixtures.js';
+import { checkInvariants, traceWithRowIds, withPassHierarchy } from './fixtures.js';
 
 const CASES_PER_FORMAT = 4000;
 
@@ -55,11 +55,11 @@ const mutations: Mutation[] = [
   },
 ];
 
-function fuzz(name: string, valid: Uint8Array, seed: number): void {
+function fuzz(name: string, valid: Uint8Array, seed: number, cases = CASES_PER_FORMAT): void {
   const random = makeRandom(seed);
   let rejected = 0;
   let accepted = 0;
-  for (let c = 0; c < CASES_PER_FORMAT; c++) {
+  for (let c = 0; c < cases; c++) {
     const mutated = mutations[c % mutations.length]!(valid, random);
     let trace;
     try {
@@ -78,18 +78,24 @@ function fuzz(name: string, valid: Uint8Array, seed: number): void {
     checkInvariants(traceFromJson(JSON.stringify(traceToJson(trace))));
     accepted++;
   }
-  assert.equal(rejected + accepted, CASES_PER_FORMAT);
-  assert.ok(rejected > CASES_PER_FORMAT / 2, `${name}: only ${rejected} rejections`);
+  assert.equal(rejected + accepted, cases);
+  assert.ok(rejected > cases / 2, `${name}: only ${rejected} rejections`);
 }
 
 const truth = traceWithRowIds(300, 31);
+// The same warps as a capture layer records them: regions, call details, the layer's record.
+const layered = withPassHierarchy(truth);
 
 test(`fuzz .wtrace (${CASES_PER_FORMAT} cases)`, { timeout: 120_000 }, () => {
   fuzz('wtrace', encodeWtrace(truth), 101);
 });
 
+test(`fuzz .wtrace with regions and call details (${CASES_PER_FORMAT / 4} cases)`, { timeout: 120_000 }, () => {
+  fuzz('wtrace', encodeWtrace(layered), 105, CASES_PER_FORMAT / 4);
+});
+
 test(`fuzz .wtraw (${CASES_PER_FORMAT} cases)`, { timeout: 120_000 }, () => {
-  fuzz('wtraw', encodeWtraw(rawCaptureOf(truth, H100_CLOCKS).raw), 202);
+  fuzz('wtraw', encodeWtraw(rawCaptureOf(layered, H100_CLOCKS).raw), 202);
 });
 
 test(`fuzz JSON bytes (${CASES_PER_FORMAT} cases)`, { timeout: 120_000 }, () => {
@@ -99,7 +105,7 @@ test(`fuzz JSON bytes (${CASES_PER_FORMAT} cases)`, { timeout: 120_000 }, () => 
 test('fuzz JSON structure: random values in random places', { timeout: 120_000 }, () => {
   const random = makeRandom(404);
   const weird: unknown[] = [null, -1, 0, 1.5, 2 ** 40, 'x', '0xzz', [], {}, true, NaN, '__proto__', [1, 2], { a: 1 }];
-  const base = traceToJson(truth) as Record<string, unknown>;
+  const base = traceToJson(layered) as Record<string, unknown>;
   let rejected = 0;
   for (let c = 0; c < CASES_PER_FORMAT; c++) {
     const doc = JSON.parse(JSON.stringify(base)) as Record<string, unknown>;

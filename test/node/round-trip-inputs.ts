@@ -3,7 +3,19 @@
 // that enforces them: times 0 to 2^48 − 1 ns in 1/16 ns ticks, ends as the
 // trace holds them (the duration a float32), SM cycles up to 2^50 after the
 // SM's first warp, 32-bit ids and cycle durations, lanes of the subgroup.
-import { MAX_CYCLE_START, MAX_TIME_NS, STAGES, type CaptureInfo, type DeviceInfo, type DrawInfo, type TraceInput } from '../../shared-schema/index.js';
+import {
+  DRAW_PARAM_NAMES,
+  MAX_CYCLE_START,
+  MAX_TIME_NS,
+  STAGES,
+  type CaptureInput,
+  type DeviceInfo,
+  type DrawInput,
+  type DrawParamName,
+  type LayerInfo,
+  type RegionInput,
+  type TraceInput,
+} from '../../shared-schema/index.js';
 
 export type Random = () => number;
 
@@ -73,13 +85,45 @@ export function randomInput(random: Random, options: RandomOptions = {}): { inpu
     },
   };
   const drawCount = count === 0 && chance(0.5) ? 0 : 1 + int(3);
-  const draws: DrawInfo[] = Array.from({ length: drawCount }, (_, index) => {
+  // As a capture layer records them: regions nested (each parent an earlier one), draws with call details (or none, as every older file).
+  const regionCount = chance(0.5) ? 0 : 1 + int(4);
+  const regions: RegionInput[] = Array.from({ length: regionCount }, (_, j) => ({
+    ...(chance(0.5) ? { index: j } : {}),
+    label: text(),
+    parent: j === 0 || chance(0.3) ? null : int(j - 1),
+    source: pick(['debug-label', 'render-pass'] as const),
+  }));
+  const params = () => {
+    const out: Partial<Record<DrawParamName, number>> = {};
+    for (const name of DRAW_PARAM_NAMES) {
+      if (chance(0.5)) out[name] = name === 'vertexOffset' ? pick([-(2 ** 31), -1, 0, 2 ** 31 - 1]) : pick([0, 1, U32_MAX, int(U32_MAX)]);
+    }
+    return out;
+  };
+  const draws: DrawInput[] = Array.from({ length: drawCount }, (_, index) => {
     const begin = chance(0.5) ? null : number();
-    return { index, label: text(), kind: pick(['draw', 'dispatch', 'trace-rays'] as const), gpuBeginNs: begin, gpuEndNs: begin === null ? null : begin + pick([0, 1, 1e9]) };
+    const draw = { index, label: text(), kind: pick(['draw', 'dispatch', 'trace-rays'] as const), gpuBeginNs: begin, gpuEndNs: begin === null ? null : begin + pick([0, 1, 1e9]) };
+    if (chance(0.5)) return draw;
+    return {
+      ...draw,
+      call: pick([null, 'vkCmdDrawIndexed', 'vkCmdDispatchIndirect', text()]),
+      pipeline: pick([null, '0x0000558a3c2f1e40', text()]),
+      region: regionCount === 0 || chance(0.2) ? null : int(regionCount - 1),
+      params: chance(0.2) ? null : params(),
+    };
   });
+  const layer: LayerInfo | null = chance(0.5)
+    ? null
+    : {
+        version: text(),
+        set: pick([0, 7, U32_MAX]),
+        frame: pick([null, 1, 60, 2 ** 53 - 1]),
+        submits: pick([null, '0..3', text()]),
+        skipped: Array.from({ length: int(3) }, () => ({ what: text(), why: text() })),
+      };
   const recordsWritten = count + pick([0, 1, int(1000), 2 ** 53 - 1 - count]);
   const parameters = JSON.parse('{"shading": 64, "zero": -0, "flag": true, "emoji🙂": "v", "constructor": "c"}') as Record<string, string | number | boolean>;
-  const capture: CaptureInfo = {
+  const capture: CaptureInput = {
     tool: text(),
     toolVersion: text(),
     capturedAt: text(),
@@ -107,6 +151,8 @@ export function randomInput(random: Random, options: RandomOptions = {}): { inpu
       })),
     },
     overhead: chance(0.5) ? null : { plainFrameNs: pick([1e-300, 812000]), tracedFrameNs: pick([845000, Number.MAX_VALUE]), frames: pick([1, 2 ** 53 - 1]) },
+    // Left out, null or given: files without a capture layer have none.
+    ...(layer === null ? (chance(0.5) ? {} : { layer: null }) : { layer }),
   };
 
   // A few SMs per trace, so groups hold several rows (deltas between rows are what .wtrace stores).
@@ -157,6 +203,7 @@ export function randomInput(random: Random, options: RandomOptions = {}): { inpu
       device,
       capture,
       draws,
+      ...(regionCount === 0 && chance(0.5) ? {} : { regions }),
       warps: {
         startNs,
         endNs,

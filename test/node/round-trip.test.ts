@@ -31,6 +31,7 @@ function assertSameTrace(a: Trace, b: Trace, what: string): void {
   assert.deepEqual(b.device, a.device, `${what}: device`);
   assert.deepEqual(b.capture, a.capture, `${what}: capture`);
   assert.deepEqual(b.draws, a.draws, `${what}: draws`);
+  assert.deepEqual(b.regions, a.regions, `${what}: regions`);
   const wa = a.warps;
   const wb = b.warps;
   assert.equal(wb.count, wa.count, `${what}: count`);
@@ -53,6 +54,7 @@ function jsonOf(input: TraceInput): string {
     device: input.device,
     capture: input.capture,
     draws: input.draws,
+    regions: input.regions,
     warps: {
       startNs: col(w.startNs),
       endNs: col(w.endNs),

@@ -1,4 +1,5 @@
 import { decodeTrace, detectTraceKind, formatNs, formatRanges, STAGES, type Trace } from '../../../shared-schema/index.js';
+import { storedCapture, storedRegion } from '../../../shared-schema/draw-details.js';
 import { UsageError, parseCommandArgs, type Command } from '../command.js';
 import { formatBytes, readInputFile } from '../files.js';
 import { formatTable } from '../table.js';
@@ -16,8 +17,10 @@ and how well the clocks were calibrated: residual RMS over the samples the fit
 kept and over all samples (p99), the late share, the cross-check of lines
 fitted on disjoint samples, the SM clock rate weighted by warps, and warps
 outside their draw's GPU timestamps (files written before these were measured
-say "unknown"; their draw check is made on reading). FILE may be .wtrace,
-.wtraw or JSON.
+say "unknown"; their draw check is made on reading). Captures made by the
+Vulkan layer also list their labelled regions (the top-level ones), each
+draw's call and region, and the work the layer could not trace. FILE may be
+.wtrace, .wtraw or JSON.
 
 Options:
   --json   print the summary as JSON instead of text
@@ -32,7 +35,9 @@ Exit status: 0 ok, 1 unreadable or invalid file, 2 usage error.`,
     const trace = decodeTrace(bytes);
     const summary = summarizeTrace(trace);
     if (values.json) {
-      io.out(JSON.stringify({ file: path, bytes: bytes.length, format: detectTraceKind(bytes), device: trace.device, capture: trace.capture, summary }, null, 2));
+      // Stored forms: the layer's record and the regions only when there are some, so older files print as they did.
+      const regions = trace.regions.length > 0 ? { regions: trace.regions.map(storedRegion) } : {};
+      io.out(JSON.stringify({ file: path, bytes: bytes.length, format: detectTraceKind(bytes), device: trace.device, capture: storedCapture(trace.capture), ...regions, summary }, null, 2));
     } else {
       io.out(formatInfo(path, bytes.length, detectTraceKind(bytes) ?? '?', trace, summary));
     }
@@ -71,6 +76,7 @@ function formatInfo(path: string, size: number, kind: string, trace: Trace, s: T
     const o = c.overhead;
     row('overhead', `traced ${formatNs(o.tracedFrameNs)} vs plain ${formatNs(o.plainFrameNs)} per frame: ${(o.tracedFrameNs / o.plainFrameNs).toFixed(3)}× (${o.frames} frames each)`);
   }
+  layerLines(trace).forEach(([label, text]) => row(label, text));
   out.push('', 'Warps per stage');
   out.push(
     formatTable(
@@ -79,13 +85,16 @@ function formatInfo(path: string, size: number, kind: string, trace: Trace, s: T
     ),
   );
   out.push('', 'Warps per draw');
+  // Call and region columns only for captures that recorded them: the table of any other file is unchanged.
+  const withCalls = s.draws.some((dr) => dr.call !== undefined || dr.region !== undefined);
   out.push(
     formatTable(
-      ['#', 'label', 'kind', 'warps', 'stages', 'warps span', 'GPU timestamps'],
+      ['#', 'label', 'kind', ...(withCalls ? ['call', 'region'] : []), 'warps', 'stages', 'warps span', 'GPU timestamps'],
       s.draws.map((dr) => [
         dr.index,
         dr.label,
         dr.kind,
+        ...(withCalls ? [dr.call ?? '-', dr.region ?? '-'] : []),
         dr.warps,
         dr.stages.join(' '),
         dr.firstStartNs === null ? '-' : `${formatNs(dr.firstStartNs)} – ${formatNs(dr.lastEndNs!)}`,
@@ -97,4 +106,29 @@ function formatInfo(path: string, size: number, kind: string, trace: Trace, s: T
   out.push('', `Warps per SM (${s.sms.length} SMs ran warps${d.smCount !== null ? ` of ${d.smCount}` : ''})`);
   out.push(formatTable(['SM', 'warps', ...stageNames], s.sms.map((sm) => [smLabel(sm.sm), sm.warps, ...stageNames.map((n) => sm.byStage[n] ?? 0)])));
   return out.join('\n');
+}
+
+/** Top-level regions and skipped work listed in full up to this many, then counted. */
+const LISTED = 12;
+
+/** What the capture layer recorded: its regions (the top-level ones named) and what it could not trace. None for other captures. */
+function layerLines(trace: Trace): [string, string][] {
+  const lines: [string, string][] = [];
+  const regions = trace.regions;
+  if (regions.length > 0) {
+    const top = regions.filter((r) => r.parent === null);
+    const named = top.slice(0, LISTED).map((r) => r.label || `region ${r.index}`);
+    const more = top.length > LISTED ? `, … ${top.length - LISTED} more` : '';
+    lines.push(['regions', `${regions.length.toLocaleString('en-US')} labelled regions, ${top.length.toLocaleString('en-US')} at the top level: ${named.join(', ')}${more}`]);
+  }
+  const layer = trace.capture.layer;
+  if (layer !== null) {
+    const scope = layer.frame !== null ? `frame ${layer.frame}` : layer.submits !== null ? `submits ${layer.submits}` : 'scope not recorded';
+    lines.push(['layer', `version ${layer.version || '?'}, ${scope}, descriptor set ${layer.set}`]);
+    // Warps of skipped work are missing from the trace: say so rather than let the counts look complete.
+    if (layer.skipped.length === 0) lines.push(['', 'Not traced: nothing (the layer skipped no work)']);
+    for (const item of layer.skipped.slice(0, LISTED)) lines.push(['', `Not traced: ${item.what} (${item.why})`]);
+    if (layer.skipped.length > LISTED) lines.push(['', `Not traced: … ${layer.skipped.length - LISTED} more`]);
+  }
+  return lines;
 }

@@ -1,0 +1,87 @@
+/**
+ * The .wtraw metadata JSON (see README.md): device, draws, the capture's
+ * clocks, and what a capture layer adds (regions, each draw's call
+ * details, the layer's record). Untrusted: every field is checked here,
+ * and errors name it under `metadata.`.
+ */
+import { readDrawDetails, readLayerInfo, readRegions } from './draw-details.js';
+import { MAX_DRAWS, describeValue, fail } from './errors.js';
+import { type Obj, readArray, readBoolean, readEnum, readNullableNumber, readNullableU64String, readObject, readOptionalString } from './fields.js';
+import { readDeviceInfo } from './metadata.js';
+import type { DeviceInfo, DrawInfo, DrawKind, LayerInfo, RegionInfo } from './model.js';
+
+/** A draw as the raw metadata describes it: everything but its GPU bounds, which come from the timestamp table. */
+export type RawDraw = Omit<DrawInfo, 'index' | 'gpuBeginNs' | 'gpuEndNs'>;
+
+export interface RawMetadata {
+  readonly root: Obj;
+  readonly device: Obj;
+  readonly draws: readonly RawDraw[];
+  readonly regions: readonly RegionInfo[];
+  readonly layer: LayerInfo | null;
+  readonly captureStartTicks: string | null;
+  readonly deviceClockNsPerTick: number;
+  readonly timestampPeriodNs: number;
+  readonly smClockRateHz: number | null;
+}
+
+const KINDS: readonly DrawKind[] = ['draw', 'dispatch', 'trace-rays'];
+
+export function readMetadata(bytes: Uint8Array): RawMetadata {
+  let root: Obj;
+  try {
+    root = readObject(JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)), 'metadata');
+  } catch (error) {
+    if (error instanceof Error && error.name === 'TraceFormatError') throw error;
+    return fail('bad-encoding', 'metadata', `not valid UTF-8 JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+  const device = readObject(root['device'], 'metadata.device');
+  // Regions first: each draw's region must be one of them.
+  const regions = readRegions(root['regions'], 'metadata.regions');
+  const draws = readArray(root, 'draws', 'metadata', MAX_DRAWS).map((d, i): RawDraw => {
+    const f = `metadata.draws[${i}]`;
+    const o = readObject(d, f);
+    return {
+      label: readOptionalString(o, 'label', f, `draw ${i}`),
+      kind: o['kind'] === undefined ? 'draw' : readEnum(o, 'kind', f, KINDS),
+      ...readDrawDetails(o, f, regions.length),
+    };
+  });
+  const positive = (key: string, fallback: number) => {
+    const v = readNullableNumber(device, key, 'metadata.device') ?? fallback;
+    if (!(v > 0)) fail('bad-value', `metadata.device.${key}`, `expected a positive number, got ${describeValue(v)}`);
+    return v;
+  };
+  const rate = readNullableNumber(device, 'smClockRateHz', 'metadata.device');
+  if (rate !== null && !(rate > 0)) fail('bad-value', 'metadata.device.smClockRateHz', 'expected a positive rate');
+  return {
+    root,
+    device,
+    draws,
+    regions,
+    layer: readLayerInfo(root['layer'], 'metadata.layer'),
+    captureStartTicks: readNullableU64String(root, 'captureStartTicks', 'metadata'),
+    deviceClockNsPerTick: positive('deviceClockNsPerTick', 1),
+    timestampPeriodNs: positive('timestampPeriodNs', 1),
+    smClockRateHz: rate,
+  };
+}
+
+/** The trace's device from the raw metadata, with what calibration found (null before it ran). */
+export function readRawDevice(meta: RawMetadata, granularityNs: number | null, rateHz: number | null): DeviceInfo {
+  const d = meta.device;
+  return readDeviceInfo(
+    {
+      ...d,
+      clocks: {
+        smClock: readBoolean(d, 'smClock', 'metadata.device'),
+        deviceClock: readBoolean(d, 'deviceClock', 'metadata.device'),
+        deviceClockNsPerTick: meta.deviceClockNsPerTick,
+        deviceClockGranularityNs: granularityNs,
+        smClockRateHz: rateHz,
+        timestampPeriodNs: meta.timestampPeriodNs,
+      },
+    },
+    'metadata.device',
+  );
+}
