@@ -40,8 +40,8 @@ static bool captureWindowOpen(DeviceState *device, const VkCommandBufferBeginInf
   if (!(info->flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT)) return true;
   const Settings &s = settings();
   if (s.submitMode || device->capture.armed) return true;
-  // One-time buffers are recorded for the frame that submits them, at most a frame ahead.
-  return device->presents + 2 >= device->capture.targetFrame;
+  // One-time buffers are recorded for the frame that submits them, at most a frame ahead; the warm-up frame needs them too.
+  return device->presents + 3 >= device->capture.targetFrame;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateCommandPool(VkDevice handle, const VkCommandPoolCreateInfo *info,

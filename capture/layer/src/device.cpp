@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "hooks.hpp"
+#include "frame_timing.hpp"
 #include "tracer_glue.hpp"
 
 extern "C" char *program_invocation_short_name;
@@ -247,6 +248,8 @@ VKAPI_ATTR void VKAPI_CALL wl_vkDestroyDevice(VkDevice handle, const VkAllocatio
       if (entry.second.traced) device->d.DestroyPipelineLayout(handle, entry.second.traced, nullptr);
     for (auto &entry : device->pools)
       if (entry.second.shadowPool) device->d.DestroyCommandPool(handle, entry.second.shadowPool, nullptr);
+    if (device->capturePool) device->d.DestroyCommandPool(handle, device->capturePool, nullptr);
+    frameTimingRelease(device);
     if (device->tracer) wtDestroyTracer(device->tracer);
   }
   device->d.DestroyDevice(handle, allocator);

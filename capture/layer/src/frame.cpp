@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "command_buffers.hpp"
+#include "frame_timing.hpp"
 #include "hooks.hpp"
 #include "tracer_glue.hpp"
 
@@ -94,10 +95,12 @@ static void failCapture(DeviceState *device, const std::string &why) {
 static bool startCapture(DeviceState *device, VkQueue queue) {
   CaptureState &c = device->capture;
   DeviceScope scope(device);
-  // Right before the frame, on its queue: the check measures the time bases as they are when the frame runs.
-  wtClockCheck check;
-  VkResult r = wtCheckClocks(device->tracer, queue, c.family, &check);
-  if (r != VK_SUCCESS) logLine("the clock check failed (VkResult %d): timestamps are assumed to share the device clock's time base", (int)r);
+  if (!c.warmup) {
+    // Right before the frame, on its queue: the check measures the time bases as they are when the frame runs.
+    wtClockCheck check;
+    VkResult r = wtCheckClocks(device->tracer, queue, c.family, &check);
+    if (r != VK_SUCCESS) logLine("the clock check failed (VkResult %d): timestamps are assumed to share the device clock's time base", (int)r);
+  }
   VkCommandBuffer cb = ownCommandBuffer(device);
   if (!cb) {
     failCapture(device, "cannot allocate the layer's command buffer");
@@ -113,6 +116,7 @@ static bool startCapture(DeviceState *device, VkQueue queue) {
     return false;
   }
   c.started = true;
+  if (c.warmup) return true;
   device->client->event("{\"event\": \"capture-started\", \"frame\": " + std::to_string(device->presents + 1) + ", \"frames\": " +
                         std::to_string(device->presents) + "}");
   return true;
@@ -139,6 +143,7 @@ static std::string layerJson(DeviceState *device) {
 static void finishCapture(DeviceState *device) {
   CaptureState &c = device->capture;
   DeviceScope scope(device);
+  frameTimingEnd(device);
   VkCommandBuffer cb = ownCommandBuffer(device);
   VkFence fence = VK_NULL_HANDLE;
   VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
@@ -174,6 +179,9 @@ static void finishCapture(DeviceState *device) {
   std::string params = settings().submitMode ? "{}" : "{\"frame\": " + std::to_string(c.targetFrame) + "}";
   info.parametersJson = params.c_str();
   info.extraJson = extra.c_str();
+  if (frameTimingResult(device, info.plainFrameNs, info.tracedFrameNs, info.overheadFrames))
+    logLine("GPU frame time: traced %.1f us, untraced %.1f us (median of %u frames before it): %.3fx", info.tracedFrameNs / 1000,
+            info.plainFrameNs / 1000, info.overheadFrames, info.tracedFrameNs / info.plainFrameNs);
   wtCaptureStats stats{};
   char error[512] = "";
   int written = wtWriteWtraw(device->tracer, settings().outputPath.c_str(), &info, &stats, error, sizeof error);
@@ -192,13 +200,18 @@ static void finishCapture(DeviceState *device) {
 static bool submitIsCaptured(DeviceState *device, VkQueue queue, uint64_t submitIndex) {
   CaptureState &c = device->capture;
   const Settings &s = settings();
-  bool inWindow = s.submitMode ? submitIndex >= s.firstSubmit && submitIndex <= s.lastSubmit : device->presents + 1 == c.targetFrame;
+  // The frame before the captured one runs traced too, unrecorded: drivers that compile pipeline variants on first
+  // use (llvmpipe's fragment shaders) do it there, not inside the measured frame.
+  bool warmup = !s.submitMode && device->presents + 2 == c.targetFrame;
+  bool inWindow = s.submitMode ? submitIndex >= s.firstSubmit && submitIndex <= s.lastSubmit : device->presents + 1 == c.targetFrame || warmup;
   if (!inWindow || c.done) return false;
   if (!c.started) {
     auto it = device->queueFamilies.find(queue);
     c.queue = queue;
     c.family = it == device->queueFamilies.end() ? 0 : it->second;
+    c.warmup = warmup;
     if (!startCapture(device, queue)) return false;
+    if (!warmup) frameTimingBegin(device, queue);  // after the prologue: the frame's own work only
   }
   if (queue != c.queue) {
     c.notTraced.push_back("a submit on another queue: only the first queue submitting in the captured frame is traced");
@@ -227,6 +240,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkQueueSubmit(VkQueue queue, uint32_t count, c
   if (!device->traceable || device->capture.done) return device->d.QueueSubmit(queue, count, submits, fence);
   std::lock_guard<std::mutex> guard(device->captureLock);
   uint64_t index = device->submits++;
+  if (device->presents + 1 < device->capture.targetFrame) frameTimingBegin(device, queue);
   if (!submitIsCaptured(device, queue, index)) return device->d.QueueSubmit(queue, count, submits, fence);
   std::vector<VkSubmitInfo> patched(submits, submits + count);
   std::vector<std::vector<VkCommandBuffer>> buffers(count);
@@ -245,6 +259,7 @@ static VkResult submit2(DeviceState *device, PFN_vkQueueSubmit2 next, VkQueue qu
   if (!device->traceable || device->capture.done) return next(queue, count, submits, fence);
   std::lock_guard<std::mutex> guard(device->captureLock);
   uint64_t index = device->submits++;
+  if (device->presents + 1 < device->capture.targetFrame) frameTimingBegin(device, queue);
   if (!submitIsCaptured(device, queue, index)) return next(queue, count, submits, fence);
   std::vector<VkSubmitInfo2> patched(submits, submits + count);
   std::vector<std::vector<VkCommandBufferSubmitInfo>> infos(count);
@@ -285,6 +300,17 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkQueuePresentKHR(VkQueue queue, const VkPrese
       if (writePresentedImage(device, queue, info, why)) present.waitSemaphoreCount = 0;  // the copy waited for them
       else reportSkipped(device, "WARPTRACE_IMAGE", why);
     }
+    if (device->traceable && !c.done && !captured) {
+      DeviceScope scope(device);
+      frameTimingEnd(device);
+    }
+    if (c.warmup && c.started && !captured) {
+      // The warm-up frame ends: the captured frame starts over (its prologue clears what the warm-up wrote).
+      CaptureState fresh;
+      fresh.targetFrame = c.targetFrame;
+      fresh.armed = c.armed;
+      c = std::move(fresh);
+    }
     if (device->traceable && !c.done && !settings().submitMode && captured) {
       if (c.started) finishCapture(device);
       else failCapture(device, "frame " + std::to_string(c.targetFrame) + " submitted no work before its present");
@@ -294,7 +320,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkQueuePresentKHR(VkQueue queue, const VkPrese
     const std::string &trigger = settings().triggerPath;
     if (device->traceable && !trigger.empty() && !c.started && stat(trigger.c_str(), &st) == 0) {
       remove(trigger.c_str());
-      c.targetFrame = device->presents + 2;  // one frame for one-time command buffers to be recorded with shadows
+      c.targetFrame = device->presents + 3;  // a frame to record one-time command buffers with shadows, then the warm-up
       c.armed = true;
     }
   }

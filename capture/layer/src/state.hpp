@@ -122,6 +122,7 @@ struct CaptureState {
   uint64_t targetFrame = 0;  // the present count whose frame is captured (1-based)
   bool armed = false;      // the next submits belong to the captured frame
   bool started = false;    // the prologue has been submitted
+  bool warmup = false;     // this is the frame before the captured one (run traced, not recorded)
   bool done = false;       // written (or failed): the layer only forwards from now on
   VkQueue queue = VK_NULL_HANDLE;
   uint32_t family = 0;
@@ -140,6 +141,17 @@ struct SwapchainState {
   VkExtent2D extent{};
   bool copyable = false;
   std::vector<VkImage> images;
+};
+
+/** Frame timestamps for the overhead figure (frame_timing.cpp). */
+struct FrameTiming {
+  VkQueryPool queries = VK_NULL_HANDLE;
+  std::unordered_map<uint32_t, VkCommandPool> pools;  // per queue family
+  std::vector<std::pair<uint32_t, VkCommandBuffer>> submitted;
+  uint64_t begun = 0;  // the frame whose begin timestamp was submitted
+  VkQueue queue = VK_NULL_HANDLE;
+  uint32_t family = 0;
+  bool ended[16] = {};  // by frames before the captured one (0: the captured frame)
 };
 
 struct DeviceState {
@@ -176,6 +188,7 @@ struct DeviceState {
   CaptureState capture;
   std::mutex captureLock;  // submits and presents while a capture may start or finish
   VkCommandPool capturePool = VK_NULL_HANDLE;
+  FrameTiming timing;
   CommandState untracked;  // stands in for command buffers the layer never saw
 };
 

@@ -1,0 +1,110 @@
+// The traced frame's cost against its untraced neighbours: the GPU time of
+// the frames before the captured one and of the captured one itself, from
+// timestamps the layer submits at each frame's first submit and at its
+// present. Stored as the trace's `overhead` (plain = median of neighbours).
+#include <algorithm>
+
+#include "frame_timing.hpp"
+#include "hooks.hpp"
+
+namespace wtl {
+
+/** Untraced frames timed before the captured one. */
+static const uint32_t kNeighbours = 10;
+
+static VkCommandBuffer timingCommandBuffer(DeviceState *device, uint32_t family) {
+  FrameTiming &t = device->timing;
+  VkCommandPool &pool = t.pools[family];
+  if (!pool) {
+    VkCommandPoolCreateInfo pi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pi.queueFamilyIndex = family;
+    if (device->d.CreateCommandPool(device->device, &pi, nullptr, &pool) != VK_SUCCESS) return VK_NULL_HANDLE;
+  }
+  VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  ai.commandPool = pool;
+  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  ai.commandBufferCount = 1;
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  if (device->d.AllocateCommandBuffers(device->device, &ai, &cb) != VK_SUCCESS) return VK_NULL_HANDLE;
+  if (device->setLoaderData) device->setLoaderData(device->device, cb);
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  device->d.BeginCommandBuffer(cb, &bi);
+  return cb;
+}
+
+/** One timestamp, once everything submitted before it on the queue has finished. */
+static void submitTimestamp(DeviceState *device, VkQueue queue, uint32_t family, uint32_t query, bool reset) {
+  FrameTiming &t = device->timing;
+  VkCommandBuffer cb = timingCommandBuffer(device, family);
+  if (!cb) return;
+  if (reset) device->cmd.CmdResetQueryPool(cb, t.queries, query, 2);
+  device->cmd.CmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, t.queries, query);
+  device->d.EndCommandBuffer(cb);
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &cb;
+  if (device->d.QueueSubmit(queue, 1, &si, VK_NULL_HANDLE) == VK_SUCCESS) t.submitted.push_back({family, cb});
+}
+
+void frameTimingBegin(DeviceState *device, VkQueue queue) {
+  FrameTiming &t = device->timing;
+  uint64_t frame = device->presents + 1, target = device->capture.targetFrame;
+  // The warm-up frame (target - 1) runs traced: it is neither a neighbour nor the measured frame.
+  if (settings().submitMode || frame + kNeighbours + 1 < target || frame > target || frame + 1 == target || t.begun == frame) return;
+  if (!t.queries) {
+    VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qi.queryCount = 2 * (kNeighbours + 1);
+    if (device->d.CreateQueryPool(device->device, &qi, nullptr, &t.queries) != VK_SUCCESS) return;
+  }
+  auto it = device->queueFamilies.find(queue);
+  uint32_t family = it == device->queueFamilies.end() ? 0 : it->second;
+  t.begun = frame;
+  t.queue = queue;
+  t.family = family;
+  uint32_t back = frame == target ? 0 : (uint32_t)(target - frame) - 1;  // 0: the captured frame, 1..: its neighbours
+  submitTimestamp(device, queue, family, 2 * back, true);
+}
+
+void frameTimingEnd(DeviceState *device) {
+  FrameTiming &t = device->timing;
+  uint64_t frame = device->presents + 1, target = device->capture.targetFrame;
+  if (t.begun != frame || frame > target) return;
+  uint32_t back = frame == target ? 0 : (uint32_t)(target - frame) - 1;
+  submitTimestamp(device, t.queue, t.family, 2 * back + 1, false);
+  t.ended[back] = true;
+}
+
+bool frameTimingResult(DeviceState *device, double &plainNs, double &tracedNs, uint32_t &frames) {
+  FrameTiming &t = device->timing;
+  if (!t.queries) return false;
+  uint64_t values[2 * (kNeighbours + 1)][2] = {};
+  device->d.GetQueryPoolResults(device->device, t.queries, 0, 2 * (kNeighbours + 1), sizeof values, values, 2 * sizeof(uint64_t),
+                                VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+  double period = device->caps.timestampPeriod > 0 ? device->caps.timestampPeriod : 1;
+  auto frameNs = [&](uint32_t back) -> double {
+    const uint64_t *begin = values[2 * back], *end = values[2 * back + 1];
+    if (!t.ended[back] || !begin[1] || !end[1] || end[0] < begin[0]) return -1;
+    return (double)(end[0] - begin[0]) * period;
+  };
+  tracedNs = frameNs(0);
+  std::vector<double> plain;
+  for (uint32_t back = 1; back <= kNeighbours; back++)
+    if (double ns = frameNs(back); ns >= 0) plain.push_back(ns);
+  if (tracedNs < 0 || plain.empty()) return false;
+  std::sort(plain.begin(), plain.end());
+  plainNs = plain.size() % 2 ? plain[plain.size() / 2] : 0.5 * (plain[plain.size() / 2 - 1] + plain[plain.size() / 2]);
+  frames = (uint32_t)plain.size();
+  return true;
+}
+
+void frameTimingRelease(DeviceState *device) {
+  FrameTiming &t = device->timing;
+  for (auto &entry : t.pools)
+    if (entry.second) device->d.DestroyCommandPool(device->device, entry.second, nullptr);
+  if (t.queries) device->d.DestroyQueryPool(device->device, t.queries, nullptr);
+  t = FrameTiming();
+}
+
+}  // namespace wtl

@@ -1,0 +1,16 @@
+#pragma once
+
+#include "state.hpp"
+
+namespace wtl {
+
+/** At a submit: the frame's begin timestamp, for the captured frame and the ones just before it (once per frame). */
+void frameTimingBegin(DeviceState *device, VkQueue queue);
+/** At the frame's present (the captured frame: before the capture's epilogue): its end timestamp. */
+void frameTimingEnd(DeviceState *device);
+/** After the captured frame has finished: median GPU time of the untraced frames timed, and the traced frame's. */
+bool frameTimingResult(DeviceState *device, double &plainNs, double &tracedNs, uint32_t &frames);
+/** Frees the timing's pools and queries (at device destruction). */
+void frameTimingRelease(DeviceState *device);
+
+}  // namespace wtl
