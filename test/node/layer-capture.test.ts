@@ -1,0 +1,233 @@
+// The capture layer end to end on real, unmodified Vulkan apps (CI: lavapipe,
+// software Vulkan, under a virtual X server): `warptrace capture -- vkcube`
+// and `-- vkd3d-gears` build the layer, load it through the loader's
+// environment, instrument the apps' shaders and write a .wtrace. The frame
+// the traced vkcube presents is compared byte for byte with the same frame of
+// an untraced run: tracing must not change what the app draws.
+// Needs xvfb-run, vkcube (vulkan-tools) and vkd3d-gears (vkd3d-demos): see
+// scripts/install-system-deps.sh. Set WARPTRACE_SKIP_GPU_TESTS=1 to skip on a
+// machine without Vulkan.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { STAGES, decodeWtrace, type Trace } from '../../shared-schema/index.js';
+import { LAYER_NAME, buildLayer } from '../../capture/capture-run/layer-build.js';
+import { repoPath } from './paths.js';
+
+const skip = process.env['WARPTRACE_SKIP_GPU_TESTS'] === '1';
+const bin = repoPath('bin/warptrace.js');
+const dir = mkdtempSync(join(tmpdir(), 'warptrace-layer-'));
+/** Hard limit on every spawned run: a hang fails the test instead of blocking CI. */
+const RUN_LIMIT_MS = 180_000;
+const FRAME = 10;
+
+interface Run {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly out: string;
+  readonly err: string;
+  readonly ms: number;
+}
+
+const running = new Set<number>();
+
+/**
+ * `xvfb-run -a COMMAND...` in a process group of its own, so that a run past
+ * RUN_LIMIT_MS is killed with the X server and the app, not just the script.
+ */
+function underX(command: readonly string[], env: NodeJS.ProcessEnv): Promise<Run> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn('xvfb-run', ['-a', ...command], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let out = '';
+    let err = '';
+    let timedOut = false;
+    const pid = child.pid;
+    if (pid !== undefined) running.add(pid);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      if (pid !== undefined) killGroup(pid);
+    }, RUN_LIMIT_MS);
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(new Error(`cannot run xvfb-run (install xvfb and xauth: scripts/install-system-deps.sh): ${error.message}`));
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (pid !== undefined) running.delete(pid);
+      if (timedOut) err += `\n[killed after ${RUN_LIMIT_MS / 1000} s: ${command.join(' ')}]`;
+      resolve({ code, signal, out, err, ms: Date.now() - started });
+    });
+  });
+}
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+/** `warptrace ARGS` under X, with a private SPIR-V cache so every run instruments afresh. */
+function warptrace(args: readonly string[], extraEnv: Record<string, string> = {}): Promise<Run> {
+  const env = { ...process.env, WARPTRACE_SPIRV_CACHE: join(dir, 'spirv-cache'), ...extraEnv };
+  return underX([process.execPath, bin, ...args], env);
+}
+
+function describe(r: Run): string {
+  return `exit ${r.code}${r.signal === null ? '' : ` (${r.signal})`} after ${(r.ms / 1000).toFixed(1)} s\n--- stdout\n${r.out}\n--- stderr\n${r.err.slice(-8000)}`;
+}
+
+interface Ppm {
+  readonly width: number;
+  readonly height: number;
+  readonly maxValue: number;
+  readonly pixels: Uint8Array;
+}
+
+/** A binary PPM (P6): header tokens separated by whitespace (and # comments), one whitespace byte, then the pixels. */
+function readPpm(path: string): Ppm {
+  const bytes = new Uint8Array(readFileSync(path));
+  let at = 0;
+  const token = (): string => {
+    for (;;) {
+      while (at < bytes.length && /\s/.test(String.fromCharCode(bytes[at]!))) at++;
+      if (bytes[at] !== 0x23) break;
+      while (at < bytes.length && bytes[at] !== 0x0a) at++;
+    }
+    const start = at;
+    while (at < bytes.length && !/\s/.test(String.fromCharCode(bytes[at]!))) at++;
+    return String.fromCharCode(...bytes.subarray(start, at));
+  };
+  const magic = token();
+  assert.equal(magic, 'P6', `${path}: a binary PPM`);
+  const width = Number(token());
+  const height = Number(token());
+  const maxValue = Number(token());
+  assert.ok(Number.isInteger(width) && width > 0 && Number.isInteger(height) && height > 0, `${path}: size ${width} x ${height}`);
+  assert.ok(maxValue > 0 && maxValue < 256, `${path}: max value ${maxValue} (one byte per channel)`);
+  at++; // the single whitespace byte before the pixels
+  const pixels = bytes.subarray(at);
+  assert.equal(pixels.length, width * height * 3, `${path}: ${width} x ${height} RGB pixels`);
+  return { width, height, maxValue, pixels };
+}
+
+function stageCounts(trace: Trace): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (let i = 0; i < trace.warps.count; i++) {
+    const name = STAGES[trace.warps.stage[i] as number]?.name ?? `?${trace.warps.stage[i]}`;
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  return counts;
+}
+
+function skippedList(trace: Trace): string {
+  return (trace.capture.layer?.skipped ?? []).map((s) => `${s.what}: ${s.why}`).join('\n') || '(none)';
+}
+
+let layerDir = '';
+const cubeImage = join(dir, 'traced.ppm');
+let cubeRun: Promise<{ run: Run; trace: Trace }> | null = null;
+
+/** The traced vkcube run, once, for the tests that look at it (the gears test does not wait for it). */
+function tracedCube(): Promise<{ run: Run; trace: Trace }> {
+  cubeRun ??= (async () => {
+    const out = join(dir, 'cube.wtrace');
+    const args = ['capture', '-o', out, '--frame', String(FRAME), '--exit-after', '--raw', join(dir, 'cube.wtraw'), '--', 'vkcube', '--c', '100'];
+    const run = await warptrace(args, { WARPTRACE_IMAGE: cubeImage });
+    assert.equal(run.code, 0, `warptrace ${args.join(' ')}: ${describe(run)}`);
+    return { run, trace: decodeWtrace(new Uint8Array(readFileSync(out))) };
+  })();
+  return cubeRun;
+}
+
+// Built here once, so that the runs below (whose CLI builds incrementally) only check it.
+before(async () => {
+  if (!skip) layerDir = await buildLayer();
+});
+
+after(() => {
+  for (const pid of running) killGroup(pid);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('vkcube: one vkCmdDraw in a render pass, VS and FS warps, nothing dropped or skipped', { skip }, async () => {
+  const { run, trace } = await tracedCube();
+  assert.match(run.out, /wrote .*cube\.wtrace/, describe(run));
+  assert.equal(trace.draws.length, 1, `draws: ${JSON.stringify(trace.draws)}`);
+  const draw = trace.draws[0]!;
+  assert.ok(draw.label.length > 0, 'the draw has a label');
+  assert.equal(draw.call, 'vkCmdDraw');
+  const counts = stageCounts(trace);
+  assert.ok((counts.get('VS') ?? 0) > 0, `VS warps: ${JSON.stringify([...counts])}`);
+  // Without subgroup ops in VS (lavapipe) each vertex records once: vkcube's 36 vertices, one instance.
+  assert.equal(draw.params?.vertexCount, 36, `params: ${JSON.stringify(draw.params)}`);
+  if (!trace.device.subgroupStages.includes('VS')) assert.equal(counts.get('VS'), 36 * (draw.params?.instanceCount ?? 1), 'one VS record per vertex');
+  assert.ok((counts.get('FS') ?? 0) > 0, `FS warps: ${JSON.stringify([...counts])}`);
+  for (let i = 0; i < trace.warps.count; i++) assert.equal(trace.warps.draw[i], 0, `warp ${i} belongs to draw 0`);
+  const c = trace.capture;
+  assert.ok(c.recordsKept > 0);
+  assert.equal(c.recordsWritten, c.recordsKept, 'no record dropped');
+  assert.equal(c.calibration.method, 'per-sm-fit');
+  assert.ok(c.layer !== null, 'the trace carries the layer record');
+  assert.equal(c.layer.frame, FRAME);
+  assert.deepEqual(c.layer.skipped, [], `skipped:\n${skippedList(trace)}`);
+  // The draw lies in a render-pass region (itself or one of its ancestors).
+  assert.ok(draw.region !== null, `the draw lies in a region; regions: ${JSON.stringify(trace.regions)}`);
+  const chain: string[] = [];
+  let inPass = false;
+  for (let r: number | null = draw.region; r !== null; r = trace.regions[r]!.parent) {
+    const region = trace.regions[r]!;
+    chain.push(`${region.label} (${region.source})`);
+    if (region.source === 'render-pass') inPass = true;
+  }
+  assert.ok(inPass, `a render-pass region holds the draw: ${chain.join(' < ')}`);
+});
+
+test('vkcube: the traced frame is pixel for pixel the frame an untraced run presents', { skip }, async () => {
+  const cube = await tracedCube();
+  assert.ok(existsSync(cubeImage), `the traced run wrote no WARPTRACE_IMAGE ${cubeImage}: ${describe(cube.run)}`);
+  const plainImage = join(dir, 'plain.ppm');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    VK_ADD_LAYER_PATH: layerDir,
+    VK_INSTANCE_LAYERS: LAYER_NAME,
+    WARPTRACE_FRAME: String(FRAME),
+    WARPTRACE_IMAGE: plainImage,
+  };
+  // No socket: the layer traces nothing and only writes the image.
+  for (const name of ['WARPTRACE_SOCKET', 'WARPTRACE_OUTPUT', 'WARPTRACE_SUBMITS', 'WARPTRACE_TRIGGER', 'WARPTRACE_DRAWS', 'WARPTRACE_STAGES']) delete env[name];
+  const run = await underX(['vkcube', '--c', '12'], env);
+  assert.equal(run.code, 0, `vkcube --c 12 with the layer, untraced: ${describe(run)}`);
+  assert.ok(existsSync(plainImage), `the untraced run wrote no WARPTRACE_IMAGE ${plainImage}: ${describe(run)}`);
+  const traced = readPpm(cubeImage);
+  const plain = readPpm(plainImage);
+  assert.deepEqual([traced.width, traced.height, traced.maxValue], [plain.width, plain.height, plain.maxValue], 'same PPM header');
+  let differ = 0;
+  for (let i = 0; i < plain.pixels.length; i++) if (traced.pixels[i] !== plain.pixels[i]) differ++;
+  assert.equal(differ, 0, `${differ} of ${plain.pixels.length} bytes differ between the traced and the untraced frame ${FRAME}`);
+  let lit = 0;
+  for (let i = 0; i < plain.pixels.length; i++) if (plain.pixels[i] !== plain.pixels[0]) lit++;
+  assert.ok(lit > 0, 'the frame shows something (not one flat colour)');
+});
+
+test('vkd3d-gears (D3D12 on Vulkan, never exits by itself): draws with VS and FS warps, nothing dropped', { skip }, async () => {
+  const out = join(dir, 'gears.wtrace');
+  const args = ['capture', '-o', out, '--frame', String(FRAME), '--exit-after', '--timeout', '120', '--', 'vkd3d-gears'];
+  const run = await warptrace(args);
+  assert.equal(run.code, 0, `warptrace ${args.join(' ')}: ${describe(run)}`);
+  const trace = decodeWtrace(new Uint8Array(readFileSync(out)));
+  const context = `skipped:\n${skippedList(trace)}\n${describe(run)}`;
+  assert.ok(trace.draws.length > 0, `draws: ${context}`);
+  assert.ok(trace.warps.count > 0, `warps: ${context}`);
+  const counts = stageCounts(trace);
+  assert.ok((counts.get('VS') ?? 0) > 0 && (counts.get('FS') ?? 0) > 0, `VS and FS warps: ${JSON.stringify([...counts])}\n${context}`);
+  assert.equal(trace.capture.recordsWritten, trace.capture.recordsKept, 'no record dropped');
+  assert.ok(trace.capture.layer !== null && trace.capture.layer.frame === FRAME, 'the trace carries the layer record');
+});
