@@ -43,9 +43,9 @@ export function perSmCalibration(perSm: SmCalibration[], granularityNs: number, 
  * (a tally from draw-bounds.ts; null: no draw had timestamps, nothing
  * changes): warps outside their draws make a capture not aligned.
  */
-export function withDrawBounds(calibration: Calibration, tally: Float64Array | null): Calibration {
+export function withDrawBounds(calibration: Calibration, tally: Float64Array | null, toleranceNs?: number): Calibration {
   if (tally === null || calibration.method === 'sm-clock-rebased') return calibration;
-  const check = drawBoundsCheckOf(tally);
+  const check = drawBoundsCheckOf(tally, toleranceNs);
   if (check.outside === 0) return { ...calibration, drawBounds: check };
   const outside = `${check.outside} of ${check.checked} warps lie outside their draw's GPU timestamps by more than ${formatNs(check.toleranceNs)} (worst ${formatNs(check.worstExcessNs)}, draw ${check.worstDraw}): the warps' clock and the timestamps are not on one time base`;
   return {

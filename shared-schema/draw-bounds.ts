@@ -25,6 +25,19 @@ import type { ColumnAllocator } from './raw-canonical.js';
  */
 export const DRAW_BOUNDS_TOLERANCE_NS = 20_000;
 
+/**
+ * Where the host had to move the timestamps into the device clock's time base
+ * (lavapipe: the clock check's brackets are 30-90 µs wide on a busy machine),
+ * the move is only as good as the check: the tolerance grows by the check's
+ * uncertainty, at most by this much, so a capture milliseconds off is still caught.
+ */
+export const MAX_TIMESTAMP_UNCERTAINTY_NS = 1_000_000;
+
+/** The draw check's tolerance for a capture whose timestamps were moved with this uncertainty (ns). */
+export function drawBoundsToleranceNs(timestampUncertaintyNs: number): number {
+  return DRAW_BOUNDS_TOLERANCE_NS + Math.min(MAX_TIMESTAMP_UNCERTAINTY_NS, Math.max(0, timestampUncertaintyNs));
+}
+
 /** Per draw, the bounds its warps must lie within, in ticks since the origin (±Infinity: the draw has no timestamps). */
 export interface DrawBoundsTicks {
   readonly lower: Float64Array;
@@ -56,7 +69,12 @@ export interface DrawCheck {
 }
 
 /** The draws' bounds in memory the workers share (`allocate`), with the tolerance in ticks; null when no draw has timestamps. */
-export function drawCheckOf(gpuBeginNs: readonly (number | null)[], gpuEndNs: readonly (number | null)[], allocate: Pick<ColumnAllocator, 'f64'>): DrawCheck | null {
+export function drawCheckOf(
+  gpuBeginNs: readonly (number | null)[],
+  gpuEndNs: readonly (number | null)[],
+  allocate: Pick<ColumnAllocator, 'f64'>,
+  toleranceNs: number = DRAW_BOUNDS_TOLERANCE_NS,
+): DrawCheck | null {
   const bounds = drawBoundsTicks(gpuBeginNs, gpuEndNs);
   if (bounds === null) return null;
   const share = (column: Float64Array) => {
@@ -64,7 +82,7 @@ export function drawCheckOf(gpuBeginNs: readonly (number | null)[], gpuEndNs: re
     out.set(column);
     return out;
   };
-  return { bounds: { lower: share(bounds.lower), upper: share(bounds.upper) }, toleranceTicks: DRAW_BOUNDS_TOLERANCE_NS * TICKS_PER_NS };
+  return { bounds: { lower: share(bounds.lower), upper: share(bounds.upper) }, toleranceTicks: toleranceNs * TICKS_PER_NS };
 }
 
 /** What a check over some rows found: [checked, outside, worst excess ticks, its draw] (segment-lines.ts tallies inline, the same way). */
@@ -100,11 +118,11 @@ export function mergeTally(into: Float64Array, from: Float64Array): void {
 }
 
 /** The check's record from a tally. */
-export function drawBoundsCheckOf(tally: Float64Array): DrawBoundsCheck {
+export function drawBoundsCheckOf(tally: Float64Array, toleranceNs: number = DRAW_BOUNDS_TOLERANCE_NS): DrawBoundsCheck {
   const checked = tally[0] as number;
   const worst = Math.max(0, tally[2] as number);
   return {
-    toleranceNs: DRAW_BOUNDS_TOLERANCE_NS,
+    toleranceNs,
     checked,
     outside: tally[1] as number,
     worstExcessNs: worst / TICKS_PER_NS,

@@ -23,6 +23,12 @@ export interface RawMetadata {
   readonly deviceClockNsPerTick: number;
   readonly timestampPeriodNs: number;
   readonly smClockRateHz: number | null;
+  /**
+   * How far (ns) the host's move of the timestamps into the device clock's
+   * time base may be off, from its clock check (`clockCheck`): 0 when the time
+   * bases are shared or nothing was checked.
+   */
+  readonly timestampUncertaintyNs: number;
 }
 
 const KINDS: readonly DrawKind[] = ['draw', 'dispatch', 'trace-rays'];
@@ -64,7 +70,30 @@ export function readMetadata(bytes: Uint8Array): RawMetadata {
     deviceClockNsPerTick: positive('deviceClockNsPerTick', 1),
     timestampPeriodNs: positive('timestampPeriodNs', 1),
     smClockRateHz: rate,
+    timestampUncertaintyNs: timestampUncertaintyOf(root['clockCheck'], 'metadata.clockCheck'),
   };
+}
+
+/**
+ * The uncertainty of the clock check (capture/host/warptrace.h, wtCheckClocks):
+ * with shared time bases nothing was moved; where the brackets agree, half the
+ * range of offsets they allow; where they disagree, the median bracket.
+ */
+function timestampUncertaintyOf(value: unknown, field: string): number {
+  if (value === undefined || value === null) return 0;
+  const o = readObject(value, field);
+  if (o['sharedTimeBase'] !== false) return 0;
+  const finite = (v: unknown, name: string): number => {
+    if (typeof v !== 'number' || !Number.isFinite(v)) return fail('bad-value', `${field}.${name}`, `expected a finite number, got ${describeValue(v)}`);
+    return v;
+  };
+  if (o['fit'] === 'disagree') {
+    const brackets = readObject(o['bracketNs'], `${field}.bracketNs`);
+    return Math.max(0, finite(brackets['median'], 'bracketNs.median'));
+  }
+  const range = o['timestampMinusDeviceNs'];
+  if (!Array.isArray(range) || range.length !== 2) return fail('bad-value', `${field}.timestampMinusDeviceNs`, 'expected [low, high]');
+  return Math.max(0, (finite(range[1], 'timestampMinusDeviceNs[1]') - finite(range[0], 'timestampMinusDeviceNs[0]')) / 2);
 }
 
 /** The trace's device from the raw metadata, with what calibration found (null before it ran). */

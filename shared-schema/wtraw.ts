@@ -6,7 +6,7 @@
  */
 import { calibrateGrouped, deviceClockMap, type CalibratedTimes, type ClockMode } from './calibrate.js';
 import { withDrawBounds } from './calibration-record.js';
-import { drawCheckOf, newTally, tallyWarp } from './draw-bounds.js';
+import { drawBoundsToleranceNs, drawCheckOf, newTally, tallyWarp } from './draw-bounds.js';
 import { perSmFitPhases } from './per-sm-fit.js';
 import { runPhases, type ChunkReport, type PhaseProgram } from './phase-worker.js';
 import { mergeTasks } from './row-sort.js';
@@ -312,7 +312,8 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
   let minStartTicks = Infinity;
   let scratch: OrderRows;
   // Warps are checked against their draws' timestamps where they are placed (unless SMs are rebased: no common time base).
-  const drawCheck = mode === 'sm-clock-rebased' ? null : drawCheckOf(parsed.gpuBegin, parsed.gpuEnd, allocate);
+  const drawToleranceNs = drawBoundsToleranceNs(parsed.meta.timestampUncertaintyNs);
+  const drawCheck = mode === 'sm-clock-rebased' ? null : drawCheckOf(parsed.gpuBegin, parsed.gpuEnd, allocate, drawToleranceNs);
   let drawTally: Float64Array | null = null;
   if (mode === 'per-sm-fit') {
     const fit = deviceClockMap(clocks, n, records.deviceLoOr);
@@ -349,7 +350,7 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
   const own: { header: TraceHeader | null; file: { shape: WtraceShape; prefix: WtracePrefix } | null } = { header: null, file: null };
   const buildHeader = () => {
     const result = calibration();
-    own.header = wtrawHeader(parsed, { ...result, calibration: withDrawBounds(result.calibration, drawTally) }, shiftTicks / TICKS_PER_NS);
+    own.header = wtrawHeader(parsed, { ...result, calibration: withDrawBounds(result.calibration, drawTally, drawToleranceNs) }, shiftTicks / TICKS_PER_NS);
     if (columns !== null) return;
     const shape = { ...own.header, count: n, smGroups: groups, chunk: chunkShape };
     own.file = { shape, prefix: packPrefix(shape) };

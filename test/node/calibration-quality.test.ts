@@ -168,3 +168,37 @@ test('old files without the new fields still read, and say nothing about them; b
   json.capture.calibration.drawBounds.outside = -1;
   assert.throws(() => traceFromJson(JSON.stringify(json)), (e: unknown) => e instanceof TraceFormatError && e.field === 'capture.calibration.drawBounds.outside');
 });
+
+test('timestamps moved into the device clock base by an imprecise clock check: the draw check allows its uncertainty, no more', () => {
+  const truth = traceWithRowIds(20_000);
+  // The host shifted the timestamps with an offset 60 µs off (lavapipe: the check's brackets are 30-90 µs wide).
+  const raw = rawCaptureOf(truth, { ...H100_CLOCKS, timestampSkewNs: 60_000 }).raw;
+  const withCheck = (clockCheck: object | undefined) => decodeWtraw(encodeWtraw({ ...raw, metadata: { ...raw.metadata, clockCheck } })).capture.calibration;
+  const lavapipeDisagree = { fit: 'disagree', sharedTimeBase: false, bracketNs: { median: 80_000, widest: 150_000 }, timestampMinusDeviceNs: [5e11, 5e11] };
+  // Without a check (or with shared time bases) the 20 µs tolerance stands and 60 µs is caught.
+  for (const check of [undefined, { ...lavapipeDisagree, sharedTimeBase: true }]) {
+    const cal = withCheck(check);
+    assert.equal(cal.drawBounds!.toleranceNs, DRAW_BOUNDS_TOLERANCE_NS);
+    assert.equal(cal.alignedAcrossSms, false);
+  }
+  // Brackets that disagree: the median bracket is added (80 µs): 60 µs off is within what the check could know.
+  const disagree = withCheck(lavapipeDisagree);
+  assert.equal(disagree.drawBounds!.toleranceNs, DRAW_BOUNDS_TOLERANCE_NS + 80_000);
+  assert.equal(disagree.drawBounds!.outside, 0);
+  assert.equal(disagree.alignedAcrossSms, true);
+  // Brackets that agree on an offset range 30 µs wide: half of it is added, and 60 µs is still caught.
+  const agree = withCheck({ ...lavapipeDisagree, fit: 'unit-rate', timestampMinusDeviceNs: [5e11, 5e11 + 30_000] });
+  assert.equal(agree.drawBounds!.toleranceNs, DRAW_BOUNDS_TOLERANCE_NS + 15_000);
+  assert.ok(agree.drawBounds!.outside > 0, `${agree.drawBounds!.outside}`);
+  assert.equal(agree.alignedAcrossSms, false);
+  // A huge claimed uncertainty cannot hide a capture milliseconds off: the allowance stops at 1 ms.
+  const far = rawCaptureOf(truth, { ...H100_CLOCKS, timestampSkewNs: 5e6 }).raw;
+  const hidden = decodeWtraw(encodeWtraw({ ...far, metadata: { ...far.metadata, clockCheck: { ...lavapipeDisagree, bracketNs: { median: 1e9, widest: 1e9 } } } }));
+  assert.equal(hidden.capture.calibration.drawBounds!.toleranceNs, DRAW_BOUNDS_TOLERANCE_NS + 1_000_000);
+  assert.equal(hidden.capture.calibration.alignedAcrossSms, false);
+  // A malformed check is refused by name.
+  assert.throws(
+    () => withCheck({ ...lavapipeDisagree, bracketNs: { median: 'wide' } }),
+    (e: unknown) => e instanceof TraceFormatError && e.field === 'metadata.clockCheck.bracketNs.median',
+  );
+});
