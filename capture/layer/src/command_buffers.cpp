@@ -33,13 +33,17 @@ static void forgetRecording(CommandState *cs) {
   cs->generation++;
 }
 
+/** Recordings of a reusable command buffer shadowed however far from the captured frame (beyond: near it only). */
+static const uint32_t kShadowedEarlyRecordings = 2;
+
 /** Whether command buffers begun now may be submitted in the captured frame. */
-static bool captureWindowOpen(DeviceState *device, const VkCommandBufferBeginInfo *info) {
+static bool captureWindowOpen(DeviceState *device, const CommandState *cs, const VkCommandBufferBeginInfo *info) {
   if (!device->traceable || device->capture.done) return false;
-  // Reusable buffers may be recorded long before the frame that submits them (vkcube records them once).
-  if (!(info->flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT)) return true;
   const Settings &s = settings();
   if (s.submitMode || device->capture.armed) return true;
+  // Reusable buffers may be recorded long before the frame that submits them (vkcube records them once, at start);
+  // one recorded again and again is recorded per frame: shadowed, like one-time buffers, near the captured frame only.
+  if (!(info->flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT) && cs->recordings <= kShadowedEarlyRecordings) return true;
   // One-time buffers are recorded for the frame that submits them, at most a frame ahead; the warm-up frame needs them too.
   return device->presents + 3 >= device->capture.targetFrame;
 }
@@ -164,7 +168,8 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkBeginCommandBuffer(VkCommandBuffer cb, const
   VkResult r = device->d.BeginCommandBuffer(cb, info);
   if (r != VK_SUCCESS || cs == &device->untracked) return r;
   forgetRecording(cs);
-  if (!captureWindowOpen(device, info)) return r;
+  cs->recordings++;
+  if (!captureWindowOpen(device, cs, info)) return r;
   VkCommandBuffer shadow = shadowHandleFor(cs);
   // Begin resets the shadow implicitly (its pool allows it); same inheritance, same flags.
   if (shadow && device->d.BeginCommandBuffer(shadow, info) == VK_SUCCESS) cs->shadow = shadow;

@@ -21,8 +21,13 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBindPipeline(VkCommandBuffer cb, VkPip
   CommandState *cs = findCommandState(cb);
   cs->device->cmd.CmdBindPipeline(cb, bp, pipeline);
   if (!cs->shadow) return;
+  if (bp != VK_PIPELINE_BIND_POINT_GRAPHICS && bp != VK_PIPELINE_BIND_POINT_COMPUTE) {
+    // Ray tracing (not traced yet): its own bind point, which the graphics and compute state must not take.
+    cs->device->cmd.CmdBindPipeline(cs->shadow, bp, pipeline);
+    return;
+  }
   BindPointState &b = bindPoint(cs, bp);
-  b.pipeline = (bp == VK_PIPELINE_BIND_POINT_GRAPHICS || bp == VK_PIPELINE_BIND_POINT_COMPUTE) ? findPipeline(cs->device, pipeline) : nullptr;
+  b.pipeline = findPipeline(cs->device, pipeline);
   b.appPipeline = pipeline;
   b.twinBound = b.pipeline && b.pipeline->twin;
   cs->device->cmd.CmdBindPipeline(cs->shadow, bp, b.twinBound ? b.pipeline->twin : pipeline);
@@ -35,6 +40,7 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBindDescriptorSets(VkCommandBuffer cb,
   cs->device->cmd.CmdBindDescriptorSets(cb, bp, layout, firstSet, setCount, sets, dynamicCount, dynamicOffsets);
   if (!cs->shadow) return;
   cs->device->cmd.CmdBindDescriptorSets(cs->shadow, bp, layout, firstSet, setCount, sets, dynamicCount, dynamicOffsets);
+  if (bp != VK_PIPELINE_BIND_POINT_GRAPHICS && bp != VK_PIPELINE_BIND_POINT_COMPUTE) return;
   BindPointState &b = bindPoint(cs, bp);
   int32_t index = (int32_t)b.binds.size();
   b.binds.push_back({layout, firstSet, std::vector<VkDescriptorSet>(sets, sets + setCount),

@@ -119,6 +119,8 @@ static std::string extensionProblem(const VkDeviceCreateInfo *info) {
     const char *name = info->ppEnabledExtensionNames[i];
     if (!knownExtension(name))
       return std::string("the app enables ") + name + ", whose commands this build of the layer does not know (rebuild it against a newer Vulkan header)";
+    // Shader objects replace pipelines: the layer's twins cannot stand in for them, and rebinding a twin would undo them.
+    if (!strcmp(name, "VK_EXT_shader_object")) return "the app enables VK_EXT_shader_object (shader objects are not traced yet)";
   }
   return "";
 }

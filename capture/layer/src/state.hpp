@@ -87,6 +87,7 @@ struct CommandState {
   VkCommandBuffer shadow = VK_NULL_HANDLE;  // null: not shadowed in this recording
   VkCommandBuffer shadowHandle = VK_NULL_HANDLE;  // kept between recordings
   uint64_t generation = 0;  // bumped at each begin/reset
+  uint32_t recordings = 0;  // times the app began it
   std::vector<RecordedEvent> events;
   std::vector<uint32_t> slots;  // slots this recording holds
   BindPointState graphics, compute;
