@@ -236,6 +236,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateDevice(VkPhysicalDevice physical, cons
 VKAPI_ATTR void VKAPI_CALL wl_vkDestroyDevice(VkDevice handle, const VkAllocationCallbacks *allocator) {
   DeviceState *device = findDevice(dispatchKey(handle));
   if (!device) return;
+  finishCaptureAtDeviceEnd(device);
   if (device->traceable && !device->capture.done && device->client && device->client->connected())
     device->client->event("{\"event\": \"capture-failed\", \"why\": " +
                           jsonString("the app destroyed its device after " + std::to_string(device->presents) + " presents and " +

@@ -1,6 +1,7 @@
 // The captured frame: which submits belong to it, the shadows they run
 // instead of the app's buffers, the frame's draw list and regions, and the
 // .wtraw written once its work has finished.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <sys/stat.h>
@@ -13,6 +14,9 @@
 namespace wtl {
 
 extern "C" char *program_invocation_short_name;
+
+/** One capture per process: a second device (apps probe with throwaway devices) must not overwrite the first's. */
+static std::atomic<bool> gCaptureWritten{false};
 
 static void pushRegion(CaptureState &c, const std::string &label, const char *source) {
   int32_t parent = c.regionStack.empty() ? -1 : c.regionStack.back();
@@ -54,7 +58,13 @@ static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32
         break;
       }
       case RecordedEvent::Execute:
-        if (e.secondary && e.secondary->generation == e.secondaryGeneration && depth < 4) walkEvents(device, e.secondary, slots, values, depth + 1);
+        if (!e.secondary || e.secondary->generation != e.secondaryGeneration || depth >= 4) break;
+        if (!c.walked.insert(e.secondary).second) {
+          // Its draws hold one slot each: the warps of both runs land in the first run's draws.
+          c.notTraced.push_back("a secondary command buffer run twice in the capture: its draws' warps of both runs are merged");
+          break;
+        }
+        walkEvents(device, e.secondary, slots, values, depth + 1);
         break;
     }
   }
@@ -127,11 +137,18 @@ static std::string layerJson(DeviceState *device) {
   std::string skipped;
   std::vector<std::string> all = device->skipped;
   all.insert(all.end(), device->capture.notTraced.begin(), device->capture.notTraced.end());
-  if (!device->instance->apiVersionNote.empty()) all.push_back("instance: " + device->instance->apiVersionNote);
+  // The same reason many times (one per command buffer or pipeline) is one entry with its count.
+  std::vector<std::pair<std::string, uint32_t>> counted;
   for (const std::string &item : all) {
+    auto it = std::find_if(counted.begin(), counted.end(), [&](const auto &e) { return e.first == item; });
+    if (it == counted.end()) counted.push_back({item, 1});
+    else it->second++;
+  }
+  for (const auto &[item, times] : counted) {
     size_t colon = item.find(": ");
     std::string what = colon == std::string::npos ? item : item.substr(0, colon);
     std::string why = colon == std::string::npos ? "" : item.substr(colon + 2);
+    if (times > 1) what += " (" + std::to_string(times) + " times)";
     skipped += std::string(skipped.empty() ? "" : ", ") + "{\"what\": " + jsonString(what) + ", \"why\": " + jsonString(why) + "}";
   }
   std::string when = s.submitMode ? "\"submits\": \"" + std::to_string(s.firstSubmit) + ".." + std::to_string(s.lastSubmit) + "\""
@@ -188,6 +205,7 @@ static void finishCapture(DeviceState *device) {
   wtSetDrawTable(device->tracer, 0, nullptr, nullptr, nullptr, nullptr);
   if (written != 0) return failCapture(device, error);
   c.done = true;
+  gCaptureWritten = true;
   logLine("wrote %s: %u draws, %u of %u records (capacity %u)", settings().outputPath.c_str(), stats.draws, stats.kept, stats.counter,
           stats.capacity);
   device->client->event("{\"event\": \"capture-written\", \"path\": " + jsonString(settings().outputPath) + ", \"draws\": " +
@@ -205,6 +223,10 @@ static bool submitIsCaptured(DeviceState *device, VkQueue queue, uint64_t submit
   bool warmup = !s.submitMode && device->presents + 2 == c.targetFrame;
   bool inWindow = s.submitMode ? submitIndex >= s.firstSubmit && submitIndex <= s.lastSubmit : device->presents + 1 == c.targetFrame || warmup;
   if (!inWindow || c.done) return false;
+  if (gCaptureWritten) {
+    c.done = true;
+    return false;
+  }
   if (!c.started) {
     auto it = device->queueFamilies.find(queue);
     c.queue = queue;
@@ -227,6 +249,11 @@ static void swapInShadows(DeviceState *device, std::vector<VkCommandBuffer> &buf
     CommandState *cs = findCommandState(cb);
     if (!cs->shadow) {
       device->capture.notTraced.push_back("a command buffer recorded before the layer shadowed it ran untraced");
+      continue;
+    }
+    if (!device->capture.walked.insert(cs).second) {
+      // Its slots already stand for its first run (draw ids, timestamps): a second run would blur both.
+      device->capture.notTraced.push_back("a command buffer submitted again within the capture: runs after its first are untraced");
       continue;
     }
     walkEvents(device, cs, slots, values, 0);
@@ -352,6 +379,16 @@ VKAPI_ATTR void VKAPI_CALL wl_vkQueueInsertDebugUtilsLabelEXT(VkQueue queue, con
     device->capture.pendingLabel = label->pLabelName ? label->pLabelName : "";
   }
   device->d.QueueInsertDebugUtilsLabelEXT(queue, label);
+}
+
+void finishCaptureAtDeviceEnd(DeviceState *device) {
+  std::lock_guard<std::mutex> guard(device->captureLock);
+  CaptureState &c = device->capture;
+  if (!device->traceable || c.done || !c.started || c.warmup) return;
+  // An app that ends before the last submit asked for (--submits N..M): what it submitted is the capture.
+  c.notTraced.push_back(std::string("the rest of the capture window: the app destroyed its device after ") + std::to_string(device->submits) +
+                        " submits");
+  finishCapture(device);
 }
 
 }  // namespace wtl

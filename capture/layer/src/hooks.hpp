@@ -86,6 +86,9 @@ bool writePresentedImage(DeviceState *device, VkQueue queue, const VkPresentInfo
 /** The layer's wrapper of a vkCmd* (hand-written or generated), or null. */
 PFN_vkVoidFunction findCommandHook(const char *name);
 
+/** At device destruction: writes a capture that started and has not finished (the app ended inside its window). */
+void finishCaptureAtDeviceEnd(DeviceState *device);
+
 /** Reports something the capture leaves out: stderr, the CLI, and the trace's metadata. */
 void reportSkipped(DeviceState *device, const std::string &what, const std::string &why);
 

@@ -98,6 +98,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateInstance(const VkInstanceCreate
     asked = VK_API_VERSION_1_0;
   } else if (!note.empty()) {
     asked = VK_API_VERSION_1_1;
+    logLine("%s", note.c_str());
   }
   if (r != VK_SUCCESS) return r;
   auto *state = new InstanceState();

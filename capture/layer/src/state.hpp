@@ -9,6 +9,7 @@
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "dispatch.hpp"
@@ -133,6 +134,7 @@ struct CaptureState {
   std::string pendingLabel;
   uint32_t colourPasses = 0, depthPasses = 0;
   std::vector<std::string> notTraced;  // queues, command buffers, draws the capture left out
+  std::unordered_set<const CommandState *> walked;  // command buffers whose draws are numbered in this capture
   uint32_t untracedDraws = 0;
 };
 
