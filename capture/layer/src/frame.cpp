@@ -193,7 +193,10 @@ static void finishCapture(DeviceState *device) {
   wtCaptureInfo info{};
   info.tool = "warptrace-layer";
   info.workload = program_invocation_short_name;
-  std::string params = settings().submitMode ? "{}" : "{\"frame\": " + std::to_string(c.targetFrame) + "}";
+  // The knobs that change what the trace holds: a sampled fragment stage has ~1/N of its warps.
+  std::string params = settings().submitMode ? "{" : "{\"frame\": " + std::to_string(c.targetFrame);
+  if (settings().sampleFs > 1) params += std::string(params.size() > 1 ? ", " : "") + "\"sampleFs\": " + std::to_string(settings().sampleFs);
+  params += "}";
   info.parametersJson = params.c_str();
   info.extraJson = extra.c_str();
   if (frameTimingResult(device, info.plainFrameNs, info.tracedFrameNs, info.overheadFrames))

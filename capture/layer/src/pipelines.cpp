@@ -108,7 +108,8 @@ static bool instrument(DeviceState *device, const std::vector<uint32_t> &code, i
                      ", \"set\": " + std::to_string(device->traceSet) + ", \"binding\": 0, \"smBuiltins\": " + (c.smBuiltins ? "true" : "false") +
                      ", \"subgroupClock\": " + (c.subgroupClock ? "true" : "false") + ", \"deviceClock\": " + (c.deviceClock ? "true" : "false") +
                      ", \"subgroupStages\": [" + subgroupStages + "], \"fsCustomId\": \"" +
-                     (c.geometryShader ? "primitive-id" : "frag-coord") + "\"}";
+                     (c.geometryShader ? "primitive-id" : "frag-coord") + "\"" +
+                     (stage == 4 && settings().sampleFs > 1 ? ", \"sampleFs\": " + std::to_string(settings().sampleFs) : std::string()) + "}";
   std::string reply;
   return device->client->request(kInstrument, json, code.data(), (uint32_t)(code.size() * 4), out, reply, why);
 }

@@ -58,6 +58,11 @@ static Settings read() {
     if (parseRange(v, s.firstDraw, s.lastDraw)) s.drawRange = true;
     else s.drawGlob = v;
   }
+  if (const char *v = getenv("WARPTRACE_SAMPLE_FS")) {
+    uint64_t n = 0;
+    if (!parseU64(v, n) || n == 0 || n > 65536) s.problems += "WARPTRACE_SAMPLE_FS: expected 1..65536; ";
+    else s.sampleFs = (uint32_t)n;
+  }
   if (const char *v = getenv("WARPTRACE_CAPACITY")) {
     uint64_t c = 0;
     if (!parseU64(v, c) || c == 0 || c > (1u << 26)) s.problems += "WARPTRACE_CAPACITY: expected 1..67108864 records; ";

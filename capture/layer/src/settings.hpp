@@ -20,6 +20,7 @@ struct Settings {
   bool drawRange = false;    // WARPTRACE_DRAWS as A..B
   uint64_t firstDraw = 0, lastDraw = 0;
   uint32_t capacity = 0;     // WARPTRACE_CAPACITY (0: the host library's default)
+  uint32_t sampleFs = 1;     // WARPTRACE_SAMPLE_FS: one fragment warp in N writes a record
   std::string problems;      // settings that could not be read, reported once
 };
 
