@@ -108,10 +108,10 @@ Context::Context(Gpu &g, uint32_t frameWidth, uint32_t frameHeight, wtTracer *t,
   w.pBufferInfo = &info;
   vkUpdateDescriptorSets(gpu.device, 1, &w, 0, nullptr);
 
-  // Set 0: the workload's data; sets 1..WT_SET-1 empty; set WT_SET: the trace.
-  std::vector<VkDescriptorSetLayout> sets(WT_DEFAULT_SET + 1, emptyLayout);
+  // Set 0: the workload's data; sets 1..WT_SET-1 empty; set WT_SET: the trace. No tracer (--app): set 0 alone.
+  std::vector<VkDescriptorSetLayout> sets(tracer ? WT_DEFAULT_SET + 1 : 1, emptyLayout);
   sets[0] = dataLayout;
-  sets[WT_DEFAULT_SET] = wtTracerSetLayout(tracer);
+  if (tracer) sets[WT_DEFAULT_SET] = wtTracerSetLayout(tracer);
   VkPushConstantRange range{VK_SHADER_STAGE_ALL_GRAPHICS | VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(Knobs)};
   VkPipelineLayoutCreateInfo pl{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   pl.setLayoutCount = static_cast<uint32_t>(sets.size());

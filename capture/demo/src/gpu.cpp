@@ -58,7 +58,7 @@ static int graphicsComputeFamily(VkPhysicalDevice pd) {
   return -1;
 }
 
-Gpu createGpu(int index, bool wantExecutableStats) {
+Gpu createGpu(int index, bool wantExecutableStats, bool tracing) {
   Gpu gpu;
   gpu.instance = createInstance();
   std::vector<VkPhysicalDevice> devices = physicalDevices(gpu.instance);
@@ -85,10 +85,14 @@ Gpu createGpu(int index, bool wantExecutableStats) {
   int family = graphicsComputeFamily(gpu.physical);
   if (family < 0) fatal("%s has no graphics + compute queue", props.deviceName);
   gpu.family = static_cast<uint32_t>(family);
-  wtQueryCaps(gpu.physical, &gpu.caps);
-  if (const char *why = wtUnsupportedReason(&gpu.caps, 0)) fatal("%s: %s", gpu.caps.deviceName, why);
-  if (!gpu.caps.tessellationShader) fatal("%s lacks the tessellationShader feature", gpu.caps.deviceName);
-  if (!gpu.caps.geometryShader) fatal("%s lacks the geometryShader feature", gpu.caps.deviceName);
+  if (tracing) {
+    wtQueryCaps(gpu.physical, &gpu.caps);
+    if (const char *why = wtUnsupportedReason(&gpu.caps, 0)) fatal("%s: %s", gpu.caps.deviceName, why);
+  }
+  VkPhysicalDeviceFeatures supported;
+  vkGetPhysicalDeviceFeatures(gpu.physical, &supported);
+  if (!supported.tessellationShader) fatal("%s lacks the tessellationShader feature", props.deviceName);
+  if (!supported.geometryShader) fatal("%s lacks the geometryShader feature", props.deviceName);
 
   float priority = 1.0f;
   VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
@@ -102,10 +106,13 @@ Gpu createGpu(int index, bool wantExecutableStats) {
   features.pNext = &v13;
   features.features.tessellationShader = VK_TRUE;
   features.features.geometryShader = VK_TRUE;
-  wtDeviceSetup setup;
-  const void *chain = features.pNext;
-  wtPrepareDevice(&gpu.caps, &setup, &chain, &features.features);
-  features.pNext = const_cast<void *>(chain);
+  // Tracing: the shader clock, SM builtins and stores in VS/FS; an ordinary app (--app) asks for none of it.
+  wtDeviceSetup setup{};
+  if (tracing) {
+    const void *chain = features.pNext;
+    wtPrepareDevice(&gpu.caps, &setup, &chain, &features.features);
+    features.pNext = const_cast<void *>(chain);
+  }
 
   std::vector<const char *> extensions(setup.extensions, setup.extensions + setup.extensionCount);
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable{

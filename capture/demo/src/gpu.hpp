@@ -27,8 +27,11 @@ struct Gpu {
 /* Lists devices as JSON lines (for --probe); returns the instance-level failure reason or "". */
 VkInstance createInstance();
 std::vector<VkPhysicalDevice> physicalDevices(VkInstance instance);
-/* Picks device `index` (-1: the first one with graphics + compute, preferring discrete GPUs). */
-Gpu createGpu(int index, bool wantExecutableStats = false);
+/*
+ * Picks device `index` (-1: the first one with graphics + compute, preferring discrete GPUs).
+ * `tracing` false: an ordinary device (no warptrace caps, extensions or features; `caps` stays empty).
+ */
+Gpu createGpu(int index, bool wantExecutableStats = false, bool tracing = true);
 void destroyGpu(Gpu &gpu);
 
 struct Buffer {

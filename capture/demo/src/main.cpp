@@ -6,6 +6,8 @@
 //                 [--param KEY=VALUE]... [--capacity N] [--overhead-frames N] [--device N]
 //   wt-capture-vk --bench --workload NAME --plain-variant NAME=DIR --variant NAME=DIR...
 //                 [--rounds N] [--param KEY=VALUE]... [--json FILE]
+//   wt-capture-vk --app --workload NAME --plain-shaders DIR [--frames N] [--param KEY=VALUE]... [--device N]
+//                 (an ordinary untraced app for the capture layer: app.cpp)
 //
 // SPIR-V comes from directories (DIR/<file>.spv, e.g. DIR/aqt.vert.spv), so
 // hand-instrumented, plain and auto-instrumented shaders are interchangeable.
@@ -17,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "workloads.hpp"
+#include "modes.hpp"
 
 namespace {
 
@@ -33,7 +35,7 @@ struct Options {
   std::string workload, shaders, plainShaders, out, json, stats;
   std::vector<std::pair<std::string, double>> params;
   std::vector<Variant> variants;
-  uint32_t capacity = 0, overheadFrames = 20, rounds = 60, warmup = 3;
+  uint32_t capacity = 0, overheadFrames = 20, rounds = 60, warmup = 3, frames = 3;
   int device = -1;
   bool clearInFrame = false;
 };
@@ -46,7 +48,9 @@ const char *kUsage =
     "                     [--clear-in-frame] (clear the targets inside the traced/timed frame, not before it)\n"
     "       wt-capture-vk --bench --workload NAME --plain-variant NAME=DIR --variant NAME=DIR...\n"
     "                     [--variant-no-timestamps NAME=DIR]... [--rounds N] [--param KEY=VALUE]... [--json FILE]\n"
-    "                     [--stats FILE] (compiler statistics of every pipeline, e.g. registers)\n";
+    "                     [--stats FILE] (compiler statistics of every pipeline, e.g. registers)\n"
+    "       wt-capture-vk --app --workload NAME --plain-shaders DIR [--frames N] [--param KEY=VALUE]... [--device N]\n"
+    "                     (untraced, like any app: submit 0 sets up, submit 1+i is frame i; for the capture layer)\n";
 
 [[noreturn]] void usage(const char *why) {
   std::fprintf(stderr, "%swt-capture-vk: %s\n", kUsage, why);
@@ -71,6 +75,8 @@ Options parse(int argc, char **argv) {
     if (a == "--probe") o.mode = "probe";
     else if (a == "--list") o.mode = "list";
     else if (a == "--bench") o.mode = "bench";
+    else if (a == "--app") o.mode = "app";
+    else if (a == "--frames") o.frames = parseCount(value(), "--frames");
     else if (a == "--workload") o.workload = value();
     else if (a == "--shaders") o.shaders = value();
     else if (a == "--plain-shaders") o.plainShaders = value();
@@ -107,63 +113,6 @@ Options parse(int argc, char **argv) {
     } else usage(("unknown option " + a).c_str());
   }
   return o;
-}
-
-std::string stageList(VkShaderStageFlags stages) {
-  static const std::pair<VkShaderStageFlagBits, const char *> names[] = {
-      {VK_SHADER_STAGE_VERTEX_BIT, "VS"},   {VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT, "TCS"},
-      {VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT, "TES"}, {VK_SHADER_STAGE_GEOMETRY_BIT, "GS"},
-      {VK_SHADER_STAGE_FRAGMENT_BIT, "FS"}, {VK_SHADER_STAGE_COMPUTE_BIT, "CS"}};
-  std::string out = "[";
-  for (auto &n : names)
-    if (stages & n.first) out += std::string(out.size() > 1 ? ", " : "") + "\"" + n.second + "\"";
-  return out + "]";
-}
-
-const char *deviceType(VkPhysicalDeviceType t) {
-  switch (t) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
-    default: return "other";
-  }
-}
-
-/* --probe: what the device offers and how to compile the shaders for it (JSON on stdout). */
-int probe(const Options &o) {
-  Gpu gpu = createGpu(o.device);
-  const wtCaps &c = gpu.caps;
-  std::printf("{\n  \"devices\": [");
-  std::vector<VkPhysicalDevice> all = physicalDevices(gpu.instance);
-  for (size_t i = 0; i < all.size(); i++) {
-    VkPhysicalDeviceProperties p;
-    vkGetPhysicalDeviceProperties(all[i], &p);
-    std::printf("%s{\"index\": %zu, \"name\": %s, \"type\": \"%s\", \"selected\": %s}", i ? ", " : "", i,
-                jsonEscape(p.deviceName).c_str(), deviceType(p.deviceType), all[i] == gpu.physical ? "true" : "false");
-  }
-  std::printf("],\n  \"name\": %s, \"vendor\": %s, \"driverName\": %s, \"driverVersion\": %s,\n", jsonEscape(c.deviceName).c_str(),
-              jsonEscape(c.vendor).c_str(), jsonEscape(c.driverName).c_str(), jsonEscape(c.driverVersionText).c_str());
-  std::printf("  \"apiVersion\": \"%u.%u.%u\", \"subgroupClock\": %s, \"deviceClock\": %s, \"smBuiltins\": %s,\n",
-              VK_API_VERSION_MAJOR(c.apiVersion), VK_API_VERSION_MINOR(c.apiVersion), VK_API_VERSION_PATCH(c.apiVersion),
-              c.subgroupClock ? "true" : "false", c.deviceClock ? "true" : "false", c.smBuiltins ? "true" : "false");
-  std::printf("  \"smCount\": %u, \"warpsPerSm\": %u, \"subgroupSize\": %u, \"subgroupStages\": %s,\n", c.smCount, c.warpsPerSm,
-              c.subgroupSize, stageList(c.subgroupStages).c_str());
-  std::printf("  \"timestampPeriod\": %.9g, \"timestampValidBits\": %u, \"maxBoundDescriptorSets\": %u,\n", c.timestampPeriod,
-              c.timestampValidBits, c.maxBoundDescriptorSets);
-  static const std::pair<VkShaderStageFlagBits, const char *> stages[] = {
-      {VK_SHADER_STAGE_VERTEX_BIT, "vert"}, {VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT, "tesc"},
-      {VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT, "tese"}, {VK_SHADER_STAGE_GEOMETRY_BIT, "geom"},
-      {VK_SHADER_STAGE_FRAGMENT_BIT, "frag"}, {VK_SHADER_STAGE_COMPUTE_BIT, "comp"}};
-  std::printf("  \"defines\": {");
-  for (size_t i = 0; i < 6; i++) {
-    char defines[256];
-    wtShaderDefines(&c, stages[i].first, defines, sizeof defines);
-    std::printf("%s\"%s\": \"%s\"", i ? ", " : "", stages[i].second, defines);
-  }
-  std::printf("}\n}\n");
-  destroyGpu(gpu);
-  return 0;
 }
 
 int list() {
@@ -260,12 +209,7 @@ struct Run {
 
 void setUp(Run &run, const Options &o, uint32_t capacity, uint32_t maxDraws) {
   if (o.workload.empty()) usage("missing --workload NAME (see --list)");
-  run.workload = findWorkload(o.workload);
-  if (!run.workload) {
-    std::string known;
-    for (auto &w : allWorkloads()) known += std::string(known.empty() ? "" : ", ") + w->name();
-    fatal("unknown workload \"%s\" (known: %s)", o.workload.c_str(), known.c_str());
-  }
+  run.workload = requireWorkload(o.workload);
   applyParams(*run.workload, o);
   run.gpu = createGpu(o.device, !o.stats.empty());
   wtTracerInfo ti{};
@@ -427,8 +371,13 @@ int bench(const Options &o) {
 
 int main(int argc, char **argv) {
   Options o = parse(argc, argv);
-  if (o.mode == "probe") return probe(o);
+  if (o.mode == "probe") return probe(o.device);
   if (o.mode == "list") return list();
   if (o.mode == "bench") return bench(o);
+  if (o.mode == "app") {
+    if (o.workload.empty()) usage("missing --workload NAME (see --list)");
+    if (o.plainShaders.empty()) usage("--app needs --plain-shaders DIR (uninstrumented SPIR-V)");
+    return runApp({o.workload, o.plainShaders, o.params, o.frames, o.device, o.clearInFrame});
+  }
   return capture(o);
 }

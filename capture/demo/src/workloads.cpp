@@ -307,3 +307,10 @@ std::unique_ptr<Workload> findWorkload(const std::string &name) {
     if (name == w->name()) return std::move(w);
   return nullptr;
 }
+
+std::unique_ptr<Workload> requireWorkload(const std::string &name) {
+  if (std::unique_ptr<Workload> w = findWorkload(name)) return w;
+  std::string known;
+  for (auto &w : allWorkloads()) known += std::string(known.empty() ? "" : ", ") + w->name();
+  fatal("unknown workload \"%s\" (known: %s)", name.c_str(), known.c_str());
+}

@@ -53,7 +53,7 @@ class Context {
   ~Context();
   Gpu &gpu;
   uint32_t width, height;
-  wtTracer *tracer;
+  wtTracer *tracer;  // null: an untraced app (--app); its layout has set 0 only and frames must be plain
   /* Clear the attachments inside the timed frame (else before it, see Frame::clearTargets). */
   bool clearInFrame = false;
   /* Per draw of the frame being recorded: whether a full barrier precedes it (metadata "barrierBefore"). */
@@ -121,3 +121,5 @@ class Workload {
 
 std::vector<std::unique_ptr<Workload>> allWorkloads();
 std::unique_ptr<Workload> findWorkload(const std::string &name);
+/* findWorkload, or a fatal error naming the known workloads. */
+std::unique_ptr<Workload> requireWorkload(const std::string &name);

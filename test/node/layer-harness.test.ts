@@ -1,0 +1,137 @@
+// The capture layer against the GLSL library, on our own harness (CI: lavapipe).
+// Each workload is captured twice: (a) as `warptrace capture --workload` does,
+// hand-instrumented shaders (warptrace.glsl) and the host library's hooks; and
+// (b) the harness as an ordinary app (`wt-capture-vk --app`: plain shaders, no
+// trace set in its layouts, no warptrace call) through `warptrace capture
+// --submits K..K -- APP`, the layer instrumenting its shaders and numbering its
+// draws. Both must record the same warps: the same draws (count and kind) and
+// the same multiset of (draw, stage, custom id, active mask).
+// Set WARPTRACE_SKIP_GPU_TESTS=1 to skip on a machine without Vulkan.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { STAGES, decodeWtraw, type Trace } from '../../shared-schema/index.js';
+import { probeDevice, runCapture } from '../../capture/capture-run/harness.js';
+import { buildLayer } from '../../capture/capture-run/layer-build.js';
+import { buildNative } from '../../capture/capture-run/native.js';
+import { PLAIN, TRACED, compileShaderSet } from '../../capture/capture-run/shaders.js';
+import { repoPath } from './paths.js';
+
+const skip = process.env['WARPTRACE_SKIP_GPU_TESTS'] === '1';
+const bin = repoPath('bin/warptrace.js');
+const dir = mkdtempSync(join(tmpdir(), 'warptrace-layer-harness-'));
+/** Hard limit on one `warptrace capture -- APP` run: a hang fails the test. */
+const RUN_LIMIT_MS = 120_000;
+const FRAMES = 3;
+/** `--app` submits: 0 sets up the attachments, 1 + i is frame i (capture/demo/src/app.cpp). The second frame: pipelines warm. */
+const SUBMIT = 2;
+
+const WORKLOADS: readonly { workload: string; params: readonly (readonly [string, number])[] }[] = [
+  { workload: 'syncs', params: [['width', 320], ['height', 180]] },
+  { workload: 'compute-graphics', params: [['width', 320], ['height', 180], ['groups', 256]] },
+  { workload: 'aqt', params: [['width', 320], ['height', 180], ['grid', 8], ['tess', 4]] },
+  { workload: 'tess-stall', params: [['width', 320], ['height', 180], ['grid', 16], ['spikeCost', 16]] },
+  { workload: 'busy-loop', params: [] },
+];
+
+let setup: { binary: string; hand: string; plain: string; layerDir: string } | null = null;
+before(async () => {
+  if (skip) return;
+  const binary = await buildNative();
+  const device = await probeDevice(binary);
+  const hand = await compileShaderSet(device, TRACED);
+  const plain = await compileShaderSet(device, PLAIN);
+  // Built once here; the captures below load this build (WARPTRACE_LAYER_DIR) instead of rebuilding.
+  setup = { binary, hand, plain, layerDir: await buildLayer() };
+});
+
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Run {
+  readonly code: number | null;
+  readonly out: string;
+  readonly err: string;
+}
+
+function warptrace(args: readonly string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    const env = { ...process.env, WARPTRACE_SPIRV_CACHE: join(dir, 'spirv-cache'), WARPTRACE_LAYER_DIR: setup?.layerDir ?? '' };
+    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: RUN_LIMIT_MS, killSignal: 'SIGKILL' });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+}
+
+function signature(trace: Trace): { perDrawStage: Map<string, number>; warps: Map<string, number> } {
+  const w = trace.warps;
+  const perDrawStage = new Map<string, number>();
+  const warps = new Map<string, number>();
+  for (let i = 0; i < w.count; i++) {
+    const ds = `draw ${w.draw[i]} ${STAGES[w.stage[i] as number]?.name ?? `stage ${w.stage[i]}`}`;
+    perDrawStage.set(ds, (perDrawStage.get(ds) ?? 0) + 1);
+    const key = `${ds} id ${w.customId[i]} mask ${w.activeMask[i]}/${w.activeMaskHi?.[i] ?? 0}`;
+    warps.set(key, (warps.get(key) ?? 0) + 1);
+  }
+  return { perDrawStage, warps };
+}
+
+const sorted = (m: Map<string, number>) => [...m].sort(([a], [b]) => (a < b ? -1 : 1));
+
+/** The keys whose counts differ, at most `limit` of them: "key: library N, layer M". */
+function differences(library: Map<string, number>, layer: Map<string, number>, limit = 20): string {
+  const keys = [...new Set([...library.keys(), ...layer.keys()])].sort();
+  const lines = keys.filter((k) => library.get(k) !== layer.get(k)).map((k) => `${k}: library ${library.get(k) ?? 0}, layer ${layer.get(k) ?? 0}`);
+  return `${lines.length} keys differ${lines.length > limit ? ` (first ${limit})` : ''}:\n${lines.slice(0, limit).join('\n')}`;
+}
+
+for (const { workload, params } of WORKLOADS) {
+  test(`${workload}: the layer on the plain harness (--app) records the GLSL library's warps`, { skip }, async (t) => {
+    assert.ok(setup !== null);
+    const started = Date.now();
+    const libraryRaw = join(dir, `${workload}-library.wtraw`);
+    const report = await runCapture(setup.binary, { workload, tracedShaders: setup.hand, plainShaders: null, out: libraryRaw, params, overheadFrames: 0 });
+    assert.equal(report.counter, report.records, 'library: nothing dropped');
+    const library = decodeWtraw(new Uint8Array(readFileSync(libraryRaw)));
+    const libraryMs = Date.now() - started;
+
+    const out = join(dir, `${workload}-layer.wtrace`);
+    const layerRaw = join(dir, `${workload}-layer.wtraw`);
+    const app = [setup.binary, '--app', '--workload', workload, '--plain-shaders', setup.plain, '--frames', String(FRAMES), ...params.flatMap(([k, v]) => ['--param', `${k}=${v}`])];
+    const args = ['capture', '--submits', `${SUBMIT}..${SUBMIT}`, '-o', out, '--raw', layerRaw, '--timeout', '100', '--', ...app];
+    const r = await warptrace(args);
+    const context = `warptrace ${args.join(' ')}: exit ${r.code}\n--- stdout\n${r.out}\n--- stderr\n${r.err.slice(-6000)}`;
+    assert.equal(r.code, 0, context);
+    // The app ran all its frames and says which submit is which.
+    assert.match(r.out + r.err, new RegExp(`"frames": ${FRAMES}, "submits": ${FRAMES + 1}, "firstFrameSubmit": 1`), context);
+    assert.ok(existsSync(out), context);
+    const layer = decodeWtraw(new Uint8Array(readFileSync(layerRaw)));
+    const layerMs = Date.now() - started - libraryMs;
+
+    const c = layer.capture;
+    assert.equal(c.recordsWritten, c.recordsKept, 'layer: nothing dropped');
+    assert.ok(c.layer !== null, 'the trace carries the layer record');
+    assert.deepEqual(c.layer.skipped, [], `layer skipped: ${JSON.stringify(c.layer.skipped)}`);
+    assert.ok(library.warps.count > 0);
+
+    assert.deepEqual(
+      layer.draws.map((d) => d.kind),
+      library.draws.map((d) => d.kind),
+      `draws: layer ${JSON.stringify(layer.draws.map((d) => [d.kind, d.call]))}, library ${JSON.stringify(library.draws.map((d) => [d.kind, d.label]))}`,
+    );
+    const a = signature(library);
+    const b = signature(layer);
+    assert.deepEqual(sorted(b.perDrawStage), sorted(a.perDrawStage), `warps per draw and stage: ${differences(a.perDrawStage, b.perDrawStage)}`);
+    assert.deepEqual(sorted(b.warps), sorted(a.warps), `(draw, stage, custom id, mask): ${differences(a.warps, b.warps)}`);
+    assert.equal(layer.warps.count, library.warps.count);
+    t.diagnostic(
+      `${library.draws.length} draws, ${library.warps.count} warps (${sorted(a.perDrawStage).map(([k, n]) => `${k}: ${n}`).join(', ')}); ` +
+        `library ${(libraryMs / 1000).toFixed(1)} s, layer ${(layerMs / 1000).toFixed(1)} s`,
+    );
+  });
+}
