@@ -113,6 +113,31 @@ class DeviceCreatePatch {
   std::vector<std::pair<VkBool32 *, VkBool32>> restore_;
 };
 
+/**
+ * For an app that asked for Vulkan 1.0 without VK_KHR_get_physical_device_properties2
+ * the loader emulates vkGetPhysicalDeviceFeatures2/Properties2 and drops every
+ * extension struct, whatever the layer passes down: the shader clock, SM built-ins and
+ * subgroup stages read as absent. The device's extension list still tells the truth
+ * about the extensions; what they offer is assumed (enabling a feature the driver lacks
+ * fails device creation, and the app then gets its device untraced). Returns what was
+ * assumed, or "".
+ */
+static std::string assumeHiddenCaps(const InstanceState *instance, wtCaps &caps) {
+  if (instance->appApiVersion >= VK_API_VERSION_1_1 || instance->appEnabledProperties2) return "";
+  if (!caps.hasShaderClockExtension || caps.subgroupClock || caps.deviceClock) return "";
+  bool nvidia = caps.vendorId == 0x10de;
+  caps.subgroupClock = caps.deviceClock = VK_TRUE;
+  caps.smBuiltins = caps.hasSmBuiltinsExtension;
+  // NVIDIA runs subgroup operations in every stage with 32 lanes (measured on the H100); elsewhere only
+  // fragment and compute are assumed, with up to 64 lanes.
+  caps.subgroupStages = nvidia ? (VkShaderStageFlags)(VK_SHADER_STAGE_ALL_GRAPHICS | VK_SHADER_STAGE_COMPUTE_BIT)
+                               : (VkShaderStageFlags)(VK_SHADER_STAGE_FRAGMENT_BIT | VK_SHADER_STAGE_COMPUTE_BIT);
+  if (!caps.subgroupSize) caps.subgroupSize = nvidia ? 32 : 64;
+  return std::string("the app asked for Vulkan 1.0, so the loader hides extended device properties; the layer assumed both shader "
+                     "clocks") + (caps.smBuiltins ? ", SM built-ins (SM count unknown)" : "") + ", subgroup operations in " +
+         (nvidia ? "every stage" : "fragment and compute shaders") + " and " + std::to_string(caps.subgroupSize) + "-lane subgroups";
+}
+
 /** Why the app's enabled extensions keep this device from being traced, or "". */
 static std::string extensionProblem(const VkDeviceCreateInfo *info) {
   for (uint32_t i = 0; i < info->enabledExtensionCount; i++) {
@@ -201,6 +226,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateDevice(VkPhysicalDevice physical, cons
   device->physical = physical;
   device->allocator = allocator;
   queryCaps(instance, physical, &device->caps);
+  std::string assumed = assumeHiddenCaps(instance, device->caps);
   bool wantTracing = !settings().socketPath.empty();
   VkResult r;
   {
@@ -229,6 +255,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateDevice(VkPhysicalDevice physical, cons
     reportSkipped(device, std::string("device ") + device->caps.deviceName, patchFailure);
   } else {
     prepareTracing(device, info);
+    if (!assumed.empty()) reportSkipped(device, "device properties", assumed);
   }
   return VK_SUCCESS;
 }

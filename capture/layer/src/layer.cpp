@@ -86,13 +86,24 @@ static VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateInstance(const VkInstanceCreate
   auto enumerateVersion = (PFN_vkEnumerateInstanceVersion)gipa(VK_NULL_HANDLE, "vkEnumerateInstanceVersion");
   if (enumerateVersion) enumerateVersion(&loaderVersion);
   std::string note;
+  std::vector<const char *> extensions(info->ppEnabledExtensionNames, info->ppEnabledExtensionNames + info->enabledExtensionCount);
   if (!settings().socketPath.empty() && asked < VK_API_VERSION_1_1 && loaderVersion >= VK_API_VERSION_1_1) {
     app.apiVersion = VK_API_VERSION_1_1;
     patched.pApplicationInfo = &app;
     note = "instance apiVersion raised from 1.0 to 1.1 (SPIR-V 1.3 subgroup operations)";
+    // The loader answers vkGetPhysicalDeviceFeatures2 from the version the app asked for: for a 1.0 app it emulates
+    // it and drops every extension struct (the shader clock's too) unless this extension is enabled below it.
+    bool listed = false;
+    for (const char *e : extensions) listed = listed || !strcmp(e, VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME);
+    if (!listed) {
+      extensions.push_back(VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME);
+      patched.enabledExtensionCount = (uint32_t)extensions.size();
+      patched.ppEnabledExtensionNames = extensions.data();
+      note += " and VK_KHR_get_physical_device_properties2 enabled";
+    }
   }
   VkResult r = create(&patched, allocator, out);
-  if (r != VK_SUCCESS && patched.pApplicationInfo != info->pApplicationInfo) {
+  if (r != VK_SUCCESS && (patched.pApplicationInfo != info->pApplicationInfo || patched.ppEnabledExtensionNames != info->ppEnabledExtensionNames)) {
     note.clear();
     r = create(info, allocator, out);
     asked = VK_API_VERSION_1_0;
@@ -105,6 +116,9 @@ static VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateInstance(const VkInstanceCreate
   state->instance = *out;
   state->apiVersion = asked;
   state->apiVersionNote = note;
+  state->appApiVersion = info->pApplicationInfo && info->pApplicationInfo->apiVersion ? info->pApplicationInfo->apiVersion : VK_API_VERSION_1_0;
+  for (uint32_t i = 0; i < info->enabledExtensionCount; i++)
+    if (!strcmp(info->ppEnabledExtensionNames[i], VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME)) state->appEnabledProperties2 = true;
   loadInstanceDispatch(state->d, gipa, *out);
   std::unique_lock<std::shared_mutex> guard(gRegistryLock);
   gInstances[dispatchKey(*out)] = state;

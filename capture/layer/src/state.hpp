@@ -25,6 +25,9 @@ struct InstanceState {
   VkInstance instance = VK_NULL_HANDLE;
   InstanceDispatch d;
   uint32_t apiVersion = VK_API_VERSION_1_0;
+  /** The version the app asked for: the loader answers extended device queries by it (1.0: emulated, extension structs dropped). */
+  uint32_t appApiVersion = VK_API_VERSION_1_0;
+  bool appEnabledProperties2 = false;
   /** What the layer changed at vkCreateInstance (reported in the trace). */
   std::string apiVersionNote;
 };
