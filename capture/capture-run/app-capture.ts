@@ -159,7 +159,14 @@ async function convertCapture(
 /** Without --exit-after the app goes on after the capture; the CLI keeps serving its layer until it exits. */
 async function waitForApp(app: AppProcess, exitAfter: boolean, say: (text: string) => void): Promise<void> {
   if (!app.running) return;
-  if (!exitAfter) say('the app is still running; close it to finish (or use --exit-after next time)');
+  // Most apps that exit by themselves do so right after their last frame: only one still running after a moment is named.
+  let grace: NodeJS.Timeout | null = null;
+  const stillRunning = await Promise.race([
+    app.exited.then(() => false),
+    new Promise<boolean>((resolvePromise) => (grace = setTimeout(() => resolvePromise(true), 2000))),
+  ]);
+  if (grace !== null) clearTimeout(grace);
+  if (stillRunning && !exitAfter) say('the app is still running; close it to finish (or use --exit-after next time)');
   await app.exited;
 }
 

@@ -127,8 +127,8 @@ static bool startCapture(DeviceState *device, VkQueue queue) {
   }
   c.started = true;
   if (c.warmup) return true;
-  device->client->event("{\"event\": \"capture-started\", \"frame\": " + std::to_string(device->presents + 1) + ", \"frames\": " +
-                        std::to_string(device->presents) + "}");
+  std::string frame = settings().submitMode ? "null" : std::to_string(device->presents + 1);  // submits: the CLI names its range
+  device->client->event("{\"event\": \"capture-started\", \"frame\": " + frame + ", \"frames\": " + std::to_string(device->presents) + "}");
   return true;
 }
 
