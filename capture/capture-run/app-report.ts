@@ -59,10 +59,14 @@ export function captureSummary(s: SummaryInput): string {
     `wrote ${s.output} (${formatBytes(s.size)}): ${app}, ${describeSelection(s.selection)}, on ${oneLine(s.header.device.name)}`,
     `  ${s.header.draws.length.toLocaleString('en-US')} draws, ${s.warpCount.toLocaleString('en-US')} warps, ` +
       `${c.recordsKept.toLocaleString('en-US')} records kept, ${dropped.toLocaleString('en-US')} dropped` +
-      (dropped > 0 ? ` (the buffer holds ${c.bufferCapacity.toLocaleString('en-US')}; raise --capacity)` : ''),
+      (dropped > 0
+        ? ` (the buffer holds ${c.bufferCapacity.toLocaleString('en-US')}; the frame needs --capacity ${c.recordsWritten.toLocaleString('en-US')} or more, ${Math.ceil((c.recordsWritten * 32) / 2 ** 20).toLocaleString('en-US')} MiB)`
+        : ''),
     `  calibration ${c.calibration.method}, SMs aligned: ${c.calibration.alignedAcrossSms ? 'yes' : 'NO'}`,
     `  shaders: ${s.stats.instrumented} instrumented, ${s.stats.cacheHits} from the cache, ${s.stats.refused} refused`,
   ];
+  const sampleFs = s.selection.sampleFs ?? null;
+  if (sampleFs !== null && sampleFs > 1) lines.push(`  fragment warps sampled: one in ${sampleFs} records (FS warp counts are ~1/${sampleFs} of the real ones; their times are real)`);
   if (s.progress.skipped.length > 0) {
     lines.push(`  not traced (${s.progress.skipped.length}; their warps are missing):`);
     for (const item of s.progress.skipped.slice(0, SKIPPED_LISTED)) lines.push(`    ${oneLine(item.what)}: ${oneLine(item.why)}`);
