@@ -270,7 +270,10 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBeginRenderPass(VkCommandBuffer cb, co
   cs->device->cmd.CmdBeginRenderPass(cb, info, contents);
   if (!cs->shadow) return;
   cs->device->cmd.CmdBeginRenderPass(cs->shadow, info, contents);
-  beginPass(cs, UINT32_MAX, false);
+  uint32_t colours = UINT32_MAX;
+  bool depth = false;
+  renderPassTargets(cs->device, info->renderPass, colours, depth);
+  beginPass(cs, colours, depth);
 }
 
 #define WTL_BEGIN_RENDER_PASS2(name, forward)                                                                              \
@@ -280,7 +283,10 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBeginRenderPass(VkCommandBuffer cb, co
     cs->device->cmd.forward(cb, info, subpass);                                                                         \
     if (!cs->shadow) return;                                                                                            \
     cs->device->cmd.forward(cs->shadow, info, subpass);                                                                 \
-    beginPass(cs, UINT32_MAX, false);                                                                                   \
+    uint32_t colours = UINT32_MAX;                                                                                      \
+    bool depth = false;                                                                                                 \
+    renderPassTargets(cs->device, info->renderPass, colours, depth);                                                   \
+    beginPass(cs, colours, depth);                                                                                      \
   }
 WTL_BEGIN_RENDER_PASS2(vkCmdBeginRenderPass2, CmdBeginRenderPass2)
 WTL_BEGIN_RENDER_PASS2(vkCmdBeginRenderPass2KHR, CmdBeginRenderPass2KHR)

@@ -248,6 +248,11 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateDevice(VkPhysicalDevice physical, cons
   loadDeviceDispatch(device->d, gdpa, *out);
   loadCommandTable(device->cmd, gdpa, *out);
   device->untracked.device = device;
+  uint32_t families = 0;
+  instance->d.GetPhysicalDeviceQueueFamilyProperties(physical, &families, nullptr);
+  std::vector<VkQueueFamilyProperties> familyProps(families);
+  instance->d.GetPhysicalDeviceQueueFamilyProperties(physical, &families, familyProps.data());
+  for (const auto &f : familyProps) device->familyFlags.push_back(f.queueFlags);
   registerDevice(device);
   if (!patchFailure.empty()) {
     device->client.reset(new InstrumentClient(settings().socketPath));

@@ -28,6 +28,10 @@
   X(QueueSubmit2KHR)                 \
   X(QueuePresentKHR)                 \
   X(CreateSwapchainKHR)              \
+  X(CreateRenderPass)                \
+  X(CreateRenderPass2)               \
+  X(CreateRenderPass2KHR)            \
+  X(DestroyRenderPass)               \
   X(DestroySwapchainKHR)             \
   X(GetSwapchainImagesKHR)           \
   X(QueueWaitIdle)                   \

@@ -232,14 +232,22 @@ static bool submitIsCaptured(DeviceState *device, VkQueue queue, uint64_t submit
   }
   if (!c.started) {
     auto it = device->queueFamilies.find(queue);
+    uint32_t family = it == device->queueFamilies.end() ? 0 : it->second;
+    bool graphics = family < device->familyFlags.size() && (device->familyFlags[family] & VK_QUEUE_GRAPHICS_BIT);
+    // A frame is traced on its graphics queue: async compute or transfer submitted before it runs untraced (apps that
+    // never present are captured on whatever queue submits first).
+    if (!graphics && !s.submitMode) {
+      c.notTraced.push_back("a submit on queue family " + std::to_string(family) + " (no graphics): only the graphics queue is traced");
+      return false;
+    }
     c.queue = queue;
-    c.family = it == device->queueFamilies.end() ? 0 : it->second;
+    c.family = family;
     c.warmup = warmup;
     if (!startCapture(device, queue)) return false;
     if (!warmup) frameTimingBegin(device, queue);  // after the prologue: the frame's own work only
   }
   if (queue != c.queue) {
-    c.notTraced.push_back("a submit on another queue: only the first queue submitting in the captured frame is traced");
+    c.notTraced.push_back("a submit on another queue: only the traced queue's submits are traced");
     return false;
   }
   return true;

@@ -12,6 +12,10 @@
   X(vkQueueSubmit2KHR)               \
   X(vkQueuePresentKHR)               \
   X(vkCreateSwapchainKHR)            \
+  X(vkCreateRenderPass)              \
+  X(vkCreateRenderPass2)             \
+  X(vkCreateRenderPass2KHR)          \
+  X(vkDestroyRenderPass)             \
   X(vkDestroySwapchainKHR)           \
   X(vkGetSwapchainImagesKHR)         \
   X(vkCreateShaderModule)            \
@@ -79,6 +83,17 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateSwapchainKHR(VkDevice device, const Vk
                                                        const VkAllocationCallbacks *allocator, VkSwapchainKHR *out);
 VKAPI_ATTR void VKAPI_CALL wl_vkDestroySwapchainKHR(VkDevice device, VkSwapchainKHR swapchain, const VkAllocationCallbacks *allocator);
 VKAPI_ATTR VkResult VKAPI_CALL wl_vkGetSwapchainImagesKHR(VkDevice device, VkSwapchainKHR swapchain, uint32_t *count, VkImage *images);
+
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateRenderPass(VkDevice device, const VkRenderPassCreateInfo *info, const VkAllocationCallbacks *allocator,
+                                                     VkRenderPass *out);
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateRenderPass2(VkDevice device, const VkRenderPassCreateInfo2 *info,
+                                                      const VkAllocationCallbacks *allocator, VkRenderPass *out);
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateRenderPass2KHR(VkDevice device, const VkRenderPassCreateInfo2 *info,
+                                                         const VkAllocationCallbacks *allocator, VkRenderPass *out);
+VKAPI_ATTR void VKAPI_CALL wl_vkDestroyRenderPass(VkDevice device, VkRenderPass pass, const VkAllocationCallbacks *allocator);
+
+/** The first subpass's colour attachments and depth of a render pass the app created; false if unknown. */
+bool renderPassTargets(DeviceState *device, VkRenderPass pass, uint32_t &colours, bool &depth);
 
 /** Copies the image a present shows into WARPTRACE_IMAGE (waiting for the present's semaphores); false with why. */
 bool writePresentedImage(DeviceState *device, VkQueue queue, const VkPresentInfoKHR *info, std::string &why);

@@ -187,6 +187,9 @@ struct DeviceState {
   std::unordered_map<VkQueue, uint32_t> queueFamilies;
   std::unordered_map<VkCommandPool, PoolState> pools;
   std::unordered_map<VkSwapchainKHR, SwapchainState> swapchains;
+  /** Per render pass: colour attachments and depth of its first subpass, for RenderDoc-style pass names. */
+  std::unordered_map<VkRenderPass, std::pair<uint32_t, bool>> renderPasses;
+  std::vector<VkQueueFlags> familyFlags;  // by queue family index
   bool imageWritten = false;
   std::vector<uint32_t> freeSlots;
   uint32_t nextSlot = 0;

@@ -1,0 +1,62 @@
+// Render passes: what the first subpass writes (colour targets, depth), so a
+// pass without a debug label gets RenderDoc's name ("Colour Pass #2 (2 Targets
+// + Depth)", "Depth-only Pass #1").
+#include "hooks.hpp"
+
+namespace wtl {
+
+static void remember(DeviceState *device, VkRenderPass pass, uint32_t colours, bool depth) {
+  std::lock_guard<std::mutex> guard(device->lock);
+  device->renderPasses[pass] = {colours, depth};
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateRenderPass(VkDevice handle, const VkRenderPassCreateInfo *info, const VkAllocationCallbacks *allocator,
+                                                     VkRenderPass *out) {
+  DeviceState *device = findDevice(dispatchKey(handle));
+  VkResult r = device->d.CreateRenderPass(handle, info, allocator, out);
+  if (r == VK_SUCCESS && info->subpassCount > 0)
+    remember(device, *out, info->pSubpasses[0].colorAttachmentCount, info->pSubpasses[0].pDepthStencilAttachment != nullptr &&
+                                                                         info->pSubpasses[0].pDepthStencilAttachment->attachment != VK_ATTACHMENT_UNUSED);
+  return r;
+}
+
+static VkResult createRenderPass2(DeviceState *device, PFN_vkCreateRenderPass2 next, VkDevice handle, const VkRenderPassCreateInfo2 *info,
+                                  const VkAllocationCallbacks *allocator, VkRenderPass *out) {
+  VkResult r = next(handle, info, allocator, out);
+  if (r == VK_SUCCESS && info->subpassCount > 0)
+    remember(device, *out, info->pSubpasses[0].colorAttachmentCount, info->pSubpasses[0].pDepthStencilAttachment != nullptr &&
+                                                                         info->pSubpasses[0].pDepthStencilAttachment->attachment != VK_ATTACHMENT_UNUSED);
+  return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateRenderPass2(VkDevice handle, const VkRenderPassCreateInfo2 *info,
+                                                      const VkAllocationCallbacks *allocator, VkRenderPass *out) {
+  DeviceState *device = findDevice(dispatchKey(handle));
+  return createRenderPass2(device, device->d.CreateRenderPass2, handle, info, allocator, out);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateRenderPass2KHR(VkDevice handle, const VkRenderPassCreateInfo2 *info,
+                                                         const VkAllocationCallbacks *allocator, VkRenderPass *out) {
+  DeviceState *device = findDevice(dispatchKey(handle));
+  return createRenderPass2(device, device->d.CreateRenderPass2KHR, handle, info, allocator, out);
+}
+
+VKAPI_ATTR void VKAPI_CALL wl_vkDestroyRenderPass(VkDevice handle, VkRenderPass pass, const VkAllocationCallbacks *allocator) {
+  DeviceState *device = findDevice(dispatchKey(handle));
+  {
+    std::lock_guard<std::mutex> guard(device->lock);
+    device->renderPasses.erase(pass);
+  }
+  device->d.DestroyRenderPass(handle, pass, allocator);
+}
+
+bool renderPassTargets(DeviceState *device, VkRenderPass pass, uint32_t &colours, bool &depth) {
+  std::lock_guard<std::mutex> guard(device->lock);
+  auto it = device->renderPasses.find(pass);
+  if (it == device->renderPasses.end()) return false;
+  colours = it->second.first;
+  depth = it->second.second;
+  return true;
+}
+
+}  // namespace wtl
