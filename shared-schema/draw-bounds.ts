@@ -66,6 +66,25 @@ export function drawBoundsTicks(gpuBeginNs: readonly (number | null)[], gpuEndNs
 export interface DrawCheck {
   readonly bounds: DrawBoundsTicks;
   readonly toleranceTicks: number;
+  /** Stage codes (bit = code) checked against the capture start instead of their draw's begin (see binnedStagesOf). */
+  readonly binnedStages: number;
+}
+
+/**
+ * Stages whose warps may run before their draw's begin timestamp, by driver.
+ * llvmpipe (lavapipe) runs the vertex pipeline when it bins a draw into a
+ * scene, and writes timestamps when its rasterizer reaches them: a draw's
+ * vertex, tessellation and geometry warps precede its begin timestamp (by
+ * 225 µs in a renderheadless capture), though never the capture's start.
+ */
+export function binnedStagesOf(driverName: string): number {
+  return driverName === 'llvmpipe' ? 0b1111 : 0;
+}
+
+/** The lower bound (ticks) of a warp of draw d and this stage: the draw's, or the capture start (0) for binned stages. */
+export function lowerBoundOf(bounds: DrawBoundsTicks, d: number, stage: number, binnedStages: number): number {
+  const lower = bounds.lower[d] as number;
+  return (binnedStages >>> stage) & 1 && lower !== -Infinity ? Math.min(lower, 0) : lower;
 }
 
 /** The draws' bounds in memory the workers share (`allocate`), with the tolerance in ticks; null when no draw has timestamps. */
@@ -74,6 +93,7 @@ export function drawCheckOf(
   gpuEndNs: readonly (number | null)[],
   allocate: Pick<ColumnAllocator, 'f64'>,
   toleranceNs: number = DRAW_BOUNDS_TOLERANCE_NS,
+  binnedStages = 0,
 ): DrawCheck | null {
   const bounds = drawBoundsTicks(gpuBeginNs, gpuEndNs);
   if (bounds === null) return null;
@@ -82,7 +102,7 @@ export function drawCheckOf(
     out.set(column);
     return out;
   };
-  return { bounds: { lower: share(bounds.lower), upper: share(bounds.upper) }, toleranceTicks: toleranceNs * TICKS_PER_NS };
+  return { bounds: { lower: share(bounds.lower), upper: share(bounds.upper) }, toleranceTicks: toleranceNs * TICKS_PER_NS, binnedStages };
 }
 
 /** What a check over some rows found: [checked, outside, worst excess ticks, its draw] (segment-lines.ts tallies inline, the same way). */
@@ -95,8 +115,17 @@ export function newTally(): Float64Array {
  * tally. The worst excess keeps the lowest draw at a tie, so tallies of any
  * split of the rows merge to the same result.
  */
-export function tallyWarp(bounds: DrawBoundsTicks, tally: Float64Array, d: number, startTicks: number, endTicks: number, toleranceTicks: number): void {
-  const lower = bounds.lower[d] as number;
+export function tallyWarp(
+  bounds: DrawBoundsTicks,
+  tally: Float64Array,
+  d: number,
+  startTicks: number,
+  endTicks: number,
+  toleranceTicks: number,
+  stage = 0,
+  binnedStages = 0,
+): void {
+  const lower = lowerBoundOf(bounds, d, stage, binnedStages);
   if (lower === -Infinity) return;
   const excess = Math.max(lower - startTicks, endTicks - (bounds.upper[d] as number));
   tally[0] = (tally[0] as number) + 1;

@@ -29,6 +29,8 @@ export interface RawMetadata {
    * bases are shared or nothing was checked.
    */
   readonly timestampUncertaintyNs: number;
+  /** The driver's name (VkPhysicalDeviceDriverProperties), '' when not given. */
+  readonly driverName: string;
 }
 
 const KINDS: readonly DrawKind[] = ['draw', 'dispatch', 'trace-rays'];
@@ -71,6 +73,7 @@ export function readMetadata(bytes: Uint8Array): RawMetadata {
     timestampPeriodNs: positive('timestampPeriodNs', 1),
     smClockRateHz: rate,
     timestampUncertaintyNs: timestampUncertaintyOf(root['clockCheck'], 'metadata.clockCheck'),
+    driverName: readOptionalString(device, 'driverName', 'metadata.device', ''),
   };
 }
 

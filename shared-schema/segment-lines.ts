@@ -4,10 +4,10 @@
  * its draw's timestamps on the way (draw-bounds.ts).
  */
 import type { Line, SegmentFit } from './clock-fit.js';
-import { newTally, type DrawCheck } from './draw-bounds.js';
+import { lowerBoundOf, newTally, type DrawCheck } from './draw-bounds.js';
 import { TICKS_PER_NS } from './model.js';
 import { cycleDurationOfRecord, placeRow, type PlacedRows } from './raw-canonical.js';
-import { RECORD_WORDS, RecordWord } from './raw-layout.js';
+import { PackedIds, RECORD_WORDS, RecordWord } from './raw-layout.js';
 import type { ClockRows, PlacedFit } from './sm-clock.js';
 
 /**
@@ -98,6 +98,7 @@ export function placeSegments(
   const lower = drawCheck?.bounds.lower ?? null;
   const upper = drawCheck?.bounds.upper ?? null;
   const tolerance = drawCheck?.toleranceTicks ?? 0;
+  const binned = drawCheck?.binnedStages ?? 0;
   let checked = 0;
   let outside = 0;
   let worst = -Infinity;
@@ -125,7 +126,8 @@ export function placeSegments(
       if (st < minStartTicks) minStartTicks = st;
       if (lower === null) continue;
       const d = words[i * RECORD_WORDS + RecordWord.DRAW_ID] as number;
-      const from = lower[d] as number;
+      const stage = ((words[i * RECORD_WORDS + RecordWord.PACKED_IDS] as number) >>> PackedIds.STAGE_SHIFT) & PackedIds.STAGE_MASK;
+      const from = binned === 0 ? (lower[d] as number) : lowerBoundOf(drawCheck!.bounds, d, stage, binned);
       if (from === -Infinity) continue;
       // As tallyWarp (draw-bounds.ts): the lowest draw keeps a tie, so any split of the rows tallies the same.
       const excess = Math.max(from - st, st + (durationTicks[i] as number) - ((upper as Float64Array)[d] as number));

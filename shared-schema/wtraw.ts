@@ -6,7 +6,7 @@
  */
 import { calibrateGrouped, deviceClockMap, type CalibratedTimes, type ClockMode } from './calibrate.js';
 import { withDrawBounds } from './calibration-record.js';
-import { drawBoundsToleranceNs, drawCheckOf, newTally, tallyWarp } from './draw-bounds.js';
+import { binnedStagesOf, drawBoundsToleranceNs, drawCheckOf, newTally, tallyWarp } from './draw-bounds.js';
 import { perSmFitPhases } from './per-sm-fit.js';
 import { runPhases, type ChunkReport, type PhaseProgram } from './phase-worker.js';
 import { mergeTasks } from './row-sort.js';
@@ -313,7 +313,7 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
   let scratch: OrderRows;
   // Warps are checked against their draws' timestamps where they are placed (unless SMs are rebased: no common time base).
   const drawToleranceNs = drawBoundsToleranceNs(parsed.meta.timestampUncertaintyNs);
-  const drawCheck = mode === 'sm-clock-rebased' ? null : drawCheckOf(parsed.gpuBegin, parsed.gpuEnd, allocate, drawToleranceNs);
+  const drawCheck = mode === 'sm-clock-rebased' ? null : drawCheckOf(parsed.gpuBegin, parsed.gpuEnd, allocate, drawToleranceNs, binnedStagesOf(parsed.meta.driverName));
   let drawTally: Float64Array | null = null;
   if (mode === 'per-sm-fit') {
     const fit = deviceClockMap(clocks, n, records.deviceLoOr);
@@ -329,6 +329,7 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
     // Without both clocks there is nothing to fit: a few passes, done here.
     const column = (word: number) => recordColumn(out, word, 0, n);
     const draw = column(RecordWord.DRAW_ID);
+    const packed = column(RecordWord.PACKED_IDS);
     const { startNs, endNs, cycleStart, cycleDuration: _, ...own } = calibrateGrouped({ ...clocks, mode, groups, clockStartLo: column(RecordWord.CLOCK_START), clockEndLo: column(RecordWord.CLOCK_END), deviceLo: new Uint32Array(0), draw });
     calibration = () => own;
     rateHz = own.smClockRateHz;
@@ -338,7 +339,10 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
       if (!placeRow(placed, i, startNs[i] as number, endNs[i] as number)) rejectPlacedRow(i, startNs[i] as number, endNs[i] as number);
       const st = placed.startTicks[i] as number;
       minStartTicks = Math.min(minStartTicks, st);
-      if (drawCheck !== null) tallyWarp(drawCheck.bounds, drawTally as Float64Array, draw[i] as number, st, st + (placed.durationTicks[i] as number), drawCheck.toleranceTicks);
+      if (drawCheck !== null) {
+        const stage = ((packed[i] as number) >>> PackedIds.STAGE_SHIFT) & PackedIds.STAGE_MASK;
+        tallyWarp(drawCheck.bounds, drawTally as Float64Array, draw[i] as number, st, st + (placed.durationTicks[i] as number), drawCheck.toleranceTicks, stage, drawCheck.binnedStages);
+      }
     }
     scratch = allocOrderRows(n, allocate);
   }

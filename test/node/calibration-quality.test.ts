@@ -202,3 +202,38 @@ test('timestamps moved into the device clock base by an imprecise clock check: t
     (e: unknown) => e instanceof TraceFormatError && e.field === 'metadata.clockCheck.bracketNs.median',
   );
 });
+
+test('llvmpipe runs the vertex pipeline when it bins a draw, before the draw\'s begin timestamp: only those stages may precede it', () => {
+  // Draw 0: vertex warps at 100-150 µs, its timestamps written at 290-295 µs (when the rasterizer reached them); draw 1: fragment warps.
+  const phases: Phase[] = [
+    { sms: GRAPHICS_SMS, fromNs: 100_000, toNs: 150_000, warpsPerSm: 400, meanNs: 300, stage: 0 },
+    { sms: GRAPHICS_SMS, fromNs: 300_000, toNs: 600_000, warpsPerSm: 3000, meanNs: 300, stage: 4 },
+  ];
+  const truth = phasedTrace(phases);
+  const late = (fragmentsLate: boolean): Trace => ({
+    ...truth,
+    // Fragment warps late: every begin timestamp of draws 0..1 after the first fragment warps (the bound is the earliest of them).
+    draws: truth.draws.map((d) =>
+      d.index === 0
+        ? { ...d, gpuBeginNs: fragmentsLate ? 400_000 : 290_000, gpuEndNs: fragmentsLate ? 405_000 : 295_000 }
+        : { ...d, gpuBeginNs: fragmentsLate ? (d.gpuBeginNs as number) + 100_000 : d.gpuBeginNs },
+    ),
+  });
+  const decodeOn = (trace: Trace, driverName: string) => {
+    const raw = rawCaptureOf(trace, H100_CLOCKS).raw;
+    const metadata = raw.metadata as { device: object };
+    return decodeWtraw(encodeWtraw({ ...raw, metadata: { ...metadata, device: { ...metadata.device, driverName } } })).capture.calibration;
+  };
+  // Elsewhere a warp that long before its draw's begin means the clocks disagree.
+  const nvidia = decodeOn(late(false), 'NVIDIA');
+  assert.equal(nvidia.alignedAcrossSms, false);
+  assert.equal(nvidia.drawBounds!.worstDraw, 0);
+  // On llvmpipe the vertex warps are checked against the capture start (and their draw's end): aligned.
+  const llvmpipe = decodeOn(late(false), 'llvmpipe');
+  assert.equal(llvmpipe.drawBounds!.outside, 0, JSON.stringify(llvmpipe.drawBounds));
+  assert.equal(llvmpipe.alignedAcrossSms, true);
+  // Fragment warps before their draw's begin are still caught there.
+  const fragments = decodeOn(late(true), 'llvmpipe');
+  assert.equal(fragments.alignedAcrossSms, false);
+  assert.equal(fragments.drawBounds!.worstDraw, 1);
+});

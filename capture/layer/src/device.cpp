@@ -133,6 +133,8 @@ static std::string assumeHiddenCaps(const InstanceState *instance, wtCaps &caps)
   caps.subgroupStages = nvidia ? (VkShaderStageFlags)(VK_SHADER_STAGE_ALL_GRAPHICS | VK_SHADER_STAGE_COMPUTE_BIT)
                                : (VkShaderStageFlags)(VK_SHADER_STAGE_FRAGMENT_BIT | VK_SHADER_STAGE_COMPUTE_BIT);
   if (!caps.subgroupSize) caps.subgroupSize = nvidia ? 32 : 64;
+  // The driver's name is hidden too; the decoder needs llvmpipe's (its timestamps follow its rasterizer).
+  if (!caps.driverName[0] && !strncmp(caps.deviceName, "llvmpipe", 8)) snprintf(caps.driverName, sizeof caps.driverName, "llvmpipe");
   return std::string("the app asked for Vulkan 1.0, so the loader hides extended device properties; the layer assumed both shader "
                      "clocks") + (caps.smBuiltins ? ", SM built-ins (SM count unknown)" : "") + ", subgroup operations in " +
          (nvidia ? "every stage" : "fragment and compute shaders") + " and " + std::to_string(caps.subgroupSize) + "-lane subgroups";
