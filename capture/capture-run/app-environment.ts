@@ -26,6 +26,8 @@ export interface CaptureSelection {
   readonly draws: string | null;
   /** Trace buffer records; null: the layer's default. */
   readonly capacity: number | null;
+  /** One fragment warp in N records (WARPTRACE_SAMPLE_FS); null or absent: every warp. */
+  readonly sampleFs?: number | null;
 }
 
 export interface LayerEnvironmentInput {
@@ -36,7 +38,7 @@ export interface LayerEnvironmentInput {
 }
 
 /** The WARPTRACE_* selection variables; inherited values are dropped so the command line alone decides. */
-const SELECTION_VARIABLES = ['WARPTRACE_FRAME', 'WARPTRACE_SUBMITS', 'WARPTRACE_TRIGGER', 'WARPTRACE_STAGES', 'WARPTRACE_DRAWS', 'WARPTRACE_CAPACITY'] as const;
+const SELECTION_VARIABLES = ['WARPTRACE_FRAME', 'WARPTRACE_SUBMITS', 'WARPTRACE_TRIGGER', 'WARPTRACE_STAGES', 'WARPTRACE_DRAWS', 'WARPTRACE_CAPACITY', 'WARPTRACE_SAMPLE_FS'] as const;
 
 /** `base` (the CLI's environment) with the layer's variables set. */
 export function layerEnvironment(base: NodeJS.ProcessEnv, input: LayerEnvironmentInput): NodeJS.ProcessEnv {
@@ -54,6 +56,7 @@ export function layerEnvironment(base: NodeJS.ProcessEnv, input: LayerEnvironmen
   if (s.stages !== null) env['WARPTRACE_STAGES'] = s.stages.join(',');
   if (s.draws !== null) env['WARPTRACE_DRAWS'] = s.draws;
   if (s.capacity !== null) env['WARPTRACE_CAPACITY'] = String(s.capacity);
+  if (s.sampleFs !== undefined && s.sampleFs !== null) env['WARPTRACE_SAMPLE_FS'] = String(s.sampleFs);
   return env;
 }
 

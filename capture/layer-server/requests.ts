@@ -8,6 +8,7 @@ import {
   CUSTOM_ID_SOURCES,
   DEFAULT_CUSTOM_IDS,
   INSTRUMENTED_STAGES,
+  MAX_SAMPLE_FRAGMENT,
   type CustomIdSource,
   type InstrumentedStage,
   type InstrumentOptions,
@@ -84,6 +85,11 @@ export function readInstrumentRequest(o: Fields): InstrumentRequest {
   const binding = readU32(o, 'binding');
   // The draw-id block sits at binding + 1, which must still be a u32.
   if (binding === 0xffffffff) throw new RequestError('"binding" must leave room for the draw-id block at binding + 1');
+  // Absent: every fragment warp records (the layer sends it only with WARPTRACE_SAMPLE_FS > 1, and only for FS).
+  const sampleFs = field(o, 'sampleFs') ?? 1;
+  if (typeof sampleFs !== 'number' || !Number.isInteger(sampleFs) || sampleFs < 1 || sampleFs > MAX_SAMPLE_FRAGMENT) {
+    throw new RequestError(`"sampleFs" must be a whole number from 1 to ${MAX_SAMPLE_FRAGMENT}`);
+  }
   const options: InstrumentOptions = {
     set,
     binding,
@@ -95,6 +101,8 @@ export function readInstrumentRequest(o: Fields): InstrumentRequest {
     legacySubgroup: 'upgrade',
     discard: 'defer',
     entryPoints: [entryPoint],
+    // Part of the options, so part of the cache key (cacheKey hashes them all): sampled and unsampled modules never mix.
+    sampleFragment: sampleFs,
   };
   return { stage, entryPoint, options };
 }

@@ -14,6 +14,7 @@ import {
   type CustomIdSource,
   type DiscardMode,
   DISCARD_MODES,
+  MAX_SAMPLE_FRAGMENT,
   type InstrumentOptions,
   type InstrumentedStage,
   type LegacySubgroupMode,
@@ -32,6 +33,7 @@ export interface InstrumentFlags {
   readonly legacySubgroup?: string | undefined;
   readonly entry?: readonly string[] | undefined;
   readonly discard?: string | undefined;
+  readonly sampleFs?: string | undefined;
 }
 
 /** util.parseArgs option table for the flags above. */
@@ -47,6 +49,7 @@ export const INSTRUMENT_ARG_OPTIONS = {
   'legacy-subgroup': { type: 'string' },
   entry: { type: 'string', multiple: true },
   discard: { type: 'string' },
+  'sample-fs': { type: 'string' },
 } as const;
 
 export const INSTRUMENT_FLAGS_HELP = `Target (what the device supports; the GLSL library adapts the same way):
@@ -73,6 +76,10 @@ ${(Object.keys(CUSTOM_ID_SOURCES) as CustomIdSource[]).map((s) => `             
                         shader at once, are counted in their warp's record, and are
                         killed after it) | kill (as written: they record nothing, a
                         warp whose lanes all discard writes no record)
+  --sample-fs N         one fragment warp in N writes its record (default 1: all;
+                        up to ${MAX_SAMPLE_FRAGMENT}). Clocks are still read; the others skip
+                        the record code. FS counts are then ~1/N of the real ones;
+                        the sampled warps' times and positions are real
   --entry NAME          instrument only this entry point (repeatable; default all)`;
 
 export class FlagError extends Error {
@@ -103,6 +110,11 @@ export function optionsFromFlags(flags: InstrumentFlags): InstrumentOptions {
   if (flags.discard !== undefined) {
     if (!(DISCARD_MODES as readonly string[]).includes(flags.discard)) throw new FlagError(`--discard takes ${DISCARD_MODES.join(', ')}`);
     patch({ discard: flags.discard as DiscardMode });
+  }
+  if (flags.sampleFs !== undefined) {
+    const n = Number(flags.sampleFs);
+    if (!/^\d+$/.test(flags.sampleFs) || n < 1 || n > MAX_SAMPLE_FRAGMENT) throw new FlagError(`--sample-fs takes a whole number from 1 to ${MAX_SAMPLE_FRAGMENT}, not "${flags.sampleFs}"`);
+    patch({ sampleFragment: n });
   }
   if (flags.stageId !== undefined) {
     const customIds: Record<InstrumentedStage, CustomIdSource> = { ...options.customIds };

@@ -52,6 +52,8 @@ export interface EntryPointReport {
   readonly customId: CustomIdSource;
   /** RecordFlag bits the records carry. */
   readonly flags: number;
+  /** One warp (invocation, without subgroup operations) in N writes its record; 1: all of them. */
+  readonly sampleEvery: number;
 }
 
 export interface InstrumentResult {
@@ -128,6 +130,8 @@ export function instrumentModule(input: SpirvModule, options: InstrumentOptions 
   for (const [i, entry] of entries.entries()) {
     const subgroup = modes[i]!;
     const customId = options.customIds[entry.stage];
+    // Only fragment shaders are sampled: their short, numerous warps are where the record's cost lies.
+    const sampleEvery = entry.stage === 'FS' ? options.sampleFragment : 1;
     const wrapper = emitWrapper(decl, {
       stage: entry.stage,
       originalFunction: entry.functionId,
@@ -142,6 +146,7 @@ export function instrumentModule(input: SpirvModule, options: InstrumentOptions 
       set: options.set,
       binding: options.binding,
       discard: deferred !== null && deferred.functions.has(entry.functionId) ? { flag: deferred.flag, killOpcode: deferred.killOpcode } : null,
+      sampleEvery,
     });
     editor.append(Section.Function, ...wrapper.code);
     editor.addName(wrapper.functionId, `warptrace_${entry.name}`);
@@ -153,11 +158,13 @@ export function instrumentModule(input: SpirvModule, options: InstrumentOptions 
     const added = wrapper.globals.filter((id) => isInterface(id) && !entry.interfaceIds.includes(id));
     editor.replaceEntryPoint(entry.index, wrapper.functionId, [...entry.interfaceIds, ...added]);
     wrappersOf.set(entry.functionId, [...(wrappersOf.get(entry.functionId) ?? []), wrapper.functionId]);
-    reports.push({ name: entry.name, stage: entry.stage, subgroup, smBuiltins, customId, flags: wrapper.flags });
+    reports.push({ name: entry.name, stage: entry.stage, subgroup, smBuiltins, customId, flags: wrapper.flags, sampleEvery });
   }
   retargetExecutionModes(editor, wrappersOf);
   if (editor.version >= spirvVersion(1, 1)) {
-    const text = `${PROCESSED_MARK} ${TOOL_VERSION} set=${options.set} binding=${options.binding}`;
+    // A sampled module says so (a reader of the module alone must not take its counts as complete); others are unchanged by the option.
+    const sampled = reports.some((r) => r.sampleEvery > 1) ? ` sample-fs=${options.sampleFragment}` : '';
+    const text = `${PROCESSED_MARK} ${TOOL_VERSION} set=${options.set} binding=${options.binding}${sampled}`;
     editor.append(Section.DebugProcessed, instruction(Op.ModuleProcessed, encodeString(text)));
   }
 

@@ -66,6 +66,12 @@ export interface InstrumentOptions {
   readonly discard: DiscardMode;
   /** Entry-point names to instrument; null: all of them. */
   readonly entryPoints: readonly string[] | null;
+  /**
+   * Fragment entry points: one warp in N writes its record (1: every warp). The
+   * clocks are still read; unsampled warps skip the ballot, election, atomic and
+   * stores together (see the README's "Sampled fragment records").
+   */
+  readonly sampleFragment: number;
 }
 
 export const TARGETS = {
@@ -110,10 +116,14 @@ export function targetOptions(target: TargetName): InstrumentOptions {
     legacySubgroup: 'upgrade',
     discard: 'defer',
     entryPoints: null,
+    sampleFragment: 1,
   };
 }
 
 export const DEFAULT_OPTIONS: InstrumentOptions = targetOptions('nvidia');
+
+/** Largest --sample-fs: beyond it a capture's few sampled warps say little, and the threshold 2^32 / N keeps 16 bits. */
+export const MAX_SAMPLE_FRAGMENT = 65536;
 
 /** Why a set of options cannot work; null when they can. */
 export function checkOptions(options: InstrumentOptions): string | null {
@@ -121,6 +131,8 @@ export function checkOptions(options: InstrumentOptions): string | null {
   if (!u32(options.set)) return `descriptor set ${options.set} is not a 32-bit unsigned integer`;
   if (!u32(options.binding) || options.binding === 0xffffffff) return `binding ${options.binding} is out of range (the draw-id block needs binding + 1)`;
   if (!options.subgroupClock && !options.deviceClock) return 'at least one clock (subgroup or device) is needed';
+  const n = options.sampleFragment;
+  if (!Number.isInteger(n) || n < 1 || n > MAX_SAMPLE_FRAGMENT) return `fragment sampling ${n} is out of range (1 to ${MAX_SAMPLE_FRAGMENT}: one warp in N records)`;
   for (const stage of INSTRUMENTED_STAGES) {
     const source = options.customIds[stage];
     const allowed: readonly string[] = CUSTOM_ID_SOURCES[source].stages;

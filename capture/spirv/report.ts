@@ -9,7 +9,8 @@ export function describeResult(output: string, result: InstrumentResult, options
   for (const e of result.entryPoints) {
     const record = e.subgroup === 'none' ? 'one record per invocation' : `one record per warp${e.subgroup === 'khr-ballot' ? ' (SPV_KHR_shader_ballot)' : ''}`;
     const clocks = [(e.flags & RecordFlag.SM_CLOCK) !== 0 ? 'SM clock' : null, (e.flags & RecordFlag.DEVICE_CLOCK) !== 0 ? 'device clock' : null].filter((c) => c !== null).join(' + ');
-    lines.push(`  ${e.stage.padEnd(3)} "${e.name}": ${record}, ${clocks}, ${e.smBuiltins ? 'SM id and warp slot' : 'no SM id'}, custom id ${e.customId}`);
+    const sampled = e.sampleEvery > 1 ? ` (sampled: one ${e.subgroup === 'none' ? 'invocation' : 'warp'} in ${e.sampleEvery} records)` : '';
+    lines.push(`  ${e.stage.padEnd(3)} "${e.name}": ${record}${sampled}, ${clocks}, ${e.smBuiltins ? 'SM id and warp slot' : 'no SM id'}, custom id ${e.customId}`);
   }
   for (const note of result.notes) lines.push(`  note: ${note}`);
   return lines.join('\n');

@@ -6,10 +6,12 @@
  *     original_entry();
  *     end = clock(); device = deviceClock();
  *     if (!helper) {                         // fragment shaders only
- *       mask = ballot(true);                 // per warp; per invocation: mask = 1
- *       if (elect()) {
- *         slot = atomicAdd(buf.count, 1);    // Device (QueueFamily) scope, relaxed
- *         if (slot < buf.records.length() / 2) { buf.records[2 slot] = ...; buf.records[2 slot + 1] = ...; }
+ *       if (sampled(start)) {                // fragment with --sample-fs N > 1 only: see ifSampled
+ *         mask = ballot(true);               // per warp; per invocation: mask = 1
+ *         if (elect()) {
+ *           slot = atomicAdd(buf.count, 1);  // Device (QueueFamily) scope, relaxed
+ *           if (slot < buf.records.length() / 2) { buf.records[2 slot] = ...; buf.records[2 slot + 1] = ...; }
+ *         }
  *       }
  *     }
  *     if (discarded) kill;                  // deferred discard (fragment), see discard.ts
@@ -46,6 +48,8 @@ export interface WrapperPlan {
   readonly binding: number;
   /** Deferred discard: the flag the shader sets, and the instruction that ends such lanes after the record. */
   readonly discard: { readonly flag: number; readonly killOpcode: number } | null;
+  /** Fragment only: one warp (or invocation, without subgroup operations) in N writes its record; 1: all. */
+  readonly sampleEvery: number;
 }
 
 export interface Wrapper {
@@ -127,7 +131,8 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
       ),
     );
   };
-  const body = plan.subgroup === 'none' ? () => writeRecord(() => decl.u32(1), () => decl.u32(0)) : perWarp;
+  const record = plan.subgroup === 'none' ? () => writeRecord(() => decl.u32(1), () => decl.u32(0)) : perWarp;
+  const body = fragment && plan.sampleEvery > 1 ? () => ifSampled(g, plan, start, record) : record;
 
   if (fragment) {
     // Helper invocations' stores are discarded: an elected helper would lose the warp's record.
@@ -150,6 +155,58 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
   g.op(Op.Return);
   g.op(Op.FunctionEnd);
   return { functionId, code: g.code, globals: [...g.globals], flags };
+}
+
+/** 2^32: the sampling threshold is a fraction of the 32-bit hash range. */
+const HASH_RANGE = 0x100000000;
+/** 2^32 / golden ratio: spreads the packed pixel over all 32 bits before it is mixed with the clock. */
+const GOLDEN = 0x9e3779b1;
+
+/**
+ * `if (hash(broadcastFirst(start ^ pixel * GOLDEN)) < 2^32 / N) then()`.
+ *
+ * The decision must be the same in every lane, so that an unsampled warp skips
+ * the ballot, election, atomic and stores together (a lane-wise decision would
+ * still run them for any warp with one sampled lane, and split its mask).
+ * The seed is therefore the first active lane's value, broadcast
+ * (OpGroupNonUniformBroadcastFirst, or OpSubgroupFirstInvocationKHR); without
+ * subgroup operations each invocation is its own record and decides alone.
+ * The seed is the start clock (different for every warp and every run: no
+ * fixed set of pixels or draws is favoured) mixed with that lane's pixel, which
+ * keeps warps apart where the clock is coarse (a device clock that ticks every
+ * microsecond would otherwise sample or skip whole tiles of warps together).
+ * A full 32-bit finalizer (lowbias32: xor-shift, multiply) then makes nearby
+ * seeds independent, so regularly spaced start times cannot line up with a
+ * screen pattern. Threshold floor(2^32 / N): a probability within 2^-32 of 1/N.
+ */
+function ifSampled(g: FunctionCode, plan: WrapperPlan, start: number, then: () => void): void {
+  const { decl } = g;
+  const spread = g.value(Op.IMul, decl.uint, fragPixel(g), decl.u32(GOLDEN));
+  const own = g.value(Op.BitwiseXor, decl.uint, start, spread);
+  const seed =
+    plan.subgroup === 'core'
+      ? g.value(Op.GroupNonUniformBroadcastFirst, decl.uint, decl.u32(Scope.Subgroup), own)
+      : plan.subgroup === 'khr-ballot'
+        ? g.value(Op.SubgroupFirstInvocationKHR, decl.uint, own)
+        : own;
+  let h = seed;
+  const xorShift = (bits: number) => (h = g.value(Op.BitwiseXor, decl.uint, h, g.value(Op.ShiftRightLogical, decl.uint, h, decl.u32(bits))));
+  const multiply = (by: number) => (h = g.value(Op.IMul, decl.uint, h, decl.u32(by)));
+  xorShift(16);
+  multiply(0x7feb352d);
+  xorShift(15);
+  multiply(0x846ca68b);
+  xorShift(16);
+  const threshold = Math.floor(HASH_RANGE / plan.sampleEvery);
+  g.ifThen(g.value(Op.ULessThan, decl.bool, h, decl.u32(threshold)), then);
+}
+
+/** The pixel as `uint(gl_FragCoord.x) | uint(gl_FragCoord.y) << 16`. */
+function fragPixel(g: FunctionCode): number {
+  const { decl } = g;
+  const coord = g.load(g.builtin(BuiltIn.FragCoord, 'vec4'));
+  const axis = (i: number) => g.value(Op.ConvertFToU, decl.uint, g.value(Op.CompositeExtract, decl.float, coord, i));
+  return g.value(Op.BitwiseOr, decl.uint, axis(0), g.value(Op.ShiftLeftLogical, decl.uint, axis(1), decl.u32(16)));
 }
 
 function packedIds(g: FunctionCode, plan: WrapperPlan, flags: number): number {
@@ -185,11 +242,8 @@ function customId(g: FunctionCode, source: CustomIdSource): number {
       const yz = g.value(Op.IAdd, decl.uint, c(id, 1), g.value(Op.IMul, decl.uint, c(count, 1), c(id, 2)));
       return g.value(Op.IAdd, decl.uint, c(id, 0), g.value(Op.IMul, decl.uint, c(count, 0), yz));
     }
-    case 'frag-coord': {
-      const coord = g.load(g.builtin(BuiltIn.FragCoord, 'vec4'));
-      const axis = (i: number) => g.value(Op.ConvertFToU, decl.uint, g.value(Op.CompositeExtract, decl.float, coord, i));
-      return g.value(Op.BitwiseOr, decl.uint, axis(0), g.value(Op.ShiftLeftLogical, decl.uint, axis(1), decl.u32(16)));
-    }
+    case 'frag-coord':
+      return fragPixel(g);
   }
 }
 

@@ -62,7 +62,7 @@ setInterval(() => {}, 1000);`,
   );
   const out = join(dir, 'out.wtrace');
   const raw = join(dir, 'kept.wtraw');
-  const r = run(['capture', '--exit-after', '--frame', '5', '--stages', 'fs,VS', '--draws', 'GBuffer*', '--raw', raw, '-o', out, '--', process.execPath, app, '--help']);
+  const r = run(['capture', '--exit-after', '--frame', '5', '--stages', 'fs,VS', '--draws', 'GBuffer*', '--sample-fs', '8', '--raw', raw, '-o', out, '--', process.execPath, app, '--help']);
   assert.equal(r.code, 0, r.err);
   assert.equal(existsSync(marker), true, 'the app got SIGTERM');
   const expected = wtrawToWtrace(new Uint8Array(readFileSync(sampleRaw)));
@@ -73,6 +73,7 @@ setInterval(() => {}, 1000);`,
   assert.match(r.out, /^wrote .*out\.wtrace \(.*\): fake-app, frame 5, on /);
   assert.match(r.out, /records kept, [\d,]+ dropped/);
   assert.match(r.out, /calibration \S+, SMs aligned: (yes|NO)/);
+  assert.match(r.out, /fragment warps sampled: one in 8 records \(FS warp counts are ~1\/8 of the real ones/);
   assert.match(r.out, /not traced \(1; their warps are missing\):\n {4}pipeline 0xbeef: mesh shaders are not traced/);
   assert.doesNotMatch(r.out, /fake app/);
   assert.match(r.err, /fake app: frame rendered/);
@@ -84,6 +85,7 @@ setInterval(() => {}, 1000);`,
   assert.equal(env['WARPTRACE_FRAME'], '5');
   assert.equal(env['WARPTRACE_STAGES'], 'vs,fs');
   assert.equal(env['WARPTRACE_DRAWS'], 'GBuffer*');
+  assert.equal(env['WARPTRACE_SAMPLE_FS'], '8');
   assert.equal(env['WARPTRACE_OUTPUT'], raw);
   assert.equal(env['WARPTRACE_SUBMITS'], undefined);
 });
@@ -125,6 +127,8 @@ test('usage errors exit 2', () => {
     [['capture', '-o', 'x.wtrace', '--submits', '5..2', '--', 'x'], /--submits needs N <= M/],
     [['capture', '-o', 'x.wtrace', '--stages', 'vs,ms', '--', 'x'], /--stages takes/],
     [['capture', '-o', 'x.wtrace', '--timeout', 'soon', '--', 'x'], /--timeout needs a whole number/],
+    [['capture', '-o', 'x.wtrace', '--sample-fs', '0', '--', 'x'], /--sample-fs needs a whole number from 1 to 65536, got "0"/],
+    [['capture', '-o', 'x.wtrace', '--sample-fs', '65537', '--', 'x'], /--sample-fs needs a whole number from 1 to 65536/],
     [['capture', '-o', 'x.wtrace', '--workload', 'aqt', '--', 'x'], /Unknown option '--workload'/],
     [['capture', '-o', 'x.wtrace', 'stray', '--', 'x'], /unexpected argument stray/],
   ];
@@ -147,13 +151,14 @@ test('a program that cannot be started is exit 1', () => {
 
 test('layerEnvironment prepends to the user layers and drops inherited WARPTRACE_ selections', () => {
   const env = layerEnvironment(
-    { VK_ADD_LAYER_PATH: '/opt/layers', VK_INSTANCE_LAYERS: 'VK_LAYER_KHRONOS_validation', WARPTRACE_FRAME: '9', WARPTRACE_DRAWS: 'x', HOME: '/h' },
+    { VK_ADD_LAYER_PATH: '/opt/layers', VK_INSTANCE_LAYERS: 'VK_LAYER_KHRONOS_validation', WARPTRACE_FRAME: '9', WARPTRACE_DRAWS: 'x', WARPTRACE_SAMPLE_FS: '4', HOME: '/h' },
     { manifestDir: '/build/layer', socketPath: '/tmp/s.sock', rawOutput: '/tmp/c.wtraw', selection: { frame: null, submits: { first: 1, last: 3 }, trigger: null, stages: null, draws: null, capacity: 1024 } },
   );
   assert.equal(env['VK_ADD_LAYER_PATH'], '/build/layer:/opt/layers');
   assert.equal(env['VK_INSTANCE_LAYERS'], 'VK_LAYER_WARPTRACE_capture:VK_LAYER_KHRONOS_validation');
   assert.equal(env['WARPTRACE_FRAME'], undefined);
   assert.equal(env['WARPTRACE_DRAWS'], undefined);
+  assert.equal(env['WARPTRACE_SAMPLE_FS'], undefined, 'an inherited sampling rate does not leak into the capture');
   assert.equal(env['WARPTRACE_SUBMITS'], '1..3');
   assert.equal(env['WARPTRACE_CAPACITY'], '1024');
   assert.equal(env['WARPTRACE_SOCKET'], '/tmp/s.sock');

@@ -14,7 +14,7 @@ import { FrameReader, FramingError, HEADER_BYTES, MAX_JSON_BYTES, MAX_PAYLOAD_BY
 import type { HelloInfo, LayerEvent } from '../../capture/layer-server/requests.js';
 import { instrumentSpirv } from '../../capture/spirv/instrument.js';
 import { DEFAULT_CUSTOM_IDS, type InstrumentOptions } from '../../capture/spirv/options.js';
-import { compileCorpusFile } from './spirv-tools.js';
+import { compileCorpusFile, spirvVal, validationEnv } from './spirv-tools.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'warptrace-layer-server-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -32,7 +32,7 @@ function request(stage: string, extra: Record<string, unknown> = {}): Record<str
 }
 
 /** The options the server must build from request(stage, extra). */
-function expectedOptions(fsCustomId: 'primitive-id' | 'frag-coord' = 'primitive-id', set = 7): InstrumentOptions {
+function expectedOptions(fsCustomId: 'primitive-id' | 'frag-coord' = 'primitive-id', set = 7, sampleFragment = 1): InstrumentOptions {
   return {
     set,
     binding: 0,
@@ -44,6 +44,7 @@ function expectedOptions(fsCustomId: 'primitive-id' | 'frag-coord' = 'primitive-
     legacySubgroup: 'upgrade',
     discard: 'defer',
     entryPoints: ['main'],
+    sampleFragment,
   };
 }
 
@@ -96,6 +97,24 @@ test('fsCustomId frag-coord reaches the instrumenter; other customIds stay the d
     const prim = await client.request('instrument', request('FS'), fragment);
     assert.deepEqual(prim.payload, instrumentSpirv(fragment, expectedOptions('primitive-id')).bytes);
     assert.notDeepEqual(prim.payload, frag.payload);
+    client.close();
+  });
+});
+
+test('sampleFs reaches the instrumenter: a sampled FS module differs from the unsampled one, validates, and has its own cache key', async () => {
+  await withServer(null, async (server) => {
+    const client = await LayerClient.connect(server.socketPath);
+    const all = await client.request('instrument', request('FS'), fragment);
+    const sampled = await client.request('instrument', request('FS', { sampleFs: 8 }), fragment);
+    assert.equal(sampled.status, 0, JSON.stringify(sampled.json));
+    assert.equal(sampled.json['cached'], false, 'not served from the unsampled entry');
+    assert.deepEqual(sampled.payload, instrumentSpirv(fragment, expectedOptions('primitive-id', 7, 8)).bytes);
+    assert.notDeepEqual(sampled.payload, all.payload);
+    assert.equal(await spirvVal(sampled.payload, validationEnv('1.3')), null);
+    // sampleFs 1 is the default; the option touches fragment shaders only.
+    assert.deepEqual((await client.request('instrument', request('FS', { sampleFs: 1 }), fragment)).payload, all.payload);
+    const vs = await client.request('instrument', request('VS', { sampleFs: 8 }), vertex);
+    assert.deepEqual(vs.payload, instrumentSpirv(vertex, expectedOptions()).bytes);
     client.close();
   });
 });
@@ -182,6 +201,10 @@ test('malformed request JSON is a protocol error (status 2) that keeps the conne
       ['smBuiltins', request('VS', { smBuiltins: 'yes' })],
       ['subgroupStages', request('VS', { subgroupStages: 'FS' })],
       ['fsCustomId', request('FS', { fsCustomId: 'vertex-index' })],
+      ['sampleFs', request('FS', { sampleFs: 0 })],
+      ['sampleFs', request('FS', { sampleFs: 65537 })],
+      ['sampleFs', request('FS', { sampleFs: 2.5 })],
+      ['sampleFs', request('FS', { sampleFs: '8' })],
     ];
     for (const [field, json] of cases) {
       const r = await client.request('instrument', json, vertex);

@@ -8,6 +8,7 @@ import { DEFAULT_TIMEOUT_SECONDS, captureApp } from '../../capture-run/app-captu
 import type { CaptureSelection, SubmitRange } from '../../capture-run/app-environment.js';
 import { UsageError, parseCommandArgs, type CliIo } from '../command.js';
 import { checkOutputs } from '../files.js';
+import { MAX_SAMPLE_FRAGMENT } from '../../spirv/options.js';
 
 export const DEFAULT_FRAME = 60;
 const LAYER_STAGES = ['vs', 'tcs', 'tes', 'gs', 'fs', 'cs'] as const;
@@ -17,7 +18,7 @@ const MAX_CAPACITY = 0xffffffff / 32;
 export const APP_CAPTURE_HELP = `App mode: trace an unmodified Vulkan app through the capture layer
 (VK_LAYER_WARPTRACE_capture, built from capture/layer/ into .capture-build/layer):
   warptrace capture -o OUT.wtrace [--frame N | --submits N..M | --trigger FILE]
-                    [--stages vs,fs] [--draws GLOB|A..B] [--exit-after] -- APP ARGS...
+                    [--stages vs,fs] [--draws GLOB|A..B] [--sample-fs N] [--exit-after] -- APP ARGS...
 
 Everything after the first -- is the app's command line. The app runs with the
 layer enabled (VK_ADD_LAYER_PATH, VK_INSTANCE_LAYERS prepended) and asks this
@@ -34,6 +35,10 @@ into OUT. The app's stdout goes to stderr, so stdout carries only the summary.
   --stages LIST          stages to trace, comma-separated: vs,tcs,tes,gs,fs,cs (default all)
   --draws SPEC           draws to trace: a label glob (GBuffer*, * and ?) or an index range A..B
   --capacity RECORDS     trace buffer size in records (default 2097152 = 64 MiB)
+  --sample-fs N          one fragment warp in N writes its record (1..${MAX_SAMPLE_FRAGMENT}; default 1: all),
+                         to cut the cost of tracing: the others still read their clocks
+                         but skip the record. FS warp counts are then ~1/N of the real
+                         ones; the sampled warps' times and positions are real
   --exit-after           end the app (SIGTERM, SIGKILL 3 s later) once the capture is written;
                          without it the command waits for the app to exit
   --timeout SECONDS      end the app and fail when nothing is captured in time
@@ -58,6 +63,7 @@ export async function runAppCapture(own: readonly string[], app: readonly string
     stages: { type: 'string' },
     draws: { type: 'string' },
     capacity: { type: 'string' },
+    'sample-fs': { type: 'string' },
     'exit-after': { type: 'boolean' },
     timeout: { type: 'string' },
     raw: { type: 'string' },
@@ -81,6 +87,7 @@ export async function runAppCapture(own: readonly string[], app: readonly string
     stages: values.stages === undefined ? null : parseStages(values.stages),
     draws: values.draws === undefined ? null : parseDraws(values.draws),
     capacity,
+    sampleFs: values['sample-fs'] === undefined ? null : wholeNumber(values['sample-fs'], '--sample-fs', 1, MAX_SAMPLE_FRAGMENT),
   };
   const timeoutSeconds = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : wholeNumber(values.timeout, '--timeout', 0, 7 * 24 * 3600);
   const force = values.force === true;

@@ -37,7 +37,8 @@ Exit status: 0 ok, 1 bad input, 2 usage error.
 Examples:
   warptrace instrument shader.frag.spv -o shader.frag.traced.spv
   warptrace instrument build/*.spv -o build/traced/ --target lavapipe
-  warptrace instrument terrain.tesc.spv -o t.spv --set 3 --binding 8 --stage-id tcs=invocation-id`,
+  warptrace instrument terrain.tesc.spv -o t.spv --set 3 --binding 8 --stage-id tcs=invocation-id
+  warptrace instrument scene.frag.spv -o scene.frag.traced.spv --sample-fs 8`,
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs(argv, {
       output: { type: 'string', short: 'o' },
@@ -61,6 +62,7 @@ Examples:
         legacySubgroup: values['legacy-subgroup'],
         entry: values.entry,
         discard: values.discard,
+        sampleFs: values['sample-fs'],
       });
     } catch (error) {
       if (error instanceof FlagError) throw new UsageError(error.message);
