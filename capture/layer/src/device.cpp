@@ -189,8 +189,7 @@ static void prepareTracing(DeviceState *device, const VkDeviceCreateInfo *appInf
   }
   device->slotCapacity = device->tracer ? kSlotCapacity : 0;
   device->capture.targetFrame = s.triggerPath.empty() || getenv("WARPTRACE_FRAME") ? s.frame : UINT64_MAX;
-  if (s.drawRange) reportSkipped(device, "--draws " + std::to_string(s.firstDraw) + ".." + std::to_string(s.lastDraw),
-                                 "draw index ranges are not supported by the layer yet (use a label glob); every draw is traced");
+
   device->traceable = device->untraceableWhy.empty();
   if (device->client->connected()) {
     std::string hello = "{\"pid\": " + std::to_string((int)getpid()) + ", \"app\": " + jsonString(program_invocation_short_name) +

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "command_buffers.hpp"
+#include "frame_draws.hpp"
 #include "frame_timing.hpp"
 #include "hooks.hpp"
 #include "tracer_glue.hpp"
@@ -17,62 +18,6 @@ extern "C" char *program_invocation_short_name;
 
 /** One capture per process: a second device (apps probe with throwaway devices) must not overwrite the first's. */
 static std::atomic<bool> gCaptureWritten{false};
-
-static void pushRegion(CaptureState &c, const std::string &label, const char *source) {
-  int32_t parent = c.regionStack.empty() ? -1 : c.regionStack.back();
-  c.regionStack.push_back((int32_t)c.regions.size());
-  c.regions.push_back({label, parent, source});
-}
-
-/** Numbers the draws of one command buffer (and the secondaries it runs) in submission order. */
-static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32_t> &slots, std::vector<uint32_t> &values, int depth) {
-  CaptureState &c = device->capture;
-  for (const RecordedEvent &e : cs->events) {
-    switch (e.kind) {
-      case RecordedEvent::BeginLabel: pushRegion(c, e.text, "debug-label"); break;
-      case RecordedEvent::EndLabel:
-      case RecordedEvent::EndPass:
-        if (!c.regionStack.empty()) c.regionStack.pop_back();
-        break;
-      case RecordedEvent::InsertLabel: c.pendingLabel = e.text; break;
-      case RecordedEvent::BeginPass: {
-        // RenderDoc's names for passes without labels.
-        char name[96];
-        if (e.colorTargets == UINT32_MAX) snprintf(name, sizeof name, "Render Pass #%u", ++c.colourPasses);
-        else if (e.colorTargets > 0)
-          snprintf(name, sizeof name, "Colour Pass #%u (%u Target%s%s)", ++c.colourPasses, e.colorTargets, e.colorTargets == 1 ? "" : "s",
-                   e.depthTarget ? " + Depth" : "");
-        else snprintf(name, sizeof name, "Depth-only Pass #%u", ++c.depthPasses);
-        pushRegion(c, name, "render-pass");
-        break;
-      }
-      case RecordedEvent::Draw: {
-        uint32_t index = (uint32_t)c.draws.size();
-        std::string extra = "\"call\": " + jsonString(e.text) + ", \"pipeline\": " + jsonString(e.pipeline) + ", \"region\": " +
-                            (c.regionStack.empty() ? std::string("null") : std::to_string(c.regionStack.back())) + ", \"params\": {" +
-                            e.params + "}";
-        c.draws.push_back({e.slot, c.pendingLabel.empty() ? e.label : c.pendingLabel, e.drawKind, extra});
-        c.pendingLabel.clear();
-        slots.push_back(e.slot);
-        values.push_back(index);
-        break;
-      }
-      case RecordedEvent::Execute:
-        if (!e.secondary || e.secondary->generation != e.secondaryGeneration || depth >= 4) break;
-        if (!c.walked.insert(e.secondary).second) {
-          // Its draws hold one slot each: the warps of both runs land in the first run's draws.
-          c.notTraced.push_back("a secondary command buffer run twice in the capture: its draws' warps of both runs are merged");
-          break;
-        }
-        walkEvents(device, e.secondary, slots, values, depth + 1);
-        break;
-    }
-  }
-  if (cs->untracedDraws) {
-    c.untracedDraws += cs->untracedDraws;
-    if (!cs->untracedWhy.empty()) c.notTraced.push_back(std::to_string(cs->untracedDraws) + " draw(s): " + cs->untracedWhy);
-  }
-}
 
 static VkCommandBuffer ownCommandBuffer(DeviceState *device) {
   if (!device->capturePool) {
@@ -175,6 +120,9 @@ static void finishCapture(DeviceState *device) {
   device->d.DestroyFence(device->device, fence, nullptr);
   if (r != VK_SUCCESS) return failCapture(device, "the captured frame did not finish (VkResult " + std::to_string((int)r) + ")");
 
+  if (c.skippedDraws)
+    c.notTraced.push_back(std::to_string(c.skippedDraws) + " draws outside --draws " + std::to_string(settings().firstDraw) + ".." +
+                          std::to_string(settings().lastDraw) + ": their warps ran instrumented but wrote no record");
   std::vector<const char *> labels, extras;
   std::vector<wtDrawKind> kinds;
   std::vector<uint32_t> slots;
@@ -267,7 +215,7 @@ static void swapInShadows(DeviceState *device, std::vector<VkCommandBuffer> &buf
       device->capture.notTraced.push_back("a command buffer submitted again within the capture: runs after its first are untraced");
       continue;
     }
-    walkEvents(device, cs, slots, values, 0);
+    numberDraws(device, cs, slots, values);
     cb = cs->shadow;
   }
   if (!slots.empty()) setDrawIdValues(device, slots.data(), values.data(), slots.size());

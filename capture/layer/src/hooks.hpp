@@ -98,6 +98,9 @@ bool renderPassTargets(DeviceState *device, VkRenderPass pass, uint32_t &colours
 /** Copies the image a present shows into WARPTRACE_IMAGE (waiting for the present's semaphores); false with why. */
 bool writePresentedImage(DeviceState *device, VkQueue queue, const VkPresentInfoKHR *info, std::string &why);
 
+/** The layer's wrapper of a render-pass or label vkCmd* (commands_regions.cpp), or null. */
+PFN_vkVoidFunction findRegionCommand(const char *name);
+
 /** The layer's wrapper of a vkCmd* (hand-written or generated), or null. */
 PFN_vkVoidFunction findCommandHook(const char *name);
 

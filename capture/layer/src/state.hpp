@@ -136,6 +136,8 @@ struct CaptureState {
   std::vector<int32_t> regionStack;
   std::string pendingLabel;
   uint32_t colourPasses = 0, depthPasses = 0;
+  uint64_t frameDraws = 0;     // draws of the frame so far, traced or not (the numbering --draws A..B uses)
+  uint32_t skippedDraws = 0;   // outside --draws A..B
   std::vector<std::string> notTraced;  // queues, command buffers, draws the capture left out
   std::unordered_set<const CommandState *> walked;  // command buffers whose draws are numbered in this capture
   uint32_t untracedDraws = 0;

@@ -1,0 +1,86 @@
+// The captured frame's draw list: each submitted command buffer's recorded
+// events walked in submission order (secondaries where they run), giving each
+// draw its index and label, and the frame its nested regions.
+#include <cstdio>
+
+#include "frame_draws.hpp"
+
+namespace wtl {
+
+/** The draw id of a slot whose draw is not traced: the instrumented wrapper writes no record for it (CONTRACT.md). */
+static const uint32_t kNoDrawId = 0xffffffffu;
+
+void pushRegion(CaptureState &c, const std::string &label, const char *source) {
+  int32_t parent = c.regionStack.empty() ? -1 : c.regionStack.back();
+  c.regionStack.push_back((int32_t)c.regions.size());
+  c.regions.push_back({label, parent, source});
+}
+
+/** Numbers the draws of one command buffer (and the secondaries it runs) in submission order. */
+static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32_t> &slots, std::vector<uint32_t> &values, int depth) {
+  CaptureState &c = device->capture;
+  for (const RecordedEvent &e : cs->events) {
+    switch (e.kind) {
+      case RecordedEvent::BeginLabel: pushRegion(c, e.text, "debug-label"); break;
+      case RecordedEvent::EndLabel:
+      case RecordedEvent::EndPass:
+        if (!c.regionStack.empty()) c.regionStack.pop_back();
+        break;
+      case RecordedEvent::InsertLabel: c.pendingLabel = e.text; break;
+      case RecordedEvent::BeginPass: {
+        // RenderDoc's names for passes without labels.
+        char name[96];
+        if (e.colorTargets == UINT32_MAX) snprintf(name, sizeof name, "Render Pass #%u", ++c.colourPasses);
+        else if (e.colorTargets > 0)
+          snprintf(name, sizeof name, "Colour Pass #%u (%u Target%s%s)", ++c.colourPasses, e.colorTargets, e.colorTargets == 1 ? "" : "s",
+                   e.depthTarget ? " + Depth" : "");
+        else snprintf(name, sizeof name, "Depth-only Pass #%u", ++c.depthPasses);
+        pushRegion(c, name, "render-pass");
+        break;
+      }
+      case RecordedEvent::Draw: {
+        uint64_t frameIndex = c.frameDraws++;
+        const Settings &s = settings();
+        if (s.drawRange && (frameIndex < s.firstDraw || frameIndex > s.lastDraw)) {
+          // Outside --draws A..B: its slot reads the no-draw id, so its warps write no record (the instrumenter skips them).
+          slots.push_back(e.slot);
+          values.push_back(kNoDrawId);
+          c.skippedDraws++;
+          c.pendingLabel.clear();
+          break;
+        }
+        uint32_t index = (uint32_t)c.draws.size();
+        std::string extra = "\"call\": " + jsonString(e.text) + ", \"pipeline\": " + jsonString(e.pipeline) + ", \"region\": " +
+                            (c.regionStack.empty() ? std::string("null") : std::to_string(c.regionStack.back())) + ", \"params\": {" +
+                            e.params + "}";
+        std::string label = c.pendingLabel.empty() ? e.label : c.pendingLabel;
+        // With a range the trace's draw k is not the frame's draw k: the label keeps the frame's number.
+        if (s.drawRange) label = "#" + std::to_string(frameIndex) + " " + label;
+        c.draws.push_back({e.slot, label, e.drawKind, extra});
+        c.pendingLabel.clear();
+        slots.push_back(e.slot);
+        values.push_back(index);
+        break;
+      }
+      case RecordedEvent::Execute:
+        if (!e.secondary || e.secondary->generation != e.secondaryGeneration || depth >= 4) break;
+        if (!c.walked.insert(e.secondary).second) {
+          // Its draws hold one slot each: the warps of both runs land in the first run's draws.
+          c.notTraced.push_back("a secondary command buffer run twice in the capture: its draws' warps of both runs are merged");
+          break;
+        }
+        walkEvents(device, e.secondary, slots, values, depth + 1);
+        break;
+    }
+  }
+  if (cs->untracedDraws) {
+    c.untracedDraws += cs->untracedDraws;
+    if (!cs->untracedWhy.empty()) c.notTraced.push_back(std::to_string(cs->untracedDraws) + " draw(s): " + cs->untracedWhy);
+  }
+}
+
+void numberDraws(DeviceState *device, CommandState *cs, std::vector<uint32_t> &slots, std::vector<uint32_t> &values) {
+  walkEvents(device, cs, slots, values, 0);
+}
+
+}  // namespace wtl
