@@ -59,6 +59,8 @@ export interface HarnessCapture {
   readonly capacity?: number;
   readonly overheadFrames?: number;
   readonly device?: number;
+  /** Draw N of the capture reads draw id 0xFFFFFFFF, as the layer marks draws outside `--draws A..B` (`--skip-draw N`). */
+  readonly skipDraw?: number;
 }
 
 /** What the harness reports on stdout after a capture. */
@@ -78,6 +80,7 @@ export async function runCapture(binary: string, job: HarnessCapture): Promise<H
   if (job.capacity !== undefined) args.push('--capacity', String(job.capacity));
   if (job.overheadFrames !== undefined) args.push('--overhead-frames', String(job.overheadFrames));
   if (job.device !== undefined) args.push('--device', String(job.device));
+  if (job.skipDraw !== undefined) args.push('--skip-draw', String(job.skipDraw));
   const r = await runTool(binary, args, 'build it with `warptrace capture`');
   if (r.code !== 0) throw harnessError(binary, r.stderr, r.code);
   const report = JSON.parse(lastLine(r.stdout)) as HarnessReport;

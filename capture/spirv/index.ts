@@ -21,3 +21,4 @@ export {
   type LegacySubgroupMode,
 } from './options.js';
 export { optionsFromFlags, FlagError, type InstrumentFlags } from './cli-options.js';
+export { UNTRACED_DRAW } from './wrapper.js';

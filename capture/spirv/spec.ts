@@ -79,6 +79,7 @@ export const Op = {
   IMul: 132,
   UDiv: 134,
   IEqual: 170,
+  INotEqual: 171,
   ULessThan: 176,
   LogicalOr: 166,
   LogicalAnd: 167,

@@ -5,7 +5,9 @@
  *     start = clock();                      // subgroup clock, else device clock
  *     original_entry();
  *     end = clock(); device = deviceClock();
- *     if (!helper) {                         // fragment shaders only
+ *     drawId = draw.drawId;                  // the draw-id block (binding + 1), uniform over the draw
+ *     if (drawId != UNTRACED_DRAW) {         // every stage: the host marks draws it does not trace
+ *      if (!helper) {                        // fragment shaders only
  *       if (sampled(start)) {                // fragment with --sample-fs N > 1 only: see ifSampled
  *         mask = ballot(true);               // per warp; per invocation: mask = 1
  *         if (elect()) {
@@ -13,6 +15,7 @@
  *           if (slot < buf.records.length() / 2) { buf.records[2 slot] = ...; buf.records[2 slot + 1] = ...; }
  *         }
  *       }
+ *      }
  *     }
  *     if (discarded) kill;                  // deferred discard (fragment), see discard.ts
  *   }
@@ -82,6 +85,9 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
 
   const trace = g.global(decl.traceBuffer(plan.set, plan.binding));
   const traceUint = decl.pointer(decl.traceStorageClass, decl.uint);
+  // The draw id is read once, before any record code: it is the record's DRAW_ID word and the untraced-draw test.
+  const drawPtr = g.value(Op.AccessChain, decl.pointer(StorageClass.Uniform, decl.uint), g.global(decl.drawIdBlock(plan.set, plan.binding + 1)), decl.u32(0));
+  const drawId = g.value(Op.Load, decl.uint, drawPtr);
 
   const writeRecord = (maskLo: () => number, maskHi: () => number) => {
     const countPtr = g.value(Op.AccessChain, traceUint, trace, decl.u32(BufferWord.COUNT));
@@ -97,8 +103,7 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
       words[RecordWord.DEVICE_CLOCK] = device;
       words[RecordWord.ACTIVE_MASK_HI] = maskHi();
       words[RecordWord.PACKED_IDS] = packedIds(g, plan, flags);
-      const drawPtr = g.value(Op.AccessChain, decl.pointer(StorageClass.Uniform, decl.uint), g.global(decl.drawIdBlock(plan.set, plan.binding + 1)), decl.u32(0));
-      words[RecordWord.DRAW_ID] = g.value(Op.Load, decl.uint, drawPtr);
+      words[RecordWord.DRAW_ID] = drawId;
       words[RecordWord.CUSTOM_ID] = customId(g, plan.customId);
       words[RecordWord.ACTIVE_MASK_LO] = maskLo();
       const first = g.value(Op.IMul, decl.uint, slot, decl.u32(VECTORS_PER_RECORD));
@@ -132,15 +137,20 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
     );
   };
   const record = plan.subgroup === 'none' ? () => writeRecord(() => decl.u32(1), () => decl.u32(0)) : perWarp;
-  const body = fragment && plan.sampleEvery > 1 ? () => ifSampled(g, plan, start, record) : record;
+  const sampledRecord = fragment && plan.sampleEvery > 1 ? () => ifSampled(g, plan, start, record) : record;
+  const body = fragment
+    ? () => {
+        // Helper invocations' stores are discarded: an elected helper would lose the warp's record.
+        const helper = plan.helperViaInstruction ? g.value(Op.IsHelperInvocationEXT, decl.bool) : g.load(g.builtin(BuiltIn.HelperInvocation, 'bool'));
+        g.ifThen(g.value(Op.LogicalNot, decl.bool, helper), sampledRecord);
+      }
+    : sampledRecord;
 
-  if (fragment) {
-    // Helper invocations' stores are discarded: an elected helper would lose the warp's record.
-    const helper = plan.helperViaInstruction ? g.value(Op.IsHelperInvocationEXT, decl.bool) : g.load(g.builtin(BuiltIn.HelperInvocation, 'bool'));
-    g.ifThen(g.value(Op.LogicalNot, decl.bool, helper), body);
-  } else {
-    body();
-  }
+  // A draw the host does not trace (outside `--draws A..B`) has UNTRACED_DRAW in its slot of the
+  // draw-id table. The whole draw reads that one uniform, so the branch is uniform: its warps skip
+  // the helper test, the sampling hash, ballot, election, atomic and stores together (the clocks
+  // above are still read). Ordinary draws pay one compare and branch on the id they store anyway.
+  g.ifThen(g.value(Op.INotEqual, decl.bool, drawId, decl.u32(UNTRACED_DRAW)), body);
   if (plan.discard !== null) {
     // Lanes that discarded took part in the record above; end them now.
     const discarded = g.value(Op.Load, decl.bool, g.global(plan.discard.flag));
@@ -156,6 +166,15 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
   g.op(Op.FunctionEnd);
   return { functionId, code: g.code, globals: [...g.globals], flags };
 }
+
+/**
+ * The draw id the host writes into a draw's slot of the draw-id table for a draw it does
+ * not trace (the layer: draws outside `--draws A..B`); that draw's wrappers write no record.
+ * Never a real draw id: the decoders accept at most MAX_DRAWS (10,000,000, shared-schema/errors.ts)
+ * draws, and the host library's tables hold far fewer (WT_DEFAULT_MAX_DRAWS 4096); it is also the
+ * host library's WT_NO_DRAW (capture/host/warptrace.h).
+ */
+export const UNTRACED_DRAW = 0xffffffff;
 
 /** 2^32: the sampling threshold is a fraction of the 32-bit hash range. */
 const HASH_RANGE = 0x100000000;

@@ -296,3 +296,12 @@ std::string jsonEscape(const std::string &text) {
   }
   return out + "\"";
 }
+
+void markDrawUntraced(Gpu &gpu, wtTracer *tracer, uint32_t draw) {
+  // The tracer's fields are visible here (WARPTRACE_IMPLEMENTATION), as in the layer's tracer_glue.cpp.
+  if (draw >= tracer->maxDraws) fatal("--skip-draw %u: the draw-id table holds %u draws", draw, tracer->maxDraws);
+  void *map = nullptr;
+  check(vkMapMemory(gpu.device, tracer->drawIdMemory, 0, VK_WHOLE_SIZE, 0, &map), "mapping the draw-id table");
+  *reinterpret_cast<uint32_t *>(static_cast<char *>(map) + draw * tracer->uboStride) = WT_NO_DRAW;
+  vkUnmapMemory(gpu.device, tracer->drawIdMemory);
+}

@@ -62,3 +62,11 @@ void fullBarrier(VkCommandBuffer cmd);
 VkShaderModule loadShaderModule(Gpu &gpu, const std::string &path);
 
 std::string jsonEscape(const std::string &text);
+
+/*
+ * Writes WT_NO_DRAW (0xFFFFFFFF) into draw `draw`'s entry of the tracer's draw-id table, as the
+ * capture layer does for draws outside --draws A..B: auto-instrumented shaders then write no
+ * record for that draw (hand-instrumented ones would record draw id 0xFFFFFFFF). Between
+ * submits only (the table is host-coherent). For --skip-draw N.
+ */
+void markDrawUntraced(Gpu &gpu, wtTracer *tracer, uint32_t draw);

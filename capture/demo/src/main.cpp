@@ -3,7 +3,7 @@
 //   wt-capture-vk --probe [--device N]
 //   wt-capture-vk --list
 //   wt-capture-vk --workload NAME --shaders DIR [--plain-shaders DIR] --out FILE.wtraw
-//                 [--param KEY=VALUE]... [--capacity N] [--overhead-frames N] [--device N]
+//                 [--param KEY=VALUE]... [--capacity N] [--overhead-frames N] [--device N] [--skip-draw N]
 //   wt-capture-vk --bench --workload NAME --plain-variant NAME=DIR --variant NAME=DIR...
 //                 [--rounds N] [--param KEY=VALUE]... [--json FILE]
 //   wt-capture-vk --app --workload NAME --plain-shaders DIR [--frames N] [--param KEY=VALUE]... [--device N]
@@ -36,6 +36,8 @@ struct Options {
   std::vector<std::pair<std::string, double>> params;
   std::vector<Variant> variants;
   uint32_t capacity = 0, overheadFrames = 20, rounds = 60, warmup = 3, frames = 3;
+  /* --skip-draw N: draw N of the captured frame reads draw id 0xFFFFFFFF ("not traced", as the layer marks it). */
+  int64_t skipDraw = -1;
   int device = -1;
   bool clearInFrame = false;
 };
@@ -46,6 +48,8 @@ const char *kUsage =
     "       wt-capture-vk --workload NAME --shaders DIR [--plain-shaders DIR] --out FILE.wtraw\n"
     "                     [--param KEY=VALUE]... [--capacity RECORDS] [--overhead-frames N] [--device N]\n"
     "                     [--clear-in-frame] (clear the targets inside the traced/timed frame, not before it)\n"
+    "                     [--skip-draw N] (draw N of the capture reads draw id 0xFFFFFFFF, as the layer marks\n"
+    "                     draws outside --draws A..B: auto-instrumented shaders write no record for it)\n"
     "       wt-capture-vk --bench --workload NAME --plain-variant NAME=DIR --variant NAME=DIR...\n"
     "                     [--variant-no-timestamps NAME=DIR]... [--rounds N] [--param KEY=VALUE]... [--json FILE]\n"
     "                     [--stats FILE] (compiler statistics of every pipeline, e.g. registers)\n"
@@ -88,6 +92,7 @@ Options parse(int argc, char **argv) {
     else if (a == "--rounds") o.rounds = parseCount(value(), "--rounds");
     else if (a == "--warmup") o.warmup = parseCount(value(), "--warmup");
     else if (a == "--clear-in-frame") o.clearInFrame = true;
+    else if (a == "--skip-draw") o.skipDraw = parseCount(value(), "--skip-draw");
     else if (a == "--device") o.device = static_cast<int>(parseCount(value(), "--device"));
     else if (a == "--param") {
       std::string kv = value();
@@ -256,7 +261,8 @@ int capture(const Options &o) {
   std::vector<std::vector<double>> times = timeVariants(ctx, w, variants, measure ? o.overheadFrames : 0, o.warmup);
   if (measure) plainNs = quantile(times[0], 0.5), tracedNs = quantile(times[1], 0.5);
 
-  // The capture: one traced frame.
+  // The capture: one traced frame (the timed frames above have completed: the table may change).
+  if (o.skipDraw >= 0) markDrawUntraced(run.gpu, run.tracer, static_cast<uint32_t>(o.skipDraw));
   VkCommandBuffer cmd = beginCommands(run.gpu);
   wtSetDrawTimestamps(run.tracer, VK_TRUE);
   Frame frame(ctx, cmd, true);

@@ -1,0 +1,192 @@
+// Draws the host marks "not traced": the capture layer writes draw id
+// 0xFFFFFFFF (UNTRACED_DRAW) into the draw-id table slot of a draw outside
+// `--draws A..B`, and the instrumented wrapper then writes no record for it.
+// In the module: one compare of the draw id (loaded once, before the record
+// code, and stored as the record's DRAW_ID word) guards everything after the
+// clocks, for every stage and both record paths. On lavapipe: the harness's
+// `--skip-draw N` writes 0xFFFFFFFF into draw N's table entry; that draw then
+// has no warps, and every other draw keeps exactly the warps it had.
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { decodeWtraw, RecordFlag, RecordWord, Stage, type Trace } from '../../shared-schema/index.js';
+import { MAX_DRAWS } from '../../shared-schema/errors.js';
+import { autoInstrumentOptions, autoInstrumentSet } from '../../capture/capture-run/auto-instrument.js';
+import { probeDevice, runCapture, type ProbedDevice } from '../../capture/capture-run/harness.js';
+import { buildNative } from '../../capture/capture-run/native.js';
+import { PLAIN, compileShaderSet } from '../../capture/capture-run/shaders.js';
+import type { Instruction } from '../../capture/spirv/binary.js';
+import { UNTRACED_DRAW } from '../../capture/spirv/index.js';
+import { instrumentSpirv } from '../../capture/spirv/instrument.js';
+import { ModuleEditor } from '../../capture/spirv/module.js';
+import { targetOptions, type InstrumentOptions } from '../../capture/spirv/options.js';
+import { BuiltIn, Decoration, Op } from '../../capture/spirv/spec.js';
+import { compileCorpus, workDir, type CorpusModule } from './spirv-tools.js';
+
+let corpus: CorpusModule[] = [];
+before(async () => {
+  corpus = await compileCorpus();
+});
+
+const nvidia = targetOptions('nvidia');
+const lavapipe = targetOptions('lavapipe');
+const legacy = (m: CorpusModule) => Number(m.spirv.split('.')[1]) < 3;
+
+/** Opcodes of the record code that an untraced draw must skip. */
+const RECORD_CODE = new Set<number>([
+  Op.GroupNonUniformBallot,
+  Op.GroupNonUniformElect,
+  Op.SubgroupBallotKHR,
+  Op.SubgroupFirstInvocationKHR,
+  Op.GroupNonUniformBroadcastFirst,
+  Op.IsHelperInvocationEXT,
+  Op.AtomicIAdd,
+  Op.ArrayLength,
+  Op.Store,
+]);
+
+test('UNTRACED_DRAW is never a real draw id', () => {
+  assert.equal(UNTRACED_DRAW, 0xffffffff);
+  assert.ok(MAX_DRAWS < UNTRACED_DRAW);
+});
+
+test('every stage, both record paths, sampled or not: the draw-id compare guards all record code; the clocks stay outside', () => {
+  const configs: [string, InstrumentOptions, (m: CorpusModule) => boolean][] = [
+    ['nvidia', nvidia, () => true],
+    ['lavapipe', lavapipe, () => true],
+    ['per-invocation', { ...nvidia, legacySubgroup: 'per-invocation' }, legacy],
+    ['khr-ballot', { ...nvidia, legacySubgroup: 'khr-ballot' }, legacy],
+    ['sample-fs 8', { ...nvidia, sampleFragment: 8 }, (m) => m.stage === 'FS'],
+    ['sample-fs 8, lavapipe', { ...lavapipe, sampleFragment: 8 }, (m) => m.stage === 'FS'],
+    ['sample-fs 8, per-invocation', { ...nvidia, sampleFragment: 8, legacySubgroup: 'per-invocation' }, (m) => m.stage === 'FS' && legacy(m)],
+  ];
+  const seen = new Set<string>();
+  for (const [config, options, applies] of configs) {
+    for (const m of corpus.filter(applies)) {
+      const result = instrumentSpirv(m.bytes, options);
+      const editor = new ModuleEditor(result.module);
+      const constants = new Map(result.module.instructions.filter((i) => i.opcode === Op.Constant).map((i) => [i.words[2]!, i.words[3]!]));
+      const bindings = editor.decorationValues(Decoration.Binding);
+      const builtIns = editor.decorationValues(Decoration.BuiltIn);
+      const all = result.module.instructions;
+      const entryPoints = all.filter((i) => i.opcode === Op.EntryPoint);
+      assert.equal(entryPoints.length, result.entryPoints.length, m.id);
+      for (const [e, entry] of result.entryPoints.entries()) {
+        const where = `${m.id} [${config}] ${entry.stage}`;
+        // The entry point now names the wrapper: its instructions, OpFunction to OpFunctionEnd.
+        const first = all.findIndex((i) => i.opcode === Op.Function && i.words[2] === entryPoints[e]!.words[2]);
+        const code = all.slice(first, all.findIndex((i, k) => k > first && i.opcode === Op.FunctionEnd));
+        assert.ok(first >= 0 && code.some((i) => i.opcode === Op.FunctionCall), `${where}: the wrapper`);
+        const at = (pred: (i: Instruction) => boolean) => code.findIndex(pred);
+        const compares = code.filter((i) => i.opcode === Op.INotEqual && constants.get(i.words[4]!) === UNTRACED_DRAW);
+        assert.equal(compares.length, 1, `${where}: one compare with 0xFFFFFFFF`);
+        const compare = compares[0]!;
+        const c = code.indexOf(compare);
+        // Its operand is the draw-id load from binding + 1, which is also the record's DRAW_ID word.
+        const load = code.find((i) => i.opcode === Op.Load && i.words[2] === compare.words[3])!;
+        const chain = code.find((i) => i.opcode === Op.AccessChain && i.words[2] === load.words[3])!;
+        assert.equal(bindings.get(chain.words[3]!), options.binding + 1, where);
+        const vectors = code.filter((i) => i.opcode === Op.CompositeConstruct && i.words.length === 7);
+        assert.equal(vectors.length, 2, where);
+        assert.equal([...vectors[0]!.words.subarray(3), ...vectors[1]!.words.subarray(3)][RecordWord.DRAW_ID], load.words[2], `${where}: DRAW_ID is the loaded id`);
+        assert.equal(code.filter((i) => i.opcode === Op.Load && i.words[3] === chain.words[2]).length, 1, `${where}: loaded once`);
+        // The compare directly feeds a structured branch; nothing but the compare lies between load and branch.
+        assert.equal(code.indexOf(load) + 1, c, where);
+        assert.equal(code[c + 1]!.opcode, Op.SelectionMerge, where);
+        assert.deepEqual([code[c + 2]!.opcode, code[c + 2]!.words[1]], [Op.BranchConditional, compare.words[2]], where);
+        const merge = code[c + 1]!.words[1]!;
+        const mergeAt = at((i) => i.opcode === Op.Label && i.words[1] === merge);
+        // Clocks before; every piece of record code (helper test, sampling broadcast, ballot, election, atomic, stores) inside.
+        const clocks = code.map((i, k) => (i.opcode === Op.ReadClockKHR ? k : -1)).filter((k) => k >= 0);
+        assert.ok(clocks.length >= 2 && clocks.every((k) => k < c), `${where}: clocks read before the test`);
+        const record = code.map((i, k) => (RECORD_CODE.has(i.opcode) ? k : -1)).filter((k) => k >= 0);
+        assert.ok(record.length >= 3, where);
+        assert.ok(record.every((k) => k > c + 2 && k < mergeAt), `${where}: record code inside the branch`);
+        const helperLoad = code.findIndex((i) => i.opcode === Op.Load && builtIns.get(i.words[3]!) === BuiltIn.HelperInvocation);
+        if (helperLoad >= 0) assert.ok(helperLoad > c && helperLoad < mergeAt, `${where}: helper test inside`);
+        // A deferred discard's kill stays after the branch (lanes of untraced draws still end).
+        const kill = at((i) => i.opcode === Op.Kill || i.opcode === Op.TerminateInvocation);
+        if (kill >= 0) assert.ok(kill > mergeAt, where);
+        seen.add(`${entry.stage} ${entry.flags & RecordFlag.PER_INVOCATION ? 'per-invocation' : 'per-warp'}${config.startsWith('sample') ? ' sampled' : ''}`);
+      }
+    }
+  }
+  for (const stage of ['VS', 'TCS', 'TES', 'GS', 'FS', 'CS']) {
+    assert.ok(seen.has(`${stage} per-warp`) && seen.has(`${stage} per-invocation`), `${stage}: both record paths checked`);
+  }
+  assert.ok(seen.has('FS per-warp sampled') && seen.has('FS per-invocation sampled'));
+});
+
+// ---- End to end on lavapipe ----------------------------------------------
+
+const SMALL = [['width', 320], ['height', 180]] as const;
+let harness: { binary: string; device: ProbedDevice; plain: string } | null = null;
+let unavailable = '';
+before(async () => {
+  try {
+    const binary = await buildNative();
+    const device = await probeDevice(binary);
+    harness = { binary, device, plain: await compileShaderSet(device, PLAIN) };
+  } catch (error) {
+    // CI installs lavapipe (scripts/install-system-deps.sh): there a missing device is a failure.
+    if (process.env['CI']) throw error;
+    unavailable = error instanceof Error ? error.message : String(error);
+  }
+});
+
+async function capture(workload: string, name: string, options: InstrumentOptions, skipDraw?: number): Promise<Trace> {
+  const h = harness!;
+  const shaders = autoInstrumentSet(h.plain, options, join(workDir, `untraced-${workload}-${name}`));
+  const out = join(workDir, `untraced-${workload}-${name}-${skipDraw ?? 'none'}.wtraw`);
+  const report = await runCapture(h.binary, { workload, tracedShaders: shaders, plainShaders: null, out, params: SMALL, overheadFrames: 0, ...(skipDraw === undefined ? {} : { skipDraw }) });
+  assert.equal(report.counter, report.records, `${name}: nothing dropped`);
+  return decodeWtraw(new Uint8Array(readFileSync(out)));
+}
+
+/** Warps per (draw, stage, custom id, mask), and the stages each draw has. */
+function warps(trace: Trace): { keys: [string, number][]; stages: Map<number, Set<number>> } {
+  const w = trace.warps;
+  const m = new Map<string, number>();
+  const stages = new Map<number, Set<number>>();
+  for (let i = 0; i < w.count; i++) {
+    const key = `draw ${w.draw[i]} stage ${w.stage[i]} id ${w.customId[i]} mask ${w.activeMask[i]}/${w.activeMaskHi?.[i] ?? 0}`;
+    m.set(key, (m.get(key) ?? 0) + 1);
+    if (!stages.has(w.draw[i]!)) stages.set(w.draw[i]!, new Set());
+    stages.get(w.draw[i]!)!.add(w.stage[i]!);
+  }
+  return { keys: [...m].sort(([a], [b]) => (a < b ? -1 : 1)), stages };
+}
+
+// aqt draw 1: VS TCS TES FS; compute-graphics draw 1: VS GS FS, draw 0: CS. On lavapipe VS-GS record per invocation, FS and CS per warp.
+const CASES = [
+  ['aqt', [1]],
+  ['compute-graphics', [0, 1]],
+] as const;
+
+for (const [workload, skips] of CASES) {
+  test(`${workload} on lavapipe: a draw whose draw id reads 0xFFFFFFFF (--skip-draw ${skips.join(', ')}) writes no record, the others the same warps`, async (t) => {
+    if (harness === null) return t.skip(`no Vulkan device: ${unavailable}`);
+    const options = autoInstrumentOptions(harness.device);
+    const all = await capture(workload, 'auto', options);
+    const before = warps(all);
+    for (const skip of skips) {
+      const stages = before.stages.get(skip);
+      assert.ok(stages !== undefined && stages.size > 0, `draw ${skip} has warps when traced`);
+      const skipped = await capture(workload, 'auto', options, skip);
+      assert.equal(skipped.draws.length, all.draws.length, 'the draw is still listed');
+      const after = warps(skipped);
+      assert.equal(after.stages.has(skip), false, `draw ${skip}: no warps`);
+      assert.deepEqual(after.keys, before.keys.filter(([k]) => !k.startsWith(`draw ${skip} `)), 'other draws: the same warps');
+      t.diagnostic(`draw ${skip} (${[...stages].map((s) => Object.keys(Stage).find((k) => Stage[k as keyof typeof Stage] === s)).join(' ')}): ${all.warps.count - skipped.warps.count} of ${all.warps.count} warps gone`);
+    }
+  });
+}
+
+test('compute-graphics on lavapipe, --sample-fs 8: the untraced draw writes nothing, sampled or not', async (t) => {
+  if (harness === null) return t.skip(`no Vulkan device: ${unavailable}`);
+  const sampled = { ...autoInstrumentOptions(harness.device), sampleFragment: 8 };
+  const skipped = warps(await capture('compute-graphics', 'sampled', sampled, 1));
+  assert.equal(skipped.stages.has(1), false, 'draw 1: no warps');
+  assert.deepEqual([...skipped.stages.keys()].sort(), [0, 2], 'the dispatches keep theirs');
+});
