@@ -231,3 +231,23 @@ test('vkd3d-gears (D3D12 on Vulkan, never exits by itself): draws with VS and FS
   assert.equal(trace.capture.recordsWritten, trace.capture.recordsKept, 'no record dropped');
   assert.ok(trace.capture.layer !== null && trace.capture.layer.frame === FRAME, 'the trace carries the layer record');
 });
+
+test('vkd3d-gears with --draws 2..3 and --sample-fs 4: two draws keep their frame numbers, the rest write nothing, fragment warps sampled', { skip }, async () => {
+  const out = join(dir, 'gears-range.wtrace');
+  const args = ['capture', '-o', out, '--frame', String(FRAME), '--draws', '2..3', '--sample-fs', '4', '--exit-after', '--timeout', '120', '--', 'vkd3d-gears'];
+  const run = await warptrace(args);
+  assert.equal(run.code, 0, `warptrace ${args.join(' ')}: ${describe(run)}`);
+  const trace = decodeWtrace(new Uint8Array(readFileSync(out)));
+  // The frame has 6 draws (see the test above); the trace holds the frame's draws 2 and 3 only.
+  assert.deepEqual(
+    trace.draws.map((d) => d.label.split(' ')[0]),
+    ['#2', '#3'],
+    trace.draws.map((d) => d.label).join(', '),
+  );
+  for (let i = 0; i < trace.warps.count; i++) assert.ok((trace.warps.draw[i] as number) < 2);
+  const counts = stageCounts(trace);
+  assert.ok((counts.get('VS') ?? 0) > 0 && (counts.get('FS') ?? 0) > 0, JSON.stringify([...counts]));
+  assert.equal(trace.capture.recordsWritten, trace.capture.recordsKept, 'no record dropped');
+  assert.equal(trace.capture.parameters['sampleFs'], 4);
+  assert.match(skippedList(trace), /4 draws outside --draws 2\.\.3/);
+});
