@@ -191,4 +191,19 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkResetCommandBuffer(VkCommandBuffer cb, VkCom
   return r;
 }
 
+VkCommandBuffer beginLayerCommandBuffer(DeviceState *device, VkCommandPool pool) {
+  VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  ai.commandPool = pool;
+  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  ai.commandBufferCount = 1;
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  if (device->d.AllocateCommandBuffers(device->device, &ai, &cb) != VK_SUCCESS) return VK_NULL_HANDLE;
+  // The layer's own dispatchable handle: the loader's dispatch pointer must be written into it.
+  if (device->setLoaderData) device->setLoaderData(device->device, cb);
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  if (device->d.BeginCommandBuffer(cb, &bi) != VK_SUCCESS) return VK_NULL_HANDLE;
+  return cb;
+}
+
 }  // namespace wtl

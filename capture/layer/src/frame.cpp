@@ -26,17 +26,7 @@ static VkCommandBuffer ownCommandBuffer(DeviceState *device) {
     pi.queueFamilyIndex = device->capture.family;
     if (device->d.CreateCommandPool(device->device, &pi, nullptr, &device->capturePool) != VK_SUCCESS) return VK_NULL_HANDLE;
   }
-  VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  ai.commandPool = device->capturePool;
-  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  ai.commandBufferCount = 1;
-  VkCommandBuffer cb = VK_NULL_HANDLE;
-  if (device->d.AllocateCommandBuffers(device->device, &ai, &cb) != VK_SUCCESS) return VK_NULL_HANDLE;
-  if (device->setLoaderData) device->setLoaderData(device->device, cb);
-  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  device->d.BeginCommandBuffer(cb, &bi);
-  return cb;
+  return beginLayerCommandBuffer(device, device->capturePool);
 }
 
 static void failCapture(DeviceState *device, const std::string &why) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "frame_timing.hpp"
+#include "command_buffers.hpp"
 #include "hooks.hpp"
 
 namespace wtl {
@@ -20,17 +21,7 @@ static VkCommandBuffer timingCommandBuffer(DeviceState *device, uint32_t family)
     pi.queueFamilyIndex = family;
     if (device->d.CreateCommandPool(device->device, &pi, nullptr, &pool) != VK_SUCCESS) return VK_NULL_HANDLE;
   }
-  VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  ai.commandPool = pool;
-  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  ai.commandBufferCount = 1;
-  VkCommandBuffer cb = VK_NULL_HANDLE;
-  if (device->d.AllocateCommandBuffers(device->device, &ai, &cb) != VK_SUCCESS) return VK_NULL_HANDLE;
-  if (device->setLoaderData) device->setLoaderData(device->device, cb);
-  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  device->d.BeginCommandBuffer(cb, &bi);
-  return cb;
+  return beginLayerCommandBuffer(device, pool);
 }
 
 /** One timestamp, once everything submitted before it on the queue has finished. */

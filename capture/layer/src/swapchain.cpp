@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "command_buffers.hpp"
 #include "hooks.hpp"
 #include "tracer_glue.hpp"
 
@@ -134,20 +135,10 @@ bool writePresentedImage(DeviceState *device, VkQueue queue, const VkPresentInfo
   VkCommandPoolCreateInfo pi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pi.queueFamilyIndex = family;
   VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  ai.commandBufferCount = 1;
   bool ok = makeHostBuffer(device, bytes, readback) && device->d.CreateCommandPool(device->device, &pi, nullptr, &pool) == VK_SUCCESS &&
             device->d.CreateFence(device->device, &fi, nullptr, &fence) == VK_SUCCESS;
+  if (ok) ok = (cb = beginLayerCommandBuffer(device, pool)) != VK_NULL_HANDLE;
   if (ok) {
-    ai.commandPool = pool;
-    ok = device->d.AllocateCommandBuffers(device->device, &ai, &cb) == VK_SUCCESS;
-  }
-  if (ok) {
-    if (device->setLoaderData) device->setLoaderData(device->device, cb);
-    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    device->d.BeginCommandBuffer(cb, &bi);
     barrier(device, cb, image, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_MEMORY_WRITE_BIT,
             VK_ACCESS_TRANSFER_READ_BIT);
     VkBufferImageCopy region{};
