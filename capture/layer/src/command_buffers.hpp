@@ -12,6 +12,10 @@ uint32_t allocateSlot(DeviceState *device);
 /** A primary command buffer of the layer's from pool, begun for one submit; null on failure. */
 VkCommandBuffer beginLayerCommandBuffer(DeviceState *device, VkCommandPool pool);
 
-const PipelineInfo *findPipeline(DeviceState *device, VkPipeline pipeline);
+PipelineInfo *findPipeline(DeviceState *device, VkPipeline pipeline);
+/** Makes a pipeline's twin if it is still a recipe (at its first bind in a shadow); a no-op otherwise. */
+void ensureTwin(DeviceState *device, PipelineInfo *info);
+/** Makes the twins still to be made that refer to this render pass or layout (before the app destroys it). */
+void buildTwinsUsing(DeviceState *device, VkRenderPass pass, VkPipelineLayout layout);
 
 }  // namespace wtl

@@ -27,7 +27,9 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBindPipeline(VkCommandBuffer cb, VkPip
     return;
   }
   BindPointState &b = bindPoint(cs, bp);
-  b.pipeline = findPipeline(cs->device, pipeline);
+  PipelineInfo *info = findPipeline(cs->device, pipeline);
+  ensureTwin(cs->device, info);  // compiled at its first bind in a shadow, not when the app created it
+  b.pipeline = info;
   b.appPipeline = pipeline;
   b.twinBound = b.pipeline && b.pipeline->twin;
   cs->device->cmd.CmdBindPipeline(cs->shadow, bp, b.twinBound ? b.pipeline->twin : pipeline);

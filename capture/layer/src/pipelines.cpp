@@ -3,7 +3,9 @@
 // layout padded up to the trace set), which only the captured frame binds.
 #include <cstring>
 
+#include "command_buffers.hpp"
 #include "hooks.hpp"
+#include "pipeline_recipe.hpp"
 #include "tracer_glue.hpp"
 
 namespace wtl {
@@ -83,6 +85,8 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreatePipelineLayout(VkDevice handle, const 
 
 VKAPI_ATTR void VKAPI_CALL wl_vkDestroyPipelineLayout(VkDevice handle, VkPipelineLayout layout, const VkAllocationCallbacks *allocator) {
   DeviceState *device = findDevice(dispatchKey(handle));
+  // Twins still to be made refer to this layout's padded twin: made now, while it exists.
+  buildTwinsUsing(device, VK_NULL_HANDLE, layout);
   VkPipelineLayout traced = VK_NULL_HANDLE;
   {
     std::lock_guard<std::mutex> guard(device->lock);
@@ -202,6 +206,29 @@ static std::string pipelineProblem(VkPipelineCreateFlags flags, const void *chai
   return "";
 }
 
+static std::shared_ptr<PipelineRecipe> recipeOf(DeviceState *device, const VkGraphicsPipelineCreateInfo &info) {
+  return PipelineRecipe::ofGraphics(device, info);
+}
+static std::shared_ptr<PipelineRecipe> recipeOf(DeviceState *device, const VkComputePipelineCreateInfo &info) {
+  return PipelineRecipe::ofCompute(device, info);
+}
+
+/** The twin from the app's create info (or a recipe's): its layout padded, no derivative, no cache. */
+template <typename CreateInfo>
+static void makeTwinNow(DeviceState *device, const CreateInfo &appInfo, const LayoutInfo &layout, PipelineInfo *info,
+                        VkResult (*create)(DeviceState *, const CreateInfo &, VkPipeline *, std::string &), std::string &why) {
+  CreateInfo twin = appInfo;
+  twin.layout = layout.traced;
+  twin.flags &= ~(VkPipelineCreateFlags)(VK_PIPELINE_CREATE_DERIVATIVE_BIT | VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT);
+  twin.basePipelineHandle = VK_NULL_HANDLE;
+  twin.basePipelineIndex = -1;
+  VkResult r = create(device, twin, &info->twin, why);
+  if (r != VK_SUCCESS) {
+    info->twin = VK_NULL_HANDLE;
+    if (why.empty()) why = "the driver refused its instrumented twin (VkResult " + std::to_string((int)r) + ")";
+  }
+}
+
 template <typename CreateInfo>
 static void makeTwin(DeviceState *device, const CreateInfo &appInfo, VkPipeline pipeline, VkPipelineBindPoint bindPoint,
                      VkResult (*create)(DeviceState *, const CreateInfo &, VkPipeline *, std::string &)) {
@@ -217,16 +244,11 @@ static void makeTwin(DeviceState *device, const CreateInfo &appInfo, VkPipeline 
     else layout = it->second, why = it->second.untracedWhy;
   }
   if (why.empty()) {
-    CreateInfo twin = appInfo;
-    twin.layout = layout.traced;
-    twin.flags &= ~(VkPipelineCreateFlags)(VK_PIPELINE_CREATE_DERIVATIVE_BIT | VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT);
-    twin.basePipelineHandle = VK_NULL_HANDLE;
-    twin.basePipelineIndex = -1;
-    FeedbackRedirect feedback(appInfo.pNext);
-    VkResult r = create(device, twin, &info->twin, why);
-    if (r != VK_SUCCESS) {
-      info->twin = VK_NULL_HANDLE;
-      if (why.empty()) why = "the driver refused its instrumented twin (VkResult " + std::to_string((int)r) + ")";
+    // Start-up pays for a copy only; the twin is compiled when a capture first needs it (ensureTwin).
+    info->recipe = recipeOf(device, appInfo);
+    if (!info->recipe) {
+      FeedbackRedirect feedback(appInfo.pNext);
+      makeTwinNow(device, appInfo, layout, info.get(), create, why);
     }
   }
   if (!why.empty()) {
@@ -301,7 +323,55 @@ VKAPI_ATTR void VKAPI_CALL wl_vkDestroyPipeline(VkDevice handle, VkPipeline pipe
   device->d.DestroyPipeline(handle, pipeline, allocator);
 }
 
-const PipelineInfo *findPipeline(DeviceState *device, VkPipeline pipeline) {
+void ensureTwin(DeviceState *device, PipelineInfo *info) {
+  if (!info || !info->recipe) return;
+  std::lock_guard<std::mutex> building(device->twinLock);
+  std::shared_ptr<PipelineRecipe> recipe = info->recipe;
+  if (!recipe) return;  // made by another thread meanwhile
+  LayoutInfo layout;
+  layout.traced = info->twinLayout;
+  layout.appSetCount = info->appSetCount;
+  std::vector<VkShaderModule> modules;
+  std::string why;
+  if (recipe->materialize(device, modules, why)) {
+    if (recipe->compute()) makeTwinNow(device, recipe->computeInfo(), layout, info, createComputeTwin, why);
+    else makeTwinNow(device, recipe->graphics(), layout, info, createGraphicsTwin, why);
+  }
+  {
+    std::lock_guard<std::mutex> guard(device->lock);
+    for (VkShaderModule m : modules) device->modules.erase(m);
+  }
+  for (VkShaderModule m : modules) device->d.DestroyShaderModule(device->device, m, nullptr);
+  if (!why.empty()) {
+    info->untracedWhy = why;
+    info->twin = VK_NULL_HANDLE;
+    reportSkipped(device, "pipeline " + info->name, why);
+  }
+  info->recipe.reset();
+}
+
+void buildTwinsUsing(DeviceState *device, VkRenderPass pass, VkPipelineLayout layout) {
+  std::vector<PipelineInfo *> due;
+  {
+    std::lock_guard<std::mutex> guard(device->lock);
+    for (auto &entry : device->pipelines) {
+      const std::shared_ptr<PipelineRecipe> &r = entry.second->recipe;
+      if (r && ((pass && !r->compute() && r->renderPass() == pass) || (layout && r->appLayout() == layout))) due.push_back(entry.second.get());
+    }
+  }
+  for (PipelineInfo *info : due) {
+    // After the capture (apps tear down at exit) nobody needs the twin: the recipe is dropped, not compiled.
+    if (device->capture.done) {
+      std::lock_guard<std::mutex> building(device->twinLock);
+      info->recipe.reset();
+      info->untracedWhy = "the app destroyed its render pass or layout after the capture";
+      continue;
+    }
+    ensureTwin(device, info);
+  }
+}
+
+PipelineInfo *findPipeline(DeviceState *device, VkPipeline pipeline) {
   std::lock_guard<std::mutex> guard(device->lock);
   auto it = device->pipelines.find(pipeline);
   return it == device->pipelines.end() ? nullptr : it->second.get();

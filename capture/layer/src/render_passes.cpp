@@ -1,6 +1,7 @@
 // Render passes: what the first subpass writes (colour targets, depth), so a
 // pass without a debug label gets RenderDoc's name ("Colour Pass #2 (2 Targets
 // + Depth)", "Depth-only Pass #1").
+#include "command_buffers.hpp"
 #include "hooks.hpp"
 
 namespace wtl {
@@ -43,6 +44,8 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateRenderPass2KHR(VkDevice handle, const 
 
 VKAPI_ATTR void VKAPI_CALL wl_vkDestroyRenderPass(VkDevice handle, VkRenderPass pass, const VkAllocationCallbacks *allocator) {
   DeviceState *device = findDevice(dispatchKey(handle));
+  // Twins still to be made were copied with this render pass: made now, while it exists.
+  buildTwinsUsing(device, pass, VK_NULL_HANDLE);
   {
     std::lock_guard<std::mutex> guard(device->lock);
     device->renderPasses.erase(pass);

@@ -39,6 +39,8 @@ struct LayoutInfo {
   std::string untracedWhy;
 };
 
+class PipelineRecipe;
+
 /** A pipeline and, when it can be traced, its instrumented twin. */
 struct PipelineInfo {
   VkPipelineBindPoint bindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
@@ -47,6 +49,8 @@ struct PipelineInfo {
   uint32_t appSetCount = 0;
   std::string name;  // debug name, else the handle in hex
   std::string untracedWhy;
+  /** Until the twin is made (ensureTwin): what it is made from. Null once made, or when made at creation. */
+  std::shared_ptr<PipelineRecipe> recipe;
 };
 
 /** One thing a recorded command buffer did that the frame's draw list needs, in recording order. */
@@ -181,6 +185,7 @@ struct DeviceState {
   std::vector<std::string> skipped;  // "what: why", reported in the trace
 
   std::unique_ptr<InstrumentClient> client;
+  std::mutex twinLock;  // one twin made at a time (ensureTwin)
   std::mutex lock;  // everything below
   std::unordered_map<VkShaderModule, std::shared_ptr<const std::vector<uint32_t>>> modules;
   std::unordered_map<VkPipelineLayout, LayoutInfo> layouts;
