@@ -16,6 +16,7 @@ import type { HelloInfo, LayerEvent } from '../layer-server/requests.js';
 import { AppProcess, describeExit, type AppExit } from './app-process.js';
 import { describeSelection, layerEnvironment, type CaptureSelection } from './app-environment.js';
 import { buildLayer } from './layer-build.js';
+import { timeUntracedSubmits, type Baseline } from './app-baseline.js';
 import { captureSummary, notCapturedMessage, type LayerProgress } from './app-report.js';
 
 export const DEFAULT_TIMEOUT_SECONDS = 600;
@@ -40,6 +41,8 @@ export interface AppCaptureOptions {
   readonly cacheDir?: string | null;
   /** The app's base environment (default: the CLI's). */
   readonly env?: NodeJS.ProcessEnv;
+  /** --submits: untraced runs timed first, for the overhead figure (0: none). */
+  readonly overheadRuns?: number;
 }
 
 /** The first thing that ended the wait for a capture. */
@@ -52,6 +55,7 @@ type Outcome =
 /** Runs the capture; returns the exit status (0 written, 1 no capture or a failed one, 130/143 interrupted). */
 export async function captureApp(options: AppCaptureOptions, io: CliIo): Promise<number> {
   const manifestDir = options.manifestDir ?? (await buildLayer());
+  const baseline = await untracedBaseline(options, manifestDir, io);
   // A fresh private folder: the socket's path must be short (sun_path is 108 bytes) and no other user may connect.
   const temp = mkdtempSync(join(tmpdir(), 'warptrace-app-'));
   const rawPath = resolve(options.raw ?? join(temp, 'capture.wtraw'));
@@ -91,6 +95,10 @@ export async function captureApp(options: AppCaptureOptions, io: CliIo): Promise
   let timer: NodeJS.Timeout | null = null;
   try {
     const env = layerEnvironment(options.env ?? process.env, { manifestDir, socketPath: server.socketPath, rawOutput: rawPath, selection: options.selection });
+    if (baseline !== null) {
+      env['WARPTRACE_PLAIN_NS'] = String(Math.round(baseline.medianNs));
+      env['WARPTRACE_PLAIN_RUNS'] = String(baseline.runs);
+    }
     app = await AppProcess.start(options.app, env, (signal) => say(`${signal}: passed on to the app`));
     void app.exited.then((exit) => settle({ kind: 'exited', exit }));
     if (options.timeoutSeconds > 0) timer = setTimeout(() => settle({ kind: 'timeout' }), options.timeoutSeconds * 1000);
@@ -154,6 +162,21 @@ async function convertCapture(
   const size = await writeFileAtomic(options.output, [converted.wtrace], { overwrite: options.force });
   io.out(captureSummary({ output: options.output, size, header: converted.header, warpCount: converted.warpCount, progress, stats, selection: options.selection, raw: options.raw }));
   return 0;
+}
+
+/** The --submits baseline: the same submits timed in untraced runs before the traced one (app-baseline.ts). */
+async function untracedBaseline(options: AppCaptureOptions, manifestDir: string, io: CliIo): Promise<Baseline | null> {
+  const runs = options.overheadRuns ?? 0;
+  if (options.selection.submits === null || runs === 0) return null;
+  const say = (text: string) => io.err(`warptrace: ${oneLine(text)}`);
+  say(`timing ${describeSelection(options.selection)} in ${runs} untraced run(s) first (--overhead-runs)`);
+  const baseline = await timeUntracedSubmits(
+    { app: options.app, manifestDir, selection: options.selection, exitAfter: options.exitAfter, timeoutSeconds: options.timeoutSeconds, env: options.env ?? process.env },
+    runs,
+    say,
+  );
+  if (baseline !== null) say(`untraced: ${(baseline.medianNs / 1000).toFixed(1)} µs of GPU time (median of ${baseline.runs})`);
+  return baseline;
 }
 
 /** Without --exit-after the app goes on after the capture; the CLI keeps serving its layer until it exits. */

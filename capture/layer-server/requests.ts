@@ -139,9 +139,11 @@ export type LayerEvent =
       readonly counter: number;
       readonly capacity: number;
     }
-  | { readonly event: 'capture-failed'; readonly why: string; readonly frames: number | null };
+  | { readonly event: 'capture-failed'; readonly why: string; readonly frames: number | null }
+  /** WARPTRACE_TIME_ONLY: the GPU time of the --submits range in an untraced run. */
+  | { readonly event: 'timing'; readonly gpuNs: number };
 
-export const EVENT_NAMES = ['skipped', 'capture-started', 'capture-written', 'capture-failed'] as const;
+export const EVENT_NAMES = ['skipped', 'capture-started', 'capture-written', 'capture-failed', 'timing'] as const;
 
 /** A typed event, or null for an event name this CLI does not know (a newer layer's: acknowledged, ignored). */
 export function readEvent(o: Fields): LayerEvent | null {
@@ -162,6 +164,8 @@ export function readEvent(o: Fields): LayerEvent | null {
       };
     case 'capture-failed':
       return { event: 'capture-failed', why: readText(o, 'why'), frames: optionalU32(o, 'frames') };
+    case 'timing':
+      return { event: 'timing', gpuNs: readCount(o, 'gpuNs') };
     default:
       return null;
   }

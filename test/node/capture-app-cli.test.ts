@@ -30,7 +30,8 @@ function run(args: readonly string[], extraEnv: Record<string, string> = {}) {
 }
 
 /** Writes a fake app: `body` runs after it has connected as `client` (a LayerClient) and said hello. */
-function fakeApp(name: string, body: string, connect = true): string {
+/** `before` runs before the app says hello (signal handlers: the CLI may act as soon as the hello arrives). */
+function fakeApp(name: string, body: string, connect = true, before = ''): string {
   const path = join(dir, `${name}.mjs`);
   const prelude = connect
     ? `import { LayerClient } from ${JSON.stringify(clientUrl)};
@@ -39,7 +40,7 @@ const hello = await client.request('hello', { pid: process.pid, app: ${JSON.stri
 if (hello.status !== 0) throw new Error('hello refused');
 `
     : '';
-  writeFileSync(path, `import { copyFileSync, renameSync, writeFileSync } from 'node:fs';\n${prelude}${body}\n`);
+  writeFileSync(path, `import { copyFileSync, renameSync, writeFileSync } from 'node:fs';\n${before}\n${prelude}${body}\n`);
   return path;
 }
 
@@ -167,7 +168,7 @@ test('layerEnvironment prepends to the user layers and drops inherited WARPTRACE
 
 test('Ctrl-C on the CLI is passed on to the app; the CLI then exits 130', async () => {
   const marker = join(dir, 'interrupted');
-  const app = fakeApp('interruptible', `process.on('SIGINT', () => { writeFileSync(${JSON.stringify(marker)}, 'int'); process.exit(5); });\nsetInterval(() => {}, 1000);`);
+  const app = fakeApp('interruptible', 'setInterval(() => {}, 1000);', true, `process.on('SIGINT', () => { writeFileSync(${JSON.stringify(marker)}, 'int'); process.exit(5); });`);
   const env = { ...process.env, WARPTRACE_LAYER_DIR: layerDir, WARPTRACE_SPIRV_CACHE: join(dir, 'cache') };
   const child = spawn(process.execPath, [bin, 'capture', '-o', join(dir, 'int.wtrace'), '--', process.execPath, app], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';

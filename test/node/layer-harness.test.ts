@@ -117,6 +117,9 @@ for (const { workload, params } of WORKLOADS) {
     assert.equal(c.recordsWritten, c.recordsKept, 'layer: nothing dropped');
     assert.ok(c.layer !== null, 'the trace carries the layer record');
     assert.deepEqual(c.layer.skipped, [], `layer skipped: ${JSON.stringify(c.layer.skipped)}`);
+    // The same submit, untraced, in the three runs --overhead-runs makes by default before the traced one.
+    assert.ok(c.overhead !== null && c.overhead.frames === 3, `overhead: ${JSON.stringify(c.overhead)}`);
+    assert.ok(c.overhead.plainFrameNs > 0 && c.overhead.tracedFrameNs > 0, JSON.stringify(c.overhead));
     assert.ok(library.warps.count > 0);
 
     assert.deepEqual(

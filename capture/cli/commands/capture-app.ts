@@ -11,6 +11,8 @@ import { checkOutputs } from '../files.js';
 import { MAX_SAMPLE_FRAGMENT } from '../../spirv/options.js';
 
 export const DEFAULT_FRAME = 60;
+/** Untraced runs timed before a --submits capture: a median of three is robust to one slow run. */
+export const DEFAULT_OVERHEAD_RUNS = 3;
 const LAYER_STAGES = ['vs', 'tcs', 'tes', 'gs', 'fs', 'cs'] as const;
 /** A trace buffer record is 32 bytes; the buffer's size in bytes must stay a u32 for the layer's allocation. */
 const MAX_CAPACITY = 0xffffffff / 32;
@@ -30,6 +32,9 @@ into OUT. The app's stdout goes to stderr, so stdout carries only the summary.
   --frame N              capture frame N, counted in presents (default ${DEFAULT_FRAME})
   --submits N..M         capture queue submits N to M (0-based, inclusive) instead,
                          for apps that never present
+  --overhead-runs K      with --submits: run the app K times untraced first and time the
+                         same submits, for the traced run's overhead figure (default
+                         ${DEFAULT_OVERHEAD_RUNS}; 0: skip; the app must do the same work each run)
   --trigger FILE         capture the frame after FILE appears (the layer deletes it):
                          run \`touch FILE\` when the app shows what you want
   --stages LIST          stages to trace, comma-separated: vs,tcs,tes,gs,fs,cs (default all)
@@ -65,6 +70,7 @@ export async function runAppCapture(own: readonly string[], app: readonly string
     capacity: { type: 'string' },
     'sample-fs': { type: 'string' },
     'exit-after': { type: 'boolean' },
+    'overhead-runs': { type: 'string' },
     timeout: { type: 'string' },
     raw: { type: 'string' },
     cache: { type: 'string' },
@@ -90,6 +96,10 @@ export async function runAppCapture(own: readonly string[], app: readonly string
     sampleFs: values['sample-fs'] === undefined ? null : wholeNumber(values['sample-fs'], '--sample-fs', 1, MAX_SAMPLE_FRAGMENT),
   };
   const timeoutSeconds = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : wholeNumber(values.timeout, '--timeout', 0, 7 * 24 * 3600);
+  if (values['overhead-runs'] !== undefined && values.submits === undefined) {
+    throw new UsageError('--overhead-runs applies to --submits (a frame is measured against the untraced frames before it)');
+  }
+  const overheadRuns = values['overhead-runs'] === undefined ? (values.submits === undefined ? 0 : DEFAULT_OVERHEAD_RUNS) : wholeNumber(values['overhead-runs'], '--overhead-runs', 0, 100);
   const force = values.force === true;
   checkOutputs([{ option: '-o', path: values.output }, ...(values.raw === undefined ? [] : [{ option: '--raw', path: values.raw }])], [], force);
   return captureApp(
@@ -101,6 +111,7 @@ export async function runAppCapture(own: readonly string[], app: readonly string
       selection,
       exitAfter: values['exit-after'] === true,
       timeoutSeconds,
+      overheadRuns,
       ...(values.cache === undefined ? {} : { cacheDir: values.cache }),
     },
     io,

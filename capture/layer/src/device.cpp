@@ -155,6 +155,12 @@ static std::string extensionProblem(const VkDeviceCreateInfo *info) {
 /** The tracer, the trace set index, and the CLI connection. */
 static void prepareTracing(DeviceState *device, const VkDeviceCreateInfo *appInfo) {
   const Settings &s = settings();
+  if (s.timeOnly) {
+    // The untraced baseline of a --submits capture: the app's own work, only timed (frame_timing.cpp).
+    device->client.reset(new InstrumentClient(s.socketPath));
+    device->untraceableWhy = "timing only (WARPTRACE_TIME_ONLY)";
+    return;
+  }
   device->untraceableWhy = extensionProblem(appInfo);
   if (device->untraceableWhy.empty()) {
     VkShaderStageFlags stages = 0;
@@ -228,7 +234,8 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateDevice(VkPhysicalDevice physical, cons
   device->allocator = allocator;
   queryCaps(instance, physical, &device->caps);
   std::string assumed = assumeHiddenCaps(instance, device->caps);
-  bool wantTracing = !settings().socketPath.empty();
+  // The untraced baseline (time only) creates the device exactly as the app asks.
+  bool wantTracing = !settings().socketPath.empty() && !settings().timeOnly;
   VkResult r;
   {
     DeviceCreatePatch patch(info, device->caps);
@@ -261,7 +268,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateDevice(VkPhysicalDevice physical, cons
     reportSkipped(device, std::string("device ") + device->caps.deviceName, patchFailure);
   } else {
     prepareTracing(device, info);
-    if (!assumed.empty()) reportSkipped(device, "device properties", assumed);
+    if (!assumed.empty() && !settings().timeOnly) reportSkipped(device, "device properties", assumed);
   }
   return VK_SUCCESS;
 }

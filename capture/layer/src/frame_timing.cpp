@@ -13,6 +13,8 @@ namespace wtl {
 /** Untraced frames timed before the captured one. */
 static const uint32_t kNeighbours = 10;
 
+static bool ensureQueries(DeviceState *device);
+
 static VkCommandBuffer timingCommandBuffer(DeviceState *device, uint32_t family) {
   FrameTiming &t = device->timing;
   VkCommandPool &pool = t.pools[family];
@@ -43,12 +45,7 @@ void frameTimingBegin(DeviceState *device, VkQueue queue) {
   uint64_t frame = device->presents + 1, target = device->capture.targetFrame;
   // The warm-up frame (target - 1) runs traced: it is neither a neighbour nor the measured frame.
   if (settings().submitMode || frame + kNeighbours + 1 < target || frame > target || frame + 1 == target || t.begun == frame) return;
-  if (!t.queries) {
-    VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-    qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    qi.queryCount = 2 * (kNeighbours + 1);
-    if (device->d.CreateQueryPool(device->device, &qi, nullptr, &t.queries) != VK_SUCCESS) return;
-  }
+  if (!ensureQueries(device)) return;
   auto it = device->queueFamilies.find(queue);
   uint32_t family = it == device->queueFamilies.end() ? 0 : it->second;
   t.begun = frame;
@@ -67,9 +64,53 @@ void frameTimingEnd(DeviceState *device) {
   t.ended[back] = true;
 }
 
+static bool ensureQueries(DeviceState *device) {
+  FrameTiming &t = device->timing;
+  if (t.queries) return true;
+  VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+  qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+  qi.queryCount = 2 * (kNeighbours + 1);
+  return device->d.CreateQueryPool(device->device, &qi, nullptr, &t.queries) == VK_SUCCESS;
+}
+
+void rangeTimingBegin(DeviceState *device, VkQueue queue) {
+  FrameTiming &t = device->timing;
+  if (!ensureQueries(device)) return;
+  auto it = device->queueFamilies.find(queue);
+  t.queue = queue;
+  t.family = it == device->queueFamilies.end() ? 0 : it->second;
+  t.begun = 1;
+  submitTimestamp(device, queue, t.family, 0, true);
+}
+
+void rangeTimingEnd(DeviceState *device) {
+  FrameTiming &t = device->timing;
+  if (t.begun != 1 || t.ended[0]) return;
+  submitTimestamp(device, t.queue, t.family, 1, false);
+  t.ended[0] = true;
+}
+
+bool rangeTimingNs(DeviceState *device, double &ns) {
+  FrameTiming &t = device->timing;
+  if (!t.queries || !t.ended[0]) return false;
+  uint64_t ticks[2] = {};
+  if (device->d.GetQueryPoolResults(device->device, t.queries, 0, 2, sizeof ticks, ticks, sizeof(uint64_t),
+                                    VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) != VK_SUCCESS || ticks[1] < ticks[0])
+    return false;
+  ns = (double)(ticks[1] - ticks[0]) * (device->caps.timestampPeriod > 0 ? device->caps.timestampPeriod : 1);
+  return true;
+}
+
 bool frameTimingResult(DeviceState *device, double &plainNs, double &tracedNs, uint32_t &frames) {
   FrameTiming &t = device->timing;
   if (!t.queries) return false;
+  if (settings().submitMode) {
+    // The same submits, untraced, in runs before this one (warptrace capture --submits times them first).
+    if (!(settings().plainNs > 0) || !rangeTimingNs(device, tracedNs)) return false;
+    plainNs = settings().plainNs;
+    frames = settings().plainRuns ? settings().plainRuns : 1;
+    return true;
+  }
   uint64_t values[2 * (kNeighbours + 1)][2] = {};
   device->d.GetQueryPoolResults(device->device, t.queries, 0, 2 * (kNeighbours + 1), sizeof values, values, 2 * sizeof(uint64_t),
                                 VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);

@@ -87,7 +87,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateInstance(const VkInstanceCreate
   if (enumerateVersion) enumerateVersion(&loaderVersion);
   std::string note;
   std::vector<const char *> extensions(info->ppEnabledExtensionNames, info->ppEnabledExtensionNames + info->enabledExtensionCount);
-  if (!settings().socketPath.empty() && asked < VK_API_VERSION_1_1 && loaderVersion >= VK_API_VERSION_1_1) {
+  if (!settings().socketPath.empty() && !settings().timeOnly && asked < VK_API_VERSION_1_1 && loaderVersion >= VK_API_VERSION_1_1) {
     app.apiVersion = VK_API_VERSION_1_1;
     patched.pApplicationInfo = &app;
     note = "instance apiVersion raised from 1.0 to 1.1 (SPIR-V 1.3 subgroup operations)";

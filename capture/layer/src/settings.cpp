@@ -63,6 +63,17 @@ static Settings read() {
     if (!parseU64(v, n) || n == 0 || n > 65536) s.problems += "WARPTRACE_SAMPLE_FS: expected 1..65536; ";
     else s.sampleFs = (uint32_t)n;
   }
+  if (const char *v = getenv("WARPTRACE_TIME_ONLY")) s.timeOnly = !strcmp(v, "1");
+  if (const char *v = getenv("WARPTRACE_PLAIN_NS")) {
+    char *end = nullptr;
+    double ns = strtod(v, &end);
+    if (*end || !(ns > 0) || ns > 1e12) s.problems += "WARPTRACE_PLAIN_NS: expected a positive duration in ns; ";
+    else s.plainNs = ns;
+  }
+  if (const char *v = getenv("WARPTRACE_PLAIN_RUNS")) {
+    uint64_t n = 0;
+    if (parseU64(v, n) && n > 0 && n < 1000) s.plainRuns = (uint32_t)n;
+  }
   if (const char *v = getenv("WARPTRACE_CAPACITY")) {
     uint64_t c = 0;
     if (!parseU64(v, c) || c == 0 || c > (1u << 26)) s.problems += "WARPTRACE_CAPACITY: expected 1..67108864 records; ";
