@@ -8,7 +8,7 @@
  * VkLayer_warptrace.json and the library it names): then nothing is built,
  * for packaged installs and for tests that need no C++ toolchain.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { InputError } from '../cli/command.js';
@@ -46,6 +46,8 @@ export async function buildLayer(sourceDir: string = LAYER_SOURCE_DIR): Promise<
     throw new InputError(`the capture layer has no build yet: ${join(sourceDir, 'CMakeLists.txt')} is missing (or set WARPTRACE_LAYER_DIR to a prebuilt layer)`);
   }
   const dir = layerBuildDir();
+  // `cmake --build` costs ~0.2 s even with nothing to do: skip it when the library is newer than every source.
+  if (upToDate(dir, sourceDir)) return dir;
   if (!existsSync(join(dir, 'CMakeCache.txt'))) {
     const configure = await runTool('cmake', ['-S', sourceDir, '-B', dir, '-DCMAKE_BUILD_TYPE=Release'], INSTALL_HINT);
     if (configure.code !== 0) {
@@ -63,4 +65,17 @@ export async function buildLayer(sourceDir: string = LAYER_SOURCE_DIR): Promise<
     if (!existsSync(join(dir, name))) throw new InputError(`the capture layer built, but ${join(dir, name)} is missing (CMakeLists.txt must produce it)`);
   }
   return dir;
+}
+
+/** Whether the built library and manifest are newer than the layer's sources and the host header it includes. */
+function upToDate(dir: string, sourceDir: string): boolean {
+  const library = join(dir, LAYER_LIBRARY);
+  if (!existsSync(library) || !existsSync(join(dir, LAYER_MANIFEST))) return false;
+  const built = statSync(library).mtimeMs;
+  const sources = [join(sourceDir, 'CMakeLists.txt'), join(sourceDir, 'VkLayer_warptrace.json.in')];
+  const src = join(sourceDir, 'src');
+  if (existsSync(src)) for (const name of readdirSync(src)) sources.push(join(src, name));
+  const host = join(sourceDir, '..', 'host');
+  if (existsSync(host)) for (const name of readdirSync(host)) sources.push(join(host, name));
+  return sources.every((file) => !existsSync(file) || statSync(file).mtimeMs < built);
 }
