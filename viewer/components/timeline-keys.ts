@@ -84,6 +84,7 @@ export class TimelineKeys {
         t.emit('wt-range-select', { range: null });
         t.emit('wt-warp-select', { row: -1 });
         t.emit('wt-cursor-change', { cursorNs: null });
+        t.emit('wt-draw-select', { draw: -1 });
         break;
       default:
         return;

@@ -16,6 +16,7 @@ import { summarizeCalibration, type CalibrationSummary } from '../../analysis/ca
 import { calibrationBadges } from './calibration-badges.js';
 import type { LaneIndex } from '../model/lane-index.js';
 import { buildDrawLayout, type DrawLayout } from '../model/draw-layout.js';
+import { stepMatch } from '../model/draw-search.js';
 import type { TimeRange } from '../timeline/frame.js';
 import type { DecodeRequest } from '../loading/protocol.js';
 import { loadTrace, type LoadProgress } from '../loading/trace-loader.js';
@@ -94,6 +95,8 @@ export class WarptraceApp extends LitElement {
   declare samples: SampleIndex | null;
   declare sampleProblem: string | null;
   declare selectedDraw: number;
+  /** The draw list's search matches (null: no filter): `[` / `]` step through them. */
+  private drawMatches: Uint32Array | null = null;
   declare selectedWarp: number;
   declare range: TimeRange | null;
   declare counts: RangeCounts | null;
@@ -134,6 +137,7 @@ export class WarptraceApp extends LitElement {
     // Events from the shadow tree (composed) and from slotted panels arrive here.
     this.addEventListener('wt-draw-select', (e) => this.selectDraw((e as CustomEvent<{ draw: number }>).detail.draw));
     this.addEventListener('wt-draw-step', (e) => this.stepDraw((e as CustomEvent<{ delta: number }>).detail.delta));
+    this.addEventListener('wt-draw-filter', (e) => (this.drawMatches = e.detail.matches));
     this.addEventListener('wt-warp-select', (e) => this.selectWarp((e as CustomEvent<{ row: number }>).detail.row));
     this.addEventListener('wt-range-select', (e) => this.selectRange((e as CustomEvent<{ range: TimeRange | null }>).detail.range));
     this.addEventListener('wt-cursor-change', (e) => this.setCursor((e as CustomEvent<{ cursorNs: number | null }>).detail.cursorNs));
@@ -152,6 +156,7 @@ export class WarptraceApp extends LitElement {
   /** What a newly opened trace starts without: selections, range, cursor, hidden stages. */
   private clearViewState(): void {
     this.selectedDraw = -1;
+    this.drawMatches = null;
     this.selectedWarp = -1;
     this.range = null;
     this.counts = null;
@@ -326,10 +331,15 @@ export class WarptraceApp extends LitElement {
     if (!Number.isNaN(s)) this.timeline?.zoomTo(s, e, 0.08);
   }
 
-  /** `[` / `]`: previous / next draw that has a span. */
+  /** `[` / `]`: previous / next draw that has a span (of the draw list's matches while it filters). */
   stepDraw(delta: number): void {
     const o = this.opened;
     if (o === null) return;
+    if (this.drawMatches !== null) {
+      const d = stepMatch(this.drawMatches, this.selectedDraw, delta);
+      if (d >= 0) this.selectDraw(d);
+      return;
+    }
     const n = o.trace.draws.length;
     let d = this.selectedDraw < 0 ? (delta > 0 ? -1 : n) : this.selectedDraw;
     for (let k = 0; k < n; k++) {
@@ -422,7 +432,7 @@ export class WarptraceApp extends LitElement {
         ${o === null
           ? this.renderEmpty()
           : html`
-              <wt-draw-list class="draws" .trace=${o.trace} .spans=${o.drawLayout.spans} .selectedDraw=${this.selectedDraw}></wt-draw-list>
+              <wt-draw-list class="draws" .trace=${o.trace} .spans=${o.drawLayout.spans} .tree=${o.drawLayout.tree} .selectedDraw=${this.selectedDraw}></wt-draw-list>
               <section class="center">
                 <wt-timeline
                   .trace=${o.trace}
@@ -590,9 +600,10 @@ function helpText() {
     <tr><th>click</th><td>a warp: details; an SM label: expand to warp slots; the time axis: time cursor</td></tr>
     <tr><th>↑ / ↓, Enter</th><td>move between SM lanes, expand one</td></tr>
     <tr><th>, / .</th><td>previous / next warp on the focused lane</td></tr>
-    <tr><th>[ / ]</th><td>previous / next draw (zooms to it, dims the others)</td></tr>
+    <tr><th>[ / ]</th><td>previous / next draw, or search match (zooms to it, dims the others)</td></tr>
+    <tr><th>Find box</th><td>label or glob (* ?), #12, pass:name, stage:FS; Enter zooms to the match, Esc clears the filter</td></tr>
     <tr><th>F, 0</th><td>fit the selection, show everything</td></tr>
-    <tr><th>C, Esc</th><td>time cursor at the centre, clear selections</td></tr>
+    <tr><th>C, Esc</th><td>time cursor at the centre, clear selections (warp, range, cursor, draw)</td></tr>
   </table>`;
 }
 

@@ -1,106 +1,63 @@
 /**
- * <wt-draw-list>: every draw and dispatch, in submission order, with its
- * warp span and GPU time. Virtualized (only visible rows exist), so 10 000
- * draws cost the same as 20. Arrow keys move the selection.
+ * <wt-draw-list>: every draw and dispatch with its warp span. When the trace
+ * has regions, a collapsible pass tree (regions nested, draws under their
+ * innermost region; a region row shows its draw count and span); otherwise
+ * the draws in submission order. Virtualized: only visible rows exist, and
+ * a collapsed tree is a row per pass.
+ *
+ * A search box filters the draws (syntax in ../model/draw-search.ts): `[` /
+ * `]` step to the previous / next match (select and reveal it), Enter zooms
+ * the timeline to it (`wt-zoom-to`), Esc clears the filter, then the
+ * selected draw. The matches go up as `wt-draw-filter` {matches | null}, so
+ * the timeline's `[` / `]` step through them too. Arrow keys move the
+ * selection; a region row expands or collapses on click.
  */
-import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
+import { LitElement, html, nothing, type PropertyValues } from 'lit';
 import { formatNs, type Trace } from '../../shared-schema/index.js';
+import { drawMatcher, drawStageMasks, parseDrawQuery, stepMatch, type DrawMatcher } from '../model/draw-search.js';
+import { ancestorsOf, buildPassTree, visibleRows, type PassTree, type TreeRow } from '../model/pass-tree.js';
+import { zoomToEvent } from '../panels/zoom-event.js';
+import { INDENT_PX, ROW_PX, drawListStyles } from './draw-list-styles.js';
 import { panelStyles } from './shared-styles.js';
-
-const ROW_PX = 22;
 
 export class WtDrawList extends LitElement {
   static override properties = {
     trace: { attribute: false },
     spans: { attribute: false },
+    tree: { attribute: false },
     selectedDraw: { type: Number },
+    query: { state: true },
+    expanded: { state: true },
     scrollTop: { state: true },
     viewportHeight: { state: true },
   };
   declare trace: Trace | null;
   /** [start, end] ns per draw (NaN when unknown). */
   declare spans: Float64Array | null;
+  /** The pass tree (built here from trace and spans when not given). */
+  declare tree: PassTree | null;
   declare selectedDraw: number;
+  /** The search text. */
+  declare query: string;
+  /** Expanded regions. */
+  declare expanded: ReadonlySet<number>;
   declare scrollTop: number;
   declare viewportHeight: number;
   private resizeObserver: ResizeObserver | null = null;
+  private masks: Uint32Array | null = null;
+  private ownTree: { trace: Trace; spans: Float64Array | null; tree: PassTree } | null = null;
+  private cache: { key: readonly unknown[]; rows: TreeRow[]; matches: Uint32Array | null; errors: readonly string[] } | null = null;
 
-  static override styles = [
-    panelStyles,
-    css`
-      :host {
-        display: flex;
-        flex-direction: column;
-        min-height: 0;
-      }
-      .list {
-        flex: 1;
-        overflow-y: auto;
-        position: relative;
-        outline: none;
-      }
-      .list:focus-visible {
-        box-shadow: inset 0 0 0 2px #7fb2ff;
-      }
-      .row {
-        position: absolute;
-        left: 0;
-        right: 0;
-        height: ${ROW_PX}px;
-        display: flex;
-        gap: 6px;
-        align-items: center;
-        padding: 0 6px;
-        box-sizing: border-box;
-        cursor: pointer;
-        white-space: nowrap;
-        overflow: hidden;
-      }
-      .row:hover {
-        background: #232730;
-      }
-      .row[aria-selected='true'] {
-        background: #2c4a78;
-      }
-      .idx {
-        width: 3.5em;
-        text-align: right;
-        color: #8b909c;
-        font-variant-numeric: tabular-nums;
-      }
-      .label {
-        flex: 1;
-        min-width: 4em;
-        overflow: hidden;
-        text-overflow: ellipsis;
-      }
-      .dur {
-        color: #8b909c;
-        font-variant-numeric: tabular-nums;
-      }
-      .kind {
-        width: 7px;
-        height: 7px;
-        border-radius: 50%;
-        background: #66738d;
-      }
-      .kind.dispatch {
-        background: #1490e1;
-      }
-      .kind.trace-rays {
-        background: #ffd400;
-      }
-      h3 {
-        padding: 6px 6px 0;
-      }
-    `,
-  ];
+  static override styles = [panelStyles, drawListStyles];
 
   constructor() {
     super();
     this.trace = null;
     this.spans = null;
+    this.tree = null;
     this.selectedDraw = -1;
+    this.query = '';
+    this.expanded = new Set();
     this.scrollTop = 0;
     this.viewportHeight = 400;
   }
@@ -123,39 +80,142 @@ export class WtDrawList extends LitElement {
     return this.renderRoot.querySelector('.list') as HTMLElement;
   }
 
+  /** True when the trace has regions (the list is a tree). */
+  get isTree(): boolean {
+    return (this.trace?.regions.length ?? 0) > 0;
+  }
+
+  /** The rows shown (after the filter and the expanded regions), and the matches of the filter (null: none). */
+  get view(): { rows: TreeRow[]; matches: Uint32Array | null; errors: readonly string[] } {
+    const t = this.trace;
+    const key = [t, this.spans, this.tree, this.query, this.expanded];
+    if (this.cache !== null && key.every((k, i) => k === this.cache!.key[i])) return this.cache;
+    let rows: TreeRow[] = [];
+    let matches: Uint32Array | null = null;
+    let errors: readonly string[] = [];
+    if (t !== null) {
+      const q = parseDrawQuery(this.query);
+      errors = q.errors;
+      const m: DrawMatcher | null = q.terms.length === 0 ? null : drawMatcher(t, q, () => (this.masks ??= drawStageMasks(t)));
+      const match = m === null ? null : (d: number) => m.matches(d);
+      if (match !== null) {
+        const found: number[] = [];
+        for (let d = 0; d < t.draws.length; d++) if (match(d)) found.push(d);
+        matches = Uint32Array.from(found);
+      }
+      if (this.isTree) {
+        rows = visibleRows(this.passTree(t), this.expanded, matches === null ? null : (d) => inSorted(matches!, d));
+      } else {
+        const list = matches ?? Array.from({ length: t.draws.length }, (_, d) => d);
+        rows = Array.from(list, (d) => ({ kind: 'draw', draw: d, depth: 0 }) as const);
+      }
+    }
+    this.cache = { key, rows, matches, errors };
+    return this.cache;
+  }
+
+  private passTree(t: Trace): PassTree {
+    if (this.tree !== null) return this.tree;
+    if (this.ownTree === null || this.ownTree.trace !== t || this.ownTree.spans !== this.spans) this.ownTree = { trace: t, spans: this.spans, tree: buildPassTree(t, this.spans) };
+    return this.ownTree.tree;
+  }
+
+  override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('trace')) {
+      this.masks = null;
+      if (changed.get('trace') !== undefined) {
+        this.query = '';
+        this.expanded = new Set();
+      }
+    }
+    if (changed.has('selectedDraw') && this.selectedDraw >= 0 && this.trace !== null && this.isTree) {
+      const missing = ancestorsOf(this.trace, this.selectedDraw).filter((r) => !this.expanded.has(r));
+      if (missing.length > 0) this.expanded = new Set([...this.expanded, ...missing]);
+    }
+  }
+
   override updated(changed: PropertyValues<this>): void {
-    if (changed.has('selectedDraw') && this.selectedDraw >= 0) {
-      const list = this.list;
-      const y = this.selectedDraw * ROW_PX;
-      if (y < list.scrollTop || y + ROW_PX > list.scrollTop + list.clientHeight) list.scrollTop = Math.max(0, y - list.clientHeight / 3);
+    if (changed.has('selectedDraw') && this.selectedDraw >= 0) this.reveal(this.selectedDraw);
+  }
+
+  /** Scrolls the draw's row into view. */
+  private reveal(draw: number): void {
+    const i = this.view.rows.findIndex((r) => r.kind === 'draw' && r.draw === draw);
+    if (i < 0) return;
+    const list = this.list;
+    const y = i * ROW_PX;
+    if (y < list.scrollTop || y + ROW_PX > list.scrollTop + list.clientHeight) {
+      list.scrollTop = Math.max(0, y - list.clientHeight / 3);
+      this.scrollTop = list.scrollTop;
     }
   }
 
   override render() {
     const t = this.trace;
     const n = t?.draws.length ?? 0;
+    const { rows, matches, errors } = this.view;
     const first = Math.max(0, Math.floor(this.scrollTop / ROW_PX) - 4);
-    const last = Math.min(n, Math.ceil((this.scrollTop + this.viewportHeight) / ROW_PX) + 4);
-    const rows = [];
-    for (let d = first; d < last; d++) rows.push(this.renderRow(t!, d));
+    const last = Math.min(rows.length, Math.ceil((this.scrollTop + this.viewportHeight) / ROW_PX) + 4);
+    const shown = [];
+    for (let i = first; i < last; i++) shown.push(this.renderRow(t!, rows[i]!, i));
     return html`
-      <h3>Draws (${n})</h3>
+      <h3>Draws (${n})${this.isTree ? html` · ${t!.regions.length} regions` : nothing}</h3>
+      <div class="search">
+        <input
+          type="search"
+          placeholder="Find: label, glob *?, #12, pass:…, stage:FS"
+          aria-label="Find draws: label substring or glob (* ?), #index or #from-to, pass:name, stage:FS, kind:dispatch; [ and ] step, Enter zooms, Esc clears"
+          .value=${this.query}
+          @input=${(e: Event) => this.setQuery((e.target as HTMLInputElement).value)}
+          @keydown=${this.onKeyDown}
+        />
+        ${matches === null
+          ? nothing
+          : html`<span class="hint" role="status"
+              >${matches.length} of ${n} draws match${errors.length > 0 ? html` · <span class="bad">not understood: ${errors.join(' ')}</span>` : nothing} · [ ] step,
+              Enter zooms, Esc clears</span
+            >`}
+      </div>
       <div
         class="list"
-        role="listbox"
+        role=${this.isTree ? 'tree' : 'listbox'}
         tabindex="0"
-        aria-label="Draws; arrow keys select, [ and ] in the timeline step"
+        aria-label="Draws; arrow keys select, [ and ] step through matches"
         aria-activedescendant=${this.selectedDraw >= 0 ? `draw-${this.selectedDraw}` : nothing}
         @scroll=${(e: Event) => (this.scrollTop = (e.target as HTMLElement).scrollTop)}
         @keydown=${this.onKeyDown}
       >
-        <div style="height:${n * ROW_PX}px"></div>
-        ${rows}
+        <div style="height:${rows.length * ROW_PX}px"></div>
+        ${shown}
       </div>
     `;
   }
 
-  private renderRow(t: Trace, d: number) {
+  private renderRow(t: Trace, row: TreeRow, i: number) {
+    const pad = `padding-left:${6 + row.depth * INDENT_PX}px;top:${i * ROW_PX}px`;
+    if (row.kind === 'region') {
+      const r = row.region;
+      const tree = this.passTree(t);
+      const s = tree.spans[2 * r]!;
+      const span = Number.isNaN(s) ? 'no warps' : formatNs(tree.spans[2 * r + 1]! - s);
+      const label = t.regions[r]!.label;
+      const count = row.shown === tree.drawCount[r] ? `${row.shown}` : `${row.shown} of ${tree.drawCount[r]}`;
+      return html`<div
+        class="row region"
+        id="region-${r}"
+        data-region=${r}
+        role="treeitem"
+        aria-expanded=${row.expanded ? 'true' : 'false'}
+        aria-level=${row.depth + 1}
+        style=${pad}
+        title="${label}: ${tree.drawCount[r]} draws, span ${span}"
+        @click=${() => this.toggle(r)}
+      >
+        <span class="twisty">${row.expanded ? '▾' : '▸'}</span><span class="label">${label}</span><span class="count">${count}</span
+        ><span class="dur">${span}</span>
+      </div>`;
+    }
+    const d = row.draw;
     const info = t.draws[d]!;
     const s = this.spans?.[2 * d] ?? NaN;
     const e = this.spans?.[2 * d + 1] ?? NaN;
@@ -164,9 +224,10 @@ export class WtDrawList extends LitElement {
     return html`<div
       class="row"
       id="draw-${d}"
-      role="option"
+      data-draw=${d}
+      role=${this.isTree ? 'treeitem' : 'option'}
       aria-selected=${d === this.selectedDraw ? 'true' : 'false'}
-      style="top:${d * ROW_PX}px"
+      style=${pad}
       title="${info.label} (${info.kind}): warps span ${dur}${gpu}"
       @click=${() => this.select(d)}
     >
@@ -174,18 +235,57 @@ export class WtDrawList extends LitElement {
     </div>`;
   }
 
-  private onKeyDown = (e: KeyboardEvent): void => {
+  /** Sets the filter text; the matches go up as `wt-draw-filter`. */
+  setQuery(query: string): void {
+    this.query = query;
+    this.scrollTop = 0;
+    if (this.renderRoot.querySelector('.list') !== null) this.list.scrollTop = 0;
+    this.dispatchEvent(new CustomEvent('wt-draw-filter', { detail: { matches: this.view.matches }, bubbles: true, composed: true }));
+  }
+
+  toggle(region: number): void {
+    const next = new Set(this.expanded);
+    if (!next.delete(region)) next.add(region);
+    this.expanded = next;
+  }
+
+  /** `[` / `]` over the matches (all draws without a filter): select and reveal. */
+  step(delta: number): void {
     const n = this.trace?.draws.length ?? 0;
-    if (n === 0) return;
-    let next = this.selectedDraw;
-    if (e.key === 'ArrowDown') next = Math.min(n - 1, next + 1);
-    else if (e.key === 'ArrowUp') next = Math.max(0, next < 0 ? 0 : next - 1);
-    else if (e.key === 'Home') next = 0;
-    else if (e.key === 'End') next = n - 1;
-    else if (e.key === 'Escape') next = -1;
+    const matches = this.view.matches ?? Uint32Array.from({ length: n }, (_, d) => d);
+    const d = stepMatch(matches, this.selectedDraw, delta);
+    if (d >= 0) this.select(d);
+  }
+
+  /** Enter: zoom the timeline to the selected match (the first match when none is selected). */
+  zoomToCurrent(): void {
+    const { matches } = this.view;
+    let d = this.selectedDraw;
+    if (matches !== null && !inSorted(matches, d)) d = matches[0] ?? -1;
+    if (d < 0) return;
+    if (d !== this.selectedDraw) this.select(d);
+    const s = this.spans?.[2 * d] ?? NaN;
+    const e = this.spans?.[2 * d + 1] ?? NaN;
+    if (!Number.isNaN(s)) this.dispatchEvent(zoomToEvent({ startNs: s, endNs: e }));
+  }
+
+  private onKeyDown = (e: KeyboardEvent): void => {
+    const inInput = e.target instanceof HTMLInputElement;
+    const draws = this.view.rows.filter((r) => r.kind === 'draw').map((r) => (r as { draw: number }).draw);
+    const at = draws.indexOf(this.selectedDraw);
+    if (e.key === '[' || e.key === ']') this.step(e.key === ']' ? 1 : -1);
+    else if (e.key === 'Enter') this.zoomToCurrent();
+    else if (e.key === 'Escape') {
+      if (this.query !== '') this.setQuery('');
+      else this.select(-1);
+    } else if (inInput) return;
+    else if (e.key === 'ArrowDown' && draws.length > 0) this.select(draws[Math.min(draws.length - 1, at + 1)]!);
+    else if (e.key === 'ArrowUp' && draws.length > 0) this.select(draws[Math.max(0, at - 1)]!);
+    else if (e.key === 'Home' && draws.length > 0) this.select(draws[0]!);
+    else if (e.key === 'End' && draws.length > 0) this.select(draws[draws.length - 1]!);
     else return;
     e.preventDefault();
-    this.select(next);
+    e.stopPropagation();
   };
 
   private select(draw: number): void {
@@ -193,9 +293,23 @@ export class WtDrawList extends LitElement {
   }
 }
 
+function inSorted(a: Uint32Array, v: number): boolean {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid]! < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < a.length && a[lo] === v;
+}
+
 customElements.define('wt-draw-list', WtDrawList);
 declare global {
   interface HTMLElementTagNameMap {
     'wt-draw-list': WtDrawList;
+  }
+  interface HTMLElementEventMap {
+    'wt-draw-filter': CustomEvent<{ matches: Uint32Array | null }>;
   }
 }

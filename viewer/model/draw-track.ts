@@ -1,11 +1,13 @@
 /**
  * Geometry of the draw track: one bar per draw over its warps' span, and a
  * thin line under it for its GPU timestamp bounds when it has them. x in ns
- * relative to `originNs`.
+ * relative to `originNs`. With regions, their bars fill the top rows (one
+ * row per depth); draws in the overflow row are drawn translucent, so where
+ * many pile up the row reads as density.
  */
 import type { Trace } from '../../shared-schema/index.js';
 import { packRgba } from './colors.js';
-import type { DrawLayout } from './draw-layout.js';
+import { regionBarsInWindow, type DrawLayout } from './draw-layout.js';
 import type { InstanceWriter } from './instances.js';
 
 const KIND_RGB: Record<string, readonly [number, number]> = {
@@ -16,6 +18,8 @@ const KIND_RGB: Record<string, readonly [number, number]> = {
 const SELECTED = packRgba(0x7fb2ff);
 const TIMESTAMP = packRgba(0xc9cedb, 200);
 const DIMMED = packRgba(0x30343d);
+const OVERFLOW = packRgba(0x8a94aa, 70);
+const REGION_RGB = [0x4b3f72, 0x3d5a55, 0x5a4a3d] as const;
 
 export interface DrawTrackRequest {
   readonly trace: Trace;
@@ -25,18 +29,29 @@ export interface DrawTrackRequest {
   readonly y: number;
   readonly rowHeight: number;
   readonly selectedDraw: number;
+  /** The time window the geometry covers (for region bars), ns. */
+  readonly windowNs?: readonly [number, number];
 }
 
 export function buildDrawTrack(req: DrawTrackRequest, out: InstanceWriter): void {
   out.reset();
   const { trace, layout, originNs, y, rowHeight, selectedDraw } = req;
+  if (layout.regionRows > 0) {
+    const [t0, t1] = req.windowNs ?? [-Infinity, Infinity];
+    for (const [r, row] of regionBarsInWindow(layout, t0, t1)) {
+      const top = y + 3 + row * rowHeight;
+      const shade = REGION_RGB[row % REGION_RGB.length]!;
+      out.push(layout.tree.spans[2 * r]! - originNs, layout.tree.spans[2 * r + 1]! - originNs, top, top + rowHeight - 4, packRgba(r % 2 === 0 ? shade : shade + 0x0a0a0a));
+    }
+  }
   for (const d of req.draws) {
     const s = layout.spans[2 * d]! - originNs;
     const e = layout.spans[2 * d + 1]! - originNs;
     const top = y + 3 + layout.row[d]! * rowHeight;
     const info = trace.draws[d]!;
     const shades = KIND_RGB[info.kind] ?? KIND_RGB['draw']!;
-    const color = d === selectedDraw ? SELECTED : selectedDraw >= 0 ? DIMMED : packRgba(shades[d % 2]!);
+    const overflow = layout.row[d] === layout.overflowRow;
+    const color = d === selectedDraw ? SELECTED : overflow ? OVERFLOW : selectedDraw >= 0 ? DIMMED : packRgba(shades[d % 2]!);
     out.push(s, e, top, top + rowHeight - 4, color);
     if (info.gpuBeginNs !== null && info.gpuEndNs !== null) {
       out.push(info.gpuBeginNs - originNs, info.gpuEndNs - originNs, top + rowHeight - 3, top + rowHeight - 2, TIMESTAMP);

@@ -4,7 +4,8 @@
  * (warps in flight per SM against the SM's slots) and per draw. Clicking a
  * draw row dispatches `wt-zoom-to` {startNs, endNs} and `wt-draw-select`
  * {draw}. With `.draw` set it shows that draw's stages; `.selectedDraw` (the
- * app's selection) is highlighted in the draws table. Shows, never computes.
+ * app's selection) is highlighted in the draws table, which sorts on a
+ * header click and is virtualized (./draw-table.ts). Shows, never computes.
  */
 import { LitElement, css, html, nothing } from 'lit';
 import { formatNs, formatNumber, formatShare } from '../../analysis/format.js';
@@ -13,6 +14,9 @@ import { parseStageName, stageCssColor } from '../../shared-schema/stages.js';
 import { histogramSpark } from './histogram-spark.js';
 import { panelStyles } from '../components/shared-styles.js';
 import { zoomToEvent } from './zoom-event.js';
+import type { Trace } from '../../shared-schema/index.js';
+import { drawColumns, nextSort, sortDraws, type DrawSort } from '../model/draw-table.js';
+import { drawTableStyles, renderDrawTable } from './draw-table.js';
 
 export type StatsTab = 'stages' | 'occupancy' | 'draws';
 const TABS: readonly { id: StatsTab; label: string }[] = [
@@ -20,8 +24,6 @@ const TABS: readonly { id: StatsTab; label: string }[] = [
   { id: 'occupancy', label: 'Occupancy' },
   { id: 'draws', label: 'Draws' },
 ];
-/** Draw rows rendered at most (the longest spans); the exports hold them all. */
-const MAX_DRAW_ROWS = 500;
 
 const colorOf = (stage: string) => stageCssColor(parseStageName(stage) ?? 0);
 
@@ -31,10 +33,15 @@ export class WtStatsPanel extends LitElement {
     draw: { attribute: false },
     selectedDraw: { attribute: false },
     tab: { type: String, reflect: true },
+    trace: { attribute: false },
+    drawSort: { state: true },
+    allColumns: { state: true },
+    tableScroll: { state: true },
   };
 
   static override styles = [
     panelStyles,
+    drawTableStyles,
     css`
       .tabs {
         display: flex;
@@ -56,6 +63,12 @@ export class WtStatsPanel extends LitElement {
   /** The app's selected draw (-1: none): highlighted in the draws table. */
   declare selectedDraw: number;
   declare tab: StatsTab;
+  /** The trace, when given: the draws table gets a pass column from its regions. */
+  declare trace: Trace | null;
+  declare drawSort: DrawSort;
+  declare allColumns: boolean;
+  declare tableScroll: number;
+  private sorted: { key: readonly unknown[]; rows: DrawSummary[] } | null = null;
 
   constructor() {
     super();
@@ -63,6 +76,10 @@ export class WtStatsPanel extends LitElement {
     this.draw = null;
     this.selectedDraw = -1;
     this.tab = 'stages';
+    this.trace = null;
+    this.drawSort = { column: 'index', descending: false };
+    this.allColumns = false;
+    this.tableScroll = 0;
   }
 
   override render() {
@@ -142,31 +159,28 @@ export class WtStatsPanel extends LitElement {
   }
 
   private renderDraws(s: AnalysisSummary) {
-    let rows = s.draws.filter((d) => d.warps > 0);
-    const total = rows.length;
-    if (rows.length > MAX_DRAW_ROWS) {
-      const keep = new Set([...rows].sort((a, b) => (b.spanNs ?? 0) - (a.spanNs ?? 0)).slice(0, MAX_DRAW_ROWS).map((d) => d.index));
-      rows = rows.filter((d) => keep.has(d.index));
-    }
-    return html`${rows.length < total ? html`<p class="muted">The ${rows.length} longest of ${total} draws.</p>` : nothing}
-      <table data-table="draws">
-        <thead>
-          <tr>
-            <th>Draw</th><th>Label</th><th class="num">Warps</th><th class="num">Start</th><th class="num">Span</th><th class="num">Warp-time</th>
-            <th class="num">Hidden</th><th class="num">Gap before</th><th class="num">SMs idle</th><th>Stages</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${rows.map(
-            (d) => html`<tr class="clickable" tabindex="0" data-draw=${d.index} aria-selected=${d.index === this.selectedDraw ? 'true' : 'false'} @click=${() => this.selectDraw(d)} @keydown=${(e: KeyboardEvent) => (e.key === 'Enter' ? this.selectDraw(d) : undefined)}>
-              <td class="num">${d.index}</td><td>${d.label}</td><td class="num">${d.warps.toLocaleString('en-US')}</td>
-              <td class="num">${formatNs(d.firstStartNs)}</td><td class="num">${formatNs(d.spanNs)}</td><td class="num">${formatNs(d.warpTimeNs)}</td>
-              <td class="num">${formatShare(d.hiddenShare, 0)}</td><td class="num">${formatNs(d.gapBeforeNs)}</td>
-              <td class="num">${formatNs(d.idleNs)}</td><td>${d.stages.map((st) => html`<span class="swatch" title=${st.stage} style="background:${colorOf(st.stage)}"></span>`)}</td>
-            </tr>`,
-          )}
-        </tbody>
-      </table>`;
+    const t = this.trace;
+    const hasPasses = t !== null && t.regions.length > 0 && t.draws.length === s.draws.length;
+    const passOf = (d: number): string | null => {
+      const r = hasPasses ? t.draws[d]?.region ?? null : null;
+      return r === null ? null : t!.regions[r]?.label ?? null;
+    };
+    const columns = drawColumns(s.draws, hasPasses, this.allColumns);
+    const key = [s, this.drawSort, t];
+    if (this.sorted === null || key.some((k, i) => k !== this.sorted!.key[i])) this.sorted = { key, rows: sortDraws(s.draws, this.drawSort, passOf) };
+    return renderDrawTable({
+      rows: this.sorted.rows,
+      columns,
+      sort: this.drawSort,
+      allColumns: this.allColumns,
+      scrollTop: this.tableScroll,
+      selectedDraw: this.selectedDraw,
+      passOf,
+      onSort: (c) => (this.drawSort = nextSort(this.drawSort, c)),
+      onToggleColumns: () => (this.allColumns = !this.allColumns),
+      onScroll: (top) => (this.tableScroll = top),
+      onSelect: (d) => this.selectDraw(d),
+    });
   }
 
   private renderDraw(d: DrawSummary) {

@@ -9,7 +9,7 @@ import { THEME, cssColor } from '../model/colors.js';
 import { axisTicks, formatTick } from '../model/time-axis.js';
 import { laneLabel, lanesInRange, packedRowOf, slotOfRow } from '../model/lane-layout.js';
 import type { LabelList } from '../model/lane-lod.js';
-import { drawsInWindow } from '../model/draw-layout.js';
+import { drawsInWindow, elideToWidth, regionBarsInWindow } from '../model/draw-layout.js';
 import { timeWidth } from '../model/screen-layout.js';
 import { spanOf } from '../model/time-scale.js';
 import type { TimelineFrame } from './frame.js';
@@ -134,15 +134,28 @@ function drawDrawLabels(ctx: CanvasRenderingContext2D, f: TimelineFrame): void {
   ctx.rect(s.gutter, s.draws.y, tw, s.draws.height);
   ctx.clip();
   ctx.font = FONT;
-  for (const d of drawsInWindow(f.drawLayout, f.view.startNs, f.view.endNs)) {
-    const x0 = Math.max(s.gutter, s.gutter + (f.drawLayout.spans[2 * d]! - f.view.startNs) * pxPerNs);
-    const x1 = Math.min(s.width, s.gutter + (f.drawLayout.spans[2 * d + 1]! - f.view.startNs) * pxPerNs);
-    const label = `${d}: ${f.trace.draws[d]!.label}`;
-    if (x1 - x0 < 5 * CHAR_PX) continue;
-    const fit = Math.floor((x1 - x0 - 6) / CHAR_PX);
-    const text = label.length > fit ? `${label.slice(0, Math.max(1, fit - 1))}…` : label;
+  const L = f.drawLayout;
+  const measure = (t: string) => ctx.measureText(t).width;
+  const box = (s0: number, e0: number): [number, number] => [
+    Math.max(s.gutter, s.gutter + (s0 - f.view.startNs) * pxPerNs),
+    Math.min(s.width, s.gutter + (e0 - f.view.startNs) * pxPerNs),
+  ];
+  const put = (label: string, x0: number, x1: number, row: number) => {
+    if (x1 - x0 < 2 * CHAR_PX) return;
+    // Never past the box: elided by measured width, 3 px padding each side.
+    const text = elideToWidth(label, x1 - x0 - 6, measure);
+    if (text !== '') ctx.fillText(text, x0 + 3, s.draws.y + 3 + row * s.drawRowHeight + (s.drawRowHeight - 4) / 2);
+  };
+  ctx.fillStyle = cssColor(THEME.text);
+  for (const [r, row] of regionBarsInWindow(L, f.view.startNs, f.view.endNs)) {
+    const [x0, x1] = box(L.tree.spans[2 * r]!, L.tree.spans[2 * r + 1]!);
+    put(f.trace.regions[r]!.label, x0, x1, row);
+  }
+  for (const d of drawsInWindow(L, f.view.startNs, f.view.endNs)) {
+    if (L.row[d] === L.overflowRow) continue;
+    const [x0, x1] = box(L.spans[2 * d]!, L.spans[2 * d + 1]!);
     ctx.fillStyle = d === f.selectedDraw ? '#0b1020' : cssColor(THEME.text);
-    ctx.fillText(text, x0 + 3, s.draws.y + 3 + f.drawLayout.row[d]! * s.drawRowHeight + (s.drawRowHeight - 4) / 2);
+    put(`${d}: ${f.trace.draws[d]!.label}`, x0, x1, L.row[d]!);
   }
   ctx.restore();
 }

@@ -183,7 +183,7 @@ export class TimelineRenderer {
       this.lanesMesh.setInstances(this.lod.bars);
       const draws = drawsInWindow(f.drawLayout, originNs, originNs + columns * colNs);
       buildDrawTrack(
-        { trace: f.trace, layout: f.drawLayout, draws, originNs, y: s.draws.y, rowHeight: s.drawRowHeight, selectedDraw: f.selectedDraw },
+        { trace: f.trace, layout: f.drawLayout, draws, originNs, y: s.draws.y, rowHeight: s.drawRowHeight, selectedDraw: f.selectedDraw, windowNs: [originNs, originNs + columns * colNs] },
         this.scratch,
       );
       this.drawsMesh.setInstances(this.scratch);

@@ -1,0 +1,118 @@
+/**
+ * The draws tab of <wt-stats-panel>: every draw in a table whose columns
+ * sort on click (aria-sort on the header), virtualized (only the rows in
+ * view exist), so 2 000 draws cost what 30 do. "All columns" adds the rest
+ * (hidden share, gap before, SMs idle, warp-time per stage).
+ */
+import { css, html, nothing, type TemplateResult } from 'lit';
+import { formatNs, formatShare } from '../../analysis/format.js';
+import type { DrawSummary } from '../../analysis/summary.js';
+import { parseStageName, stageCssColor } from '../../shared-schema/stages.js';
+import { drawCellValue, type DrawColumn, type DrawSort } from '../model/draw-table.js';
+
+export const TABLE_ROW_PX = 20;
+export const TABLE_HEIGHT_PX = 360;
+
+export const drawTableStyles = css`
+  .draw-table {
+    max-height: ${TABLE_HEIGHT_PX}px;
+    overflow: auto;
+    position: relative;
+  }
+  .draw-table thead th {
+    position: sticky;
+    top: 0;
+    background: var(--wt-bg-2, #1b1e24);
+    cursor: pointer;
+    user-select: none;
+  }
+  .draw-table tbody tr.r {
+    height: ${TABLE_ROW_PX}px;
+  }
+  .draw-table td.label {
+    max-width: 18em;
+    overflow: hidden;
+    text-overflow: ellipsis;
+  }
+  .draw-tools {
+    display: flex;
+    gap: 8px;
+    align-items: center;
+    margin-bottom: 4px;
+  }
+`;
+
+export interface DrawTableView {
+  readonly rows: readonly DrawSummary[];
+  readonly columns: readonly DrawColumn[];
+  readonly sort: DrawSort;
+  readonly allColumns: boolean;
+  readonly scrollTop: number;
+  readonly selectedDraw: number;
+  readonly passOf: (draw: number) => string | null;
+  onSort(column: DrawColumn): void;
+  onToggleColumns(): void;
+  onScroll(scrollTop: number): void;
+  onSelect(d: DrawSummary): void;
+}
+
+export function renderDrawTable(v: DrawTableView): TemplateResult {
+  const n = v.rows.length;
+  const first = Math.max(0, Math.floor(v.scrollTop / TABLE_ROW_PX) - 5);
+  const last = Math.min(n, Math.ceil((v.scrollTop + TABLE_HEIGHT_PX) / TABLE_ROW_PX) + 5);
+  const visible = v.rows.slice(first, last);
+  const span = v.columns.length;
+  return html`<div class="draw-tools">
+      <span class="muted">${n} draws · click a header to sort</span>
+      <button data-action="columns" aria-pressed=${v.allColumns ? 'true' : 'false'} @click=${() => v.onToggleColumns()}>${v.allColumns ? 'Fewer columns' : 'All columns'}</button>
+    </div>
+    <div class="draw-table" @scroll=${(e: Event) => v.onScroll((e.target as HTMLElement).scrollTop)}>
+      <table data-table="draws">
+        <thead>
+          <tr>
+            ${v.columns.map(
+              (c) => html`<th
+                class=${c.numeric ? 'num' : ''}
+                data-column=${c.id}
+                tabindex="0"
+                aria-sort=${v.sort.column === c.id ? (v.sort.descending ? 'descending' : 'ascending') : 'none'}
+                @click=${() => v.onSort(c)}
+                @keydown=${(e: KeyboardEvent) => (e.key === 'Enter' ? v.onSort(c) : undefined)}
+              >
+                ${c.title}${v.sort.column === c.id ? (v.sort.descending ? ' ▾' : ' ▴') : nothing}
+              </th>`,
+            )}
+          </tr>
+        </thead>
+        <tbody>
+          ${first > 0 ? html`<tr style="height:${first * TABLE_ROW_PX}px"><td colspan=${span}></td></tr>` : nothing}
+          ${visible.map(
+            (d) => html`<tr
+              class="r clickable"
+              tabindex="0"
+              data-draw=${d.index}
+              aria-selected=${d.index === v.selectedDraw ? 'true' : 'false'}
+              @click=${() => v.onSelect(d)}
+              @keydown=${(e: KeyboardEvent) => (e.key === 'Enter' ? v.onSelect(d) : undefined)}
+            >
+              ${v.columns.map((c) => cell(d, c, v.passOf))}
+            </tr>`,
+          )}
+          ${last < n ? html`<tr style="height:${(n - last) * TABLE_ROW_PX}px"><td colspan=${span}></td></tr>` : nothing}
+        </tbody>
+      </table>
+    </div>`;
+}
+
+function cell(d: DrawSummary, c: DrawColumn, passOf: (draw: number) => string | null): TemplateResult {
+  const value = drawCellValue(d, c.id, passOf);
+  if (c.id === 'label') {
+    return html`<td class="label" title=${d.label}>
+      ${d.stages.map((st) => html`<span class="swatch" title=${st.stage} style="background:${stageCssColor(parseStageName(st.stage) ?? 0)}"></span>`)} ${d.label}
+    </td>`;
+  }
+  if (c.id === 'pass') return html`<td>${value ?? '–'}</td>`;
+  if (c.id === 'index' || c.id === 'warps') return html`<td class="num">${typeof value === 'number' ? value.toLocaleString('en-US') : '–'}</td>`;
+  if (c.id === 'hidden') return html`<td class="num">${formatShare(d.hiddenShare, 0)}</td>`;
+  return html`<td class="num">${typeof value === 'number' ? formatNs(value) : '–'}</td>`;
+}
