@@ -7,6 +7,9 @@
  *   index, transfer, layout, first frame), with its phases;
  * - frame time over a scripted pan/zoom: JS work per frame, and work plus a
  *   GPU sync (a 1-pixel readback, so software GL rasterization counts);
+ * - long tasks: main-thread tasks over 50 ms (PerformanceObserver 'longtask')
+ *   from open until the analysis panels show their summary (goal: none over
+ *   100 ms);
  * - memory: JS heap plus ArrayBuffer backing stores after GC, before and
  *   after opening the trace, per warp.
  *
@@ -53,6 +56,10 @@ interface SizeResult {
   heapAfterBytes: number;
   traceBytes: number;
   indexBytes: number;
+  /** Main-thread long tasks (PerformanceObserver 'longtask', > 50 ms) from open until the analysis panels have their summary. */
+  longTasks: number[];
+  /** Open until the analysis panels show their summary. */
+  analysedMs: number;
 }
 
 function percentile(values: readonly number[], p: number): number {
@@ -77,10 +84,37 @@ async function benchSize(page: Page, url: string, warps: number, fileBytes: numb
   const file = `bench-traces/synthetic-${warps}.wtrace`;
   const opened = await page.evaluate(async (f: string) => {
     const app = document.querySelector('warptrace-app')!;
+    const panels = document.querySelector('wt-analysis-panels');
+    const longTasks: number[] = [];
+    const observer = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) longTasks.push(e.duration);
+    });
+    observer.observe({ type: 'longtask' });
+    const t0 = performance.now();
+    const analysed = new Promise<void>((r) => {
+      if (panels === null) r();
+      else panels.addEventListener('wt-analysis-ready', () => r(), { once: true });
+    });
+    // Which scripts the long frames ran (long-animation-frame attribution), to name the long tasks.
+    const culprits: string[] = [];
+    const loaf = new PerformanceObserver((list) => {
+      for (const e of list.getEntries() as (PerformanceEntry & { scripts?: { duration: number; sourceFunctionName: string; invoker: string; sourceURL: string }[] })[]) {
+        for (const s of e.scripts ?? []) if (s.duration > 50) culprits.push(`${s.duration.toFixed(0)} ms ${s.invoker} ${s.sourceFunctionName}@${s.sourceURL.split('/').pop()}`);
+      }
+    });
+    loaf.observe({ type: 'long-animation-frame' });
     const ok = await app.openUrl(f);
-    return { ok, error: app.error, timings: app.lastOpenTimings };
+    await Promise.race([analysed, new Promise((r) => setTimeout(r, 60_000))]);
+    const analysedMs = performance.now() - t0;
+    // Let the frames after the summary land, then collect what the observer saw.
+    await new Promise((r) => setTimeout(r, 300));
+    for (const e of observer.takeRecords()) longTasks.push(e.duration);
+    observer.disconnect();
+    loaf.disconnect();
+    return { ok, error: app.error, timings: app.lastOpenTimings, longTasks, analysedMs, culprits };
   }, file);
   if (!opened.ok || opened.timings === null) throw new Error(`could not open ${file}: ${opened.error}`);
+  if (opened.culprits.length > 0) console.log(`long scripts while opening: ${opened.culprits.join('; ')}`);
   const sizes = await page.evaluate(() => {
     const o = document.querySelector('warptrace-app')!.opened!;
     const w = o.trace.warps;
@@ -115,6 +149,8 @@ async function benchSize(page: Page, url: string, warps: number, fileBytes: numb
     heapAfterBytes,
     traceBytes: sizes.traceBytes,
     indexBytes: sizes.indexBytes,
+    longTasks: opened.longTasks,
+    analysedMs: opened.analysedMs,
   };
 }
 
@@ -297,6 +333,18 @@ function printTable(results: readonly SizeResult[], browserVersion: string): voi
     ]);
   }
   table(open);
+  const busy: string[][] = [['warps', 'open → analysis shown', 'main-thread long tasks (> 50 ms)', 'longest', 'over 100 ms', 'all, in order']];
+  for (const r of results) {
+    busy.push([
+      r.warps.toLocaleString('en-US'),
+      ms(r.analysedMs),
+      String(r.longTasks.length),
+      r.longTasks.length > 0 ? ms(Math.max(...r.longTasks)) : '-',
+      String(r.longTasks.filter((d) => d > 100).length),
+      r.longTasks.map((d) => d.toFixed(0)).join(', '),
+    ]);
+  }
+  table(busy);
   const frames: string[][] = [['warps', 'session part', 'frames', 'rebuilt', 'JS p50', 'JS p95', 'JS+GPU p50', 'JS+GPU p95', 'JS+GPU max', 'rects p50 / max']];
   for (const r of results) {
     const parts = [...new Set(r.phases)].map((p) => [p, r.phases.map((q, k) => (q === p ? k : -1)).filter((k) => k >= 0)] as const);

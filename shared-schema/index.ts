@@ -17,5 +17,5 @@ export { decodeWtraw, encodeWtraw, isWtraw, wtrawToWtrace, type RawCapture, type
 export { traceFromJson, traceToJson, JSON_FORMAT, JSON_VERSION } from './json.js';
 export { calibrate, type RawClocks, type CalibratedTimes, type ClockMode } from './calibrate.js';
 export { rawCaptureOf, H100_CLOCKS, type RawClockModel, type SmClockTruth } from './synthetic-raw.js';
-export { formatNs, formatRanges } from './units.js';
+export { formatNs, formatRanges, formatSmRanges, knownSmCount } from './units.js';
 export { DRAW_BOUNDS_TOLERANCE_NS, drawBoundsOfTrace } from './draw-bounds.js';

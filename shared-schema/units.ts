@@ -34,3 +34,25 @@ export function formatRanges(values: Iterable<number>): string {
   }
   return parts.join(', ');
 }
+
+/** The no-SM-id sentinel (model.ts UNKNOWN_SM), repeated here so units.ts imports nothing. */
+const NO_SM_ID = 0xffff;
+
+/**
+ * SM ids as compact ranges; the no-SM-id sentinel (0xffff, warps of devices
+ * without SM builtins, e.g. lavapipe) never appears as a number: "SM ids
+ * unknown" when it is the only one, "0-3, and without SM id" beside others.
+ */
+export function formatSmRanges(values: Iterable<number>): string {
+  const all = [...values];
+  const known = all.filter((v) => v !== NO_SM_ID);
+  if (known.length === all.length) return formatRanges(known);
+  return known.length === 0 ? 'SM ids unknown' : `${formatRanges(known)}, and without SM id`;
+}
+
+/** How many distinct known SM ids (the no-SM-id sentinel not counted). */
+export function knownSmCount(values: Iterable<number>): number {
+  const set = new Set(values);
+  set.delete(NO_SM_ID);
+  return set.size;
+}

@@ -23,3 +23,16 @@ export function drawTooltip(trace: Trace, layout: DrawLayout, d: number): string
   if (info.gpuBeginNs !== null && info.gpuEndNs !== null) lines.push(`GPU timestamps ${formatNs(info.gpuEndNs - info.gpuBeginNs)}`);
   return lines;
 }
+
+/** A collapsed lane under the pointer: its occupancy by stage at that time ("SM 3 at 1.20 ms", "VS 12", …, "15 warps in flight"). */
+export function occupancyTooltip(sm: number, tNs: number, perStage: readonly (number | undefined)[]): string[] {
+  const lines = [`${laneLabel(sm)} at ${formatNs(tNs, 6)}`];
+  let total = 0;
+  perStage.forEach((n, s) => {
+    if (n === undefined || n === 0) return;
+    lines.push(`${stageInfo(s).label} ${n}`);
+    total += n;
+  });
+  lines.push(total === 0 ? 'no warps in flight' : `${total} warp${total === 1 ? '' : 's'} in flight`);
+  return lines;
+}

@@ -9,7 +9,7 @@
  * panels slotted in from outside (slot="panels") take part the same way.
  */
 import { LitElement, html, nothing, type PropertyValues } from 'lit';
-import { STAGES, Stage, formatNs, formatRanges, stageCssColor, type Trace } from '../../shared-schema/index.js';
+import { STAGES, Stage, formatNs, stageCssColor, type Trace } from '../../shared-schema/index.js';
 import { rangeCounts, type RangeCounts } from '../../analysis/range-counts.js';
 import { warpsInFlight, type InFlight } from '../../analysis/in-flight.js';
 import { summarizeCalibration, type CalibrationSummary } from '../../analysis/calibration-quality.js';
@@ -24,6 +24,8 @@ import { RecentsError, RecentsStore, type RecentTrace } from '../loading/recents
 import { fetchSampleIndex, type SampleIndex } from '../loading/samples.js';
 import { appStyles } from './app-styles.js';
 import { formatBytes } from './wt-recents.js';
+import { smSummaryText } from '../model/sm-summary.js';
+import { DismissController } from './dismiss-controller.js';
 import type { WtTimeline } from './wt-timeline.js';
 import './wt-timeline.js';
 import './wt-draw-list.js';
@@ -58,6 +60,8 @@ interface OpenMeta {
   readonly name: string;
   readonly source: 'file' | 'url' | 'generated';
   readonly url: string | null;
+  /** False: not added to Recent (the default sample opened on start). */
+  readonly remember?: boolean;
   readonly file: Blob | null;
   /** The recent entry whose stored file this is, when reopened from Recent. */
   readonly reopened?: string;
@@ -110,6 +114,13 @@ export class WarptraceApp extends LitElement {
 
   /** Where recent traces are kept (replace before connecting, e.g. in tests). */
   store: RecentsStore = new RecentsStore();
+  /** Esc or a press outside closes the Recent popover. */
+  private readonly recentsDismiss = new DismissController(
+    this,
+    () => this.recentsOpen,
+    (t) => t instanceof HTMLElement && (t.classList.contains('recents-popover') || t.hasAttribute('data-recents-toggle')),
+    () => (this.recentsOpen = false),
+  );
   /** Set to false to start without opening ?trace= or the default sample. */
   autoOpen = true;
   /** Folder holding index.json and the sample captures (relative to the page). */
@@ -194,14 +205,15 @@ export class WarptraceApp extends LitElement {
       return;
     }
     const def = samples.ok ? samples.index.default : null;
-    if (def !== null) await this.openUrl(`${this.sampleBase}${def}`);
+    // The default sample was not opened by the user: it stays out of Recent.
+    if (def !== null) await this.openUrl(`${this.sampleBase}${def}`, { remember: false });
   }
 
   // ---- opening traces --------------------------------------------------------
 
-  async openUrl(url: string): Promise<boolean> {
+  async openUrl(url: string, options: { remember?: boolean } = {}): Promise<boolean> {
     const name = decodeURIComponent(url.split(/[?#]/)[0]!.split('/').pop() || url);
-    return this.open({ kind: 'url', url }, { name, source: 'url', url, file: null });
+    return this.open({ kind: 'url', url }, { name, source: 'url', url, file: null, remember: options.remember ?? true });
   }
 
   async openFile(file: File | Blob, name = file instanceof File ? file.name : 'trace'): Promise<boolean> {
@@ -257,7 +269,7 @@ export class WarptraceApp extends LitElement {
       firstFrameMs: t1 - tDecoded,
     };
     this.dispatchEvent(new CustomEvent('wt-trace-opened', { detail: { name: meta.name, timings: this.lastOpenTimings }, bubbles: true, composed: true }));
-    if (meta.source !== 'generated') void this.remember(trace, loaded.bytes, loaded.contentHash, meta);
+    if (meta.source !== 'generated' && meta.remember !== false) void this.remember(trace, loaded.bytes, loaded.contentHash, meta);
     return true;
   }
 
@@ -404,7 +416,7 @@ export class WarptraceApp extends LitElement {
         <button @click=${this.pickFile} title="Open a .wtrace, .wtraw or warptrace JSON file">Open…</button>
         <input type="file" accept=".wtrace,.wtraw,.json,application/json" hidden @change=${this.onFilePicked} />
         ${this.renderSamplesMenu()}
-        <button @click=${() => (this.recentsOpen = !this.recentsOpen)} aria-expanded=${this.recentsOpen ? 'true' : 'false'}>Recent (${this.recents.length})</button>
+        <button data-recents-toggle @click=${() => (this.recentsOpen = !this.recentsOpen)} aria-expanded=${this.recentsOpen ? 'true' : 'false'}>Recent (${this.recents.length})</button>
         ${o === null ? nothing : this.renderTraceTitle(o)}
         <span class="spacer"></span>
         ${o === null ? nothing : this.renderStageChips(o)}
@@ -504,24 +516,14 @@ export class WarptraceApp extends LitElement {
 
   /** One line that makes the SM placement obvious, e.g. graphics on 4 of 132 SMs. */
   private renderSmSummary(o: OpenedTrace) {
-    const graphicsMask = (1 << Stage.VS) | (1 << Stage.TCS) | (1 << Stage.TES) | (1 << Stage.GS) | (1 << Stage.FS) | (1 << Stage.TASK) | (1 << Stage.MESH);
-    const graphics: number[] = [];
-    const compute: number[] = [];
-    for (const lane of o.index.lanes) {
-      if (lane.stageMask & graphicsMask) graphics.push(lane.sm);
-      if (lane.stageMask & (1 << Stage.CS)) compute.push(lane.sm);
-    }
-    const total = o.trace.device.smCount;
-    const of = total === null ? '' : ` of ${total}`;
+    const t = smSummaryText(o.index.lanes, o.trace.device.smCount);
     const csHidden = (this.hiddenStages & (1 << Stage.CS)) !== 0;
     const span = o.index.endNs - o.index.startNs;
     return html`<div class="sm-summary">
-      ${graphics.length > 0
-        ? html`<span><strong>Graphics ran on ${graphics.length}${of} SMs</strong> (${formatRanges(graphics)})</span>`
-        : nothing}
-      ${compute.length > 0 ? html`<span>compute on ${compute.length}${of} SMs</span>` : nothing}
-      <span class="muted">${o.index.lanes.length} SMs ran warps · capture spans ${formatNs(span)}</span>
-      ${graphics.length > 0 && compute.length > 0
+      ${t.graphics !== null ? html`<span><strong>${t.graphics}</strong> (${t.graphicsSms})</span>` : nothing}
+      ${t.compute !== null ? html`<span>${t.compute}</span>` : nothing}
+      <span class="muted">${t.ran} · capture spans ${formatNs(span)}</span>
+      ${t.hasGraphics && t.hasCompute
         ? html`<button @click=${() => this.toggleStage(Stage.CS)}>${csHidden ? 'Show compute' : 'Only graphics SMs'}</button>`
         : nothing}
     </div>`;

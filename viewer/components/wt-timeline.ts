@@ -18,7 +18,7 @@
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import type { Trace } from '../../shared-schema/index.js';
 import { buildDrawLayout, drawsInWindow, type DrawLayout } from '../model/draw-layout.js';
-import { warpAt, type WarpHit } from '../model/hit-test.js';
+import { stagesInFlightAt, warpAt, type WarpHit } from '../model/hit-test.js';
 import type { LaneIndex } from '../model/lane-index.js';
 import { DEFAULT_LANE_OPTIONS, buildLaneLayout, laneAtY, packedRowOf, slotOfRow, slotRowOf, type LaneLayout } from '../model/lane-layout.js';
 import { regionAt, screenLayout, timeWidth, type Region, type ScreenLayout } from '../model/screen-layout.js';
@@ -34,7 +34,7 @@ import type { TimeRange, TimelineFrame } from '../timeline/frame.js';
 import { TimelineRenderer, groupOfRow, type FrameStats } from '../timeline/timeline-renderer.js';
 import { TimelineKeys, type KeyboardTarget } from './timeline-keys.js';
 import { TimelinePointer, type PointerTarget } from './timeline-pointer.js';
-import { drawTooltip, warpTooltip } from './timeline-tooltips.js';
+import { drawTooltip, occupancyTooltip, warpTooltip } from './timeline-tooltips.js';
 
 const SCROLLBAR_PX = 12;
 
@@ -549,6 +549,17 @@ export class WtTimeline extends LitElement implements KeyboardTarget, PointerTar
     return warpAt(this.trace, this.index.lanes[lane.group]!, slot, t, tolerance, this.hiddenStages, packed);
   }
 
+  /** Tooltip lines for a collapsed lane at a point (occupancy by stage at that time), or null elsewhere. */
+  private collapsedOccupancyAt(x: number, y: number): string[] | null {
+    if (this.trace === null || this.index === null) return null;
+    const hit = laneAtY(this.lanes, y - this.screen.lanes.y + this.scrollY);
+    if (hit === null) return null;
+    const lane = this.lanes.rows[hit.lane]!;
+    if (lane.group < 0 || lane.expanded) return null;
+    const t = this.timeAtX(x);
+    return occupancyTooltip(lane.sm, t, stagesInFlightAt(this.trace, this.index.lanes[lane.group]!, t, this.hiddenStages));
+  }
+
   private drawAtPoint(x: number, y: number): number {
     if (this.drawLayout === null) return -1;
     const t = this.timeAtX(x);
@@ -569,6 +580,13 @@ export class WtTimeline extends LitElement implements KeyboardTarget, PointerTar
 
   private updateHover(x: number, y: number): void {
     const region = regionAt(this.screen, x, y);
+    const collapsed = region === 'lanes' ? this.collapsedOccupancyAt(x, y) : null;
+    if (collapsed !== null) {
+      // A collapsed lane draws occupancy, not warps: say what is in flight there, per stage.
+      this.hoverWarp = -1;
+      this.tooltip = { x: x + 14, y: y + 14, lines: collapsed };
+      return;
+    }
     const hit = region === 'lanes' ? this.warpHitAt(x, y) : null;
     const row = hit?.row ?? -1;
     if (region === 'draws') {

@@ -3,7 +3,7 @@
  * builds the viewer's lane index, and transfers every typed array to the
  * page (zero-copy), so the page stays responsive on 10 M-warp traces.
  */
-import { TraceFormatError, decodeTrace, synthesizeTrace, type Trace } from '../../shared-schema/index.js';
+import { TraceFormatError, decodeTrace, detectTraceKind, synthesizeTrace, type Trace } from '../../shared-schema/index.js';
 import { narrowUintColumn } from '../../shared-schema/columns.js';
 import { buildLaneIndex, laneIndexBuffers } from '../model/lane-index.js';
 import { contentHash } from './content-hash.js';
@@ -57,8 +57,23 @@ async function readBytes(req: DecodeRequest): Promise<Uint8Array> {
   // A compressed response's length is not the body's: progress then has no total.
   const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
   const total = Number.isFinite(length) && length > 0 && !encoded ? length : null;
-  if (response.body === null) return new Uint8Array(await response.arrayBuffer());
-  return readStream(response.body, total);
+  const type = response.headers.get('content-type') ?? '';
+  const data = response.body === null ? new Uint8Array(await response.arrayBuffer()) : await readStream(response.body, total);
+  // A dev server answers an unknown path with its HTML page (200): say that, not "not a warptrace file".
+  if (detectTraceKind(data) === null && (/^text\//i.test(type) || startsWithMarkup(data))) {
+    throw new Error(`${req.url} did not return a trace (HTTP ${response.status}${type ? `, ${type}` : ''}): the server sent ${startsWithMarkup(data) || /html/i.test(type) ? 'a web page' : 'text'}; check the URL`);
+  }
+  return data;
+}
+
+/** True when the first non-blank byte is '<' (HTML or XML; no trace format starts so). */
+function startsWithMarkup(data: Uint8Array): boolean {
+  for (let i = 0; i < Math.min(data.length, 256); i++) {
+    const b = data[i]!;
+    if (b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d || b === 0xef || b === 0xbb || b === 0xbf) continue;
+    return b === 0x3c;
+  }
+  return false;
 }
 
 /** The decoders keep custom ids as wide as their format allows; narrow them for memory. */

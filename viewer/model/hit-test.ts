@@ -59,3 +59,23 @@ export function warpAt(
   for (let i = first; i < last; i++) consider(i);
   return best < 0 ? null : { row: best, overlapping };
 }
+
+/**
+ * Warps of the lane in flight at tNs (start ≤ t < end), per stage code: what
+ * a collapsed (occupancy) lane shows at that time. Stages in hiddenStages
+ * are not counted.
+ */
+export function stagesInFlightAt(trace: Trace, lane: LaneInfo, tNs: number, hiddenStages = 0): number[] {
+  const { startNs, durationNs, stage } = trace.warps;
+  const counts: number[] = [];
+  const add = (i: number) => {
+    const s = stage[i]!;
+    if ((hiddenStages & (1 << s)) === 0) counts[s] = (counts[s] ?? 0) + 1;
+  };
+  const first = lowerBoundStart(startNs, lane, tNs);
+  const running: number[] = [];
+  rowsRunningAt(trace, lane, tNs, first, running);
+  for (const i of running) add(i);
+  for (let i = first; i < lane.rowEnd && startNs[i]! <= tNs; i++) if (durationNs[i]! > 0) add(i);
+  return counts;
+}

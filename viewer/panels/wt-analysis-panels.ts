@@ -2,8 +2,10 @@
  * <wt-analysis-panels slot="panels">: the analysis panels composed for the
  * app shell, which hands every slotted panel `.trace` and `.selectedDraw`
  * (see viewer/components/warptrace-app.ts). It runs `analyzeTrace` once per
- * trace (pure, ~1 s at 10 M warps, started after the app has painted) and
- * lays out the findings list, the statistics and the export buttons; their
+ * trace in a Web Worker (viewer/loading/analysis-client.ts; ~1-2 s at 10 M
+ * warps, none of it on the page's thread), shows "Analyzing…" meanwhile (a
+ * newer trace cancels the older analysis), and lays out the findings list,
+ * the statistics and the export buttons; their
  * events bubble on to the shell. A shell that already has a summary (e.g.
  * from its decode worker) sets `.summary` and no analysis runs here.
  *
@@ -12,9 +14,9 @@
  * but a shorter draw" comparison) until the baseline is cleared.
  */
 import { LitElement, css, html, type PropertyValues } from 'lit';
-import { analyzeTrace } from '../../analysis/analyze.js';
 import type { AnalysisSummary } from '../../analysis/summary.js';
 import type { Trace } from '../../shared-schema/model.js';
+import { analyzeInWorker } from '../loading/analysis-client.js';
 import { panelStyles } from '../components/shared-styles.js';
 import './wt-compare-panel.js';
 import './wt-export-buttons.js';
@@ -28,6 +30,7 @@ export class WtAnalysisPanels extends LitElement {
     selectedDraw: { attribute: false },
     fileName: { type: String },
     analyzing: { state: true },
+    problem: { state: true },
     baseline: { state: true },
   };
 
@@ -45,11 +48,13 @@ export class WtAnalysisPanels extends LitElement {
   declare selectedDraw: number;
   declare fileName: string;
   declare analyzing: boolean;
+  /** Why the analysis failed, or null. */
+  declare problem: string | null;
   /** The A side of the comparison: a summary kept from an earlier trace, with its name. */
   declare baseline: { summary: AnalysisSummary; name: string; trace: Trace | null } | null;
   /** The trace the summary belongs to (a new trace invalidates it). */
   private analyzedTrace: Trace | null = null;
-  private pending: ReturnType<typeof setTimeout> | null = null;
+  private pending: AbortController | null = null;
 
   constructor() {
     super();
@@ -58,6 +63,7 @@ export class WtAnalysisPanels extends LitElement {
     this.selectedDraw = -1;
     this.fileName = 'warptrace';
     this.analyzing = false;
+    this.problem = null;
     this.baseline = null;
   }
 
@@ -98,23 +104,32 @@ export class WtAnalysisPanels extends LitElement {
     if (!changed.has('trace') || this.trace === this.analyzedTrace) return;
     this.cancel();
     this.summary = null;
+    this.problem = null;
     this.analyzedTrace = this.trace;
     this.analyzing = this.trace !== null;
     if (this.trace === null) return;
     const trace = this.trace;
-    // Let the app paint the new trace first; the analysis is synchronous.
-    this.pending = setTimeout(() => {
-      this.pending = null;
-      if (this.trace !== trace) return;
-      const summary = analyzeTrace(trace);
-      this.analyzing = false;
-      this.summary = summary;
-      this.dispatchEvent(new CustomEvent('wt-analysis-ready', { detail: { summary }, bubbles: true, composed: true }));
-    }, 0);
+    const abort = new AbortController();
+    this.pending = abort;
+    analyzeInWorker(trace, abort.signal).then(
+      ({ summary }) => {
+        if (this.pending !== abort) return;
+        this.pending = null;
+        this.analyzing = false;
+        this.summary = summary;
+        this.dispatchEvent(new CustomEvent('wt-analysis-ready', { detail: { summary }, bubbles: true, composed: true }));
+      },
+      (e: unknown) => {
+        if (this.pending !== abort) return;
+        this.pending = null;
+        this.analyzing = false;
+        this.problem = e instanceof Error ? e.message : String(e);
+      },
+    );
   }
 
   private cancel(): void {
-    if (this.pending !== null) clearTimeout(this.pending);
+    this.pending?.abort();
     this.pending = null;
   }
 
@@ -125,7 +140,10 @@ export class WtAnalysisPanels extends LitElement {
 
   override render() {
     if (this.trace === null && this.summary === null) return html`<p class="muted">Open a trace to analyze it.</p>`;
-    if (this.summary === null) return html`<p class="muted" role="status">${this.analyzing ? 'Analyzing…' : ''}</p>`;
+    if (this.summary === null) {
+      if (this.problem !== null) return html`<p class="muted" role="alert">Analysis failed: ${this.problem}</p>`;
+      return html`<p class="muted" role="status">${this.analyzing ? 'Analyzing…' : ''}</p>`;
+    }
     return html`
       <section><h3>Findings</h3><wt-findings-list .findings=${this.summary.findings}></wt-findings-list></section>
       <section><h3>Statistics</h3><wt-stats-panel .summary=${this.summary} .selectedDraw=${this.selectedDraw}></wt-stats-panel></section>

@@ -4,7 +4,8 @@
  * (warps in flight per SM against the SM's slots) and per draw. Clicking a
  * draw row dispatches `wt-zoom-to` {startNs, endNs} and `wt-draw-select`
  * {draw}. With `.draw` set it shows that draw's stages; `.selectedDraw` (the
- * app's selection) is highlighted in the draws table, which sorts on a
+ * app's selection) shows that draw's stages above the tabs and is
+ * highlighted in the draws table, which sorts on a
  * header click and is virtualized (./draw-table.ts). Shows, never computes.
  */
 import { LitElement, css, html, nothing } from 'lit';
@@ -86,6 +87,7 @@ export class WtStatsPanel extends LitElement {
     const s = this.summary;
     if (s === null) return html`<p class="muted">No trace analyzed yet.</p>`;
     const d = this.draw !== null ? s.draws[this.draw] : undefined;
+    const selected = d === undefined && this.selectedDraw >= 0 ? s.draws[this.selectedDraw] : undefined;
     return html`
       <div class="overview">
         ${s.trace.warps.toLocaleString('en-US')} warps · ${s.trace.draws} draws · frame ${formatNs(s.frame.spanNs)} ·
@@ -95,6 +97,7 @@ export class WtStatsPanel extends LitElement {
       ${d !== undefined
         ? this.renderDraw(d)
         : html`
+            ${selected !== undefined ? html`<section class="selected-draw" aria-label="Selected draw">${this.renderDraw(selected)}</section>` : nothing}
             <div class="tabs" role="tablist">
               ${TABS.map(
                 (t) => html`<button role="tab" aria-selected=${t.id === this.tab ? 'true' : 'false'} aria-pressed=${t.id === this.tab ? 'true' : 'false'} data-tab=${t.id} @click=${() => (this.tab = t.id)}>${t.label}</button>`,

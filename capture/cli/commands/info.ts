@@ -1,4 +1,4 @@
-import { decodeTrace, detectTraceKind, formatNs, formatRanges, STAGES, type Trace } from '../../../shared-schema/index.js';
+import { decodeTrace, detectTraceKind, formatNs, formatSmRanges, knownSmCount, STAGES, type Trace } from '../../../shared-schema/index.js';
 import { storedCapture, storedRegion } from '../../../shared-schema/draw-details.js';
 import { UsageError, parseCommandArgs, type Command } from '../command.js';
 import { formatBytes, readInputFile } from '../files.js';
@@ -81,7 +81,7 @@ function formatInfo(path: string, size: number, kind: string, trace: Trace, s: T
   out.push(
     formatTable(
       ['stage', 'warps', 'SMs', 'on SMs', 'warp-time', 'mean'],
-      s.stages.map((st) => [st.stage, st.warps, st.sms.length, formatRanges(st.sms.map((x) => x)), formatNs(st.totalWarpNs), formatNs(st.totalWarpNs / st.warps)]),
+      s.stages.map((st) => [st.stage, st.warps, knownSmCount(st.sms), formatSmRanges(st.sms), formatNs(st.totalWarpNs), formatNs(st.totalWarpNs / st.warps)]),
     ),
   );
   out.push('', 'Warps per draw');

@@ -1,0 +1,91 @@
+/**
+ * analyzeInWorker: runs `analyzeTrace` (analysis/analyze.ts) for a trace the
+ * page holds, in a Web Worker (analysis-worker.ts), and resolves with the
+ * summary. The page keeps its columns (the timeline draws them): each is
+ * copied a slice at a time and the copy transferred, one slice per task, so
+ * no page task copies more than CHUNK_BYTES. Aborting terminates the worker
+ * and rejects with an AbortError.
+ */
+import type { AnalysisSummary } from '../../analysis/summary.js';
+import type { Trace } from '../../shared-schema/index.js';
+import {
+  COLUMN_NAMES,
+  columnType,
+  type AnalysisRequest,
+  type AnalysisResponse,
+  type ColumnArray,
+  type ColumnName,
+  type ColumnShape,
+} from './analysis-protocol.js';
+
+/** Bytes copied per page task (a few ms of memcpy on a slow machine). */
+export const CHUNK_BYTES = 2 << 20;
+
+function columnsOf(trace: Trace): Record<ColumnName, ColumnArray | null> {
+  const w = trace.warps;
+  return {
+    startNs: w.startNs,
+    durationNs: w.durationNs,
+    smSm: w.smGroups.sm,
+    smOffsets: w.smGroups.offsets,
+    warpSlot: w.warpSlot,
+    stage: w.stage,
+    draw: w.draw,
+    customId: w.customId,
+    activeMask: w.activeMask,
+    activeMaskHi: w.activeMaskHi,
+    smCycleStart: w.smCycleStart,
+    smCycleDuration: w.smCycleDuration,
+  };
+}
+
+const nextTask = () => new Promise<void>((r) => setTimeout(r, 0));
+
+export async function analyzeInWorker(trace: Trace, signal?: AbortSignal): Promise<{ summary: AnalysisSummary; ms: number }> {
+  const aborted = () => new DOMException('analysis cancelled', 'AbortError');
+  if (signal?.aborted) throw aborted();
+  const worker = new Worker(new URL('./analysis-worker.ts', import.meta.url), { type: 'module', name: 'warptrace-analysis' });
+  let fail: (e: unknown) => void = () => undefined;
+  let succeed: (r: { summary: AnalysisSummary; ms: number }) => void = () => undefined;
+  const result = new Promise<{ summary: AnalysisSummary; ms: number }>((resolve, reject) => {
+    succeed = resolve;
+    fail = reject;
+  });
+  const onAbort = () => fail(aborted());
+  signal?.addEventListener('abort', onAbort);
+  worker.onmessage = (event: MessageEvent<AnalysisResponse>) => {
+    const m = event.data;
+    if (m.kind === 'done') succeed({ summary: m.summary, ms: m.ms });
+    else fail(new Error(m.message));
+  };
+  worker.onerror = (event) => fail(new Error(`the analysis worker failed: ${event.message || 'worker error'}`));
+  const post = (m: AnalysisRequest, transfer: Transferable[] = []) => worker.postMessage(m, transfer);
+  try {
+    const { warps, ...meta } = trace;
+    const cols = columnsOf(trace);
+    const shapes = {} as Record<ColumnName, ColumnShape | null>;
+    for (const name of COLUMN_NAMES) {
+      const a = cols[name];
+      shapes[name] = a === null ? null : { type: columnType(a), length: a.length };
+    }
+    post({ kind: 'begin', meta, count: warps.count, columns: shapes });
+    let stopped = false;
+    void result.catch(() => (stopped = true));
+    for (const name of COLUMN_NAMES) {
+      const a = cols[name];
+      if (a === null) continue;
+      const step = Math.max(1, Math.floor(CHUNK_BYTES / a.BYTES_PER_ELEMENT));
+      for (let offset = 0; offset < a.length; offset += step) {
+        await nextTask();
+        if (stopped) return await result;
+        const data = a.slice(offset, Math.min(a.length, offset + step));
+        post({ kind: 'chunk', column: name, offset, data }, [data.buffer]);
+      }
+    }
+    post({ kind: 'run' });
+    return await result;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    worker.terminate();
+  }
+}

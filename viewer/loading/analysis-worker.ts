@@ -1,0 +1,74 @@
+/**
+ * Analysis worker: receives a trace's warp columns in slices
+ * (analysis-protocol.ts), runs `analyzeTrace` (analysis/analyze.ts; ~1-2 s at
+ * 10 M warps) off the page's thread and posts the summary back as plain data.
+ * One trace per worker: the page terminates it to cancel.
+ */
+import { analyzeTrace } from '../../analysis/analyze.js';
+import type { Trace, UintColumn } from '../../shared-schema/index.js';
+import { allocColumn, type AnalysisRequest, type AnalysisResponse, type ColumnArray, type ColumnName } from './analysis-protocol.js';
+
+const post = (message: AnalysisResponse) => (self as unknown as Worker).postMessage(message);
+
+let begun: Extract<AnalysisRequest, { kind: 'begin' }> | null = null;
+const columns = new Map<ColumnName, ColumnArray>();
+
+function column<T extends ColumnArray>(name: ColumnName, is: (a: ColumnArray) => a is T): T {
+  const a = columns.get(name);
+  if (a === undefined || !is(a)) throw new Error(`analysis worker: column ${name} missing or of the wrong type`);
+  return a;
+}
+function optional<T extends ColumnArray>(name: ColumnName, is: (a: ColumnArray) => a is T): T | null {
+  return columns.has(name) ? column(name, is) : null;
+}
+const isF64 = (a: ColumnArray): a is Float64Array => a instanceof Float64Array;
+const isF32 = (a: ColumnArray): a is Float32Array => a instanceof Float32Array;
+const isU32 = (a: ColumnArray): a is Uint32Array => a instanceof Uint32Array;
+const isU16 = (a: ColumnArray): a is Uint16Array => a instanceof Uint16Array;
+const isU8 = (a: ColumnArray): a is Uint8Array => a instanceof Uint8Array;
+const isUint = (a: ColumnArray): a is UintColumn => isU8(a) || isU16(a) || isU32(a);
+
+function assemble(b: Extract<AnalysisRequest, { kind: 'begin' }>): Trace {
+  return {
+    ...b.meta,
+    warps: {
+      count: b.count,
+      startNs: column('startNs', isF64),
+      durationNs: column('durationNs', isF32),
+      smGroups: { sm: column('smSm', isU16), offsets: column('smOffsets', isU32) },
+      warpSlot: column('warpSlot', isU8),
+      stage: column('stage', isU8),
+      draw: column('draw', isUint),
+      customId: column('customId', isUint),
+      activeMask: column('activeMask', isUint),
+      activeMaskHi: optional('activeMaskHi', isU32),
+      smCycleStart: optional('smCycleStart', isF64),
+      smCycleDuration: optional('smCycleDuration', isU32),
+    },
+  };
+}
+
+self.onmessage = (event: MessageEvent<AnalysisRequest>) => {
+  const m = event.data;
+  try {
+    if (m.kind === 'begin') {
+      begun = m;
+      columns.clear();
+      for (const [name, shape] of Object.entries(m.columns) as [ColumnName, (typeof m.columns)[ColumnName]][]) {
+        if (shape !== null) columns.set(name, allocColumn(shape));
+      }
+    } else if (m.kind === 'chunk') {
+      const target = columns.get(m.column);
+      if (target === undefined) throw new Error(`analysis worker: chunk for unknown column ${m.column}`);
+      target.set(m.data, m.offset);
+    } else {
+      if (begun === null) throw new Error('analysis worker: run before begin');
+      const t0 = performance.now();
+      const summary = analyzeTrace(assemble(begun));
+      columns.clear();
+      post({ kind: 'done', summary, ms: performance.now() - t0 });
+    }
+  } catch (e) {
+    post({ kind: 'error', message: e instanceof Error ? e.message : String(e) });
+  }
+};
