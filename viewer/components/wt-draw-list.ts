@@ -45,6 +45,7 @@ export class WtDrawList extends LitElement {
   declare viewportHeight: number;
   private resizeObserver: ResizeObserver | null = null;
   private masks: Uint32Array | null = null;
+  private pendingScroll = false;
   private ownTree: { trace: Trace; spans: Float64Array | null; tree: PassTree } | null = null;
   private cache: { key: readonly unknown[]; rows: TreeRow[]; matches: Uint32Array | null; errors: readonly string[] } | null = null;
 
@@ -132,21 +133,24 @@ export class WtDrawList extends LitElement {
       const missing = ancestorsOf(this.trace, this.selectedDraw).filter((r) => !this.expanded.has(r));
       if (missing.length > 0) this.expanded = new Set([...this.expanded, ...missing]);
     }
-  }
-
-  override updated(changed: PropertyValues<this>): void {
     if (changed.has('selectedDraw') && this.selectedDraw >= 0) this.reveal(this.selectedDraw);
   }
 
-  /** Scrolls the draw's row into view. */
+  override updated(): void {
+    if (this.pendingScroll) {
+      this.pendingScroll = false;
+      this.list.scrollTop = this.scrollTop;
+    }
+  }
+
+  /** Scrolls the draw's row into view (before the render, so the rows there get drawn). */
   private reveal(draw: number): void {
     const i = this.view.rows.findIndex((r) => r.kind === 'draw' && r.draw === draw);
     if (i < 0) return;
-    const list = this.list;
     const y = i * ROW_PX;
-    if (y < list.scrollTop || y + ROW_PX > list.scrollTop + list.clientHeight) {
-      list.scrollTop = Math.max(0, y - list.clientHeight / 3);
-      this.scrollTop = list.scrollTop;
+    if (y < this.scrollTop || y + ROW_PX > this.scrollTop + this.viewportHeight) {
+      this.scrollTop = Math.max(0, y - this.viewportHeight / 3);
+      this.pendingScroll = true;
     }
   }
 
@@ -239,7 +243,7 @@ export class WtDrawList extends LitElement {
   setQuery(query: string): void {
     this.query = query;
     this.scrollTop = 0;
-    if (this.renderRoot.querySelector('.list') !== null) this.list.scrollTop = 0;
+    this.pendingScroll = true;
     this.dispatchEvent(new CustomEvent('wt-draw-filter', { detail: { matches: this.view.matches }, bubbles: true, composed: true }));
   }
 
