@@ -2,7 +2,7 @@
 // passes): the pass tree, the find box ([ ] step, Enter zooms, Esc clears),
 // the sortable draw table and the draw track (rows never overlap, labels
 // elided to their boxes). Old samples without regions keep a flat list.
-import { sendKeys, setViewport } from '@web/test-runner-commands';
+import { resetMouse, sendKeys, sendMouse, setViewport } from '@web/test-runner-commands';
 import { Stage, encodeWtrace, type Trace } from '../../shared-schema/index.js';
 import { analyzeTrace } from '../../analysis/analyze.js';
 import type { WarptraceApp } from '../../viewer/components/warptrace-app.js';
@@ -115,6 +115,33 @@ describe('draw list, find and draw track at scale', () => {
     await settle();
     assertEqual(app.selectedDraw, -1, 'a second Esc clears the selected draw');
     assertEqual(list.view.rows.filter((r) => r.kind === 'region').length, PASS_COUNT + 2, 'the tree is back (the stepped-to pass stays open)');
+  });
+
+  it('the tree works from the keyboard; a region bar click zooms to the pass', async () => {
+    list.shadowRoot!.querySelector<HTMLElement>('.list')!.focus();
+    for (const key of ['Home', 'ArrowRight', 'ArrowDown', 'ArrowRight', 'ArrowDown']) {
+      await sendKeys({ press: key });
+      await settle();
+    }
+    assertEqual(app.selectedDraw, 0, 'Home, → opens the pass, ↓ its Opaque region, → opens it, ↓ its first draw');
+    await sendKeys({ press: 'ArrowLeft' });
+    await settle();
+    assertEqual(list.shadowRoot!.querySelector('.list')!.getAttribute('aria-activedescendant'), 'region-1', '← goes to the parent region');
+
+    const L = app.opened!.drawLayout;
+    const bloom = L.tree.spans.subarray(2 * 4 * PASS_NAMES.indexOf('Bloom'), 2 * 4 * PASS_NAMES.indexOf('Bloom') + 2);
+    tl.fitAll();
+    await settle();
+    const s = tl.screenLayout;
+    const v = tl.visibleWindow;
+    const rect = tl.shadowRoot!.querySelector('.surface')!.getBoundingClientRect();
+    const x = rect.left + s.gutter + (((bloom[0]! + bloom[1]!) / 2 - v.startNs) / (v.endNs - v.startNs)) * timeWidth(s);
+    const y = rect.top + s.draws.y + 3 + s.drawRowHeight / 2;
+    await sendMouse({ type: 'click', position: [Math.round(x), Math.round(y)] });
+    await settle();
+    const w = tl.visibleWindow;
+    assert(w.startNs <= bloom[0]! && w.endNs >= bloom[1]! && w.endNs - w.startNs < 1.5 * (bloom[1]! - bloom[0]!), `zoomed to Bloom: ${JSON.stringify(w)}`);
+    await resetMouse();
   });
 
   it('Esc in the timeline clears the selected draw', async () => {

@@ -64,6 +64,9 @@ export const drawListStyles = css`
   .row.region {
     color: #c9b8ff;
   }
+  .list:focus-visible .row.cursor {
+    box-shadow: inset 0 0 0 1px #7fb2ff;
+  }
   .twisty {
     width: 1em;
     text-align: center;

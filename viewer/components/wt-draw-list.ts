@@ -28,6 +28,7 @@ export class WtDrawList extends LitElement {
     selectedDraw: { type: Number },
     query: { state: true },
     expanded: { state: true },
+    cursor: { state: true },
     scrollTop: { state: true },
     viewportHeight: { state: true },
   };
@@ -41,6 +42,8 @@ export class WtDrawList extends LitElement {
   declare query: string;
   /** Expanded regions. */
   declare expanded: ReadonlySet<number>;
+  /** The keyboard's row (index into view.rows), -1 for none. */
+  declare cursor: number;
   declare scrollTop: number;
   declare viewportHeight: number;
   private resizeObserver: ResizeObserver | null = null;
@@ -59,6 +62,7 @@ export class WtDrawList extends LitElement {
     this.selectedDraw = -1;
     this.query = '';
     this.expanded = new Set();
+    this.cursor = -1;
     this.scrollTop = 0;
     this.viewportHeight = 400;
   }
@@ -147,6 +151,11 @@ export class WtDrawList extends LitElement {
   private reveal(draw: number): void {
     const i = this.view.rows.findIndex((r) => r.kind === 'draw' && r.draw === draw);
     if (i < 0) return;
+    this.cursor = i;
+    this.revealRow(i);
+  }
+
+  private revealRow(i: number): void {
     const y = i * ROW_PX;
     if (y < this.scrollTop || y + ROW_PX > this.scrollTop + this.viewportHeight) {
       this.scrollTop = Math.max(0, y - this.viewportHeight / 3);
@@ -185,7 +194,7 @@ export class WtDrawList extends LitElement {
         role=${this.isTree ? 'tree' : 'listbox'}
         tabindex="0"
         aria-label="Draws; arrow keys select, [ and ] step through matches"
-        aria-activedescendant=${this.selectedDraw >= 0 ? `draw-${this.selectedDraw}` : nothing}
+        aria-activedescendant=${this.activeId() ?? nothing}
         @scroll=${(e: Event) => (this.scrollTop = (e.target as HTMLElement).scrollTop)}
         @keydown=${this.onKeyDown}
       >
@@ -193,6 +202,12 @@ export class WtDrawList extends LitElement {
         ${shown}
       </div>
     `;
+  }
+
+  private activeId(): string | null {
+    const row = this.view.rows[this.cursor];
+    if (row !== undefined) return row.kind === 'region' ? `region-${row.region}` : `draw-${row.draw}`;
+    return this.selectedDraw >= 0 ? `draw-${this.selectedDraw}` : null;
   }
 
   private renderRow(t: Trace, row: TreeRow, i: number) {
@@ -205,7 +220,7 @@ export class WtDrawList extends LitElement {
       const label = t.regions[r]!.label;
       const count = row.shown === tree.drawCount[r] ? `${row.shown}` : `${row.shown} of ${tree.drawCount[r]}`;
       return html`<div
-        class="row region"
+        class="row region ${i === this.cursor ? 'cursor' : ''}"
         id="region-${r}"
         data-region=${r}
         role="treeitem"
@@ -242,6 +257,7 @@ export class WtDrawList extends LitElement {
   /** Sets the filter text; the matches go up as `wt-draw-filter`. */
   setQuery(query: string): void {
     this.query = query;
+    this.cursor = -1;
     this.scrollTop = 0;
     this.pendingScroll = true;
     this.dispatchEvent(new CustomEvent('wt-draw-filter', { detail: { matches: this.view.matches }, bubbles: true, composed: true }));
@@ -251,6 +267,7 @@ export class WtDrawList extends LitElement {
     const next = new Set(this.expanded);
     if (!next.delete(region)) next.add(region);
     this.expanded = next;
+    this.cursor = this.view.rows.findIndex((r) => r.kind === 'region' && r.region === region);
   }
 
   /** `[` / `]` over the matches (all draws without a filter): select and reveal. */
@@ -275,22 +292,37 @@ export class WtDrawList extends LitElement {
 
   private onKeyDown = (e: KeyboardEvent): void => {
     const inInput = e.target instanceof HTMLInputElement;
-    const draws = this.view.rows.filter((r) => r.kind === 'draw').map((r) => (r as { draw: number }).draw);
-    const at = draws.indexOf(this.selectedDraw);
+    const rows = this.view.rows;
+    const cur = rows[this.cursor];
     if (e.key === '[' || e.key === ']') this.step(e.key === ']' ? 1 : -1);
+    else if ((e.key === 'Enter' || e.key === ' ') && !inInput && cur?.kind === 'region') this.toggle(cur.region);
     else if (e.key === 'Enter') this.zoomToCurrent();
     else if (e.key === 'Escape') {
       if (this.query !== '') this.setQuery('');
       else this.select(-1);
-    } else if (inInput) return;
-    else if (e.key === 'ArrowDown' && draws.length > 0) this.select(draws[Math.min(draws.length - 1, at + 1)]!);
-    else if (e.key === 'ArrowUp' && draws.length > 0) this.select(draws[Math.max(0, at - 1)]!);
-    else if (e.key === 'Home' && draws.length > 0) this.select(draws[0]!);
-    else if (e.key === 'End' && draws.length > 0) this.select(draws[draws.length - 1]!);
-    else return;
+    } else if (inInput || rows.length === 0) return;
+    else if (e.key === 'ArrowDown') this.moveCursor(Math.min(rows.length - 1, this.cursor + 1));
+    else if (e.key === 'ArrowUp') this.moveCursor(Math.max(0, this.cursor - 1));
+    else if (e.key === 'Home') this.moveCursor(0);
+    else if (e.key === 'End') this.moveCursor(rows.length - 1);
+    else if (e.key === 'ArrowRight' && cur?.kind === 'region' && !cur.expanded) this.toggle(cur.region);
+    else if (e.key === 'ArrowLeft' && cur?.kind === 'region' && cur.expanded && this.query === '') this.toggle(cur.region);
+    else if (e.key === 'ArrowLeft' && cur !== undefined && cur.depth > 0) {
+      let i = this.cursor;
+      while (i > 0 && rows[i]!.depth >= cur.depth) i--;
+      this.moveCursor(i);
+    } else return;
     e.preventDefault();
     e.stopPropagation();
   };
+
+  /** Moves the keyboard cursor to row i; a draw row selects its draw. */
+  private moveCursor(i: number): void {
+    this.cursor = i;
+    const row = this.view.rows[i];
+    if (row?.kind === 'draw') this.select(row.draw);
+    else this.revealRow(i);
+  }
 
   private select(draw: number): void {
     this.dispatchEvent(new CustomEvent('wt-draw-select', { detail: { draw }, bubbles: true, composed: true }));

@@ -16,8 +16,8 @@
  * F fit the selection, 0 fit all, C cursor at the view centre, Esc clear.
  */
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
-import type { Trace } from '../../shared-schema/index.js';
-import { buildDrawLayout, drawsInWindow, type DrawLayout } from '../model/draw-layout.js';
+import { formatNs, type Trace } from '../../shared-schema/index.js';
+import { buildDrawLayout, drawsInWindow, regionBarAt, type DrawLayout } from '../model/draw-layout.js';
 import { stagesInFlightAt, warpAt, type WarpHit } from '../model/hit-test.js';
 import type { LaneIndex } from '../model/lane-index.js';
 import { DEFAULT_LANE_OPTIONS, buildLaneLayout, laneAtY, packedRowOf, slotOfRow, slotRowOf, type LaneLayout } from '../model/lane-layout.js';
@@ -506,7 +506,11 @@ export class WtTimeline extends LitElement implements KeyboardTarget, PointerTar
       if (hit !== null) this.focusedLane = hit.lane;
       this.emit('wt-warp-select', { row });
     } else if (region === 'draws') {
-      this.emit('wt-draw-select', { draw: this.drawAtPoint(x, y) });
+      const r = this.regionAtPoint(x, y);
+      const tree = this.drawLayout?.tree;
+      // A region bar zooms to its span; a draw selects it.
+      if (r >= 0 && tree !== undefined) this.emit('wt-zoom-to', { startNs: tree.spans[2 * r]!, endNs: tree.spans[2 * r + 1]! });
+      else this.emit('wt-draw-select', { draw: this.drawAtPoint(x, y) });
     }
   }
 
@@ -560,6 +564,12 @@ export class WtTimeline extends LitElement implements KeyboardTarget, PointerTar
     return occupancyTooltip(lane.sm, t, stagesInFlightAt(this.trace, this.index.lanes[lane.group]!, t, this.hiddenStages));
   }
 
+  private regionAtPoint(x: number, y: number): number {
+    if (this.drawLayout === null) return -1;
+    const row = Math.floor((y - this.screen.draws.y - 3) / this.screen.drawRowHeight);
+    return regionBarAt(this.drawLayout, row, this.timeAtX(x), (3 * spanOf(this.view)) / timeWidth(this.screen));
+  }
+
   private drawAtPoint(x: number, y: number): number {
     if (this.drawLayout === null) return -1;
     const t = this.timeAtX(x);
@@ -591,7 +601,14 @@ export class WtTimeline extends LitElement implements KeyboardTarget, PointerTar
     const row = hit?.row ?? -1;
     if (region === 'draws') {
       const d = this.drawAtPoint(x, y);
+      const r = this.regionAtPoint(x, y);
       this.hoverWarp = -1;
+      if (r >= 0 && this.trace !== null) {
+        const tree = this.drawLayout!.tree;
+        const lines = [this.trace.regions[r]!.label, `${tree.drawCount[r]} draws · span ${formatNs(tree.spans[2 * r + 1]! - tree.spans[2 * r]!)} · click to zoom`];
+        this.tooltip = { x: x + 14, y: y + 14, lines };
+        return;
+      }
       this.tooltip = d < 0 || this.trace === null ? null : { x: x + 14, y: y + 14, lines: drawTooltip(this.trace, this.drawLayout!, d) };
       return;
     }

@@ -146,3 +146,14 @@ export function elideToWidth(label: string, maxPx: number, measure: (s: string) 
   }
   return lo === 0 ? '' : `${label.slice(0, lo)}…`;
 }
+
+/** The region bar at time `t` (± tolNs) in track row `row`, or -1 (also for draw rows). */
+export function regionBarAt(layout: DrawLayout, row: number, t: number, tolNs: number): number {
+  if (row < 0 || row >= layout.regionRows) return -1;
+  const tree = layout.tree;
+  for (let r = 0; r < tree.depth.length; r++) {
+    if (tree.depth[r] !== row) continue;
+    if (tree.spans[2 * r]! - tolNs <= t && t <= tree.spans[2 * r + 1]! + tolNs) return r;
+  }
+  return -1;
+}
