@@ -44,9 +44,9 @@ export interface PerfettoStats {
 }
 
 /** Lanes per SM: thread ids are (group + 1) × MAX_LANES + lane, unique and below 2^32. */
-const MAX_LANES = 4096;
+export const MAX_LANES = 4096;
 /** First lane for warps that cannot use their slot's lane. */
-const EXTRA_LANES = 256;
+export const EXTRA_LANES = 256;
 const DRAWS_PID = 70000;
 const FINDINGS_PID = 70001;
 const DRAWS_TID_BASE = 300_000_000;
@@ -294,7 +294,7 @@ class MinHeap {
 }
 
 /** Extra lanes of one SM: reuse the lane that frees up first (min-heap on lane end). */
-class LanePool {
+export class LanePool {
   private ends = new Float64Array(64);
   private ids = new Uint32Array(64);
   private size = 0;
