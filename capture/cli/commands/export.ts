@@ -3,34 +3,44 @@ import { summaryCsvChunks } from '../../../analysis/export/csv.js';
 import { summaryJsonChunks } from '../../../analysis/export/json.js';
 import { summaryToMarkdown } from '../../../analysis/export/markdown.js';
 import { perfettoJsonChunks, type PerfettoStats } from '../../../analysis/export/perfetto.js';
+import { perfettoProtoChunks, type PerfettoProtoStats } from '../../../analysis/export/perfetto-proto.js';
 import { checkOutputs, formatBytes, readTraceFile, writeFileAtomic, type Output } from '../files.js';
 import { UsageError, parseCommandArgs, type Command } from '../command.js';
 import { THRESHOLD_OPTION, thresholdsFrom } from './analysis-shared.js';
 
 export const exportCommand: Command = {
   name: 'export',
-  summary: 'export a trace for Perfetto (Chrome JSON) and its statistics as JSON, Markdown or CSV',
-  help: `usage: warptrace export FILE [--perfetto OUT] [--json OUT] [--md OUT]
+  summary: 'export a trace for Perfetto (protobuf or Chrome JSON) and its statistics as JSON, Markdown or CSV',
+  help: `usage: warptrace export FILE [--perfetto OUT [--perfetto-format proto|json]
+                        [--perfetto-names stage|stage-draw]] [--json OUT] [--md OUT]
                         [--csv-stages OUT] [--csv-draws OUT] [--csv-draw-stages OUT]
                         [--csv-findings OUT] [--no-findings] [--no-draw-labels]
                         [--threshold NAME=VALUE]... [--force]
 
 Writes one or more files from FILE (.wtrace, .wtraw or warptrace JSON):
 
-  --perfetto OUT   Chrome JSON trace for ui.perfetto.dev (or chrome://tracing):
-                   a process per SM, a thread per warp slot ("SM n / slot k"),
-                   a slice per warp named by stage with args {draw, drawLabel,
-                   customId, activeLanes}, ts/dur in µs; plus "Draws" and
-                   "Findings" tracks. Streamed: 10 M warps make ~1.5 GB.
+  --perfetto OUT   a trace for ui.perfetto.dev: a process per SM, a thread per
+                   warp slot ("SM n / slot k"), a slice per warp named by stage.
+                   Perfetto's protobuf format (OUT.perfetto-trace; ~25 B/warp,
+                   integer ns): plus "Draws" and, when the capture recorded
+                   regions, nested "Regions" tracks.
+  --perfetto-format proto|json
+                   proto (default), or Chrome JSON (the default when OUT ends
+                   in .json) for small traces and chrome://tracing: args {draw,
+                   drawLabel, customId, activeLanes} on every warp, ts/dur in
+                   µs, "Draws" and "Findings" tracks; ~170 B/warp.
+  --perfetto-names stage|stage-draw
+                   protobuf warp slice names: "FS" (default) or "FS draw 12"
+                   (~36 B/warp when draws spread over every SM).
   --json OUT       the analysis summary (versioned JSON schema)
   --md OUT         the Markdown report
   --csv-stages OUT, --csv-draws OUT, --csv-draw-stages OUT, --csv-findings OUT
                    CSV tables
 
 Options:
-  --no-findings     leave the Draws and Findings tracks out of --perfetto
+  --no-findings     JSON: leave the Draws and Findings tracks out of --perfetto
                     (skips the analysis when only --perfetto is asked for)
-  --no-draw-labels  leave draw labels out of every warp's args (smaller file)
+  --no-draw-labels  JSON: leave draw labels out of every warp's args
   --threshold NAME=VALUE   detector threshold (see warptrace stats --help)
   --force           replace existing output files
   -h, --help
@@ -41,6 +51,8 @@ Exit status: 0 ok, 1 bad input or unwritable output, 2 usage error.`,
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs(argv, {
       perfetto: { type: 'string' },
+      'perfetto-format': { type: 'string' },
+      'perfetto-names': { type: 'string' },
       json: { type: 'string' },
       md: { type: 'string' },
       'csv-stages': { type: 'string' },
@@ -67,19 +79,33 @@ Exit status: 0 ok, 1 bad input or unwritable output, 2 usage error.`,
     });
     if (values.perfetto === undefined && wanted.length === 0) throw new UsageError('nothing to export: give at least one of --perfetto, --json, --md, --csv-*');
     const outputs: Output[] = [...(values.perfetto === undefined ? [] : [{ option: '--perfetto', path: values.perfetto }]), ...wanted];
+    const format = values['perfetto-format'] ?? (values.perfetto?.toLowerCase().endsWith('.json') ? 'json' : 'proto');
+    if (format !== 'proto' && format !== 'json') throw new UsageError(`--perfetto-format must be proto or json, not ${JSON.stringify(format)}`);
+    const warpNames = values['perfetto-names'] ?? 'stage';
+    if (warpNames !== 'stage' && warpNames !== 'stage-draw') throw new UsageError(`--perfetto-names must be stage or stage-draw, not ${JSON.stringify(warpNames)}`);
     const thresholds = thresholdsFrom(values.threshold);
     const force = values.force === true;
     checkOutputs(outputs, positionals, force);
 
     const trace = readTraceFile(positionals[0]!);
-    const needSummary = wanted.length > 0 || (values.perfetto !== undefined && values['no-findings'] !== true);
+    // The protobuf export has no Findings track: it needs no analysis.
+    const needSummary = wanted.length > 0 || (values.perfetto !== undefined && format === 'json' && values['no-findings'] !== true);
     const summary = needSummary ? analyzeTrace(trace, { thresholds }) : null;
     for (const warning of summary?.reliability.warnings ?? []) io.err(`warning: ${warning}`);
     for (const { path, format } of wanted) {
       const bytes = await writeFileAtomic(path, format(summary!), { overwrite: force });
       io.out(`wrote ${path} (${formatBytes(bytes)})`);
     }
-    if (values.perfetto !== undefined) {
+    if (values.perfetto !== undefined && format === 'proto') {
+      const result: { stats?: PerfettoProtoStats } = {};
+      const bytes = await writeFileAtomic(values.perfetto, keepReturn(perfettoProtoChunks(trace, { warpNames }), result), { overwrite: force });
+      const s = result.stats!;
+      io.out(
+        `wrote ${values.perfetto} (${formatBytes(bytes)}, Perfetto protobuf): ${s.warps.toLocaleString('en-US')} warps on ${s.lanes} lanes (Perfetto threads)` +
+          (s.slotOverlaps > 0 ? `; ${s.slotOverlaps} warps overlapped their slot's previous warp and went to extra lanes` : '') +
+          (s.forcedOverlaps > 0 ? `; ${s.forcedOverlaps} warps had to share a lane (over 4096 in flight on one SM)` : ''),
+      );
+    } else if (values.perfetto !== undefined) {
       const result: { stats?: PerfettoStats } = {};
       const chunks = perfettoJsonChunks(trace, { summary: values['no-findings'] === true ? null : summary, drawLabels: values['no-draw-labels'] !== true });
       const bytes = await writeFileAtomic(values.perfetto, keepReturn(chunks, result), { overwrite: force });
