@@ -58,6 +58,8 @@ interface SizeResult {
   indexBytes: number;
   /** Main-thread long tasks (PerformanceObserver 'longtask', > 50 ms) from open until the analysis panels have their summary. */
   longTasks: number[];
+  /** Their start, ms after the open began. */
+  longTaskAt: number[];
   /** Open until the analysis panels show their summary. */
   analysedMs: number;
 }
@@ -86,8 +88,9 @@ async function benchSize(page: Page, url: string, warps: number, fileBytes: numb
     const app = document.querySelector('warptrace-app')!;
     const panels = document.querySelector('wt-analysis-panels');
     const longTasks: number[] = [];
+    const longTaskAt: number[] = [];
     const observer = new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) longTasks.push(e.duration);
+      for (const e of list.getEntries()) longTasks.push(e.duration), longTaskAt.push(e.startTime - t0);
     });
     observer.observe({ type: 'longtask' });
     const t0 = performance.now();
@@ -97,9 +100,18 @@ async function benchSize(page: Page, url: string, warps: number, fileBytes: numb
     });
     // Which scripts the long frames ran (long-animation-frame attribution), to name the long tasks.
     const culprits: string[] = [];
+    type Loaf = PerformanceEntry & {
+      renderStart: number;
+      styleAndLayoutStart: number;
+      scripts?: { duration: number; sourceFunctionName: string; invoker: string; sourceURL: string }[];
+    };
     const loaf = new PerformanceObserver((list) => {
-      for (const e of list.getEntries() as (PerformanceEntry & { scripts?: { duration: number; sourceFunctionName: string; invoker: string; sourceURL: string }[] })[]) {
-        for (const s of e.scripts ?? []) if (s.duration > 50) culprits.push(`${s.duration.toFixed(0)} ms ${s.invoker} ${s.sourceFunctionName}@${s.sourceURL.split('/').pop()}`);
+      for (const e of list.getEntries() as Loaf[]) {
+        if (e.duration <= 100) continue;
+        const scripts = (e.scripts ?? []).filter((x) => x.duration > 20).map((x) => `${x.invoker} ${x.sourceFunctionName} ${x.duration.toFixed(0)}`);
+        const render = e.renderStart > 0 ? e.startTime + e.duration - e.renderStart : 0;
+        const layout = e.styleAndLayoutStart > 0 ? e.startTime + e.duration - e.styleAndLayoutStart : 0;
+        culprits.push(`frame ${e.duration.toFixed(0)} ms at +${(e.startTime - t0).toFixed(0)} (render ${render.toFixed(0)}, style+layout ${layout.toFixed(0)}; ${scripts.join(', ') || 'no script over 20 ms'})`);
       }
     });
     loaf.observe({ type: 'long-animation-frame' });
@@ -108,13 +120,13 @@ async function benchSize(page: Page, url: string, warps: number, fileBytes: numb
     const analysedMs = performance.now() - t0;
     // Let the frames after the summary land, then collect what the observer saw.
     await new Promise((r) => setTimeout(r, 300));
-    for (const e of observer.takeRecords()) longTasks.push(e.duration);
+    for (const e of observer.takeRecords()) longTasks.push(e.duration), longTaskAt.push(e.startTime - t0);
     observer.disconnect();
     loaf.disconnect();
-    return { ok, error: app.error, timings: app.lastOpenTimings, longTasks, analysedMs, culprits };
+    return { ok, error: app.error, timings: app.lastOpenTimings, longTasks, longTaskAt, analysedMs, culprits };
   }, file);
   if (!opened.ok || opened.timings === null) throw new Error(`could not open ${file}: ${opened.error}`);
-  if (opened.culprits.length > 0) console.log(`long scripts while opening: ${opened.culprits.join('; ')}`);
+  if (opened.culprits.length > 0) console.log(`long frames while opening (long-animation-frame):\n  ${opened.culprits.join('\n  ')}`);
   const sizes = await page.evaluate(() => {
     const o = document.querySelector('warptrace-app')!.opened!;
     const w = o.trace.warps;
@@ -128,7 +140,7 @@ async function benchSize(page: Page, url: string, warps: number, fileBytes: numb
     return { traceBytes, indexBytes };
   });
   const heapOpenBytes = await heapBytes(page);
-  const frames = await page.evaluate(runScript);
+  const frames = process.argv.includes('--open-only') ? { js: [0], gpu: [0], rebuilds: 0, instances: [0], phases: ['none'], rebuiltFrames: [false] } : await page.evaluate(runScript);
   const heapAfterBytes = await heapBytes(page);
   return {
     warps,
@@ -150,6 +162,7 @@ async function benchSize(page: Page, url: string, warps: number, fileBytes: numb
     traceBytes: sizes.traceBytes,
     indexBytes: sizes.indexBytes,
     longTasks: opened.longTasks,
+    longTaskAt: opened.longTaskAt,
     analysedMs: opened.analysedMs,
   };
 }
@@ -333,7 +346,7 @@ function printTable(results: readonly SizeResult[], browserVersion: string): voi
     ]);
   }
   table(open);
-  const busy: string[][] = [['warps', 'open → analysis shown', 'main-thread long tasks (> 50 ms)', 'longest', 'over 100 ms', 'all, in order']];
+  const busy: string[][] = [['warps', 'open → analysis shown', 'main-thread long tasks (> 50 ms)', 'longest', 'over 100 ms', 'all: ms @ start after open']];
   for (const r of results) {
     busy.push([
       r.warps.toLocaleString('en-US'),
@@ -341,7 +354,7 @@ function printTable(results: readonly SizeResult[], browserVersion: string): voi
       String(r.longTasks.length),
       r.longTasks.length > 0 ? ms(Math.max(...r.longTasks)) : '-',
       String(r.longTasks.filter((d) => d > 100).length),
-      r.longTasks.map((d) => d.toFixed(0)).join(', '),
+      r.longTasks.map((d, k) => `${d.toFixed(0)} @ ${(r.longTaskAt[k]! / 1000).toFixed(1)} s`).join(', '),
     ]);
   }
   table(busy);

@@ -12,7 +12,7 @@ import { LitElement, html, nothing, type PropertyValues } from 'lit';
 import { STAGES, Stage, formatNs, stageCssColor, type Trace } from '../../shared-schema/index.js';
 import { rangeCounts, type RangeCounts } from '../../analysis/range-counts.js';
 import { warpsInFlight, type InFlight } from '../../analysis/in-flight.js';
-import { summarizeCalibration, type CalibrationSummary } from '../../analysis/calibration-quality.js';
+import type { CalibrationSummary } from '../../analysis/calibration-quality.js';
 import { calibrationBadges } from './calibration-badges.js';
 import type { LaneIndex } from '../model/lane-index.js';
 import { buildDrawLayout, type DrawLayout } from '../model/draw-layout.js';
@@ -248,7 +248,7 @@ export class WarptraceApp extends LitElement {
     const { trace, index } = loaded;
     let maxDurationNs = 0;
     for (const lane of index.lanes) maxDurationNs = Math.max(maxDurationNs, lane.maxDurationNs);
-    this.opened = { trace, index, drawLayout: buildDrawLayout(trace, index), name: meta.name, bytes: loaded.bytes, maxDurationNs, calibration: summarizeCalibration(trace) };
+    this.opened = { trace, index, drawLayout: buildDrawLayout(trace, index), name: meta.name, bytes: loaded.bytes, maxDurationNs, calibration: loaded.calibration };
     this.loading = null;
     this.abort = null;
     this.clearViewState();

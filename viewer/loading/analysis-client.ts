@@ -53,10 +53,17 @@ export async function analyzeInWorker(trace: Trace, signal?: AbortSignal): Promi
   });
   const onAbort = () => fail(aborted());
   signal?.addEventListener('abort', onAbort);
+  // The summary arrives in parts, one message (one page task) each: see AnalysisResponse.
+  let head: AnalysisSummary | null = null;
+  const draws: AnalysisSummary['draws'][number][] = [];
   worker.onmessage = (event: MessageEvent<AnalysisResponse>) => {
     const m = event.data;
-    if (m.kind === 'done') succeed({ summary: m.summary, ms: m.ms });
-    else fail(new Error(m.message));
+    if (m.kind === 'head') head = m.summary;
+    else if (m.kind === 'draws') for (const d of m.draws) draws.push(d);
+    else if (m.kind === 'done') {
+      if (head === null) fail(new Error('the analysis worker sent no summary'));
+      else succeed({ summary: { ...head, draws }, ms: m.ms });
+    } else fail(new Error(m.message));
   };
   worker.onerror = (event) => fail(new Error(`the analysis worker failed: ${event.message || 'worker error'}`));
   const post = (m: AnalysisRequest, transfer: Transferable[] = []) => worker.postMessage(m, transfer);

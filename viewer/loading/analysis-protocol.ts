@@ -32,9 +32,19 @@ export type AnalysisRequest =
   | { readonly kind: 'chunk'; readonly column: ColumnName; readonly offset: number; readonly data: ColumnArray }
   | { readonly kind: 'run' };
 
+/**
+ * The summary comes back in parts: everything but the draws, then the draws a
+ * few hundred at a time (5,040 draws at 10 M warps are ~8 MB of JSON, ~200 ms
+ * to deserialize in one message), then 'done'.
+ */
 export type AnalysisResponse =
-  | { readonly kind: 'done'; readonly summary: AnalysisSummary; readonly ms: number }
+  | { readonly kind: 'head'; readonly summary: AnalysisSummary }
+  | { readonly kind: 'draws'; readonly draws: AnalysisSummary['draws'] }
+  | { readonly kind: 'done'; readonly ms: number }
   | { readonly kind: 'error'; readonly message: string };
+
+/** Draw summaries per 'draws' message. */
+export const DRAWS_PER_MESSAGE = 256;
 
 export function columnType(a: ColumnArray): ColumnType {
   if (a instanceof Float64Array) return 'f64';

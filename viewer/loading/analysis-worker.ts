@@ -6,7 +6,7 @@
  */
 import { analyzeTrace } from '../../analysis/analyze.js';
 import type { Trace, UintColumn } from '../../shared-schema/index.js';
-import { allocColumn, type AnalysisRequest, type AnalysisResponse, type ColumnArray, type ColumnName } from './analysis-protocol.js';
+import { DRAWS_PER_MESSAGE, allocColumn, type AnalysisRequest, type AnalysisResponse, type ColumnArray, type ColumnName } from './analysis-protocol.js';
 
 const post = (message: AnalysisResponse) => (self as unknown as Worker).postMessage(message);
 
@@ -66,7 +66,10 @@ self.onmessage = (event: MessageEvent<AnalysisRequest>) => {
       const t0 = performance.now();
       const summary = analyzeTrace(assemble(begun));
       columns.clear();
-      post({ kind: 'done', summary, ms: performance.now() - t0 });
+      const ms = performance.now() - t0;
+      post({ kind: 'head', summary: { ...summary, draws: [] } });
+      for (let d = 0; d < summary.draws.length; d += DRAWS_PER_MESSAGE) post({ kind: 'draws', draws: summary.draws.slice(d, d + DRAWS_PER_MESSAGE) });
+      post({ kind: 'done', ms });
     }
   } catch (e) {
     post({ kind: 'error', message: e instanceof Error ? e.message : String(e) });

@@ -7,6 +7,7 @@ import { TraceFormatError, decodeTrace, detectTraceKind, synthesizeTrace, type T
 import { narrowUintColumn } from '../../shared-schema/columns.js';
 import { buildLaneIndex, laneIndexBuffers } from '../model/lane-index.js';
 import { contentHash } from './content-hash.js';
+import { summarizeCalibration } from '../../analysis/calibration-quality.js';
 import type { DecodeRequest, DecodeResponse, LoadPhase } from './protocol.js';
 
 /** Larger files are refused before allocating (the browser could not hold the decoded trace anyway). */
@@ -118,9 +119,10 @@ self.onmessage = async (event: MessageEvent<DecodeRequest>) => {
     const t2 = performance.now();
     progress('index', 0, null);
     const index = buildLaneIndex(trace);
+    const calibration = summarizeCalibration(trace);
     const t3 = performance.now();
     const transfer = [...traceBuffers(trace), ...laneIndexBuffers(index)];
-    post({ kind: 'done', trace, index, bytes, timings: { readMs: t1 - t0, decodeMs: t2 - t1, indexMs: t3 - t2 } }, [...new Set(transfer)]);
+    post({ kind: 'done', trace, index, calibration, bytes, timings: { readMs: t1 - t0, decodeMs: t2 - t1, indexMs: t3 - t2 } }, [...new Set(transfer)]);
     // After the trace is on its way: a file's hash (the key of its recent entry) never delays showing it.
     // WebCrypto's digest holds this thread (about 1 s per 100 MB measured in Chromium), not the page's.
     if (fileBytes !== null) post({ kind: 'hash', contentHash: await contentHash(fileBytes) });

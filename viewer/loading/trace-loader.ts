@@ -4,11 +4,14 @@
  */
 import type { Trace } from '../../shared-schema/index.js';
 import type { LaneIndex } from '../model/lane-index.js';
+import type { CalibrationSummary } from '../../analysis/calibration-quality.js';
 import type { DecodeRequest, DecodeResponse, DecodeTimings, LoadPhase } from './protocol.js';
 
 export interface LoadedTrace {
   readonly trace: Trace;
   readonly index: LaneIndex;
+  /** The header's calibration figures, computed in the worker. */
+  readonly calibration: CalibrationSummary;
   /** File size, bytes (0 for generated traces). */
   readonly bytes: number;
   /** Hash of a file's bytes (content-hash.ts), computed after the trace is shown; null for URLs and generated traces. */
@@ -55,7 +58,7 @@ export function loadTrace(request: DecodeRequest, onProgress: (p: LoadProgress) 
       else if (m.kind === 'done') {
         // A file's worker stays until it has hashed the bytes (its 'hash' message).
         if (request.kind !== 'blob') finish();
-        resolve({ trace: m.trace, index: m.index, bytes: m.bytes, contentHash, timings: m.timings });
+        resolve({ trace: m.trace, index: m.index, calibration: m.calibration, bytes: m.bytes, contentHash, timings: m.timings });
       } else if (m.kind === 'hash') {
         settleHash(m.contentHash);
         finish();
