@@ -120,6 +120,38 @@ it('trace strings are text, never HTML', async () => {
   assertEqual((window as unknown as { __pwned?: number }).__pwned, undefined, 'no script ran');
 });
 
+/** Waits until `done()` holds (the Perfetto export finishes in a worker). */
+async function until(done: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const t0 = performance.now();
+  while (!done()) {
+    if (performance.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Top-level packets of a Perfetto protobuf trace (every field must be Trace.packet, field 1, length-delimited). */
+function perfettoPackets(bytes: Uint8Array): number {
+  let p = 0;
+  let packets = 0;
+  const varint = () => {
+    let v = 0;
+    for (let shift = 1; ; shift *= 128) {
+      const b = bytes[p++]!;
+      v += (b & 0x7f) * shift;
+      if (b < 0x80) return v;
+    }
+  };
+  while (p < bytes.length) {
+    const at = p;
+    assertEqual(varint(), 0x0a, `Trace.packet tag at ${at}`);
+    const length = varint(); // not `p += varint()`: that adds to p as it was before the read
+    p += length;
+    packets++;
+  }
+  assertEqual(p, bytes.length, 'packets end with the file');
+  return packets;
+}
+
 it('export buttons: blobs from the formatters, cancelable wt-export event', async () => {
   const el = await mount('wt-export-buttons', { summary, trace, fileName: 'frame' });
   const exports: ExportDetail[] = [];
@@ -130,39 +162,51 @@ it('export buttons: blobs from the formatters, cancelable wt-export event', asyn
   (root(el).querySelector('button[data-format="summary-json"]') as HTMLButtonElement).click();
   (root(el).querySelector('button[data-format="stages-csv"]') as HTMLButtonElement).click();
   (root(el).querySelector('button[data-format="perfetto"]') as HTMLButtonElement).click();
-  assertEqual(exports.map((e) => e.fileName).join(' '), 'frame.summary.json frame.stages.csv frame.perfetto.json', 'file names');
+  await until(() => exports.length === 3, 'three exports');
+  assertEqual(exports.map((e) => e.fileName).join(' '), 'frame.summary.json frame.stages.csv frame.perfetto-trace', 'file names');
   const json = JSON.parse(await exports[0]!.blob.text());
   assertEqual(json.schema, 'warptrace-summary', 'summary schema');
   assert((await exports[1]!.blob.text()).startsWith('stage,warps,'), 'csv header');
-  const perfetto = JSON.parse(await exports[2]!.blob.text());
-  assertEqual(perfetto.traceEvents.filter((e: { ph: string; cat?: string }) => e.ph === 'X' && e.cat === undefined).length, trace.warps.count, 'every warp exported');
+  // Perfetto's protobuf (decoded against Perfetto's definitions in test/node/export-perfetto-proto.test.ts):
+  // here, two packets per warp (begin, end) plus tracks, and about 25 bytes per warp.
+  const bytes = new Uint8Array(await exports[2]!.blob.arrayBuffer());
+  assert(perfettoPackets(bytes) > 2 * trace.warps.count, 'a begin and an end per warp');
+  assert(bytes.length < 40 * trace.warps.count, `${bytes.length} bytes`);
 
   const noTrace = await mount('wt-export-buttons', { summary });
   assert((root(noTrace).querySelector('button[data-format="perfetto"]') as HTMLButtonElement).disabled, 'Perfetto needs the trace');
 });
 
-it('export buttons: Perfetto with 150,000 draws; a failed export is shown, not thrown', async () => {
-  const draws = Array.from({ length: 150_000 }, (_, i) => ({ ...summary.draws[0]!, index: i, label: '', firstStartNs: i * 600, lastEndNs: i * 600 + 1000, stages: [] }));
-  const el = await mount('wt-export-buttons', { summary: { ...summary, draws }, trace, fileName: 'many' });
+it('export buttons: Perfetto from a worker, the page stays free; a failed export is shown, not thrown', async () => {
+  const big = synthesizeTrace({ warps: 300_000, seed: 4 });
+  const el = await mount('wt-export-buttons', { trace: big, fileName: 'big' });
   const exports: ExportDetail[] = [];
   el.addEventListener('wt-export', (e) => {
     exports.push(e.detail);
     e.preventDefault();
   });
   (root(el).querySelector('button[data-format="perfetto"]') as HTMLButtonElement).click();
-  assertEqual(exports.length, 1, 'the Perfetto export was made');
-  const perfetto = JSON.parse(await exports[0]!.blob.text());
-  assertEqual(perfetto.traceEvents.filter((e: { ph: string; cat?: string }) => e.ph === 'X' && e.cat === 'draw').length, 150_000, 'a slice per draw');
+  await el.updateComplete;
+  assert((root(el).querySelector('button[data-format="perfetto"]') as HTMLButtonElement).disabled, 'disabled while it runs');
+  // The page keeps running timers while the worker writes.
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 10);
+  await until(() => exports.length === 1, 'the Perfetto export');
+  clearInterval(timer);
+  assert(ticks > 0, 'the page ran while the worker exported');
+  assert(perfettoPackets(new Uint8Array(await exports[0]!.blob.arrayBuffer())) > 2 * big.warps.count, 'every warp exported');
   assertEqual(root(el).querySelector('[role="alert"]'), null, 'no error shown');
 
-  // A summary the formatter cannot read (findings missing): the panel says so instead of throwing into the console.
-  const broken = await mount('wt-export-buttons', { summary: { ...summary, findings: undefined as unknown as AnalysisSummary['findings'] }, trace, fileName: 'broken' });
+  // Columns the exporter cannot read: the worker's error is shown instead of thrown into the console.
+  const brokenTrace = { ...trace, warps: { ...trace.warps, smGroups: undefined } } as unknown as Trace;
+  const broken = await mount('wt-export-buttons', { summary, trace: brokenTrace, fileName: 'broken' });
   broken.addEventListener('wt-export', (e) => exports.push(e.detail));
   (root(broken).querySelector('button[data-format="perfetto"]') as HTMLButtonElement).click();
-  await broken.updateComplete;
+  await until(() => root(broken).querySelector('[role="alert"]') !== null, 'the failure');
   assertEqual(exports.length, 1, 'no file for the failed export');
   const alert = root(broken).querySelector('[role="alert"]');
   assert(alert !== null && alert.textContent!.startsWith('Perfetto trace export failed: '), `the failure is shown: ${alert?.textContent}`);
+  assert(!(root(broken).querySelector('button[data-format="perfetto"]') as HTMLButtonElement).disabled, 'usable again');
 });
 
 it('compare panel: longer TCS warps flagged bad, highlights listed', async () => {

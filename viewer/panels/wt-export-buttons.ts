@@ -1,20 +1,22 @@
 /**
  * <wt-export-buttons .summary=${summary} .trace=${trace} fileName="frame">:
  * buttons that make export files with the pure formatters (analysis/export):
- * summary JSON, Markdown report, CSV tables, and the Perfetto JSON trace
- * (needs `.trace`). Each click dispatches a cancelable, bubbling, composed
- * `wt-export` {format, fileName, blob}; unless a listener cancels it (to
- * save the blob its own way), the panel downloads the blob. An export that
- * fails (a browser out of memory for a huge trace) says so beside the buttons.
+ * summary JSON, Markdown report, CSV tables, and the Perfetto protobuf trace
+ * (needs `.trace` only; made in a Web Worker, perfetto-export-worker.ts, so
+ * the page stays responsive at millions of warps). Each export dispatches a
+ * cancelable, bubbling, composed `wt-export` {format, fileName, blob} once its
+ * blob is made; unless a listener cancels it (to save the blob its own way),
+ * the panel downloads the blob. An export that fails (a browser out of memory
+ * for a huge trace) says so beside the buttons.
  */
 import { LitElement, css, html } from 'lit';
 import { drawsCsv, findingsCsv, stagesCsv } from '../../analysis/export/csv.js';
 import { summaryToJson } from '../../analysis/export/json.js';
 import { summaryToMarkdown } from '../../analysis/export/markdown.js';
-import { perfettoJsonChunks } from '../../analysis/export/perfetto.js';
 import type { AnalysisSummary } from '../../analysis/summary.js';
 import type { Trace } from '../../shared-schema/model.js';
 import { panelStyles } from '../components/shared-styles.js';
+import type { PerfettoExportRequest, PerfettoExportResponse } from './perfetto-export-worker.js';
 
 export type ExportFormat = 'summary-json' | 'markdown' | 'stages-csv' | 'draws-csv' | 'findings-csv' | 'perfetto';
 
@@ -30,7 +32,7 @@ const FORMATS: readonly { id: ExportFormat; label: string; suffix: string; type:
   { id: 'stages-csv', label: 'Stages CSV', suffix: '.stages.csv', type: 'text/csv', needsTrace: false },
   { id: 'draws-csv', label: 'Draws CSV', suffix: '.draws.csv', type: 'text/csv', needsTrace: false },
   { id: 'findings-csv', label: 'Findings CSV', suffix: '.findings.csv', type: 'text/csv', needsTrace: false },
-  { id: 'perfetto', label: 'Perfetto trace', suffix: '.perfetto.json', type: 'application/json', needsTrace: true },
+  { id: 'perfetto', label: 'Perfetto trace', suffix: '.perfetto-trace', type: 'application/octet-stream', needsTrace: true },
 ];
 
 export class WtExportButtons extends LitElement {
@@ -39,6 +41,7 @@ export class WtExportButtons extends LitElement {
     trace: { attribute: false },
     fileName: { type: String },
     failure: { state: true },
+    busy: { state: true },
   };
 
   static override styles = [
@@ -62,6 +65,8 @@ export class WtExportButtons extends LitElement {
   declare fileName: string;
   /** Why the last export failed, shown until the next one. */
   declare failure: string | null;
+  /** The export being made in the worker (its button is disabled meanwhile). */
+  declare busy: ExportFormat | null;
 
   constructor() {
     super();
@@ -69,14 +74,15 @@ export class WtExportButtons extends LitElement {
     this.trace = null;
     this.fileName = 'warptrace';
     this.failure = null;
+    this.busy = null;
   }
 
   override render() {
     return html`${FORMATS.map(
       (f) => html`<button
         data-format=${f.id}
-        ?disabled=${this.summary === null || (f.needsTrace && this.trace === null)}
-        title=${f.needsTrace ? 'Chrome JSON for ui.perfetto.dev: a process per SM, a thread per warp slot' : `Save ${f.label}`}
+        ?disabled=${(f.needsTrace ? this.trace === null : this.summary === null) || this.busy === f.id}
+        title=${f.needsTrace ? 'Perfetto protobuf trace for ui.perfetto.dev: a process per SM, a thread per warp slot, draws and regions' : `Save ${f.label}`}
         @click=${() => this.export(f.id)}
       >
         ${f.label}
@@ -85,7 +91,11 @@ export class WtExportButtons extends LitElement {
   }
 
   /** Builds the file for `format` (also callable by the shell, e.g. from a keyboard shortcut). */
-  makeBlob(format: ExportFormat): Blob {
+  async makeBlob(format: ExportFormat): Promise<Blob> {
+    if (format === 'perfetto') {
+      if (this.trace === null) throw new Error('the Perfetto export needs the trace');
+      return perfettoInWorker(this.trace);
+    }
     const s = this.summary;
     if (s === null) throw new Error('no summary to export');
     const type = FORMATS.find((f) => f.id === format)!.type;
@@ -100,22 +110,21 @@ export class WtExportButtons extends LitElement {
         return new Blob([drawsCsv(s)], { type });
       case 'findings-csv':
         return new Blob([findingsCsv(s)], { type });
-      case 'perfetto': {
-        if (this.trace === null) throw new Error('the Perfetto export needs the trace');
-        return new Blob([...perfettoJsonChunks(this.trace, { summary: s })], { type });
-      }
     }
   }
 
-  private export(format: ExportFormat): void {
+  private async export(format: ExportFormat): Promise<void> {
     this.failure = null;
+    this.busy = format;
     let blob: Blob;
     try {
-      blob = this.makeBlob(format);
+      blob = await this.makeBlob(format);
     } catch (error) {
       // A click handler's exception would only reach the console: say it where the user looks.
       this.failure = `${FORMATS.find((f) => f.id === format)!.label} export failed: ${error instanceof Error ? error.message : String(error)}`;
       return;
+    } finally {
+      this.busy = null;
     }
     const fileName = `${this.fileName}${FORMATS.find((f) => f.id === format)!.suffix}`;
     const event = new CustomEvent<ExportDetail>('wt-export', { detail: { format, fileName, blob }, bubbles: true, composed: true, cancelable: true });
@@ -130,6 +139,30 @@ export class WtExportButtons extends LitElement {
     a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 10_000);
   }
+}
+
+/** The Perfetto protobuf of `trace`, made in a worker (one per export: it ends with it). */
+function perfettoInWorker(trace: Trace): Promise<Blob> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./perfetto-export-worker.ts', import.meta.url), { type: 'module', name: 'warptrace-perfetto-export' });
+    worker.onmessage = (event: MessageEvent<PerfettoExportResponse>) => {
+      worker.terminate();
+      const m = event.data;
+      if (m.kind === 'done') resolve(m.blob);
+      else reject(new Error(m.message));
+    };
+    worker.onerror = (event) => {
+      worker.terminate();
+      reject(new Error(event.message || 'the export worker failed'));
+    };
+    try {
+      worker.postMessage({ trace } satisfies PerfettoExportRequest);
+    } catch (error) {
+      // A trace that cannot be cloned (or a browser out of memory copying it).
+      worker.terminate();
+      reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  });
 }
 
 if (!customElements.get('wt-export-buttons')) customElements.define('wt-export-buttons', WtExportButtons);
