@@ -37,7 +37,7 @@ import { UNKNOWN_SLOT, UNKNOWN_SM, type Trace } from '../../shared-schema/model.
 import { STAGES, STAGE_COUNT } from '../../shared-schema/stages.js';
 import { EXTRA_LANES, LanePool, MAX_LANES } from './perfetto.js';
 import { drawSpans, isAncestor, laneEvents, regionSpans, spanLanes, type Span } from './perfetto-spans.js';
-import { ProtoBuffer, utf8Bytes } from './protobuf.js';
+import { ProtoBuffer, put, size, utf8Bytes } from './protobuf.js';
 
 export interface PerfettoProtoOptions {
   /** Approximate bytes per yielded chunk (default 1 MiB). */
@@ -234,8 +234,16 @@ export function* perfettoProtoChunks(trace: Trace, options: PerfettoProtoOptions
       const names = laneNames[lane]!;
       const key = draw[i]! * withDraw * STAGE_COUNT + stage[i]!;
       let iid = names.get(key);
-      if (iid === undefined || forced) {
-        // Rare paths: a name new to this sequence, or a forced lane (absolute times: its warps may go back in time).
+      if (iid === undefined && !forced) {
+        // A name new to this sequence: interned in the begin packet (by hand: with 'stage-draw' names this is most warps).
+        iid = names.size + 1;
+        names.set(key, iid);
+        internedNames++;
+        writeInternedBegin(out, s - laneLast[lane]!, seq, iid, nameOf(key));
+        writeEnd(out, e - s, seq);
+        laneLast[lane] = e;
+      } else if (iid === undefined || forced) {
+        // A forced lane (absolute times: its warps may go back in time).
         const fresh = iid === undefined;
         if (fresh) {
           iid = names.size + 1;
@@ -300,25 +308,6 @@ function startSequence(out: ProtoBuffer, seq: number, uuid: number): void {
   });
 }
 
-/** Writes a varint at `p` of `b`, returning the next position (the hot path's inline writer). */
-function put(b: Uint8Array, p: number, value: number): number {
-  let v = value;
-  while (v >= 0x80000000) {
-    b[p++] = (v % 128) | 0x80;
-    v = Math.floor(v / 128);
-  }
-  while (v >= 0x80) {
-    b[p++] = (v & 0x7f) | 0x80;
-    v >>>= 7;
-  }
-  b[p++] = v;
-  return p;
-}
-
-function size(value: number): number {
-  return value < 0x80 ? 1 : value < 0x4000 ? 2 : value < 0x200000 ? 3 : value < 0x10000000 ? 4 : Math.ceil(Math.log2(value + 1) / 7);
-}
-
 /**
  * The common case, by hand: two packets {timestamp delta, sequence,
  * track_event {type, name_iid}} and {timestamp delta, sequence, track_event
@@ -344,6 +333,42 @@ function writeBeginEnd(out: ProtoBuffer, gap: number, duration: number, seq: num
   p = put(b, p, iid);
   out.pos = p;
   writeEnd(out, duration, seq);
+}
+
+/** A begin packet that also interns its name: {timestamp, sequence, interned_data {event_names {iid, name}}, sequence_flags, track_event}. */
+function writeInternedBegin(out: ProtoBuffer, gap: number, seq: number, iid: number, name: Uint8Array): void {
+  const nameSize = 1 + size(iid) + 1 + size(name.length) + name.length; // EventName
+  const internedSize = 1 + size(nameSize) + nameSize; // InternedData
+  const eventSize = 3 + size(iid);
+  const body = 1 + size(gap) + 1 + size(seq) + 1 + size(internedSize) + internedSize + 2 + 2 + eventSize;
+  out.ensure(body + 16);
+  const b = out.buf;
+  let p = out.pos;
+  b[p++] = 0x0a;
+  p = put(b, p, body);
+  b[p++] = (P_TIMESTAMP << 3) | 0;
+  p = put(b, p, gap);
+  b[p++] = (P_SEQ << 3) | 0;
+  p = put(b, p, seq);
+  b[p++] = (P_INTERNED << 3) | 2;
+  p = put(b, p, internedSize);
+  b[p++] = (2 << 3) | 2; // event_names
+  p = put(b, p, nameSize);
+  b[p++] = (1 << 3) | 0; // iid
+  p = put(b, p, iid);
+  b[p++] = (2 << 3) | 2; // name
+  p = put(b, p, name.length);
+  b.set(name, p);
+  p += name.length;
+  b[p++] = (P_SEQ_FLAGS << 3) | 0;
+  b[p++] = SEQ_NEEDS_INCREMENTAL_STATE;
+  b[p++] = (P_TRACK_EVENT << 3) | 2;
+  b[p++] = eventSize;
+  b[p++] = (9 << 3) | 0;
+  b[p++] = TYPE_SLICE_BEGIN;
+  b[p++] = (10 << 3) | 0;
+  p = put(b, p, iid);
+  out.pos = p;
 }
 
 function writeEnd(out: ProtoBuffer, duration: number, seq: number): void {

@@ -80,15 +80,24 @@ export class ProtoBuffer {
   }
 }
 
-/** Bytes a varint of `value` takes (value < 2^53). */
-export function varintSize(value: number): number {
-  let n = 1;
+/** Writes a varint at `p` of `b`, returning the next position (the hot path's inline writer). */
+export function put(b: Uint8Array, p: number, value: number): number {
   let v = value;
-  while (v >= 128) {
+  while (v >= 0x80000000) {
+    b[p++] = (v % 128) | 0x80;
     v = Math.floor(v / 128);
-    n++;
   }
-  return n;
+  while (v >= 0x80) {
+    b[p++] = (v & 0x7f) | 0x80;
+    v >>>= 7;
+  }
+  b[p++] = v;
+  return p;
+}
+
+/** Bytes a varint of `value` takes (the hot path's branchy version). */
+export function size(value: number): number {
+  return value < 0x80 ? 1 : value < 0x4000 ? 2 : value < 0x200000 ? 3 : value < 0x10000000 ? 4 : Math.ceil(Math.log2(value + 1) / 7);
 }
 
 export function utf8Bytes(text: string): Uint8Array {
