@@ -30,8 +30,8 @@
  *
  * Timestamps are integer ns: Perfetto's clocks count whole ns at best
  * (ClockSnapshot.Clock.unit_multiplier_ns is an integer ≥ 1), so the trace's
- * 1/16 ns are rounded, as in the JSON export. Traces starting before the
- * capture origin are shifted so every timestamp is ≥ 0 (uint64), by `shiftNs`.
+ * 1/16 ns are rounded, as in the JSON export. They are ≥ 0, as uint64 needs:
+ * the model has no warp before the capture origin (buildTrace refuses one).
  */
 import { UNKNOWN_SLOT, UNKNOWN_SM, type Trace } from '../../shared-schema/model.js';
 import { STAGES, STAGE_COUNT } from '../../shared-schema/stages.js';
@@ -62,8 +62,6 @@ export interface PerfettoProtoStats {
   readonly forcedOverlaps: number;
   /** Names interned, summed over sequences. */
   readonly internedNames: number;
-  /** Added to every timestamp so none is negative, ns. */
-  readonly shiftNs: number;
   /** Bytes written. */
   readonly bytes: number;
 }
@@ -127,9 +125,6 @@ export function* perfettoProtoChunks(trace: Trace, options: PerfettoProtoOptions
     });
   const w = trace.warps;
   const { startNs, durationNs, warpSlot, stage, draw } = w;
-  let minStart = 0;
-  for (let i = 0; i < w.count; i++) if (startNs[i]! < minStart) minStart = startNs[i]!;
-  const shiftNs = -Math.floor(minStart);
 
   // The global sequence: track descriptors, and draw and region slices with absolute times.
   packet((p) => (p.uint(P_SEQ, GLOBAL_SEQ), p.uint(P_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED)));
@@ -162,7 +157,7 @@ export function* perfettoProtoChunks(trace: Trace, options: PerfettoProtoOptions
       });
     });
   };
-  const draws = drawSpans(trace, shiftNs);
+  const draws = drawSpans(trace);
   spanTracks(draws, null, DRAWS_PID, DRAWS_TID_BASE, 'Draws', 'draws');
   if (trace.regions.length > 0) spanTracks(regionSpans(trace, draws), (o, i) => isAncestor(trace, o, i), REGIONS_PID, REGIONS_TID_BASE, 'Regions', 'regions');
   yield flush();
@@ -203,8 +198,8 @@ export function* perfettoProtoChunks(trace: Trace, options: PerfettoProtoOptions
     pool.reset(EXTRA_LANES, MAX_LANES);
     const tidBase = (g + 1) * MAX_LANES;
     for (let i = offsets[g]!, last = offsets[g + 1]!; i < last; i++) {
-      const s = Math.round(startNs[i]!) + shiftNs;
-      const e = Math.round(startNs[i]! + durationNs[i]!) + shiftNs;
+      const s = Math.round(startNs[i]!);
+      const e = Math.round(startNs[i]! + durationNs[i]!);
       const slot = warpSlot[i]!;
       let lane: number;
       let forced = false;
@@ -280,7 +275,7 @@ export function* perfettoProtoChunks(trace: Trace, options: PerfettoProtoOptions
     }
   }
   if (out.pos > 0) yield flush();
-  return { warps: w.count, lanes, slotOverlaps, forcedOverlaps, internedNames, shiftNs, bytes };
+  return { warps: w.count, lanes, slotOverlaps, forcedOverlaps, internedNames, bytes };
 }
 
 /**

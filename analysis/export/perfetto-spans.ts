@@ -14,7 +14,7 @@ export interface Span {
 }
 
 /** Each draw's span: first warp start to last warp end (rounded ns); null for draws without warps. */
-export function drawSpans(trace: Trace, shiftNs: number): (Span | null)[] {
+export function drawSpans(trace: Trace): (Span | null)[] {
   const n = trace.draws.length;
   const first = new Float64Array(n).fill(Infinity);
   const last = new Float64Array(n).fill(-Infinity);
@@ -28,7 +28,7 @@ export function drawSpans(trace: Trace, shiftNs: number): (Span | null)[] {
     if (e > last[d]!) last[d] = e;
   }
   return trace.draws.map((d, i) =>
-    first[i] === Infinity ? null : { start: Math.round(first[i]!) + shiftNs, end: Math.round(last[i]!) + shiftNs, name: d.label === '' ? `draw ${d.index}` : d.label },
+    first[i] === Infinity ? null : { start: Math.round(first[i]!), end: Math.round(last[i]!), name: d.label === '' ? `draw ${d.index}` : d.label },
   );
 }
 

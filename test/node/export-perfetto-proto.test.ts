@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { perfettoProtoChunks, type PerfettoProtoOptions, type PerfettoProtoStats } from '../../analysis/export/perfetto-proto.js';
 import { decodeTrace, smIdPerWarp, synthesizeTrace, UNKNOWN_SLOT, UNKNOWN_SM, type Trace } from '../../shared-schema/index.js';
 import { STAGES, STAGE_COUNT } from '../../shared-schema/stages.js';
+import { traceOf } from './analysis-fixtures.js';
 import { withPassHierarchy } from './fixtures.js';
 import { decodePerfetto, type DecodedPerfetto, type Slice } from './perfetto/decode-perfetto.js';
 import { repoPath } from './paths.js';
@@ -37,8 +38,8 @@ function checkWarps(trace: Trace, decoded: DecodedPerfetto, stats: PerfettoProto
   // Expected per warp: "<thread name>|start|end|name"; lanes other than the slot only for overlaps.
   const expected: string[] = [];
   for (let i = 0; i < w.count; i++) {
-    const s = Math.round(w.startNs[i]!) + stats.shiftNs;
-    const e = Math.round(w.startNs[i]! + w.durationNs[i]!) + stats.shiftNs;
+    const s = Math.round(w.startNs[i]!);
+    const e = Math.round(w.startNs[i]! + w.durationNs[i]!);
     const sm = sms[i]!;
     const smName = sm === UNKNOWN_SM ? 'SM unknown' : `SM ${sm}`;
     const slot = w.warpSlot[i]!;
@@ -101,8 +102,8 @@ test('synthetic trace: a slice per warp on its slot track, draws track, interned
     const name = d.label === '' ? `draw ${d.index}` : d.label;
     const sl = draws.find((x) => x.name === name);
     assert.ok(sl, `draw ${d.index} has a slice`);
-    assert.equal(sl.start, Math.round(first.get(d.index)!) + stats.shiftNs);
-    assert.equal(sl.end, Math.round(last.get(d.index)!) + stats.shiftNs);
+    assert.equal(sl.start, Math.round(first.get(d.index)!));
+    assert.equal(sl.end, Math.round(last.get(d.index)!));
   }
   // Interning: a sequence holds each name once, at most the stage × draw pairs there are.
   for (const n of decoded.internedPerSequence.values()) assert.ok(n <= Math.max(trace.draws.length, STAGE_COUNT));
@@ -150,6 +151,28 @@ test('regions: nested region slices on their own track, parents around their chi
     const rs = regions.find((x) => x.name === trace.regions[d.region!]!.label)!;
     assert.ok(rs.start <= ds.start && ds.end <= rs.end, `region ${rs.name} spans draw ${d.index}`);
   }
+});
+
+test('overlapping warps and slot-less warps go to extra lanes; warps without SM id', () => {
+  const trace = traceOf({
+    warps: [
+      { sm: 0, slot: 2, stage: 'FS', draw: 0, start: 0, end: 100 },
+      { sm: 0, slot: 2, stage: 'FS', draw: 0, start: 90, end: 200 }, // overlaps its slot's previous warp
+      { sm: 7, stage: 'VS', draw: 0, start: 0, end: 100 },
+      { sm: 7, stage: 'FS', draw: 0, start: 50, end: 150 },
+      { sm: 7, stage: 'FS', draw: 0, start: 120, end: 160 },
+    ],
+    draws: 1,
+  });
+  const { bytes, stats } = exportProto(trace);
+  assert.equal(stats.slotOverlaps, 1);
+  const decoded = decodePerfetto(bytes);
+  checkWarps(trace, decoded, stats);
+  const lanes = [...decoded.tracks.values()].filter((t) => t.kind === 'thread' && t.pid! < 70000).map((t) => t.name);
+  assert.deepEqual(lanes, ['SM 0 / slot 2', 'SM 0 / extra 0', 'SM 7 / lane 0', 'SM 7 / lane 1']);
+  const unknown = traceOf({ warps: [{ sm: UNKNOWN_SM, stage: 'FS', draw: 0, start: 0, end: 10 }], draws: 1, smCount: null });
+  const u = decodePerfetto(exportProto(unknown).bytes);
+  assert.ok([...u.tracks.values()].some((t) => t.kind === 'process' && t.name === 'SM unknown' && t.pid === UNKNOWN_SM + 1));
 });
 
 for (const name of ['h100-aqt', 'h100-aqt-heavy', 'h100-compute-graphics', 'h100-syncs', 'h100-tess-stall', 'lavapipe-aqt']) {
