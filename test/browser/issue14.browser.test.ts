@@ -155,3 +155,18 @@ describe('issue 14', () => {
     el.remove();
   });
 });
+
+describe('issue 14: the decode worker copies the columns for the analysis', () => {
+  it('a loaded trace carries a copy; the analysis takes it (the page keeps its own columns) and gives the same summary', async () => {
+    const { loadTrace } = await import('../../viewer/loading/trace-loader.js');
+    const { takeAnalysisCopy, registerAnalysisCopy } = await import('../../viewer/loading/analysis-copies.js');
+    const loaded = await loadTrace({ kind: 'synthetic', warps: 20000, seed: 4 }, () => undefined);
+    const copy = takeAnalysisCopy(loaded.trace);
+    assert(copy !== null && copy.startNs !== loaded.trace.warps.startNs && copy.startNs.length === 20000, 'a separate copy');
+    registerAnalysisCopy(loaded.trace, copy);
+    const { summary } = await analyzeInWorker(loaded.trace);
+    assertEqual(copy.startNs.length, 0, 'the copy was transferred, not copied again');
+    assertEqual(loaded.trace.warps.startNs.length, 20000, 'the page keeps its columns');
+    assertEqual(JSON.stringify(summary), JSON.stringify(analyzeTrace(loaded.trace)), 'same summary');
+  });
+});

@@ -1,8 +1,10 @@
 /**
  * analyzeInWorker: runs `analyzeTrace` (analysis/analyze.ts) for a trace the
  * page holds, in a Web Worker (analysis-worker.ts), and resolves with the
- * summary. The page keeps its columns (the timeline draws them): each is
- * copied a slice at a time and the copy transferred, one slice per task, so
+ * summary. The decode worker's copy of the columns (analysis-copies.ts) is
+ * transferred whole when the trace has one; otherwise (a trace built on the
+ * page) the page's columns, which it keeps (the timeline draws them), are
+ * copied a slice at a time and each copy transferred, one slice per task, so
  * no page task copies more than CHUNK_BYTES. Aborting terminates the worker
  * and rejects with an AbortError.
  */
@@ -17,12 +19,12 @@ import {
   type ColumnName,
   type ColumnShape,
 } from './analysis-protocol.js';
+import { takeAnalysisCopy } from './analysis-copies.js';
 
 /** Bytes copied per page task (a few ms of memcpy on a slow machine). */
 export const CHUNK_BYTES = 2 << 20;
 
-function columnsOf(trace: Trace): Record<ColumnName, ColumnArray | null> {
-  const w = trace.warps;
+function columnsOf(w: Trace['warps']): Record<ColumnName, ColumnArray | null> {
   return {
     startNs: w.startNs,
     durationNs: w.durationNs,
@@ -69,16 +71,25 @@ export async function analyzeInWorker(trace: Trace, signal?: AbortSignal): Promi
   const post = (m: AnalysisRequest, transfer: Transferable[] = []) => worker.postMessage(m, transfer);
   try {
     const { warps, ...meta } = trace;
-    const cols = columnsOf(trace);
+    // The decode worker's copy, when there is one: transferred whole, the page copies nothing.
+    const copy = takeAnalysisCopy(trace);
+    const cols = columnsOf(copy ?? warps);
     const shapes = {} as Record<ColumnName, ColumnShape | null>;
     for (const name of COLUMN_NAMES) {
       const a = cols[name];
       shapes[name] = a === null ? null : { type: columnType(a), length: a.length };
     }
     post({ kind: 'begin', meta, count: warps.count, columns: shapes });
-    let stopped = false;
+    if (copy !== null) {
+      for (const name of COLUMN_NAMES) {
+        const a = cols[name];
+        if (a !== null) post({ kind: 'chunk', column: name, offset: 0, data: a }, [a.buffer as ArrayBuffer]);
+      }
+      post({ kind: 'run' });
+    }
+    let stopped = copy !== null;
     void result.catch(() => (stopped = true));
-    for (const name of COLUMN_NAMES) {
+    for (const name of stopped ? [] : COLUMN_NAMES) {
       const a = cols[name];
       if (a === null) continue;
       const step = Math.max(1, Math.floor(CHUNK_BYTES / a.BYTES_PER_ELEMENT));
@@ -89,7 +100,7 @@ export async function analyzeInWorker(trace: Trace, signal?: AbortSignal): Promi
         post({ kind: 'chunk', column: name, offset, data }, [data.buffer]);
       }
     }
-    post({ kind: 'run' });
+    if (copy === null) post({ kind: 'run' });
     return await result;
   } finally {
     signal?.removeEventListener('abort', onAbort);

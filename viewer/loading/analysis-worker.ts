@@ -54,15 +54,21 @@ self.onmessage = (event: MessageEvent<AnalysisRequest>) => {
     if (m.kind === 'begin') {
       begun = m;
       columns.clear();
-      for (const [name, shape] of Object.entries(m.columns) as [ColumnName, (typeof m.columns)[ColumnName]][]) {
-        if (shape !== null) columns.set(name, allocColumn(shape));
-      }
     } else if (m.kind === 'chunk') {
-      const target = columns.get(m.column);
-      if (target === undefined) throw new Error(`analysis worker: chunk for unknown column ${m.column}`);
-      target.set(m.data, m.offset);
+      const shape = begun?.columns[m.column] ?? null;
+      if (shape === null) throw new Error(`analysis worker: chunk for unknown column ${m.column}`);
+      if (m.offset === 0 && m.data.length === shape.length) {
+        columns.set(m.column, m.data); // a whole column: taken as it came
+      } else {
+        let target = columns.get(m.column);
+        if (target === undefined) columns.set(m.column, (target = allocColumn(shape)));
+        target.set(m.data, m.offset);
+      }
     } else {
       if (begun === null) throw new Error('analysis worker: run before begin');
+      for (const [name, shape] of Object.entries(begun.columns) as [ColumnName, (typeof begun.columns)[ColumnName]][]) {
+        if (shape !== null && !columns.has(name)) columns.set(name, allocColumn(shape)); // empty columns get no chunk
+      }
       const t0 = performance.now();
       const summary = analyzeTrace(assemble(begun));
       columns.clear();

@@ -8,6 +8,7 @@ import { narrowUintColumn } from '../../shared-schema/columns.js';
 import { buildLaneIndex, laneIndexBuffers } from '../model/lane-index.js';
 import { contentHash } from './content-hash.js';
 import { summarizeCalibration } from '../../analysis/calibration-quality.js';
+import { columnBuffers, copyWarpColumns } from './analysis-copies.js';
 import type { DecodeRequest, DecodeResponse, LoadPhase } from './protocol.js';
 
 /** Larger files are refused before allocating (the browser could not hold the decoded trace anyway). */
@@ -85,17 +86,6 @@ function narrowed(trace: Trace): Trace {
   return customId === c ? trace : { ...trace, warps: { ...trace.warps, customId } };
 }
 
-function traceBuffers(trace: Trace): ArrayBuffer[] {
-  const w = trace.warps;
-  const arrays: (ArrayBufferView | null)[] = [
-    w.startNs, w.durationNs, w.smGroups.sm, w.smGroups.offsets, w.warpSlot, w.stage, w.draw, w.customId,
-    w.activeMask, w.activeMaskHi, w.smCycleStart, w.smCycleDuration,
-  ];
-  const out = new Set<ArrayBuffer>();
-  for (const a of arrays) if (a !== null) out.add(a.buffer as ArrayBuffer);
-  return [...out];
-}
-
 self.onmessage = async (event: MessageEvent<DecodeRequest>) => {
   const req = event.data;
   try {
@@ -121,8 +111,10 @@ self.onmessage = async (event: MessageEvent<DecodeRequest>) => {
     const index = buildLaneIndex(trace);
     const calibration = summarizeCalibration(trace);
     const t3 = performance.now();
-    const transfer = [...traceBuffers(trace), ...laneIndexBuffers(index)];
-    post({ kind: 'done', trace, index, calibration, bytes, timings: { readMs: t1 - t0, decodeMs: t2 - t1, indexMs: t3 - t2 } }, [...new Set(transfer)]);
+    // The analysis worker's columns, copied here so the page copies nothing (analysis-copies.ts).
+    const analysisCopy = copyWarpColumns(trace.warps);
+    const transfer = [...columnBuffers(trace.warps), ...columnBuffers(analysisCopy), ...laneIndexBuffers(index)];
+    post({ kind: 'done', trace, index, calibration, analysisCopy, bytes, timings: { readMs: t1 - t0, decodeMs: t2 - t1, indexMs: t3 - t2 } }, [...new Set(transfer)]);
     // After the trace is on its way: a file's hash (the key of its recent entry) never delays showing it.
     // WebCrypto's digest holds this thread (about 1 s per 100 MB measured in Chromium), not the page's.
     if (fileBytes !== null) post({ kind: 'hash', contentHash: await contentHash(fileBytes) });

@@ -5,6 +5,7 @@
 import type { Trace } from '../../shared-schema/index.js';
 import type { LaneIndex } from '../model/lane-index.js';
 import type { CalibrationSummary } from '../../analysis/calibration-quality.js';
+import { registerAnalysisCopy } from './analysis-copies.js';
 import type { DecodeRequest, DecodeResponse, DecodeTimings, LoadPhase } from './protocol.js';
 
 export interface LoadedTrace {
@@ -58,6 +59,7 @@ export function loadTrace(request: DecodeRequest, onProgress: (p: LoadProgress) 
       else if (m.kind === 'done') {
         // A file's worker stays until it has hashed the bytes (its 'hash' message).
         if (request.kind !== 'blob') finish();
+        registerAnalysisCopy(m.trace, m.analysisCopy);
         resolve({ trace: m.trace, index: m.index, calibration: m.calibration, bytes: m.bytes, contentHash, timings: m.timings });
       } else if (m.kind === 'hash') {
         settleHash(m.contentHash);
