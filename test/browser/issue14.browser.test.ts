@@ -75,6 +75,16 @@ describe('issue 14', () => {
     app.remove();
   });
 
+  it('the statistics panel of a capture without SM ids says "SM ids unknown", not "1 SMs"', async () => {
+    const el = document.createElement('wt-stats-panel');
+    el.summary = analyzeTrace(noSmIdTrace());
+    document.body.append(el);
+    await el.updateComplete;
+    const overview = el.shadowRoot!.querySelector('.overview')!.textContent!.replace(/\s+/g, ' ');
+    assert(overview.includes('SM ids unknown') && !overview.includes('1 SMs') && !overview.includes('65535'), overview);
+    el.remove();
+  });
+
   it('a ?trace= URL that returns a web page says so, naming the URL and status', async () => {
     const app = await mountApp();
     const url = 'data:text/html,%3C!doctype html%3E%3Chtml%3E%3C/html%3E';

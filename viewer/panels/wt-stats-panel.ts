@@ -15,7 +15,7 @@ import { parseStageName, stageCssColor } from '../../shared-schema/stages.js';
 import { histogramSpark } from './histogram-spark.js';
 import { panelStyles } from '../components/shared-styles.js';
 import { zoomToEvent } from './zoom-event.js';
-import type { Trace } from '../../shared-schema/index.js';
+import { knownSmCount, type Trace } from '../../shared-schema/index.js';
 import { drawColumns, nextSort, sortDraws, type DrawSort } from '../model/draw-table.js';
 import { drawTableStyles, renderDrawTable } from './draw-table.js';
 
@@ -91,7 +91,7 @@ export class WtStatsPanel extends LitElement {
     return html`
       <div class="overview">
         ${s.trace.warps.toLocaleString('en-US')} warps · ${s.trace.draws} draws · frame ${formatNs(s.frame.spanNs)} ·
-        ${s.frame.smsUsed} SMs · warps running ${formatNs(s.frame.gpuBusyNs)}, draws open ${formatNs(s.frame.drawBusyNs)}${s.trace.dropped > 0 ? html` · <span class="warning">${s.trace.dropped} records dropped</span>` : nothing}
+        ${smCountText(s.sms.map((x) => x.sm))} · warps running ${formatNs(s.frame.gpuBusyNs)}, draws open ${formatNs(s.frame.drawBusyNs)}${s.trace.dropped > 0 ? html` · <span class="warning">${s.trace.dropped} records dropped</span>` : nothing}
       </div>
       ${s.reliability.warnings.map((w) => html`<div class="warning" role="note">${w}</div>`)}
       ${d !== undefined
@@ -155,7 +155,7 @@ export class WtStatsPanel extends LitElement {
           if (o.perSm === null) return o.unknownSm ? html`<li>${st.stage} (no SM id): at most ${o.unknownSm.peak} warps at once device-wide.</li>` : nothing;
           return html`<li data-stage=${st.stage}>
             At most ${o.perSm.peak} ${st.stage} warps ran at once on an SM${o.warpsPerSm !== null ? ` (${formatShare(o.perSm.peak / o.warpsPerSm, 0)} of ${o.warpsPerSm} slots)` : ''};
-            ${formatNumber(o.perSm.meanWhileActive)} on average while running, on ${st.sms.length} SM${st.sms.length === 1 ? '' : 's'}.
+            ${formatNumber(o.perSm.meanWhileActive)} on average while running, on ${smCountText(st.sms)}.
           </li>`;
         })}
       </ul>`;
@@ -214,4 +214,11 @@ declare global {
   interface HTMLElementTagNameMap {
     'wt-stats-panel': WtStatsPanel;
   }
+}
+
+/** "4 SMs", "1 SM"; "SM ids unknown" when every warp lacks an SM id (the 0xffff sentinel is not an SM). */
+function smCountText(sms: readonly number[]): string {
+  const known = knownSmCount(sms);
+  if (known === 0 && sms.length > 0) return 'SM ids unknown';
+  return `${known} SM${known === 1 ? '' : 's'}${known < sms.length ? ' and warps without SM id' : ''}`;
 }
