@@ -6,6 +6,7 @@ import type { Delta, SummaryDiff } from '../diff.js';
 import { formatChange, formatNs, formatNumber, formatShare, smLabel } from '../format.js';
 import type { AnalysisSummary, DrawSummary, DurationStats, Finding, StageSummary } from '../summary.js';
 import { mdText } from './escape.js';
+import { formatSmRanges } from '../../shared-schema/units.js';
 
 export interface MarkdownOptions {
   /** Only this draw. */
@@ -96,9 +97,9 @@ function stagesSection(stages: readonly StageSummary[]): string[] {
     const o = s.occupancy;
     if (o.perSm) {
       lines.push(
-        `- ${s.stage}: at most ${o.perSm.peak} ${s.stage} warps ran at once on an SM (SM ${o.perSm.peakSm} at ${formatNs(o.perSm.peakAtNs)})` +
+        `- ${s.stage}: at most ${o.perSm.peak} ${s.stage} warps ran at once on an SM (${smLabel(o.perSm.peakSm)} at ${formatNs(o.perSm.peakAtNs)})` +
           `${o.warpsPerSm !== null ? `, ${formatShare(o.perSm.peak / o.warpsPerSm, 0)} of its ${o.warpsPerSm} slots` : ''}; ` +
-          `${formatNumber(o.perSm.meanWhileActive)} on average while running; on SMs ${compactList(s.sms)}.`,
+          `${formatNumber(o.perSm.meanWhileActive)} on average while running; on SMs ${formatSmRanges(s.sms)}.`,
       );
     }
     if (o.unknownSm) lines.push(`- ${s.stage} (no SM id): at most ${o.unknownSm.peak} warps at once device-wide; ${formatNumber(o.unknownSm.meanWhileActive)} on average.`);
@@ -106,17 +107,6 @@ function stagesSection(stages: readonly StageSummary[]): string[] {
   return lines;
 }
 
-/** "0, 1, 48, 49" or "0–131" for runs. */
-function compactList(ids: readonly number[]): string {
-  const parts: string[] = [];
-  for (let i = 0; i < ids.length; ) {
-    let j = i;
-    while (j + 1 < ids.length && ids[j + 1] === ids[j]! + 1) j++;
-    parts.push(j - i >= 2 ? `${ids[i]}–${ids[j]}` : ids.slice(i, j + 1).join(', '));
-    i = j + 1;
-  }
-  return parts.join(', ');
-}
 
 function drawsSection(draws: readonly DrawSummary[], maxDraws: number): string[] {
   let shown = draws.filter((d) => d.warps > 0);
