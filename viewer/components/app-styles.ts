@@ -174,10 +174,6 @@ export const appStyles = css`
     flex: 1;
     min-height: 0;
     display: grid;
-    grid-template-columns: 260px minmax(0, 1fr) 0;
-  }
-  main.with-panels {
-    grid-template-columns: 260px minmax(0, 1fr) 340px;
   }
   .draws {
     border-right: 1px solid #2a2e37;

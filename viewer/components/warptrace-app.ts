@@ -23,6 +23,8 @@ import { loadTrace, type LoadProgress } from '../loading/trace-loader.js';
 import { RecentsError, RecentsStore, type RecentTrace } from '../loading/recents-store.js';
 import { fetchSampleIndex, type SampleIndex } from '../loading/samples.js';
 import { appStyles } from './app-styles.js';
+import { renderProgress } from './progress-bar.js';
+import { SideColumns, sideColumnStyles } from './side-columns.js';
 import { formatBytes } from './wt-recents.js';
 import { smSummaryText } from '../model/sm-summary.js';
 import { DismissController } from './dismiss-controller.js';
@@ -67,7 +69,7 @@ interface OpenMeta {
   readonly reopened?: string;
 }
 
-type Loading = { readonly name: string; readonly progress: LoadProgress };
+import type { Loading } from './progress-bar.js';
 
 export class WarptraceApp extends LitElement {
   static override properties = {
@@ -129,7 +131,8 @@ export class WarptraceApp extends LitElement {
   private abort: AbortController | null = null;
   private booted = false;
 
-  static override styles = appStyles;
+  static override styles = [appStyles, sideColumnStyles];
+  private readonly columns = new SideColumns(this);
 
   constructor() {
     super();
@@ -432,7 +435,7 @@ export class WarptraceApp extends LitElement {
         </details>
       </header>
       ${this.recentsOpen ? html`<div class="recents-popover"><wt-recents .recents=${this.recents}></wt-recents></div>` : nothing}
-      ${this.loading === null ? nothing : this.renderProgress(this.loading)}
+      ${this.loading === null ? nothing : renderProgress(this.loading, () => this.cancelLoading())}
       ${this.error === null
         ? nothing
         : html`<div class="banner error" role="alert">${this.error}<button @click=${() => (this.error = null)} aria-label="Dismiss">×</button></div>`}
@@ -440,7 +443,7 @@ export class WarptraceApp extends LitElement {
         ? nothing
         : html`<div class="banner notice" role="status">${this.notice}<button @click=${() => (this.notice = null)} aria-label="Dismiss">×</button></div>`}
       ${o === null ? nothing : this.renderSmSummary(o)}
-      <main class=${this.hasPanels ? 'with-panels' : ''}>
+      <main class="${this.hasPanels ? 'with-panels' : ''} ${this.columns.classes()}" style=${this.columns.style()}>
         ${o === null
           ? this.renderEmpty()
           : html`
@@ -462,7 +465,9 @@ export class WarptraceApp extends LitElement {
                   <wt-in-flight .trace=${o.trace} .inFlight=${this.inFlight}></wt-in-flight>
                 </div>
               </section>
+              ${this.columns.edge('left')}
             `}
+        ${this.hasPanels ? this.columns.edge('right') : nothing}
         <aside class="panels" aria-label="Analysis panels"><slot name="panels" @slotchange=${this.onSlotChange}></slot></aside>
       </main>
       ${this.dropActive ? html`<div class="drop-overlay">Drop a trace file to open it</div>` : nothing}
@@ -526,22 +531,6 @@ export class WarptraceApp extends LitElement {
       ${t.hasGraphics && t.hasCompute
         ? html`<button @click=${() => this.toggleStage(Stage.CS)}>${csHidden ? 'Show compute' : 'Only graphics SMs'}</button>`
         : nothing}
-    </div>`;
-  }
-
-  private renderProgress(l: Loading) {
-    const p = l.progress;
-    const fraction = p.phase === 'read' && p.total !== null && p.total > 0 ? p.loaded / p.total : null;
-    const text =
-      p.phase === 'read'
-        ? `Reading ${l.name}: ${formatBytes(p.loaded)}${p.total !== null ? ` of ${formatBytes(p.total)}` : ''}`
-        : p.phase === 'decode'
-          ? `Decoding ${l.name}…`
-          : `Indexing ${l.name}…`;
-    return html`<div class="progress" role="status" aria-live="polite">
-      <span>${text}</span>
-      ${fraction === null ? html`<progress aria-label="progress"></progress>` : html`<progress max="1" .value=${fraction}></progress>`}
-      <button @click=${() => this.cancelLoading()}>Cancel</button>
     </div>`;
   }
 
