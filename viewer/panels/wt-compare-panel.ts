@@ -21,6 +21,7 @@ export class WtComparePanel extends LitElement {
     b: { attribute: false },
     labelA: { type: String },
     labelB: { type: String },
+    allColumns: { state: true },
   };
 
   static override styles = [
@@ -37,6 +38,8 @@ export class WtComparePanel extends LitElement {
   declare b: AnalysisSummary | null;
   declare labelA: string;
   declare labelB: string;
+  /** The stages table shows warps, means and warp-time; "All columns" adds median, p90 and peak on one SM. */
+  declare allColumns: boolean;
   private diff: SummaryDiff | null = null;
 
   constructor() {
@@ -45,6 +48,7 @@ export class WtComparePanel extends LitElement {
     this.b = null;
     this.labelA = 'A';
     this.labelB = 'B';
+    this.allColumns = false;
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
@@ -54,6 +58,7 @@ export class WtComparePanel extends LitElement {
   override render() {
     const d = this.diff;
     if (d === null) return html`<p class="muted">Open two traces to compare them.</p>`;
+    const all = this.allColumns;
     const draws = d.draws
       .filter((x) => x.spanNs.delta !== null && x.spanNs.delta !== 0)
       .sort((x, y) => Math.abs(y.spanNs.delta!) - Math.abs(x.spanNs.delta!))
@@ -72,11 +77,12 @@ export class WtComparePanel extends LitElement {
         </tbody>
       </table>
       <h3>Stages</h3>
+      <button data-action="columns" aria-pressed=${all ? 'true' : 'false'} @click=${() => (this.allColumns = !all)}>${all ? 'Fewer columns' : 'All columns'}</button>
       <table data-table="stages">
         <thead>
           <tr>
             <th>Stage</th><th class="num">Warps</th><th class="num">Mean ${this.labelA}</th><th class="num">Mean ${this.labelB}</th><th class="num">Change</th>
-            <th class="num">Median</th><th class="num">p90</th><th class="num">Warp-time</th><th class="num">Peak on one SM</th>
+            ${all ? html`<th class="num">Median</th><th class="num">p90</th>` : nothing}<th class="num">Warp-time</th>${all ? html`<th class="num">Peak on one SM</th>` : nothing}
           </tr>
         </thead>
         <tbody>
@@ -85,8 +91,8 @@ export class WtComparePanel extends LitElement {
               <td><span class="swatch" style="background:${stageCssColor(parseStageName(s.stage) ?? 0)}"></span>${s.stage}</td>
               <td class="num">${formatNumber(s.warps.a)} → ${formatNumber(s.warps.b)}</td>
               <td class="num">${formatNs(s.meanNs.a)}</td><td class="num">${formatNs(s.meanNs.b)}</td>
-              ${this.change(s.meanNs)} ${this.change(s.medianNs)} ${this.change(s.p90Ns)} ${this.change(s.totalNs)}
-              <td class="num">${formatNumber(s.peakPerSm.a)} → ${formatNumber(s.peakPerSm.b)}</td>
+              ${this.change(s.meanNs)} ${all ? html`${this.change(s.medianNs)} ${this.change(s.p90Ns)}` : nothing} ${this.change(s.totalNs)}
+              ${all ? html`<td class="num">${formatNumber(s.peakPerSm.a)} → ${formatNumber(s.peakPerSm.b)}</td>` : nothing}
             </tr>`,
           )}
         </tbody>

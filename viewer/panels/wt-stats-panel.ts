@@ -37,6 +37,7 @@ export class WtStatsPanel extends LitElement {
     trace: { attribute: false },
     drawSort: { state: true },
     allColumns: { state: true },
+    allStageColumns: { state: true },
     tableScroll: { state: true },
   };
 
@@ -68,6 +69,7 @@ export class WtStatsPanel extends LitElement {
   declare trace: Trace | null;
   declare drawSort: DrawSort;
   declare allColumns: boolean;
+  declare allStageColumns: boolean;
   declare tableScroll: number;
   private sorted: { key: readonly unknown[]; rows: DrawSummary[] } | null = null;
 
@@ -80,6 +82,7 @@ export class WtStatsPanel extends LitElement {
     this.trace = null;
     this.drawSort = { column: 'index', descending: false };
     this.allColumns = false;
+    this.allStageColumns = false;
     this.tableScroll = 0;
   }
 
@@ -108,21 +111,29 @@ export class WtStatsPanel extends LitElement {
     `;
   }
 
+  /** Stage tables show Stage, Warps, Warp-time, Mean, p90, Max and the histogram; "All columns" adds median, p99, σ, lanes, SMs. */
   private durationHead() {
-    return html`<th>Stage</th><th class="num">Warps</th><th class="num">Warp-time</th><th class="num">Mean</th><th class="num">Median</th><th class="num">p90</th>
-      <th class="num">p99</th><th class="num">Max</th><th class="num">σ</th><th>Histogram</th><th class="num">Lanes</th><th class="num">SMs</th>`;
+    const all = this.allStageColumns;
+    return html`<th>Stage</th><th class="num">Warps</th><th class="num">Warp-time</th><th class="num">Mean</th>${all ? html`<th class="num">Median</th>` : nothing}<th class="num">p90</th>
+      ${all ? html`<th class="num">p99</th>` : nothing}<th class="num">Max</th>${all ? html`<th class="num">σ</th>` : nothing}<th>Histogram</th>${all ? html`<th class="num">Lanes</th><th class="num">SMs</th>` : nothing}`;
   }
 
   private durationCells(stage: string, st: DurationStats) {
+    const all = this.allStageColumns;
     return html`<td><span class="swatch" style="background:${colorOf(stage)}"></span>${stage}</td>
       <td class="num">${st.warps.toLocaleString('en-US')}</td><td class="num">${formatNs(st.totalNs)}</td><td class="num">${formatNs(st.meanNs)}</td>
-      <td class="num">${formatNs(st.medianNs)}</td><td class="num">${formatNs(st.p90Ns)}</td><td class="num">${formatNs(st.p99Ns)}</td>
-      <td class="num">${formatNs(st.maxNs)}</td><td class="num">${formatNs(st.stddevNs)}</td><td>${histogramSpark(st.histogram, colorOf(stage))}</td>
-      <td class="num" title="SIMT efficiency ${formatShare(st.simtEfficiency)}">${formatNumber(st.meanActiveLanes)}</td><td class="num">${st.smsUsed}</td>`;
+      ${all ? html`<td class="num">${formatNs(st.medianNs)}</td>` : nothing}<td class="num">${formatNs(st.p90Ns)}</td>${all ? html`<td class="num">${formatNs(st.p99Ns)}</td>` : nothing}
+      <td class="num">${formatNs(st.maxNs)}</td>${all ? html`<td class="num">${formatNs(st.stddevNs)}</td>` : nothing}<td>${histogramSpark(st.histogram, colorOf(stage))}</td>
+      ${all ? html`<td class="num" title="SIMT efficiency ${formatShare(st.simtEfficiency)}">${formatNumber(st.meanActiveLanes)}</td><td class="num">${st.smsUsed}</td>` : nothing}`;
+  }
+
+  private stageColumnsButton() {
+    const all = this.allStageColumns;
+    return html`<button data-action="stage-columns" aria-pressed=${all ? 'true' : 'false'} @click=${() => (this.allStageColumns = !all)}>${all ? 'Fewer columns' : 'All columns'}</button>`;
   }
 
   private renderStages(s: AnalysisSummary) {
-    return html`<table data-table="stages">
+    return html`${this.stageColumnsButton()}<table data-table="stages">
       <thead><tr>${this.durationHead()}</tr></thead>
       <tbody>${s.stages.map((st) => html`<tr data-stage=${st.stage}>${this.durationCells(st.stage, st)}</tr>`)}</tbody>
     </table>`;
@@ -192,6 +203,7 @@ export class WtStatsPanel extends LitElement {
         ${d.warps.toLocaleString('en-US')} warps · span ${formatNs(d.spanNs)} · warp-time ${formatNs(d.warpTimeNs)} · hidden behind other draws
         ${formatShare(d.hiddenShare, 0)} · gap before ${formatNs(d.gapBeforeNs)} · no warp on any SM for ${formatNs(d.idleNs)} of its span
       </div>
+      ${this.stageColumnsButton()}
       <table data-table="draw-stages">
         <thead><tr>${this.durationHead()}<th class="num">Peak on one SM</th><th class="num">Mean per SM</th></tr></thead>
         <tbody>
