@@ -13,6 +13,7 @@ export const appStyles = css`
     position: relative;
   }
   header {
+    position: relative;
     display: flex;
     align-items: center;
     gap: 8px;
@@ -95,8 +96,9 @@ export const appStyles = css`
     align-items: center;
     white-space: nowrap;
   }
+  /* The popover hangs from the header's right edge, wherever the button wraps to. */
   .help {
-    position: relative;
+    position: static;
   }
   .help summary {
     list-style: none;
@@ -111,8 +113,12 @@ export const appStyles = css`
   }
   .help-body {
     position: absolute;
-    right: 0;
-    top: 30px;
+    right: 10px;
+    top: calc(100% + 4px);
+    max-width: calc(100% - 20px);
+    max-height: 75vh;
+    overflow: auto;
+    box-sizing: border-box;
     z-index: 10;
     background: #1f232b;
     border: 1px solid #3a3f4b;

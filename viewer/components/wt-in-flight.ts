@@ -3,6 +3,7 @@ import { LitElement, css, html } from 'lit';
 import { STAGES, STAGE_COUNT, formatNs, stageCssColor, type Trace } from '../../shared-schema/index.js';
 import type { InFlight } from '../../analysis/in-flight.js';
 import { laneLabel } from '../model/lane-layout.js';
+import { detailStyles } from './details-styles.js';
 import { panelStyles } from './shared-styles.js';
 
 const MAX_ROWS = 40;
@@ -13,6 +14,7 @@ export class WtInFlight extends LitElement {
   declare inFlight: InFlight | null;
   static override styles = [
     panelStyles,
+    detailStyles,
     css`
       .scroll {
         max-height: 220px;

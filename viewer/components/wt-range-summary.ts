@@ -2,6 +2,7 @@
 import { LitElement, html, nothing } from 'lit';
 import { STAGES, formatNs, stageCssColor, type Trace } from '../../shared-schema/index.js';
 import type { RangeCounts } from '../../analysis/range-counts.js';
+import { detailStyles } from './details-styles.js';
 import { panelStyles } from './shared-styles.js';
 
 const TOP_DRAWS = 12;
@@ -10,7 +11,7 @@ export class WtRangeSummary extends LitElement {
   static override properties = { trace: { attribute: false }, counts: { attribute: false } };
   declare trace: Trace | null;
   declare counts: RangeCounts | null;
-  static override styles = panelStyles;
+  static override styles = [panelStyles, detailStyles];
 
   constructor() {
     super();

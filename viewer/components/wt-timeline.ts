@@ -20,7 +20,8 @@ import { formatNs, type Trace } from '../../shared-schema/index.js';
 import { buildDrawLayout, drawsInWindow, regionBarAt, type DrawLayout } from '../model/draw-layout.js';
 import { stagesInFlightAt, warpAt, type WarpHit } from '../model/hit-test.js';
 import type { LaneIndex } from '../model/lane-index.js';
-import { DEFAULT_LANE_OPTIONS, buildLaneLayout, laneAtY, packedRowOf, slotOfRow, slotRowOf, type LaneLayout } from '../model/lane-layout.js';
+import { fittedLaneLayout } from '../model/lane-fit.js';
+import { DEFAULT_LANE_OPTIONS, laneAtY, packedRowOf, slotOfRow, slotRowOf, type LaneLayout } from '../model/lane-layout.js';
 import { regionAt, screenLayout, timeWidth, type Region, type ScreenLayout } from '../model/screen-layout.js';
 import {
   clampWindow,
@@ -253,8 +254,10 @@ export class WtTimeline extends LitElement implements KeyboardTarget, PointerTar
   }
 
   private updateScreen(width: number, height: number): void {
+    const lanesBefore = this.screen.lanes.height;
     this.screen = screenLayout(Math.max(1, Math.floor(width)), Math.max(1, Math.floor(height)), this.drawLayout?.rowCount ?? 1);
-    this.clampScroll();
+    if (this.screen.lanes.height !== lanesBefore) this.relayout();
+    else this.clampScroll();
   }
 
   override willUpdate(changed: PropertyValues<this>): void {
@@ -286,12 +289,8 @@ export class WtTimeline extends LitElement implements KeyboardTarget, PointerTar
       this.lanes = { rows: [], height: 0 };
       return;
     }
-    this.lanes = buildLaneLayout(this.trace, this.index, {
-      ...DEFAULT_LANE_OPTIONS,
-      showAllSms: this.showAllSms,
-      hiddenStages: this.hiddenStages,
-      expandedSms: this.expandedSms,
-    });
+    const options = { ...DEFAULT_LANE_OPTIONS, showAllSms: this.showAllSms, hiddenStages: this.hiddenStages, expandedSms: this.expandedSms };
+    this.lanes = fittedLaneLayout(this.trace, this.index, options, this.screen.lanes.height);
     if (this.focusedLane >= this.lanes.rows.length) this.focusedLane = this.lanes.rows.length - 1;
     const spacer = this.renderRoot.querySelector('.spacer') as HTMLElement | null;
     if (spacer !== null) spacer.style.height = `${this.lanes.height + this.screen.lanes.y}px`;

@@ -2,6 +2,7 @@
 import { LitElement, html, nothing } from 'lit';
 import { activeLaneCount, formatNs, smOfWarp, stageCssColor, stageInfo, type Trace } from '../../shared-schema/index.js';
 import { laneLabel } from '../model/lane-layout.js';
+import { detailStyles } from './details-styles.js';
 import { panelStyles } from './shared-styles.js';
 
 /** SM cycles of a warp: recorded, else from the calibrated clock rate, else null. */
@@ -17,7 +18,7 @@ export class WtWarpDetails extends LitElement {
   static override properties = { trace: { attribute: false }, row: { type: Number } };
   declare trace: Trace | null;
   declare row: number;
-  static override styles = panelStyles;
+  static override styles = [panelStyles, detailStyles];
 
   constructor() {
     super();

@@ -24,11 +24,19 @@ export const GUTTER_PX = 112;
 export const OVERVIEW_PX = 40;
 export const AXIS_PX = 22;
 export const DRAW_ROW_PX = 14;
+/** Gutter text lines in the draw band ("draws" at the top, "lane = N warps" at the bottom). */
+export const GUTTER_LINE_PX = 12;
+
+/** Where the draw band's two gutter labels sit (text middles): one line apart at least. */
+export function drawBandLabelYs(s: ScreenLayout): { draws: number; laneScale: number } {
+  return { draws: s.draws.y + 9, laneScale: s.draws.y + s.draws.height - 8 };
+}
 
 export function screenLayout(width: number, height: number, drawRows: number): ScreenLayout {
   const overview = { y: 0, height: OVERVIEW_PX };
   const axis = { y: overview.y + overview.height, height: AXIS_PX };
-  const drawsHeight = Math.max(1, drawRows) * DRAW_ROW_PX + 6;
+  // Two rows at least, so the gutter's two labels ("draws", "lane = N warps") do not overlap.
+  const drawsHeight = Math.max(2, drawRows) * DRAW_ROW_PX + 6;
   const draws = { y: axis.y + axis.height, height: drawsHeight };
   const lanesY = draws.y + draws.height + 1;
   return {

@@ -10,7 +10,7 @@ import { axisTicks, formatTick } from '../model/time-axis.js';
 import { laneLabel, lanesInRange, packedRowOf, slotOfRow } from '../model/lane-layout.js';
 import type { LabelList } from '../model/lane-lod.js';
 import { drawsInWindow, elideToWidth, regionBarsInWindow } from '../model/draw-layout.js';
-import { timeWidth } from '../model/screen-layout.js';
+import { drawBandLabelYs, timeWidth } from '../model/screen-layout.js';
 import { spanOf } from '../model/time-scale.js';
 import type { TimelineFrame } from './frame.js';
 
@@ -77,9 +77,10 @@ function drawAxis(ctx: CanvasRenderingContext2D, f: TimelineFrame): void {
   ctx.restore();
   ctx.fillStyle = cssColor(THEME.textDim);
   ctx.fillText(`${formatNs(spanOf(f.view))} in view`, 6, s.axis.y + s.axis.height / 2);
-  ctx.fillText('draws', 6, s.draws.y + 9);
+  const labelY = drawBandLabelYs(s);
+  ctx.fillText('draws', 6, labelY.draws);
   // What a full collapsed lane means.
-  ctx.fillText(`lane = ${f.occupancyScale} warps`, 6, s.draws.y + s.draws.height - 8);
+  ctx.fillText(`lane = ${f.occupancyScale} warps`, 6, labelY.laneScale);
 }
 
 function drawLaneLabels(ctx: CanvasRenderingContext2D, f: TimelineFrame): void {
