@@ -8,6 +8,7 @@ import { drawOverlap, type DrawSpans } from './draw-overlap.js';
 import { drawStageKeys } from './draw-stage-keys.js';
 import { durationStats } from './duration-stats.js';
 import { buildFindings } from './findings.js';
+import { groupFindings } from './finding-groups.js';
 import { findGpuIdle } from './gpu-idle.js';
 import { findLeftovers } from './leftovers.js';
 import { findOccupancyCaps } from './occupancy-caps.js';
@@ -259,6 +260,7 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
     stalls: { count: stalls.stalls.length, totalNs: stallTotal, candidates: stalls.candidates, items: topStalls },
     occupancyCaps: caps,
     findings,
+    findingGroups: groupFindings(findings, { minShare: thresholds.findingGroupMinShare, idleWindows: idle.windows }),
   };
   phase('assemble');
   return summary;

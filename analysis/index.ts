@@ -17,5 +17,6 @@ export {
 } from './thresholds.js';
 export { formatChange, formatNs, formatNumber, formatShare, smLabel, smsLabel } from './format.js';
 export { diffSummaries, delta, DIFF_SCHEMA, DIFF_VERSION, type Delta, type DrawDiff, type StageDiff, type SummaryDiff } from './diff.js';
+export { findingGroupKey, groupFindings, groupMembers } from './finding-groups.js';
 export { parseSummary, isSummaryJson, SummaryFormatError } from './summary-json.js';
 export { binLowerNs, binOfDuration } from './order-statistics.js';

@@ -9,7 +9,8 @@
 import { STAGES } from '../shared-schema/stages.js';
 import { arrayOf, bool, checkDepth, count, JsonShapeError, nullable, num, objectOf, oneOf, recordOf, str, type Check } from './json-checks.js';
 import { SUMMARY_SCHEMA, SUMMARY_VERSION, type AnalysisSummary } from './summary.js';
-import { THRESHOLD_DOCS } from './thresholds.js';
+import { DEFAULT_THRESHOLDS, THRESHOLD_DOCS, type Thresholds } from './thresholds.js';
+import { groupFindings } from './finding-groups.js';
 
 export class SummaryFormatError extends Error {
   override readonly name = 'SummaryFormatError';
@@ -144,6 +145,29 @@ const finding = objectOf({
   reliable: bool,
 });
 
+const findingGroup = objectOf({
+  id: str,
+  kind: oneOf(['sync', 'idle', 'leftover', 'stall', 'occupancy-cap']),
+  key: str,
+  title: str,
+  count: count,
+  totalNs: num,
+  medianNs: num,
+  maxNs: num,
+  shareOfFrame: num,
+  startNs: num,
+  endNs: num,
+  sm: numOrNull,
+  draw: nullable(count),
+  stage: nullable(stageName),
+  reliable: bool,
+  hidden: bool,
+  findingIds: arrayOf(str),
+});
+
+/** Thresholds added after version 2 began: a summary stored before them lacks them (the default applies). */
+const LATER_THRESHOLDS: ReadonlySet<string> = new Set(['findingGroupMinShare']);
+
 /** Everything after schema and schemaVersion. */
 const SUMMARY_SHAPE: Check = objectOf({
   trace: objectOf({
@@ -162,7 +186,7 @@ const SUMMARY_SHAPE: Check = objectOf({
     overheadRatio: numOrNull,
   }),
   reliability: objectOf({ alignedAcrossSms: bool, calibrationMethod: str, calibrationNote: str, crossSmReliable: bool, warnings: arrayOf(str) }),
-  thresholds: objectOf(Object.fromEntries(THRESHOLD_DOCS.map((d) => [d.name, num]))),
+  thresholds: objectOf(Object.fromEntries(THRESHOLD_DOCS.map((d) => [d.name, LATER_THRESHOLDS.has(d.name) ? optional(num) : num]))),
   frame: objectOf({ startNs: num, endNs: num, spanNs: num, warpTimeNs: num, drawBusyNs: num, gpuBusyNs: num, smsUsed: count }),
   stages: arrayOf(stageSummary),
   draws: arrayOf(drawSummary),
@@ -179,7 +203,30 @@ const SUMMARY_SHAPE: Check = objectOf({
   stalls: objectOf({ count: count, totalNs: num, candidates: count, items: arrayOf(stall) }),
   occupancyCaps: arrayOf(objectOf({ stage: stageName, peakPerSm: num, warpsPerSm: num, timeAtPeakShare: num, peakSm: num, peakAtNs: num })),
   findings: arrayOf(finding),
+  findingGroups: optional(arrayOf(findingGroup)),
 });
+
+/** Absent (a summary stored before the field existed), or passes `check`. */
+function optional(check: Check): Check {
+  return (v, field) => {
+    if (v !== undefined) check(v, field);
+  };
+}
+
+/**
+ * A summary stored before finding groups (version 2 still): its thresholds get
+ * findingGroupMinShare's default and its groups are made from its findings,
+ * as analyzeTrace makes them.
+ */
+function withFindingGroups(summary: AnalysisSummary): AnalysisSummary {
+  const stored = summary.thresholds as Partial<Thresholds>;
+  const thresholds: Thresholds = { ...DEFAULT_THRESHOLDS, ...summary.thresholds };
+  if (stored.findingGroupMinShare !== undefined && (summary as Partial<AnalysisSummary>).findingGroups !== undefined) return summary;
+  const findingGroups =
+    (summary as Partial<AnalysisSummary>).findingGroups ??
+    groupFindings(summary.findings, { minShare: thresholds.findingGroupMinShare, idleWindows: summary.idle.windows });
+  return { ...summary, thresholds, findingGroups };
+}
 
 /** True when `value` looks like a summary (its schema field says so); the full check is parseSummary. */
 export function isSummaryJson(value: unknown): boolean {
@@ -200,7 +247,8 @@ export function parseSummary(value: unknown): AnalysisSummary {
       throw new JsonShapeError('summary.schemaVersion', `${version} is older than this warptrace reads (${SUMMARY_VERSION}): re-run warptrace stats on the trace`);
     }
     SUMMARY_SHAPE(root, 'summary');
-    return root as unknown as AnalysisSummary;
+    const summary = root as unknown as AnalysisSummary;
+    return withFindingGroups(summary);
   } catch (error) {
     if (error instanceof JsonShapeError) throw new SummaryFormatError(error.field, error.detail);
     throw error;

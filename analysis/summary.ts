@@ -272,6 +272,36 @@ export interface Finding {
   readonly reliable: boolean;
 }
 
+/** Findings of one kind and cause merged (finding-groups.ts): count, totals, members by id. */
+export interface FindingGroup {
+  /** "kind:key", e.g. "sync:all", "leftover:FS", "idle:inside-draw". */
+  readonly id: string;
+  readonly kind: FindingKind;
+  /** The cause: "all" (syncs), "inside-draw" or "between-draws" (idle), a stage or "mixed" (the others). */
+  readonly key: string;
+  /** One line, plain text: the member's title when it has one member. */
+  readonly title: string;
+  readonly count: number;
+  /** Sum, median and largest of the members' costNs. */
+  readonly totalNs: number;
+  readonly medianNs: number;
+  readonly maxNs: number;
+  /** totalNs / the frame span. */
+  readonly shareOfFrame: number;
+  /** From the first member's start to the last member's end. */
+  readonly startNs: number;
+  readonly endNs: number;
+  /** Shared by every member, else null. */
+  readonly sm: number | null;
+  readonly draw: number | null;
+  readonly stage: StageName | null;
+  readonly reliable: boolean;
+  /** Below thresholds.findingGroupMinShare of the frame: listed after the others, shown on request. */
+  readonly hidden: boolean;
+  /** The members' ids in `findings`, costliest first. */
+  readonly findingIds: string[];
+}
+
 export interface Reliability {
   readonly alignedAcrossSms: boolean;
   readonly calibrationMethod: string;
@@ -343,4 +373,6 @@ export interface AnalysisSummary {
   readonly occupancyCaps: OccupancyCap[];
   /** Every finding, largest cost first. */
   readonly findings: Finding[];
+  /** The findings grouped by kind and cause, costliest first, the hidden ones last (finding-groups.ts). */
+  readonly findingGroups: FindingGroup[];
 }

@@ -35,6 +35,8 @@ export interface Thresholds {
   readonly capMinWarps: number;
   /** At most this many findings of each kind are listed (the largest first); counts stay exact. */
   readonly maxFindingsPerKind: number;
+  /** Finding groups costing less than this share of the frame are hidden by default (listed after the others). */
+  readonly findingGroupMinShare: number;
 }
 
 export interface ThresholdDoc {
@@ -61,6 +63,7 @@ export const THRESHOLD_DOCS: readonly ThresholdDoc[] = [
   { name: 'capMinTimeAtPeak', defaultValue: 0.2, unit: 'share', description: 'share of the stage\'s active SM-time spent exactly at its peak for a cap' },
   { name: 'capMinWarps', defaultValue: 256, unit: 'count', description: 'stages with fewer warps are not checked for caps' },
   { name: 'maxFindingsPerKind', defaultValue: 50, unit: 'count', description: 'findings listed per kind (largest first); totals stay exact' },
+  { name: 'findingGroupMinShare', defaultValue: 0.005, unit: 'share', description: 'finding groups (repetitions of one kind and cause) costing less than this share of the frame are hidden by default' },
 ];
 
 export const DEFAULT_THRESHOLDS: Thresholds = Object.freeze(

@@ -1,6 +1,7 @@
 /** JSON export of summaries and diffs (versioned schemas: see analysis/README.md). */
 import type { SummaryDiff } from '../diff.js';
-import { SUMMARY_VERSION, type AnalysisSummary, type DrawSummary, type Finding } from '../summary.js';
+import { groupFindings } from '../finding-groups.js';
+import { SUMMARY_VERSION, type AnalysisSummary, type DrawSummary, type Finding, type FindingGroup } from '../summary.js';
 import { jsonChunks } from './json-chunks.js';
 
 export const DRAW_SUMMARY_SCHEMA = 'warptrace-draw-summary';
@@ -15,11 +16,14 @@ export interface DrawReport {
   readonly draw: DrawSummary;
   /** Findings about this draw. */
   readonly findings: Finding[];
+  /** Those findings grouped as in the summary (finding-groups.ts). */
+  readonly findingGroups: FindingGroup[];
 }
 
 export function drawReport(summary: AnalysisSummary, draw: number): DrawReport {
   const d = summary.draws[draw];
   if (d === undefined) throw new RangeError(`no draw ${draw}: the trace has ${summary.draws.length} draws (0..${summary.draws.length - 1})`);
+  const own = summary.findings.filter((f) => f.draw === draw);
   return {
     schema: DRAW_SUMMARY_SCHEMA,
     schemaVersion: SUMMARY_VERSION,
@@ -27,7 +31,8 @@ export function drawReport(summary: AnalysisSummary, draw: number): DrawReport {
     reliability: summary.reliability,
     thresholds: summary.thresholds,
     draw: d,
-    findings: summary.findings.filter((f) => f.draw === draw),
+    findings: own,
+    findingGroups: groupFindings(own, { minShare: summary.thresholds.findingGroupMinShare, idleWindows: summary.idle.windows }),
   };
 }
 

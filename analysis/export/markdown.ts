@@ -4,7 +4,8 @@
  */
 import type { Delta, SummaryDiff } from '../diff.js';
 import { formatChange, formatNs, formatNumber, formatShare, smLabel } from '../format.js';
-import type { AnalysisSummary, DrawSummary, DurationStats, Finding, StageSummary } from '../summary.js';
+import type { AnalysisSummary, DrawSummary, DurationStats, Finding, FindingGroup, StageSummary } from '../summary.js';
+import { groupFindings } from '../finding-groups.js';
 import { mdText } from './escape.js';
 import { formatSmRanges } from '../../shared-schema/units.js';
 
@@ -38,23 +39,62 @@ function overview(s: AnalysisSummary): string[] {
   return lines;
 }
 
-/** Findings listed in a Markdown report; the JSON and CSV exports have them all. */
-const MAX_MD_FINDINGS = 20;
+/** Finding groups listed in a Markdown report; the JSON and CSV exports have every group and finding. */
+const MAX_MD_GROUPS = 20;
+/** Members named per group in the details. */
+const MAX_MD_MEMBERS = 5;
 
-function findingsSection(all: readonly Finding[]): string[] {
-  if (all.length === 0) return ['## Findings', '', 'None at the current thresholds.'];
-  const findings = all.slice(0, MAX_MD_FINDINGS);
+function groupRows(groups: readonly FindingGroup[], from: number): string[] {
+  return [
+    header(['#', 'Finding', 'Count', 'Cost', 'Of frame', 'When', 'Reliable'], ['r', 'l', 'r', 'r', 'r', 'l', 'l']),
+    ...groups.map((g, i) =>
+      row([
+        String(from + i),
+        mdText(g.title),
+        String(g.count),
+        g.totalNs > 0 ? formatNs(g.totalNs) : '–',
+        g.totalNs > 0 ? formatShare(g.shareOfFrame) : '–',
+        `${formatNs(g.startNs)} – ${formatNs(g.endNs)}${g.sm !== null ? `, ${smLabel(g.sm)}` : ''}`,
+        g.reliable ? 'yes' : 'no (clocks)',
+      ]),
+    ),
+  ];
+}
+
+/** Groups, costliest first; those below the threshold after the others, under their own heading. */
+function findingsSection(groups: readonly FindingGroup[], findings: readonly Finding[], minShare: number): string[] {
+  if (groups.length === 0) return ['## Findings', '', 'None at the current thresholds.'];
+  const shown = groups.filter((g) => !g.hidden);
+  const hidden = groups.filter((g) => g.hidden);
+  const listed = [...shown, ...hidden].slice(0, MAX_MD_GROUPS);
+  const listedShown = listed.filter((g) => !g.hidden);
+  const listedHidden = listed.filter((g) => g.hidden);
   const lines = [
     '## Findings',
     '',
-    ...(all.length > findings.length ? [`The ${findings.length} costliest of ${all.length} (all of them: --format json or csv --table findings).`, ''] : []),
-    header(['#', 'Finding', 'Cost', 'Of frame', 'When', 'Reliable'], ['r', 'l', 'r', 'r', 'l', 'l']),
+    `${findings.length} finding${findings.length === 1 ? '' : 's'} in ${groups.length} group${groups.length === 1 ? '' : 's'} (same kind and cause), costliest first.` +
+      (listed.length < groups.length ? ` The ${listed.length} costliest groups (all of them: --format json or csv --table findings).` : ''),
+    '',
   ];
-  findings.forEach((f, i) =>
-    lines.push(row([String(i + 1), mdText(f.title), f.costNs > 0 ? formatNs(f.costNs) : '–', f.costNs > 0 ? formatShare(f.shareOfFrame) : '–', `${formatNs(f.startNs)} – ${formatNs(f.endNs)}${f.sm !== null ? `, ${smLabel(f.sm)}` : ''}`, f.reliable ? 'yes' : 'no (clocks)'])),
-  );
+  if (listedShown.length > 0) lines.push(...groupRows(listedShown, 1));
+  else lines.push(`None at or above ${formatShare(minShare)} of the frame.`);
+  if (listedHidden.length > 0) {
+    lines.push('', `### ${hidden.length} more below ${formatShare(minShare)} of the frame`, '', ...groupRows(listedHidden, listedShown.length + 1));
+  }
   lines.push('');
-  findings.forEach((f, i) => lines.push(`${i + 1}. ${mdText(f.detail)}`));
+  const byId = new Map(findings.map((f) => [f.id, f]));
+  listed.forEach((g, i) => {
+    const members = g.findingIds.flatMap((id) => byId.get(id) ?? []);
+    const first = members[0];
+    if (first === undefined) return;
+    if (members.length === 1) {
+      lines.push(`${i + 1}. ${mdText(first.detail)}`);
+      return;
+    }
+    const named = members.slice(0, MAX_MD_MEMBERS).map((m) => `${mdText(m.title)} (at ${formatNs(m.startNs)})`);
+    const more = members.length - named.length;
+    lines.push(`${i + 1}. ${named.join('; ')}${more > 0 ? `; and ${more} more` : ''}. The costliest: ${mdText(first.detail)}`);
+  });
   return lines;
 }
 
@@ -147,7 +187,9 @@ function drawDetail(s: AnalysisSummary, d: DrawSummary): string[] {
     header(['Stage', ...DURATION_HEAD, 'Peak on one SM', 'Mean per SM'], ['l', ...DURATION_HEAD.map(() => 'r' as const), 'r', 'r']),
   ];
   for (const st of d.stages) lines.push(row([st.stage, ...durationCells(st), formatNumber(st.occupancy?.peak), formatNumber(st.occupancy?.meanWhileActive)]));
-  lines.push('', ...findingsSection(s.findings.filter((f) => f.draw === d.index)));
+  const own = s.findings.filter((f) => f.draw === d.index);
+  const minShare = s.thresholds.findingGroupMinShare;
+  lines.push('', ...findingsSection(groupFindings(own, { minShare, idleWindows: s.idle.windows }), own, minShare));
   return lines;
 }
 
@@ -159,7 +201,7 @@ export function summaryToMarkdown(s: AnalysisSummary, options: MarkdownOptions =
     lines.push(`## Draw ${drawName(d)}`, '', ...drawDetail(s, d));
   } else {
     // A loop, not push(...): maxDraws may let through every one of 150,000 draws.
-    for (const section of [findingsSection(s.findings), [''], stagesSection(s.stages), [''], drawsSection(s.draws, options.maxDraws ?? 50)]) {
+    for (const section of [findingsSection(s.findingGroups, s.findings, s.thresholds.findingGroupMinShare), [''], stagesSection(s.stages), [''], drawsSection(s.draws, options.maxDraws ?? 50)]) {
       for (const line of section) lines.push(line);
     }
   }

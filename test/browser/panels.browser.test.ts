@@ -83,10 +83,15 @@ it('stats panel: one draw, and warnings shown', async () => {
   assert(root(el).querySelector('.warning')!.textContent!.includes('not aligned'), 'warning shown');
 });
 
-it('findings list: click or Enter zooms to the finding; kinds filter', async () => {
-  const el = await mount('wt-findings-list', { findings: summary.findings });
-  const items = root(el).querySelectorAll('li[role="option"]');
-  assertEqual(items.length, summary.findings.length, 'one item per finding');
+it('findings list: click or Enter zooms to the finding (expanded); kinds filter', async () => {
+  const el = await mount('wt-findings-list', { findings: summary.findings, groups: summary.findingGroups });
+  // Every finding is one item once the small groups are shown and every group is expanded.
+  (root(el).querySelector('button.more') as HTMLButtonElement | null)?.click();
+  await el.updateComplete;
+  for (const b of root(el).querySelectorAll('li.group[aria-expanded="false"] button.expand')) (b as HTMLButtonElement).click();
+  await el.updateComplete;
+  assertEqual(root(el).querySelectorAll('li[data-id]').length, summary.findings.length, 'one item per finding');
+  assertEqual(root(el).querySelectorAll('li.group').length, summary.findingGroups.filter((g) => g.count > 1).length, 'one item per group of several');
   const zooms: ZoomToDetail[] = [];
   document.body.addEventListener('wt-zoom-to', (e) => zooms.push(e.detail));
   const stall = summary.findings.find((f) => f.sm !== null)!;

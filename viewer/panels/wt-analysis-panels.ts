@@ -145,7 +145,7 @@ export class WtAnalysisPanels extends LitElement {
       return html`<p class="muted" role="status">${this.analyzing ? 'Analyzing…' : ''}</p>`;
     }
     return html`
-      <section><h3>Findings</h3><wt-findings-list .findings=${this.summary.findings}></wt-findings-list></section>
+      <section><h3>Findings</h3><wt-findings-list .findings=${this.summary.findings} .groups=${this.summary.findingGroups} .minShare=${this.summary.thresholds.findingGroupMinShare}></wt-findings-list></section>
       <section><h3>Statistics</h3><wt-stats-panel .summary=${this.summary} .trace=${this.trace} .selectedDraw=${this.selectedDraw}></wt-stats-panel></section>
       <section><h3>Export</h3><wt-export-buttons .summary=${this.summary} .trace=${this.trace} fileName=${this.fileName}></wt-export-buttons></section>
       ${this.renderCompare()}
