@@ -118,3 +118,31 @@ describe('issue 14 layout', () => {
     assert(table.querySelectorAll('td.num').length > 0, 'numbers right-aligned (.num)');
   });
 });
+
+describe('issue 14 tables', () => {
+  it('the draws table fits the default panels column without sideways scrolling (2 000 draws with passes)', async () => {
+    const { passFrameTrace } = await import('../node/pass-frame.js');
+    const { encodeWtrace } = await import('../../shared-schema/index.js');
+    app = await mountApp();
+    app.style.width = '1600px';
+    app.style.height = '1000px';
+    const panels = document.createElement('wt-analysis-panels');
+    panels.slot = 'panels';
+    app.append(panels);
+    assert(await app.openFile(new Blob([encodeWtrace(passFrameTrace()) as BlobPart]), 'pass-frame.wtrace'), 'opens');
+    await waitFor('the analysis', () => panels.summary);
+    await panels.updateComplete;
+    const stats = panels.shadowRoot!.querySelector('wt-stats-panel')!;
+    stats.tab = 'draws';
+    await stats.updateComplete;
+    const right = app.shadowRoot!.querySelector('aside.panels')!.getBoundingClientRect().right;
+    const fits = (what: string) => {
+      const t = stats.shadowRoot!.querySelector(`table[data-table="${what}"], table.draw-table`)!.getBoundingClientRect();
+      assert(t.right <= right + 0.5, `${what} table ends at ${t.right.toFixed(0)}, the column at ${right.toFixed(0)}`);
+    };
+    fits('draws');
+    stats.tab = 'stages';
+    await stats.updateComplete;
+    fits('stages');
+  });
+});

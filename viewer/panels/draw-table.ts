@@ -30,7 +30,12 @@ export const drawTableStyles = css`
     height: ${TABLE_ROW_PX}px;
   }
   .draw-table td.label {
-    max-width: 18em;
+    max-width: 11em;
+    overflow: hidden;
+    text-overflow: ellipsis;
+  }
+  .draw-table td.pass {
+    max-width: 7em;
     overflow: hidden;
     text-overflow: ellipsis;
   }
@@ -111,7 +116,7 @@ function cell(d: DrawSummary, c: DrawColumn, passOf: (draw: number) => string | 
       ${d.stages.map((st) => html`<span class="swatch" title=${st.stage} style="background:${stageCssColor(parseStageName(st.stage) ?? 0)}"></span>`)} ${d.label}
     </td>`;
   }
-  if (c.id === 'pass') return html`<td>${value ?? '–'}</td>`;
+  if (c.id === 'pass') return html`<td class="pass" title=${value ?? ''}>${value ?? '–'}</td>`;
   if (c.id === 'index' || c.id === 'warps') return html`<td class="num">${typeof value === 'number' ? value.toLocaleString('en-US') : '–'}</td>`;
   if (c.id === 'hidden') return html`<td class="num">${formatShare(d.hiddenShare, 0)}</td>`;
   return html`<td class="num">${typeof value === 'number' ? formatNs(value) : '–'}</td>`;
