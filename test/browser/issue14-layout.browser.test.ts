@@ -146,3 +146,26 @@ describe('issue 14 tables', () => {
     fits('stages');
   });
 });
+
+it('the A/B tables fit a 420 px column with long trace names', async () => {
+  const { analyzeTrace } = await import('../../analysis/analyze.js');
+  const { synthesizeTrace } = await import('../../shared-schema/index.js');
+  const box = document.createElement('div');
+  box.style.cssText = 'position:fixed;left:0;top:0;width:420px;';
+  const el = document.createElement('wt-compare-panel');
+  el.a = analyzeTrace(synthesizeTrace({ warps: 3000, seed: 1 }));
+  el.b = analyzeTrace(synthesizeTrace({ warps: 4000, seed: 2 }));
+  el.labelA = 'h100-aqt-capture-before-the-change.wtrace';
+  el.labelB = 'synthetic 200,000 warps after the change';
+  box.append(el);
+  document.body.append(box);
+  try {
+    await el.updateComplete;
+    for (const t of el.shadowRoot!.querySelectorAll('table')) {
+      const r = t.getBoundingClientRect();
+      assert(r.right <= 420.5, `${t.dataset.table} table ends at ${r.right.toFixed(0)} px`);
+    }
+  } finally {
+    box.remove();
+  }
+});

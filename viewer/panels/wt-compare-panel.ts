@@ -31,6 +31,11 @@ export class WtComparePanel extends LitElement {
         margin: 4px 0;
         padding-left: 16px;
       }
+      /* Headers carry the traces' names: they wrap, so the tables fit the column. */
+      th {
+        white-space: normal;
+        overflow-wrap: anywhere;
+      }
     `,
   ];
 
