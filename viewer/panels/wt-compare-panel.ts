@@ -36,6 +36,9 @@ export class WtComparePanel extends LitElement {
         white-space: normal;
         overflow-wrap: anywhere;
       }
+      th:first-child {
+        overflow-wrap: normal;
+      }
     `,
   ];
 
