@@ -30,20 +30,7 @@ export class ProtoBuffer {
   /** A non-negative integer < 2^53 as a varint. */
   varint(value: number): void {
     this.ensure(10);
-    const b = this.buf;
-    let p = this.pos;
-    let v = value;
-    // Above 2^31 the bit operators would wrap: divide instead.
-    while (v >= 0x80000000) {
-      b[p++] = (v % 128) | 0x80;
-      v = Math.floor(v / 128);
-    }
-    while (v >= 0x80) {
-      b[p++] = (v & 0x7f) | 0x80;
-      v >>>= 7;
-    }
-    b[p++] = v;
-    this.pos = p;
+    this.pos = put(this.buf, this.pos, value);
   }
 
   /** A varint field (uint32, uint64, int32/int64 ≥ 0, bool, enum). */
@@ -83,6 +70,7 @@ export class ProtoBuffer {
 /** Writes a varint at `p` of `b`, returning the next position (the hot path's inline writer). */
 export function put(b: Uint8Array, p: number, value: number): number {
   let v = value;
+  // Above 2^31 the bit operators would wrap: divide instead.
   while (v >= 0x80000000) {
     b[p++] = (v % 128) | 0x80;
     v = Math.floor(v / 128);
