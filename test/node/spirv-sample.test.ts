@@ -4,15 +4,14 @@
 // option; and on lavapipe a sampled FS records about one warp in N while the
 // other stages keep all of theirs, spread over draws and the screen alike.
 import { before, test } from 'node:test';
+import { plainHarness, type PlainHarness } from './plain-harness.js';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeWtraw, Stage, type Trace } from '../../shared-schema/index.js';
 import { autoInstrumentOptions, autoInstrumentSet } from '../../capture/capture-run/auto-instrument.js';
-import { probeDevice, runCapture, type ProbedDevice } from '../../capture/capture-run/harness.js';
-import { buildNative } from '../../capture/capture-run/native.js';
-import { PLAIN, compileShaderSet } from '../../capture/capture-run/shaders.js';
+import { runCapture } from '../../capture/capture-run/harness.js';
 import { FlagError, optionsFromFlags } from '../../capture/spirv/cli-options.js';
 import { InstrumentError } from '../../capture/spirv/errors.js';
 import { instrumentSpirv } from '../../capture/spirv/instrument.js';
@@ -141,18 +140,10 @@ test('warptrace instrument --sample-fs 8 writes the sampled module and says so',
 
 const N = 8;
 const SMALL = [['width', 320], ['height', 180]] as const;
-let harness: { binary: string; device: ProbedDevice; plain: string } | null = null;
+let harness: PlainHarness | null = null;
 let unavailable = '';
 before(async () => {
-  try {
-    const binary = await buildNative();
-    const device = await probeDevice(binary);
-    harness = { binary, device, plain: await compileShaderSet(device, PLAIN) };
-  } catch (error) {
-    // CI installs lavapipe (scripts/install-system-deps.sh): there a missing device is a failure.
-    if (process.env['CI']) throw error;
-    unavailable = error instanceof Error ? error.message : String(error);
-  }
+  ({ harness, unavailable } = await plainHarness());
 });
 
 async function capture(workload: string, name: string, options: InstrumentOptions): Promise<Trace> {

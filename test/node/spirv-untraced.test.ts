@@ -7,15 +7,14 @@
 // `--skip-draw N` writes 0xFFFFFFFF into draw N's table entry; that draw then
 // has no warps, and every other draw keeps exactly the warps it had.
 import { before, test } from 'node:test';
+import { plainHarness, type PlainHarness } from './plain-harness.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeWtraw, RecordFlag, RecordWord, Stage, type Trace } from '../../shared-schema/index.js';
 import { MAX_DRAWS } from '../../shared-schema/errors.js';
 import { autoInstrumentOptions, autoInstrumentSet } from '../../capture/capture-run/auto-instrument.js';
-import { probeDevice, runCapture, type ProbedDevice } from '../../capture/capture-run/harness.js';
-import { buildNative } from '../../capture/capture-run/native.js';
-import { PLAIN, compileShaderSet } from '../../capture/capture-run/shaders.js';
+import { runCapture } from '../../capture/capture-run/harness.js';
 import type { Instruction } from '../../capture/spirv/binary.js';
 import { UNTRACED_DRAW } from '../../capture/spirv/index.js';
 import { instrumentSpirv } from '../../capture/spirv/instrument.js';
@@ -121,18 +120,10 @@ test('every stage, both record paths, sampled or not: the draw-id compare guards
 // ---- End to end on lavapipe ----------------------------------------------
 
 const SMALL = [['width', 320], ['height', 180]] as const;
-let harness: { binary: string; device: ProbedDevice; plain: string } | null = null;
+let harness: PlainHarness | null = null;
 let unavailable = '';
 before(async () => {
-  try {
-    const binary = await buildNative();
-    const device = await probeDevice(binary);
-    harness = { binary, device, plain: await compileShaderSet(device, PLAIN) };
-  } catch (error) {
-    // CI installs lavapipe (scripts/install-system-deps.sh): there a missing device is a failure.
-    if (process.env['CI']) throw error;
-    unavailable = error instanceof Error ? error.message : String(error);
-  }
+  ({ harness, unavailable } = await plainHarness());
 });
 
 async function capture(workload: string, name: string, options: InstrumentOptions, skipDraw?: number): Promise<Trace> {
