@@ -19,3 +19,4 @@ export { calibrate, type RawClocks, type CalibratedTimes, type ClockMode } from 
 export { rawCaptureOf, H100_CLOCKS, type RawClockModel, type SmClockTruth } from './synthetic-raw.js';
 export { formatNs, formatRanges, formatSmRanges, knownSmCount } from './units.js';
 export { DRAW_BOUNDS_TOLERANCE_NS, drawBoundsOfTrace } from './draw-bounds.js';
+export * from './position.js';

@@ -31,8 +31,10 @@ export const RecordWord = {
   CLOCK_END: 1,
   /** Low 32 bits of the device clock, read right after CLOCK_END (when RecordFlag.DEVICE_CLOCK). */
   DEVICE_CLOCK: 2,
-  /** Active lanes 32..63 (subgroups wider than 32), else 0. */
+  /** Active lanes 32..63 (subgroups wider than 32), else 0; the warp's screen position instead when RecordFlag.POSITION is set. */
   ACTIVE_MASK_HI: 3,
+  /** Same word as ACTIVE_MASK_HI: the screen position (see position.ts) when RecordFlag.POSITION is set (subgroups of at most 32 lanes only). */
+  POSITION: 3,
   /** Packed: SM id (bits 0-15), warp slot (16-23), stage (24-27), flags (28-31). */
   PACKED_IDS: 4,
   DRAW_ID: 5,
@@ -61,7 +63,8 @@ export const RecordFlag = {
   DEVICE_CLOCK: 2,
   /** Subgroup ops unavailable in this stage: one record per invocation, mask = that lane only. */
   PER_INVOCATION: 4,
-  RESERVED: 8,
+  /** Word 3 holds the warp's screen position (position.ts), not lanes 32..63: set only where subgroups are at most 32 lanes wide. */
+  POSITION: 8,
 } as const;
 
 /** Value stored in the SM and slot fields when the device has no SM builtins. */

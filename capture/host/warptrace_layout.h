@@ -13,6 +13,7 @@
 #define WT_WORD_CLOCK_END 1u
 #define WT_WORD_DEVICE_CLOCK 2u
 #define WT_WORD_ACTIVE_MASK_HI 0x3u
+#define WT_WORD_POSITION 3u
 #define WT_WORD_PACKED_IDS 4u
 #define WT_WORD_DRAW_ID 5u
 #define WT_WORD_CUSTOM_ID 6u
@@ -28,7 +29,7 @@
 #define WT_FLAG_SM_CLOCK 1u
 #define WT_FLAG_DEVICE_CLOCK 2u
 #define WT_FLAG_PER_INVOCATION 4u
-#define WT_FLAG_RESERVED 8u
+#define WT_FLAG_POSITION 8u
 #define WT_UNKNOWN_SM 0xffffu
 #define WT_UNKNOWN_SLOT 0xffu
 #define WT_STAGE_VS 0u /* vertex */
