@@ -191,9 +191,24 @@ export const appStyles = css`
     min-width: 0;
     min-height: 0;
   }
-  wt-timeline {
+  /* The timeline and, when something is slotted there, a panel beside it (its own width). */
+  .timeline-row {
     flex: 1;
     min-height: 0;
+    display: flex;
+  }
+  wt-timeline {
+    flex: 1;
+    min-width: 0;
+    min-height: 0;
+  }
+  .timeline-row:not(.with-beside) > .beside-timeline {
+    display: none;
+  }
+  .beside-timeline {
+    display: flex;
+    min-height: 0;
+    border-left: 1px solid #2a2e37;
   }
   .details {
     display: grid;

@@ -6,28 +6,28 @@
  * State flows down as properties; the children report user actions as
  * events (wt-draw-select, wt-warp-select, wt-range-select, wt-cursor-change,
  * wt-draw-step, wt-zoom-to), which the app handles on its host element, so
- * panels slotted in from outside (slot="panels") take part the same way.
+ * panels slotted in from outside take part the same way: slot="panels" (the
+ * right column) or slot="beside-timeline" (right of the timeline, above the
+ * detail panels); both get the properties of panelProperties().
+ *
+ * Opening lives in trace-opener.ts, the header's parts in app-header.ts, drag
+ * and drop in file-drop.ts.
  */
 import { LitElement, html, nothing, type PropertyValues } from 'lit';
-import { STAGES, Stage, formatNs, stageCssColor, type Trace } from '../../shared-schema/index.js';
 import { rangeCounts, type RangeCounts } from '../../analysis/range-counts.js';
 import { warpsInFlight, type InFlight } from '../../analysis/in-flight.js';
-import type { CalibrationSummary } from '../../analysis/calibration-quality.js';
-import { calibrationBadges } from './calibration-badges.js';
-import type { LaneIndex } from '../model/lane-index.js';
-import { buildDrawLayout, type DrawLayout } from '../model/draw-layout.js';
 import { stepMatch } from '../model/draw-search.js';
 import type { TimeRange } from '../timeline/frame.js';
-import type { DecodeRequest } from '../loading/protocol.js';
-import { loadTrace, type LoadProgress } from '../loading/trace-loader.js';
-import { RecentsError, RecentsStore, type RecentTrace } from '../loading/recents-store.js';
+import { RecentsStore, type RecentTrace } from '../loading/recents-store.js';
 import { fetchSampleIndex, type SampleIndex } from '../loading/samples.js';
 import { appStyles } from './app-styles.js';
-import { renderProgress } from './progress-bar.js';
+import { renderProgress, type Loading } from './progress-bar.js';
 import { SideColumns, sideColumnStyles } from './side-columns.js';
-import { formatBytes } from './wt-recents.js';
-import { smSummaryText } from '../model/sm-summary.js';
 import { DismissController } from './dismiss-controller.js';
+import { FileDrop } from './file-drop.js';
+import { TraceOpener } from './trace-opener.js';
+import { emptyPage, helpText, samplesMenu, smSummary, stageChips, traceTitle } from './app-header.js';
+import type { OpenTimings, OpenedTrace } from './app-types.js';
 import type { WtTimeline } from './wt-timeline.js';
 import './wt-timeline.js';
 import './wt-draw-list.js';
@@ -36,40 +36,10 @@ import './wt-range-summary.js';
 import './wt-in-flight.js';
 import './wt-recents.js';
 
-export interface OpenedTrace {
-  readonly trace: Trace;
-  readonly index: LaneIndex;
-  readonly drawLayout: DrawLayout;
-  readonly name: string;
-  readonly bytes: number;
-  /** Longest warp, ns: bounds the look-back of cursor and range queries. */
-  readonly maxDurationNs: number;
-  /** What the header says about the clock calibration (made once: an older file's draw check reads every warp). */
-  readonly calibration: CalibrationSummary;
-}
+export type { OpenTimings, OpenedTrace } from './app-types.js';
 
-/** How long opening the last trace took, ms. */
-export interface OpenTimings {
-  readonly totalMs: number;
-  readonly readMs: number;
-  readonly decodeMs: number;
-  readonly indexMs: number;
-  /** From the end of decoding to the first rendered frame (transfer, layout, first frame). */
-  readonly firstFrameMs: number;
-}
-
-interface OpenMeta {
-  readonly name: string;
-  readonly source: 'file' | 'url' | 'generated';
-  readonly url: string | null;
-  /** False: not added to Recent (the default sample opened on start). */
-  readonly remember?: boolean;
-  readonly file: Blob | null;
-  /** The recent entry whose stored file this is, when reopened from Recent. */
-  readonly reopened?: string;
-}
-
-import type { Loading } from './progress-bar.js';
+/** Names of the slots that take panels from outside (each gets panelProperties()). */
+const PANEL_SLOTS = ['panels', 'beside-timeline'] as const;
 
 export class WarptraceApp extends LitElement {
   static override properties = {
@@ -88,9 +58,9 @@ export class WarptraceApp extends LitElement {
     inFlight: { state: true },
     hiddenStages: { state: true },
     showAllSms: { state: true },
-    dropActive: { state: true },
     recentsOpen: { state: true },
     hasPanels: { state: true },
+    hasBesideTimeline: { state: true },
   };
 
   declare opened: OpenedTrace | null;
@@ -110,9 +80,11 @@ export class WarptraceApp extends LitElement {
   declare inFlight: InFlight | null;
   declare hiddenStages: number;
   declare showAllSms: boolean;
-  declare dropActive: boolean;
   declare recentsOpen: boolean;
+  /** Something is slotted into the right column. */
   declare hasPanels: boolean;
+  /** Something is slotted beside the timeline. */
+  declare hasBesideTimeline: boolean;
 
   /** Where recent traces are kept (replace before connecting, e.g. in tests). */
   store: RecentsStore = new RecentsStore();
@@ -128,11 +100,12 @@ export class WarptraceApp extends LitElement {
   /** Folder holding index.json and the sample captures (relative to the page). */
   sampleBase = 'samples/';
   lastOpenTimings: OpenTimings | null = null;
-  private abort: AbortController | null = null;
   private booted = false;
 
   static override styles = [appStyles, sideColumnStyles];
   private readonly columns = new SideColumns(this);
+  private readonly opener = new TraceOpener(this);
+  private readonly drop = new FileDrop(this, (file) => void this.openFile(file));
 
   constructor() {
     super();
@@ -145,9 +118,10 @@ export class WarptraceApp extends LitElement {
     this.sampleProblem = null;
     this.clearViewState();
     this.showAllSms = false;
-    this.dropActive = false;
     this.recentsOpen = false;
     this.hasPanels = false;
+    this.hasBesideTimeline = false;
+    void this.recentsDismiss;
     // Events from the shadow tree (composed) and from slotted panels arrive here.
     this.addEventListener('wt-draw-select', (e) => this.selectDraw((e as CustomEvent<{ draw: number }>).detail.draw));
     this.addEventListener('wt-draw-step', (e) => this.stepDraw((e as CustomEvent<{ delta: number }>).detail.delta));
@@ -160,15 +134,12 @@ export class WarptraceApp extends LitElement {
       this.timeline?.zoomTo(startNs, endNs);
       if (sm !== undefined) this.timeline?.scrollToSm(sm);
     });
-    this.addEventListener('wt-recent-open', (e) => void this.openRecent((e as CustomEvent<{ id: string }>).detail.id));
-    this.addEventListener('wt-recent-delete', (e) => void this.deleteRecent((e as CustomEvent<{ id: string }>).detail.id));
-    this.addEventListener('dragover', this.onDragOver);
-    this.addEventListener('dragleave', this.onDragLeave);
-    this.addEventListener('drop', this.onDrop);
+    this.addEventListener('wt-recent-open', (e) => void this.opener.openRecent((e as CustomEvent<{ id: string }>).detail.id));
+    this.addEventListener('wt-recent-delete', (e) => void this.opener.deleteRecent((e as CustomEvent<{ id: string }>).detail.id));
   }
 
   /** What a newly opened trace starts without: selections, range, cursor, hidden stages. */
-  private clearViewState(): void {
+  clearViewState(): void {
     this.selectedDraw = -1;
     this.drawMatches = null;
     this.selectedWarp = -1;
@@ -189,11 +160,16 @@ export class WarptraceApp extends LitElement {
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    this.abort?.abort();
+    this.opener.cancel();
   }
 
   get timeline(): WtTimeline | null {
     return this.renderRoot.querySelector('wt-timeline');
+  }
+
+  /** A file is being dragged over the app. */
+  get dropActive(): boolean {
+    return this.drop.active;
   }
 
   private async boot(): Promise<void> {
@@ -212,126 +188,27 @@ export class WarptraceApp extends LitElement {
     if (def !== null) await this.openUrl(`${this.sampleBase}${def}`, { remember: false });
   }
 
-  // ---- opening traces --------------------------------------------------------
+  // ---- opening traces (trace-opener.ts) -----------------------------------------
 
-  async openUrl(url: string, options: { remember?: boolean } = {}): Promise<boolean> {
-    const name = decodeURIComponent(url.split(/[?#]/)[0]!.split('/').pop() || url);
-    return this.open({ kind: 'url', url }, { name, source: 'url', url, file: null, remember: options.remember ?? true });
+  openUrl(url: string, options: { remember?: boolean } = {}): Promise<boolean> {
+    return this.opener.openUrl(url, options);
   }
 
-  async openFile(file: File | Blob, name = file instanceof File ? file.name : 'trace'): Promise<boolean> {
-    return this.open({ kind: 'blob', blob: file }, { name, source: 'file', url: null, file });
+  openFile(file: File | Blob, name?: string): Promise<boolean> {
+    return this.opener.openFile(file, name);
   }
 
   /** A generated H100-shaped trace (for trying the viewer without a capture, and for benchmarks). */
-  async openSynthetic(warps: number, seed = 1): Promise<boolean> {
-    return this.open({ kind: 'synthetic', warps, seed }, { name: `synthetic ${warps.toLocaleString('en-US')} warps`, source: 'generated', url: null, file: null });
-  }
-
-  private async open(request: DecodeRequest, meta: OpenMeta): Promise<boolean> {
-    this.abort?.abort();
-    const abort = new AbortController();
-    this.abort = abort;
-    this.error = null;
-    const t0 = performance.now();
-    performance.mark('warptrace:open');
-    this.loading = { name: meta.name, progress: { phase: 'read', loaded: 0, total: null } };
-    let loaded;
-    try {
-      loaded = await loadTrace(request, (progress) => (this.loading = { name: meta.name, progress }), abort.signal);
-    } catch (e) {
-      if (abort.signal.aborted) return false;
-      this.loading = null;
-      const field = e instanceof Error && 'field' in e ? (e as { field: string | null }).field : null;
-      const message = e instanceof Error ? e.message : String(e);
-      this.error = `Could not open ${meta.name}: ${message}${field !== null && !message.includes(field) ? ` (field ${field})` : ''}`;
-      return false;
-    }
-    const tDecoded = performance.now();
-    const { trace, index } = loaded;
-    let maxDurationNs = 0;
-    for (const lane of index.lanes) maxDurationNs = Math.max(maxDurationNs, lane.maxDurationNs);
-    this.opened = { trace, index, drawLayout: buildDrawLayout(trace, index), name: meta.name, bytes: loaded.bytes, maxDurationNs, calibration: loaded.calibration };
-    this.loading = null;
-    this.abort = null;
-    this.clearViewState();
-    await this.updateComplete;
-    const timeline = this.timeline;
-    if (timeline !== null) {
-      await timeline.ready();
-      await timeline.updateComplete;
-      timeline.renderNow();
-    }
-    const t1 = performance.now();
-    performance.mark('warptrace:first-frame');
-    this.lastOpenTimings = {
-      totalMs: t1 - t0,
-      readMs: loaded.timings.readMs,
-      decodeMs: loaded.timings.decodeMs,
-      indexMs: loaded.timings.indexMs,
-      firstFrameMs: t1 - tDecoded,
-    };
-    this.dispatchEvent(new CustomEvent('wt-trace-opened', { detail: { name: meta.name, timings: this.lastOpenTimings }, bubbles: true, composed: true }));
-    if (meta.source !== 'generated' && meta.remember !== false) void this.remember(trace, loaded.bytes, loaded.contentHash, meta);
-    return true;
+  openSynthetic(warps: number, seed = 1): Promise<boolean> {
+    return this.opener.openSynthetic(warps, seed);
   }
 
   cancelLoading(): void {
-    this.abort?.abort();
-    this.abort = null;
-    this.loading = null;
+    this.opener.cancel();
   }
 
-  private async remember(trace: Trace, bytes: number, hashing: Promise<string | null>, meta: OpenMeta): Promise<void> {
-    try {
-      const contentHash = await hashing;
-      await this.store.add(
-        { name: meta.name, size: bytes, device: trace.device.name, warps: trace.warps.count, source: meta.source === 'file' ? 'file' : 'url', url: meta.url, contentHash },
-        meta.file,
-        meta.reopened ?? null,
-      );
-      this.notice = null;
-    } catch (e) {
-      this.notice = e instanceof RecentsError ? e.message : `Could not keep ${meta.name} in recent traces: ${String(e)}`;
-    }
-    await this.refreshRecents();
-  }
-
-  async refreshRecents(): Promise<void> {
-    try {
-      this.recents = await this.store.list();
-    } catch (e) {
-      this.notice = e instanceof Error ? e.message : String(e);
-    }
-  }
-
-  private async openRecent(id: string): Promise<void> {
-    this.recentsOpen = false;
-    const entry = this.recents.find((r) => r.id === id);
-    if (entry === undefined) return;
-    if (entry.source === 'url' && entry.url !== null) {
-      await this.openUrl(entry.url);
-      return;
-    }
-    try {
-      const blob = await this.store.file(id);
-      if (blob === null) {
-        this.error = `The stored copy of ${entry.name} is gone; open the file again.`;
-        return;
-      }
-      await this.open({ kind: 'blob', blob }, { name: entry.name, source: 'file', url: null, file: blob, reopened: id });
-    } catch (e) {
-      this.error = e instanceof Error ? e.message : String(e);
-    }
-  }
-
-  private async deleteRecent(id: string): Promise<void> {
-    try {
-      await this.store.remove(id);
-    } catch (e) {
-      this.notice = e instanceof Error ? e.message : String(e);
-    }
-    await this.refreshRecents();
+  refreshRecents(): Promise<void> {
+    return this.opener.refreshRecents();
   }
 
   // ---- selection -----------------------------------------------------------
@@ -385,31 +262,37 @@ export class WarptraceApp extends LitElement {
     this.hiddenStages ^= 1 << code;
   }
 
-  // ---- rendering ---------------------------------------------------------------
+  // ---- panels from outside -----------------------------------------------------
+
+  /** What every slotted panel gets, whenever the app updates. */
+  panelProperties() {
+    return {
+      trace: this.opened?.trace ?? null,
+      range: this.range,
+      selectedDraw: this.selectedDraw,
+      selectedWarp: this.selectedWarp,
+      cursorNs: this.cursorNs,
+    };
+  }
 
   override updated(changed: PropertyValues<this>): void {
-    // Properties down to panels slotted in from outside.
-    for (const el of this.panelElements()) {
-      Object.assign(el, {
-        trace: this.opened?.trace ?? null,
-        range: this.range,
-        selectedDraw: this.selectedDraw,
-        selectedWarp: this.selectedWarp,
-        cursorNs: this.cursorNs,
-      });
-    }
+    const props = this.panelProperties();
+    for (const name of PANEL_SLOTS) for (const el of this.slotted(name)) Object.assign(el, props);
     void changed;
   }
 
-  private panelElements(): Element[] {
-    const slot = this.renderRoot.querySelector('slot[name="panels"]') as HTMLSlotElement | null;
+  private slotted(name: (typeof PANEL_SLOTS)[number]): Element[] {
+    const slot = this.renderRoot.querySelector(`slot[name="${name}"]`) as HTMLSlotElement | null;
     return slot?.assignedElements() ?? [];
   }
 
   private onSlotChange = (): void => {
-    this.hasPanels = this.panelElements().length > 0;
+    this.hasPanels = this.slotted('panels').length > 0;
+    this.hasBesideTimeline = this.slotted('beside-timeline').length > 0;
     this.requestUpdate();
   };
+
+  // ---- rendering ---------------------------------------------------------------
 
   override render() {
     const o = this.opened;
@@ -418,11 +301,11 @@ export class WarptraceApp extends LitElement {
         <span class="brand">warptrace</span>
         <button @click=${this.pickFile} title="Open a .wtrace, .wtraw or warptrace JSON file">Open…</button>
         <input type="file" accept=".wtrace,.wtraw,.json,application/json" hidden @change=${this.onFilePicked} />
-        ${this.renderSamplesMenu()}
+        ${samplesMenu(this.samples, (file) => void this.openUrl(`${this.sampleBase}${file}`))}
         <button data-recents-toggle @click=${() => (this.recentsOpen = !this.recentsOpen)} aria-expanded=${this.recentsOpen ? 'true' : 'false'}>Recent (${this.recents.length})</button>
-        ${o === null ? nothing : this.renderTraceTitle(o)}
+        ${o === null ? nothing : traceTitle(o)}
         <span class="spacer"></span>
-        ${o === null ? nothing : this.renderStageChips(o)}
+        ${o === null ? nothing : stageChips(o, this.hiddenStages, (code) => this.toggleStage(code))}
         ${o === null
           ? nothing
           : html`<label class="toggle" title="Show a lane for every SM of the device, not only SMs that ran warps">
@@ -436,37 +319,11 @@ export class WarptraceApp extends LitElement {
       </header>
       ${this.recentsOpen ? html`<div class="recents-popover"><wt-recents .recents=${this.recents}></wt-recents></div>` : nothing}
       ${this.loading === null ? nothing : renderProgress(this.loading, () => this.cancelLoading())}
-      ${this.error === null
-        ? nothing
-        : html`<div class="banner error" role="alert">${this.error}<button @click=${() => (this.error = null)} aria-label="Dismiss">×</button></div>`}
-      ${this.notice === null
-        ? nothing
-        : html`<div class="banner notice" role="status">${this.notice}<button @click=${() => (this.notice = null)} aria-label="Dismiss">×</button></div>`}
-      ${o === null ? nothing : this.renderSmSummary(o)}
+      ${this.banner('error', this.error, () => (this.error = null))}
+      ${this.banner('notice', this.notice, () => (this.notice = null))}
+      ${o === null ? nothing : smSummary(o, this.hiddenStages, (code) => this.toggleStage(code))}
       <main class="${this.hasPanels ? 'with-panels' : ''} ${this.columns.classes()}" style=${this.columns.style()}>
-        ${o === null
-          ? this.renderEmpty()
-          : html`
-              <wt-draw-list class="draws" .trace=${o.trace} .spans=${o.drawLayout.spans} .tree=${o.drawLayout.tree} .selectedDraw=${this.selectedDraw}></wt-draw-list>
-              <section class="center">
-                <wt-timeline
-                  .trace=${o.trace}
-                  .index=${o.index}
-                  .hiddenStages=${this.hiddenStages}
-                  .showAllSms=${this.showAllSms}
-                  .selectedDraw=${this.selectedDraw}
-                  .selectedWarp=${this.selectedWarp}
-                  .range=${this.range}
-                  .cursorNs=${this.cursorNs}
-                ></wt-timeline>
-                <div class="details">
-                  <wt-warp-details .trace=${o.trace} .row=${this.selectedWarp}></wt-warp-details>
-                  <wt-range-summary .trace=${o.trace} .counts=${this.counts}></wt-range-summary>
-                  <wt-in-flight .trace=${o.trace} .inFlight=${this.inFlight}></wt-in-flight>
-                </div>
-              </section>
-              ${this.columns.edge('left')}
-            `}
+        ${o === null ? emptyPage({ loading: this.loading !== null, sampleProblem: this.sampleProblem, recents: this.recents, onPickFile: this.pickFile, onSynthetic: () => void this.openSynthetic(1_000_000) }) : this.renderTraceView(o)}
         ${this.hasPanels ? this.columns.edge('right') : nothing}
         <aside class="panels" aria-label="Analysis panels"><slot name="panels" @slotchange=${this.onSlotChange}></slot></aside>
       </main>
@@ -474,82 +331,41 @@ export class WarptraceApp extends LitElement {
     `;
   }
 
-  private renderSamplesMenu() {
-    const s = this.samples;
-    if (s === null || s.samples.length === 0) return nothing;
-    return html`<select
-      aria-label="Open a sample capture"
-      @change=${(e: Event) => {
-        const sel = e.target as HTMLSelectElement;
-        if (sel.value !== '') void this.openUrl(`${this.sampleBase}${sel.value}`);
-        sel.value = '';
-      }}
-    >
-      <option value="">Samples…</option>
-      ${s.samples.map((e) => html`<option value=${e.file} title=${e.description}>${e.title}${e.device ? ` (${e.device})` : ''}</option>`)}
-    </select>`;
+  private banner(kind: 'error' | 'notice', text: string | null, onDismiss: () => void) {
+    if (text === null) return nothing;
+    return html`<div class="banner ${kind}" role=${kind === 'error' ? 'alert' : 'status'}>${text}<button @click=${onDismiss} aria-label="Dismiss">×</button></div>`;
   }
 
-  private renderTraceTitle(o: OpenedTrace) {
-    const c = o.trace.capture;
-    const dropped = c.recordsWritten - c.recordsKept;
-    return html`<span class="title" title=${c.calibration.note}>
-      <strong>${o.name}</strong>
-      <span class="muted">${o.trace.device.name} · ${o.trace.warps.count.toLocaleString('en-US')} warps · ${o.trace.draws.length} draws${o.bytes > 0 ? ` · ${formatBytes(o.bytes)}` : ''}</span>
-      <span class=${dropped > 0 ? 'dropped warn' : 'dropped'}>${dropped > 0 ? `${dropped.toLocaleString('en-US')} records dropped` : 'nothing dropped'}</span>
-      ${calibrationBadges(o.calibration, o.trace.warps.count)}
-    </span>`;
-  }
-
-  private renderStageChips(o: OpenedTrace) {
-    let present = 0;
-    for (const lane of o.index.lanes) present |= lane.stageMask;
-    return html`<span class="chips" role="group" aria-label="Stages shown">
-      ${STAGES.filter((s) => present & (1 << s.code)).map((s) => {
-        const hidden = (this.hiddenStages & (1 << s.code)) !== 0;
-        return html`<button
-          class="chip ${hidden ? 'off' : ''}"
-          aria-pressed=${hidden ? 'false' : 'true'}
-          title="${hidden ? 'Show' : 'Hide'} ${s.title} warps"
-          @click=${() => this.toggleStage(s.code)}
-        >
-          <span class="swatch" style="background:${stageCssColor(s.code)}"></span>${s.label}
-        </button>`;
-      })}
-    </span>`;
-  }
-
-  /** One line that makes the SM placement obvious, e.g. graphics on 4 of 132 SMs. */
-  private renderSmSummary(o: OpenedTrace) {
-    const t = smSummaryText(o.index.lanes, o.trace.device.smCount);
-    const csHidden = (this.hiddenStages & (1 << Stage.CS)) !== 0;
-    const span = o.index.endNs - o.index.startNs;
-    return html`<div class="sm-summary">
-      ${t.graphics !== null ? html`<span><strong>${t.graphics}</strong> (${t.graphicsSms})</span>` : nothing}
-      ${t.compute !== null ? html`<span>${t.compute}</span>` : nothing}
-      <span class="muted">${t.ran} · capture spans ${formatNs(span)}</span>
-      ${t.hasGraphics && t.hasCompute
-        ? html`<button @click=${() => this.toggleStage(Stage.CS)}>${csHidden ? 'Show compute' : 'Only graphics SMs'}</button>`
-        : nothing}
-    </div>`;
-  }
-
-  private renderEmpty() {
-    return html`<section class="empty">
-      <h2>Open a warp trace</h2>
-      ${this.loading !== null
-        ? nothing
-        : html`<p class="muted">
-            ${this.sampleProblem !== null ? html`No sample capture is available (${this.sampleProblem}). ` : nothing}Open a
-            <code>.wtrace</code>, <code>.wtraw</code> or warptrace JSON file, drop one here, or pass <code>?trace=URL</code>.
-          </p>`}
-      <p>
-        <button @click=${this.pickFile}>Open a trace file…</button>
-        <button @click=${() => void this.openSynthetic(1_000_000)} title="Generated, H100-shaped; not a real capture">Generate a synthetic trace (1 M warps)</button>
-      </p>
-      <h3>Recent traces</h3>
-      <wt-recents .recents=${this.recents}></wt-recents>
-    </section>`;
+  /**
+   * The open trace: draw list (left), the timeline with whatever is slotted beside it,
+   * and the detail panels under them. A panel of the trace view goes in `.timeline-row`
+   * (beside the timeline) or `.details` (a detail column).
+   */
+  private renderTraceView(o: OpenedTrace) {
+    return html`
+      <wt-draw-list class="draws" .trace=${o.trace} .spans=${o.drawLayout.spans} .tree=${o.drawLayout.tree} .selectedDraw=${this.selectedDraw}></wt-draw-list>
+      <section class="center">
+        <div class="timeline-row ${this.hasBesideTimeline ? 'with-beside' : ''}">
+          <wt-timeline
+            .trace=${o.trace}
+            .index=${o.index}
+            .hiddenStages=${this.hiddenStages}
+            .showAllSms=${this.showAllSms}
+            .selectedDraw=${this.selectedDraw}
+            .selectedWarp=${this.selectedWarp}
+            .range=${this.range}
+            .cursorNs=${this.cursorNs}
+          ></wt-timeline>
+          <div class="beside-timeline"><slot name="beside-timeline" @slotchange=${this.onSlotChange}></slot></div>
+        </div>
+        <div class="details">
+          <wt-warp-details .trace=${o.trace} .row=${this.selectedWarp}></wt-warp-details>
+          <wt-range-summary .trace=${o.trace} .counts=${this.counts}></wt-range-summary>
+          <wt-in-flight .trace=${o.trace} .inFlight=${this.inFlight}></wt-in-flight>
+        </div>
+      </section>
+      ${this.columns.edge('left')}
+    `;
   }
 
   private pickFile = (): void => {
@@ -562,40 +378,6 @@ export class WarptraceApp extends LitElement {
     input.value = '';
     if (file !== undefined) void this.openFile(file);
   };
-
-  private onDragOver = (e: DragEvent): void => {
-    if (!e.dataTransfer?.types.includes('Files')) return;
-    e.preventDefault();
-    e.dataTransfer.dropEffect = 'copy';
-    this.dropActive = true;
-  };
-
-  private onDragLeave = (e: DragEvent): void => {
-    if (e.relatedTarget === null || !this.contains(e.relatedTarget as Node)) this.dropActive = false;
-  };
-
-  private onDrop = (e: DragEvent): void => {
-    e.preventDefault();
-    this.dropActive = false;
-    const file = e.dataTransfer?.files[0];
-    if (file !== undefined) void this.openFile(file);
-  };
-}
-
-function helpText() {
-  return html`<table>
-    <tr><th>W / S</th><td>zoom in / out (hold)</td></tr>
-    <tr><th>A / D, ← / →</th><td>pan</td></tr>
-    <tr><th>wheel</th><td>zoom at the pointer; Shift+wheel pans; wheel over SM labels scrolls</td></tr>
-    <tr><th>drag</th><td>pan; Shift+drag selects a time range</td></tr>
-    <tr><th>click</th><td>a warp: details; an SM label: expand to warp slots; the time axis: time cursor</td></tr>
-    <tr><th>↑ / ↓, Enter</th><td>move between SM lanes, expand one</td></tr>
-    <tr><th>, / .</th><td>previous / next warp on the focused lane</td></tr>
-    <tr><th>[ / ]</th><td>previous / next draw, or search match (zooms to it, dims the others)</td></tr>
-    <tr><th>Find box</th><td>label or glob (* ?), #12, pass:name, stage:FS; Enter zooms to the match, Esc clears the filter</td></tr>
-    <tr><th>F, 0</th><td>fit the selection, show everything</td></tr>
-    <tr><th>C, Esc</th><td>time cursor at the centre, clear selections (warp, range, cursor, draw)</td></tr>
-  </table>`;
 }
 
 customElements.define('warptrace-app', WarptraceApp);

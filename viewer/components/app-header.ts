@@ -1,0 +1,112 @@
+// The parts of <warptrace-app>'s chrome that only show state: the samples menu, the
+// trace title, stage chips, the SM line, the keys help and the empty page. Each takes
+// what it shows and callbacks for what the user does.
+import { html, nothing } from 'lit';
+import { STAGES, Stage, formatNs, stageCssColor } from '../../shared-schema/index.js';
+import type { SampleIndex } from '../loading/samples.js';
+import type { RecentTrace } from '../loading/recents-store.js';
+import { smSummaryText } from '../model/sm-summary.js';
+import { calibrationBadges } from './calibration-badges.js';
+import { formatBytes } from './wt-recents.js';
+import type { OpenedTrace } from './app-types.js';
+
+export function samplesMenu(s: SampleIndex | null, onPick: (file: string) => void) {
+  if (s === null || s.samples.length === 0) return nothing;
+  return html`<select
+    aria-label="Open a sample capture"
+    @change=${(e: Event) => {
+      const sel = e.target as HTMLSelectElement;
+      if (sel.value !== '') onPick(sel.value);
+      sel.value = '';
+    }}
+  >
+    <option value="">Samples…</option>
+    ${s.samples.map((e) => html`<option value=${e.file} title=${e.description}>${e.title}${e.device ? ` (${e.device})` : ''}</option>`)}
+  </select>`;
+}
+
+export function traceTitle(o: OpenedTrace) {
+  const c = o.trace.capture;
+  const dropped = c.recordsWritten - c.recordsKept;
+  return html`<span class="title" title=${c.calibration.note}>
+    <strong>${o.name}</strong>
+    <span class="muted">${o.trace.device.name} · ${o.trace.warps.count.toLocaleString('en-US')} warps · ${o.trace.draws.length} draws${o.bytes > 0 ? ` · ${formatBytes(o.bytes)}` : ''}</span>
+    <span class=${dropped > 0 ? 'dropped warn' : 'dropped'}>${dropped > 0 ? `${dropped.toLocaleString('en-US')} records dropped` : 'nothing dropped'}</span>
+    ${calibrationBadges(o.calibration, o.trace.warps.count)}
+  </span>`;
+}
+
+export function stageChips(o: OpenedTrace, hiddenStages: number, onToggle: (code: number) => void) {
+  let present = 0;
+  for (const lane of o.index.lanes) present |= lane.stageMask;
+  return html`<span class="chips" role="group" aria-label="Stages shown">
+    ${STAGES.filter((s) => present & (1 << s.code)).map((s) => {
+      const hidden = (hiddenStages & (1 << s.code)) !== 0;
+      return html`<button
+        class="chip ${hidden ? 'off' : ''}"
+        aria-pressed=${hidden ? 'false' : 'true'}
+        title="${hidden ? 'Show' : 'Hide'} ${s.title} warps"
+        @click=${() => onToggle(s.code)}
+      >
+        <span class="swatch" style="background:${stageCssColor(s.code)}"></span>${s.label}
+      </button>`;
+    })}
+  </span>`;
+}
+
+/** One line that makes the SM placement obvious, e.g. graphics on 4 of 132 SMs. */
+export function smSummary(o: OpenedTrace, hiddenStages: number, onToggle: (code: number) => void) {
+  const t = smSummaryText(o.index.lanes, o.trace.device.smCount);
+  const csHidden = (hiddenStages & (1 << Stage.CS)) !== 0;
+  const span = o.index.endNs - o.index.startNs;
+  return html`<div class="sm-summary">
+    ${t.graphics !== null ? html`<span><strong>${t.graphics}</strong> (${t.graphicsSms})</span>` : nothing}
+    ${t.compute !== null ? html`<span>${t.compute}</span>` : nothing}
+    <span class="muted">${t.ran} · capture spans ${formatNs(span)}</span>
+    ${t.hasGraphics && t.hasCompute
+      ? html`<button @click=${() => onToggle(Stage.CS)}>${csHidden ? 'Show compute' : 'Only graphics SMs'}</button>`
+      : nothing}
+  </div>`;
+}
+
+export interface EmptyPageProps {
+  readonly loading: boolean;
+  readonly sampleProblem: string | null;
+  readonly recents: readonly RecentTrace[];
+  readonly onPickFile: () => void;
+  readonly onSynthetic: () => void;
+}
+
+export function emptyPage(p: EmptyPageProps) {
+  return html`<section class="empty">
+    <h2>Open a warp trace</h2>
+    ${p.loading
+      ? nothing
+      : html`<p class="muted">
+          ${p.sampleProblem !== null ? html`No sample capture is available (${p.sampleProblem}). ` : nothing}Open a
+          <code>.wtrace</code>, <code>.wtraw</code> or warptrace JSON file, drop one here, or pass <code>?trace=URL</code>.
+        </p>`}
+    <p>
+      <button @click=${p.onPickFile}>Open a trace file…</button>
+      <button @click=${p.onSynthetic} title="Generated, H100-shaped; not a real capture">Generate a synthetic trace (1 M warps)</button>
+    </p>
+    <h3>Recent traces</h3>
+    <wt-recents .recents=${p.recents}></wt-recents>
+  </section>`;
+}
+
+export function helpText() {
+  return html`<table>
+    <tr><th>W / S</th><td>zoom in / out (hold)</td></tr>
+    <tr><th>A / D, ← / →</th><td>pan</td></tr>
+    <tr><th>wheel</th><td>zoom at the pointer; Shift+wheel pans; wheel over SM labels scrolls</td></tr>
+    <tr><th>drag</th><td>pan; Shift+drag selects a time range</td></tr>
+    <tr><th>click</th><td>a warp: details; an SM label: expand to warp slots; the time axis: time cursor</td></tr>
+    <tr><th>↑ / ↓, Enter</th><td>move between SM lanes, expand one</td></tr>
+    <tr><th>, / .</th><td>previous / next warp on the focused lane</td></tr>
+    <tr><th>[ / ]</th><td>previous / next draw, or search match (zooms to it, dims the others)</td></tr>
+    <tr><th>Find box</th><td>label or glob (* ?), #12, pass:name, stage:FS; Enter zooms to the match, Esc clears the filter</td></tr>
+    <tr><th>F, 0</th><td>fit the selection, show everything</td></tr>
+    <tr><th>C, Esc</th><td>time cursor at the centre, clear selections (warp, range, cursor, draw)</td></tr>
+  </table>`;
+}

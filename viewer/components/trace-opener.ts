@@ -1,0 +1,154 @@
+// Opening traces for <warptrace-app>: decode in a worker with progress, cancel an older
+// open, show the first frame, time it, and keep the trace in Recent.
+import type { Trace } from '../../shared-schema/index.js';
+import { buildDrawLayout } from '../model/draw-layout.js';
+import type { DecodeRequest } from '../loading/protocol.js';
+import { loadTrace } from '../loading/trace-loader.js';
+import { RecentsError, type RecentsStore, type RecentTrace } from '../loading/recents-store.js';
+import type { Loading } from './progress-bar.js';
+import type { OpenMeta, OpenTimings, OpenedTrace } from './app-types.js';
+import type { WtTimeline } from './wt-timeline.js';
+
+/** The app state an open reads and writes. */
+export interface TraceOpenerHost extends EventTarget {
+  opened: OpenedTrace | null;
+  loading: Loading | null;
+  error: string | null;
+  notice: string | null;
+  recents: RecentTrace[];
+  recentsOpen: boolean;
+  lastOpenTimings: OpenTimings | null;
+  readonly store: RecentsStore;
+  readonly timeline: WtTimeline | null;
+  readonly updateComplete: Promise<boolean>;
+  /** Called once the new trace is set, before its first frame: selections etc. start empty. */
+  clearViewState(): void;
+}
+
+export class TraceOpener {
+  private abort: AbortController | null = null;
+
+  constructor(private readonly host: TraceOpenerHost) {}
+
+  openUrl(url: string, options: { remember?: boolean } = {}): Promise<boolean> {
+    const name = decodeURIComponent(url.split(/[?#]/)[0]!.split('/').pop() || url);
+    return this.open({ kind: 'url', url }, { name, source: 'url', url, file: null, remember: options.remember ?? true });
+  }
+
+  openFile(file: File | Blob, name = file instanceof File ? file.name : 'trace'): Promise<boolean> {
+    return this.open({ kind: 'blob', blob: file }, { name, source: 'file', url: null, file });
+  }
+
+  openSynthetic(warps: number, seed = 1): Promise<boolean> {
+    return this.open({ kind: 'synthetic', warps, seed }, { name: `synthetic ${warps.toLocaleString('en-US')} warps`, source: 'generated', url: null, file: null });
+  }
+
+  async open(request: DecodeRequest, meta: OpenMeta): Promise<boolean> {
+    const host = this.host;
+    this.abort?.abort();
+    const abort = new AbortController();
+    this.abort = abort;
+    host.error = null;
+    const t0 = performance.now();
+    performance.mark('warptrace:open');
+    host.loading = { name: meta.name, progress: { phase: 'read', loaded: 0, total: null } };
+    let loaded;
+    try {
+      loaded = await loadTrace(request, (progress) => (host.loading = { name: meta.name, progress }), abort.signal);
+    } catch (e) {
+      if (abort.signal.aborted) return false;
+      host.loading = null;
+      const field = e instanceof Error && 'field' in e ? (e as { field: string | null }).field : null;
+      const message = e instanceof Error ? e.message : String(e);
+      host.error = `Could not open ${meta.name}: ${message}${field !== null && !message.includes(field) ? ` (field ${field})` : ''}`;
+      return false;
+    }
+    const tDecoded = performance.now();
+    const { trace, index } = loaded;
+    let maxDurationNs = 0;
+    for (const lane of index.lanes) maxDurationNs = Math.max(maxDurationNs, lane.maxDurationNs);
+    host.opened = { trace, index, drawLayout: buildDrawLayout(trace, index), name: meta.name, bytes: loaded.bytes, maxDurationNs, calibration: loaded.calibration };
+    host.loading = null;
+    this.abort = null;
+    host.clearViewState();
+    await host.updateComplete;
+    const timeline = host.timeline;
+    if (timeline !== null) {
+      await timeline.ready();
+      await timeline.updateComplete;
+      timeline.renderNow();
+    }
+    const t1 = performance.now();
+    performance.mark('warptrace:first-frame');
+    host.lastOpenTimings = {
+      totalMs: t1 - t0,
+      readMs: loaded.timings.readMs,
+      decodeMs: loaded.timings.decodeMs,
+      indexMs: loaded.timings.indexMs,
+      firstFrameMs: t1 - tDecoded,
+    };
+    host.dispatchEvent(new CustomEvent('wt-trace-opened', { detail: { name: meta.name, timings: host.lastOpenTimings }, bubbles: true, composed: true }));
+    if (meta.source !== 'generated' && meta.remember !== false) void this.remember(trace, loaded.bytes, loaded.contentHash, meta);
+    return true;
+  }
+
+  cancel(): void {
+    this.abort?.abort();
+    this.abort = null;
+    this.host.loading = null;
+  }
+
+  private async remember(trace: Trace, bytes: number, hashing: Promise<string | null>, meta: OpenMeta): Promise<void> {
+    const host = this.host;
+    try {
+      const contentHash = await hashing;
+      await host.store.add(
+        { name: meta.name, size: bytes, device: trace.device.name, warps: trace.warps.count, source: meta.source === 'file' ? 'file' : 'url', url: meta.url, contentHash },
+        meta.file,
+        meta.reopened ?? null,
+      );
+      host.notice = null;
+    } catch (e) {
+      host.notice = e instanceof RecentsError ? e.message : `Could not keep ${meta.name} in recent traces: ${String(e)}`;
+    }
+    await this.refreshRecents();
+  }
+
+  async refreshRecents(): Promise<void> {
+    try {
+      this.host.recents = await this.host.store.list();
+    } catch (e) {
+      this.host.notice = e instanceof Error ? e.message : String(e);
+    }
+  }
+
+  async openRecent(id: string): Promise<void> {
+    const host = this.host;
+    host.recentsOpen = false;
+    const entry = host.recents.find((r) => r.id === id);
+    if (entry === undefined) return;
+    if (entry.source === 'url' && entry.url !== null) {
+      await this.openUrl(entry.url);
+      return;
+    }
+    try {
+      const blob = await host.store.file(id);
+      if (blob === null) {
+        host.error = `The stored copy of ${entry.name} is gone; open the file again.`;
+        return;
+      }
+      await this.open({ kind: 'blob', blob }, { name: entry.name, source: 'file', url: null, file: blob, reopened: id });
+    } catch (e) {
+      host.error = e instanceof Error ? e.message : String(e);
+    }
+  }
+
+  async deleteRecent(id: string): Promise<void> {
+    try {
+      await this.host.store.remove(id);
+    } catch (e) {
+      this.host.notice = e instanceof Error ? e.message : String(e);
+    }
+    await this.refreshRecents();
+  }
+}
