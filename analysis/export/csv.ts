@@ -2,7 +2,8 @@
  * CSV tables of a summary: per stage, per draw, per draw × stage, findings.
  * One table per file (spreadsheets take one); times in ns, shares as fractions.
  */
-import type { AnalysisSummary, DrawStageSummary, DurationStats } from '../summary.js';
+import type { AnalysisSummary, DrawStageSummary, DurationStats, Finding } from '../summary.js';
+import { groupFindings, groupMembers } from '../finding-groups.js';
 import { csvField } from './escape.js';
 
 export type CsvTable = 'stages' | 'draws' | 'draw-stages' | 'findings';
@@ -73,13 +74,34 @@ function* drawStageRows(summary: AnalysisSummary, draw?: number): Generator<Cell
   }
 }
 
-const FINDING_COLUMNS = ['id', 'kind', 'title', 'start_ns', 'end_ns', 'cost_ns', 'share_of_frame', 'sm', 'draw', 'stage', 'reliable', 'detail'];
+const FINDING_COLUMNS = [
+  'id', 'kind', 'title', 'start_ns', 'end_ns', 'cost_ns', 'share_of_frame', 'sm', 'draw', 'stage', 'reliable', 'detail',
+  'group', 'group_title', 'group_count', 'group_total_ns', 'group_median_ns', 'group_share_of_frame', 'group_hidden',
+];
 
+const findingCells = (f: Finding): Cell[] => [f.id, f.kind, f.title, f.startNs, f.endNs, f.costNs, f.shareOfFrame, f.sm, f.draw, f.stage, f.reliable, f.detail];
+
+/**
+ * Every finding, a row each, group by group (costliest group first, the hidden ones
+ * last; members costliest first): each row names its group and the group's totals, so a
+ * spreadsheet can filter or pivot by group and still read every member. With `draw`,
+ * only that draw's findings, grouped among themselves (as the Markdown draw report does).
+ */
 function* findingRows(summary: AnalysisSummary, draw?: number): Generator<Cell[]> {
-  for (const f of summary.findings) {
-    if (draw !== undefined && f.draw !== draw) continue;
-    yield [f.id, f.kind, f.title, f.startNs, f.endNs, f.costNs, f.shareOfFrame, f.sm, f.draw, f.stage, f.reliable, f.detail];
+  const findings = draw === undefined ? summary.findings : summary.findings.filter((f) => f.draw === draw);
+  const groups =
+    draw === undefined
+      ? summary.findingGroups
+      : groupFindings(findings, { minShare: summary.thresholds.findingGroupMinShare, idleWindows: summary.idle.windows });
+  const listed = new Set<string>();
+  for (const g of groups) {
+    for (const f of groupMembers(g, findings)) {
+      listed.add(f.id);
+      yield [...findingCells(f), g.id, g.title, g.count, g.totalNs, g.medianNs, g.shareOfFrame, g.hidden];
+    }
   }
+  // A finding no group names (a hand-edited summary): still listed, without a group.
+  for (const f of findings) if (!listed.has(f.id)) yield [...findingCells(f), null, null, null, null, null, null, null];
 }
 
 export function stagesCsv(summary: AnalysisSummary): string {
