@@ -1,0 +1,84 @@
+/**
+ * The positioned warps of a set of draws in execution order (by start time):
+ * the order the screen view paints them in, so a pixel ends up showing the
+ * warp that started last there, and a time cutoff is a prefix of the order.
+ */
+import { NO_POSITION } from '../shared-schema/position.js';
+import { argsortNonNegative } from './radix.js';
+import type { ScreenColumns } from './screen-columns.js';
+
+export interface ScreenOrder {
+  /** Rows with a position in the selected draws, by start time (ties by row). */
+  readonly rows: Uint32Array;
+  /** startNs of rows[k], ascending. */
+  readonly startNs: Float64Array;
+  /** End (start + duration) of rows[k], ns. */
+  readonly endNs: Float64Array;
+}
+
+/** Which warps an image shows: those in flight in `window` (when given) that started by `untilNs`. */
+export interface ScreenFilter {
+  /** Time cutoff: only warps started at or before it (the frame as it stood then). Infinity: all. */
+  readonly untilNs?: number;
+  /** A time range (the timeline's selection): only warps that overlap it. null or absent: all. */
+  readonly window?: { readonly startNs: number; readonly endNs: number } | null;
+}
+
+/** The order of the positioned warps of the draws in `draws` (a mask over draw indices; null: every draw). */
+export function screenOrder(cols: ScreenColumns, draws: Uint8Array | null): ScreenOrder {
+  const { position, draw, startNs, durationNs } = cols;
+  let n = 0;
+  for (let i = 0; i < cols.count; i++) if (position[i] !== NO_POSITION && (draws === null || draws[draw[i]!] === 1)) n++;
+  const rows = new Uint32Array(n);
+  const starts = new Float64Array(n);
+  let minStart = Infinity;
+  for (let i = 0, k = 0; i < cols.count; i++) {
+    if (position[i] === NO_POSITION || (draws !== null && draws[draw[i]!] !== 1)) continue;
+    rows[k] = i;
+    const s = startNs[i]!;
+    starts[k++] = s;
+    if (s < minStart) minStart = s;
+  }
+  // The radix argsort wants non-negative keys; shifting by the minimum keeps the order.
+  if (minStart < 0) for (let k = 0; k < n; k++) starts[k] = starts[k]! - minStart;
+  const perm = argsortNonNegative(starts);
+  const sortedRows = new Uint32Array(n);
+  const sortedStarts = new Float64Array(n);
+  const ends = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    const row = rows[perm[k]!]!;
+    sortedRows[k] = row;
+    sortedStarts[k] = startNs[row]!;
+    ends[k] = startNs[row]! + durationNs[row]!;
+  }
+  return { rows: sortedRows, startNs: sortedStarts, endNs: ends };
+}
+
+/** Entries of `order` started at or before `untilNs`: the prefix [0, result). */
+export function startedBy(order: ScreenOrder, untilNs: number): number {
+  const s = order.startNs;
+  let lo = 0;
+  let hi = s.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (s[mid]! <= untilNs) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The prefix of `order` a filter can show, and the window's start (-Infinity: none). */
+export function filterBounds(order: ScreenOrder, filter: ScreenFilter): { end: number; windowStartNs: number } {
+  const window = filter.window ?? null;
+  const until = Math.min(filter.untilNs ?? Infinity, window === null ? Infinity : window.endNs);
+  return { end: until === Infinity ? order.rows.length : startedBy(order, until), windowStartNs: window === null ? -Infinity : window.startNs };
+}
+
+/** Time span of the order (first start, last end), for the time slider; null when empty. */
+export function orderSpan(order: ScreenOrder): { startNs: number; endNs: number } | null {
+  const n = order.rows.length;
+  if (n === 0) return null;
+  let end = -Infinity;
+  for (let k = 0; k < n; k++) if (order.endNs[k]! > end) end = order.endNs[k]!;
+  return { startNs: order.startNs[0]!, endNs: end };
+}
