@@ -41,3 +41,11 @@ export function addPyramidColumns(
     if (sum !== 0) out[c]! += sum * scale;
   }
 }
+
+/** Occupancy scale: a round number of warps at or above the busiest lane's peak (what fills a collapsed lane). */
+export function occupancyScaleFor(peak: number, warpsPerSm: number | null): number {
+  const nice = [1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024];
+  let scale = nice.find((n) => n >= peak * 1.15) ?? Math.ceil(peak);
+  if (warpsPerSm !== null && warpsPerSm > 0) scale = Math.min(scale, warpsPerSm);
+  return Math.max(1, scale);
+}

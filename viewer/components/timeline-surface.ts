@@ -1,0 +1,123 @@
+/**
+ * The timeline's drawing surface as a lit ReactiveController: creates the
+ * pixi renderer once the element has rendered its canvases, follows the
+ * surface's size, schedules frames (one per animation frame at most) and
+ * destroys the renderer when the element leaves the document.
+ */
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { TimelineFrame } from '../timeline/frame.js';
+import { readCanvasPixels } from '../timeline/read-pixels.js';
+import { TimelineRenderer, type FrameStats } from '../timeline/timeline-renderer.js';
+
+/** What the surface needs of <wt-timeline>. */
+export interface SurfaceHost extends ReactiveControllerHost {
+  readonly renderRoot: HTMLElement | DocumentFragment;
+  readonly isConnected: boolean;
+  readonly hasUpdated: boolean;
+  /** The surface changed size (CSS px). */
+  surfaceResized(width: number, height: number): void;
+  /** The frame to draw now (called once per frame, after pending hover work), or null for none. */
+  frameToDraw(): TimelineFrame | null;
+  /** Called after each drawn frame with its statistics and time. */
+  frameDrawn(stats: FrameStats, ms: number): void;
+}
+
+export class TimelineSurface implements ReactiveController {
+  private renderer: TimelineRenderer | null = null;
+  private pending: Promise<void> | null = null;
+  private resizeObserver: ResizeObserver | null = null;
+  private frameRequested = 0;
+
+  constructor(private readonly host: SurfaceHost) {
+    host.addController(this);
+  }
+
+  get element(): HTMLDivElement {
+    return this.host.renderRoot.querySelector('.surface') as HTMLDivElement;
+  }
+
+  private get glCanvas(): HTMLCanvasElement {
+    return this.host.renderRoot.querySelector('canvas.gl') as HTMLCanvasElement;
+  }
+
+  hostConnected(): void {
+    // Re-attached after a disconnect: the renderer was destroyed, make a new one.
+    if (this.host.hasUpdated && this.renderer === null) void this.start();
+  }
+
+  hostDisconnected(): void {
+    this.resizeObserver?.disconnect();
+    this.resizeObserver = null;
+    cancelAnimationFrame(this.frameRequested);
+    this.frameRequested = 0;
+    this.renderer?.destroy();
+    this.renderer = null;
+  }
+
+  /** Creates the renderer (after the first render: the canvases must exist). */
+  start(): Promise<void> {
+    if (this.pending !== null) return this.pending;
+    this.pending = (async () => {
+      const surface = this.element;
+      const text = this.host.renderRoot.querySelector('canvas.text') as HTMLCanvasElement;
+      const { width, height } = surface.getBoundingClientRect();
+      const renderer = await TimelineRenderer.create(this.glCanvas, text, width, height);
+      if (!this.host.isConnected) {
+        // Disconnected while pixi initialised: do not leak the context.
+        renderer.destroy();
+        return;
+      }
+      this.renderer = renderer;
+      this.resizeObserver = new ResizeObserver(() => this.onResize());
+      this.resizeObserver.observe(surface);
+      this.onResize();
+    })().finally(() => {
+      this.pending = null;
+    });
+    return this.pending;
+  }
+
+  /** Resolves once the renderer exists. */
+  async ready(): Promise<void> {
+    if (this.renderer === null) await (this.pending ?? this.start());
+  }
+
+  /** Drops cached geometry (a new trace). */
+  invalidate(): void {
+    this.renderer?.invalidate();
+  }
+
+  private onResize(): void {
+    const rect = this.element.getBoundingClientRect();
+    this.renderer?.resize(rect.width, rect.height);
+    this.host.surfaceResized(rect.width, rect.height);
+    this.requestFrame();
+  }
+
+  requestFrame(): void {
+    if (this.frameRequested !== 0) return;
+    this.frameRequested = requestAnimationFrame(() => {
+      this.frameRequested = 0;
+      this.renderNow();
+    });
+  }
+
+  renderNow(): FrameStats | null {
+    if (this.renderer === null) return null;
+    const frame = this.host.frameToDraw();
+    if (frame === null) return null;
+    const t0 = performance.now();
+    const stats = this.renderer.render(frame);
+    this.host.frameDrawn(stats, performance.now() - t0);
+    return stats;
+  }
+
+  /**
+   * Renders a frame and reads a CSS-px rectangle of it back, in the same task,
+   * while the WebGL drawing buffer still holds it.
+   */
+  readPixels(cssWidth: number, x: number, y: number, width: number, height: number): Uint8ClampedArray {
+    this.renderNow();
+    return readCanvasPixels(this.glCanvas, cssWidth, x, y, width, height);
+  }
+}
