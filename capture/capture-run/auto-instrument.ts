@@ -12,7 +12,7 @@ import { InstrumentError } from '../spirv/errors.js';
 import { instrumentSpirv } from '../spirv/instrument.js';
 import { DEFAULT_OPTIONS, INSTRUMENTED_STAGES, type InstrumentOptions } from '../spirv/options.js';
 import { buildDir } from './paths.js';
-import type { DeviceProfile } from './shaders.js';
+import { stageOfShaderFile, type DeviceProfile } from './shaders.js';
 
 /** Instrumenter options matching the GLSL library's switches for this device (see traceDefines). */
 export function autoInstrumentOptions(profile: DeviceProfile, base: InstrumentOptions = DEFAULT_OPTIONS): InstrumentOptions {
@@ -30,7 +30,16 @@ export function autoInstrumentOptions(profile: DeviceProfile, base: InstrumentOp
  * (default: under the build directory, keyed by the options) and returns it.
  */
 export function autoInstrumentSet(plainDir: string, options: InstrumentOptions, outDir?: string): string {
-  const files = readdirSync(plainDir).filter((f) => f.endsWith('.spv')).sort();
+  // Workload shaders of stages the instrumenter does not take are left out: only the workloads
+  // that use them (ray tracing, meshlets) then miss their traced SPIR-V.
+  const instrumented = new Set<string>(INSTRUMENTED_STAGES);
+  const files = readdirSync(plainDir)
+    .filter((f) => f.endsWith('.spv'))
+    .filter((f) => {
+      const stage = stageOfShaderFile(f);
+      return stage === undefined || instrumented.has(stage);
+    })
+    .sort();
   if (files.length === 0) throw new InputError(`${plainDir}: no .spv files to instrument`);
   const key = createHash('sha256').update(JSON.stringify({ plainDir, options })).digest('hex').slice(0, 12);
   const dir = outDir ?? join(buildDir(), 'spv', `auto-${key}`);

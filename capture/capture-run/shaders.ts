@@ -27,10 +27,32 @@ export const NVIDIA_PROFILE: DeviceProfile = {
   subgroupClock: true,
   deviceClock: true,
   smBuiltins: true,
-  subgroupStages: ['VS', 'TCS', 'TES', 'GS', 'FS', 'CS'],
+  subgroupStages: ['VS', 'TCS', 'TES', 'GS', 'FS', 'CS', 'TASK', 'MESH', 'RAYGEN', 'ANY_HIT', 'CLOSEST_HIT', 'MISS', 'INTERSECTION', 'CALLABLE'],
 };
 
-const STAGE_OF_EXTENSION: Readonly<Record<string, StageName>> = { vert: 'VS', tesc: 'TCS', tese: 'TES', geom: 'GS', frag: 'FS', comp: 'CS' };
+/** glslangValidator's file extensions, and the stage each compiles to. */
+const STAGE_OF_EXTENSION: Readonly<Record<string, StageName>> = {
+  vert: 'VS',
+  tesc: 'TCS',
+  tese: 'TES',
+  geom: 'GS',
+  frag: 'FS',
+  comp: 'CS',
+  task: 'TASK',
+  mesh: 'MESH',
+  rgen: 'RAYGEN',
+  rahit: 'ANY_HIT',
+  rchit: 'CLOSEST_HIT',
+  rmiss: 'MISS',
+  rint: 'INTERSECTION',
+  rcall: 'CALLABLE',
+};
+
+/** The stage a workload shader file ("rt.rgen", or its SPIR-V "rt.rgen.spv") compiles to; undefined for other files. */
+export function stageOfShaderFile(file: string): StageName | undefined {
+  const name = file.endsWith('.spv') ? file.slice(0, -4) : file;
+  return STAGE_OF_EXTENSION[name.slice(name.lastIndexOf('.') + 1)];
+}
 
 /** Which shaders of a set are traced, and how. */
 export interface ShaderSetOptions {
@@ -44,7 +66,7 @@ export interface ShaderSetOptions {
   readonly extraDefines?: readonly string[];
 }
 
-export const ALL_STAGES: readonly StageName[] = ['VS', 'TCS', 'TES', 'GS', 'FS', 'CS'];
+export const ALL_STAGES: readonly StageName[] = ['VS', 'TCS', 'TES', 'GS', 'FS', 'CS', 'TASK', 'MESH', 'RAYGEN', 'ANY_HIT', 'CLOSEST_HIT', 'MISS', 'INTERSECTION', 'CALLABLE'];
 export const TRACED: ShaderSetOptions = { tracedStages: ALL_STAGES };
 export const PLAIN: ShaderSetOptions = { tracedStages: [] };
 
@@ -64,7 +86,7 @@ export function traceDefines(profile: DeviceProfile, stage: StageName, variant?:
 /** The workload shader sources (file names such as "aqt.vert"). */
 export function demoShaderFiles(): string[] {
   return readdirSync(DEMO_SHADER_DIR)
-    .filter((f) => STAGE_OF_EXTENSION[f.slice(f.lastIndexOf('.') + 1)] !== undefined)
+    .filter((f) => stageOfShaderFile(f) !== undefined)
     .sort();
 }
 
@@ -92,7 +114,7 @@ export async function compileShaderSet(profile: DeviceProfile, options: ShaderSe
   const jobs = demoShaderFiles().map((file) => async () => {
     const out = join(dir, `${file}.spv`);
     if (existsSync(out) && statSync(out).mtimeMs >= newest) return;
-    const stage = STAGE_OF_EXTENSION[file.slice(file.lastIndexOf('.') + 1)]!;
+    const stage = stageOfShaderFile(file)!;
     const traced = options.tracedStages.includes(stage);
     const temp = `${out}.${process.pid}.tmp`;
     const args = [

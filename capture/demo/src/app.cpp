@@ -18,7 +18,7 @@
 int runApp(const AppRun &run) {
   std::unique_ptr<Workload> w = requireWorkload(run.workload);
   for (auto &kv : run.params) w->params.set(kv.first, kv.second);
-  Gpu gpu = createGpu(run.device, false, false);
+  Gpu gpu = createGpu(run.device, false, false, w->needs());
   VkPhysicalDeviceProperties props;
   vkGetPhysicalDeviceProperties(gpu.physical, &props);
   uint32_t submits = 0;

@@ -125,6 +125,7 @@ Context::~Context() {
   VkDevice d = gpu.device;
   vkDeviceWaitIdle(d);
   for (VkPipeline p : pipelines) vkDestroyPipeline(d, p, nullptr);
+  for (auto &cleanup : cleanups) cleanup();
   for (auto &m : modules) vkDestroyShaderModule(d, m.second, nullptr);
   vkDestroyPipelineLayout(d, layout, nullptr);
   vkDestroyDescriptorPool(d, pool, nullptr);
@@ -306,6 +307,14 @@ void Frame::dispatch(const char *label, uint32_t groups) {
   noteDraw();
   if (traced) wtCmdBeginDraw(ctx.tracer, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx.layout, WT_DEFAULT_SET, label, WT_KIND_DISPATCH);
   vkCmdDispatch(cmd, groups, 1, 1);
+  if (traced) wtCmdEndDraw(ctx.tracer, cmd);
+}
+
+void Frame::custom(const char *label, VkPipelineBindPoint bindPoint, VkPipelineLayout layout, wtDrawKind kind,
+                   const std::function<void()> &call) {
+  noteDraw();
+  if (traced) wtCmdBeginDraw(ctx.tracer, cmd, bindPoint, layout, WT_DEFAULT_SET, label, kind);
+  call();
   if (traced) wtCmdEndDraw(ctx.tracer, cmd);
 }
 

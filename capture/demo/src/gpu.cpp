@@ -58,7 +58,7 @@ static int graphicsComputeFamily(VkPhysicalDevice pd) {
   return -1;
 }
 
-Gpu createGpu(int index, bool wantExecutableStats, bool tracing) {
+Gpu createGpu(int index, bool wantExecutableStats, bool tracing, uint32_t needs) {
   Gpu gpu;
   gpu.instance = createInstance();
   std::vector<VkPhysicalDevice> devices = physicalDevices(gpu.instance);
@@ -115,6 +115,14 @@ Gpu createGpu(int index, bool wantExecutableStats, bool tracing) {
   }
 
   std::vector<const char *> extensions(setup.extensions, setup.extensions + setup.extensionCount);
+  OptionalFeatures optional;
+  if (needs) {
+    void *chain = features.pNext;
+    requireOptionalFeatures(gpu.physical, needs, optional, &chain);
+    features.pNext = chain;
+    extensions.insert(extensions.end(), optional.extensions.begin(), optional.extensions.end());
+    gpu.needs = needs;
+  }
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   if (wantExecutableStats) {
@@ -181,6 +189,9 @@ Buffer createBuffer(Gpu &gpu, VkDeviceSize size, VkBufferUsageFlags usage, bool 
   vkGetBufferMemoryRequirements(gpu.device, b.buffer, &req);
   VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   ai.allocationSize = req.size;
+  VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+  flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+  if (usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT) ai.pNext = &flags;
   ai.memoryTypeIndex = memoryType(gpu, req.memoryTypeBits,
                                   hostVisible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
                                               : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
@@ -213,6 +224,9 @@ Image createImage(Gpu &gpu, uint32_t width, uint32_t height, VkFormat format, Vk
   vkGetImageMemoryRequirements(gpu.device, img.image, &req);
   VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   ai.allocationSize = req.size;
+  VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+  flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+  if (usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT) ai.pNext = &flags;
   ai.memoryTypeIndex = memoryType(gpu, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
   check(vkAllocateMemory(gpu.device, &ai, nullptr, &img.memory), "vkAllocateMemory");
   check(vkBindImageMemory(gpu.device, img.image, img.memory, 0), "vkBindImageMemory");

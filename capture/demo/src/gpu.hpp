@@ -11,6 +11,9 @@
 [[noreturn]] void fatal(const char *format, ...);
 void check(VkResult result, const char *what);
 
+/* Device features beyond the base set that a workload needs (Workload::needs); createGpu fails with "unsupported: ..." without them. */
+enum WorkloadNeeds : uint32_t { kNeedsRayTracing = 1u, kNeedsMeshShader = 2u };
+
 struct Gpu {
   VkInstance instance = VK_NULL_HANDLE;
   VkPhysicalDevice physical = VK_NULL_HANDLE;
@@ -22,6 +25,8 @@ struct Gpu {
   VkFence fence = VK_NULL_HANDLE;
   /* VK_KHR_pipeline_executable_properties enabled (register counts etc., --stats). */
   bool executableStats = false;
+  /* WorkloadNeeds bits enabled on the device. */
+  uint32_t needs = 0;
 };
 
 /* Lists devices as JSON lines (for --probe); returns the instance-level failure reason or "". */
@@ -31,7 +36,20 @@ std::vector<VkPhysicalDevice> physicalDevices(VkInstance instance);
  * Picks device `index` (-1: the first one with graphics + compute, preferring discrete GPUs).
  * `tracing` false: an ordinary device (no warptrace caps, extensions or features; `caps` stays empty).
  */
-Gpu createGpu(int index, bool wantExecutableStats = false, bool tracing = true);
+Gpu createGpu(int index, bool wantExecutableStats = false, bool tracing = true, uint32_t needs = 0);
+
+/* The extensions and feature structs of WorkloadNeeds (features.cpp); keep alive until vkCreateDevice returns. */
+struct OptionalFeatures {
+  VkPhysicalDeviceBufferDeviceAddressFeatures address{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
+  VkPhysicalDeviceAccelerationStructureFeaturesKHR accel{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR};
+  VkPhysicalDeviceRayTracingPipelineFeaturesKHR rayTracing{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR};
+  VkPhysicalDeviceMeshShaderFeaturesEXT mesh{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT};
+  std::vector<const char *> extensions;
+};
+/* Fails with "unsupported: <feature> (...)" unless the device offers all of `needs`; links the structs in front of *chain. */
+void requireOptionalFeatures(VkPhysicalDevice physical, uint32_t needs, OptionalFeatures &features, void **chain);
+/* The shader stages of WorkloadNeeds (ray-tracing, task and mesh), for the trace set's layout. */
+VkShaderStageFlags optionalStages(uint32_t needs);
 void destroyGpu(Gpu &gpu);
 
 struct Buffer {
@@ -40,6 +58,7 @@ struct Buffer {
   VkDeviceSize size = 0;
   void *map = nullptr;
 };
+/* With VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT in usage the memory is allocated for device addresses. */
 Buffer createBuffer(Gpu &gpu, VkDeviceSize size, VkBufferUsageFlags usage, bool hostVisible);
 void destroyBuffer(Gpu &gpu, Buffer &buffer);
 

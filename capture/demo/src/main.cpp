@@ -216,8 +216,11 @@ void setUp(Run &run, const Options &o, uint32_t capacity, uint32_t maxDraws) {
   if (o.workload.empty()) usage("missing --workload NAME (see --list)");
   run.workload = requireWorkload(o.workload);
   applyParams(*run.workload, o);
-  run.gpu = createGpu(o.device, !o.stats.empty());
+  uint32_t needs = run.workload->needs();
+  run.gpu = createGpu(o.device, !o.stats.empty(), true, needs);
   wtTracerInfo ti{};
+  // The trace set reaches the ray-tracing, task and mesh stages only where the workload has them.
+  if (needs) ti.stages = VK_SHADER_STAGE_ALL_GRAPHICS | VK_SHADER_STAGE_COMPUTE_BIT | optionalStages(needs);
   ti.physicalDevice = run.gpu.physical;
   ti.device = run.gpu.device;
   ti.caps = &run.gpu.caps;

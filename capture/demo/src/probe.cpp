@@ -12,7 +12,11 @@ std::string stageList(VkShaderStageFlags stages) {
   static const std::pair<VkShaderStageFlagBits, const char *> names[] = {
       {VK_SHADER_STAGE_VERTEX_BIT, "VS"},   {VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT, "TCS"},
       {VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT, "TES"}, {VK_SHADER_STAGE_GEOMETRY_BIT, "GS"},
-      {VK_SHADER_STAGE_FRAGMENT_BIT, "FS"}, {VK_SHADER_STAGE_COMPUTE_BIT, "CS"}};
+      {VK_SHADER_STAGE_FRAGMENT_BIT, "FS"}, {VK_SHADER_STAGE_COMPUTE_BIT, "CS"},
+      {VK_SHADER_STAGE_TASK_BIT_EXT, "TASK"}, {VK_SHADER_STAGE_MESH_BIT_EXT, "MESH"},
+      {VK_SHADER_STAGE_RAYGEN_BIT_KHR, "RAYGEN"}, {VK_SHADER_STAGE_ANY_HIT_BIT_KHR, "ANY_HIT"},
+      {VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR, "CLOSEST_HIT"}, {VK_SHADER_STAGE_MISS_BIT_KHR, "MISS"},
+      {VK_SHADER_STAGE_INTERSECTION_BIT_KHR, "INTERSECTION"}, {VK_SHADER_STAGE_CALLABLE_BIT_KHR, "CALLABLE"}};
   std::string out = "[";
   for (auto &n : names)
     if (stages & n.first) out += std::string(out.size() > 1 ? ", " : "") + "\"" + n.second + "\"";
@@ -27,6 +31,16 @@ const char *deviceType(VkPhysicalDeviceType t) {
     case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
     default: return "other";
   }
+}
+
+/* Stages with basic + ballot subgroup operations, the ray-tracing, task and mesh stages included (wtCaps keeps the first six). */
+VkShaderStageFlags subgroupStages(VkPhysicalDevice physical) {
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  props.pNext = &subgroup;
+  vkGetPhysicalDeviceProperties2(physical, &props);
+  VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT;
+  return (subgroup.supportedOperations & needed) == needed ? subgroup.supportedStages : 0;
 }
 
 }  // namespace
@@ -48,7 +62,7 @@ int probe(int device) {
               VK_API_VERSION_MAJOR(c.apiVersion), VK_API_VERSION_MINOR(c.apiVersion), VK_API_VERSION_PATCH(c.apiVersion),
               c.subgroupClock ? "true" : "false", c.deviceClock ? "true" : "false", c.smBuiltins ? "true" : "false");
   std::printf("  \"smCount\": %u, \"warpsPerSm\": %u, \"subgroupSize\": %u, \"subgroupStages\": %s,\n", c.smCount, c.warpsPerSm,
-              c.subgroupSize, stageList(c.subgroupStages).c_str());
+              c.subgroupSize, stageList(subgroupStages(gpu.physical)).c_str());
   std::printf("  \"timestampPeriod\": %.9g, \"timestampValidBits\": %u, \"maxBoundDescriptorSets\": %u,\n", c.timestampPeriod,
               c.timestampValidBits, c.maxBoundDescriptorSets);
   static const std::pair<VkShaderStageFlagBits, const char *> stages[] = {

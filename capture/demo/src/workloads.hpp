@@ -70,6 +70,8 @@ class Context {
   VkDescriptorSet dataSet = VK_NULL_HANDLE;
   std::vector<VkPipeline> pipelines;
   std::map<std::string, VkShaderModule> modules;
+  /* Run by the destructor after the device is idle and the pipelines are gone: a workload's own resources. */
+  std::vector<std::function<void()>> cleanups;
 };
 
 /* One frame being recorded: traced (hooks on) or plain. */
@@ -90,6 +92,8 @@ class Frame {
   void push(const Knobs &knobs);
   void draw(const char *label, uint32_t vertexCount);
   void dispatch(const char *label, uint32_t groups);
+  /* A call the workload records itself (`call`: a trace-rays or mesh-task draw), between the hooks, with the trace set bound on `layout`. */
+  void custom(const char *label, VkPipelineBindPoint bindPoint, VkPipelineLayout layout, wtDrawKind kind, const std::function<void()> &call);
   /* The forced GPU sync between draws (ends and restarts rendering when inside). */
   void sync();
 
@@ -105,6 +109,8 @@ class Workload {
   virtual const char *name() const = 0;
   virtual const char *summary() const = 0;
   Params params;
+  /* WorkloadNeeds bits: device features beyond the base set. */
+  virtual uint32_t needs() const { return 0; }
   /* Storage-buffer bytes the workload needs at set 0, binding 0. */
   virtual VkDeviceSize dataBytes() const { return 16; }
   /* Fills the storage buffer (host-visible, mapped). */
@@ -118,6 +124,10 @@ class Workload {
   /* Shader files the workload loads (for --list). */
   virtual std::vector<std::string> shaderFiles() const = 0;
 };
+
+/* The ray-traced scene (raytrace.cpp) and the meshlet draw (meshlets.cpp). */
+std::unique_ptr<Workload> makeRayTracingWorkload();
+std::unique_ptr<Workload> makeMeshletWorkload();
 
 std::vector<std::unique_ptr<Workload>> allWorkloads();
 std::unique_ptr<Workload> findWorkload(const std::string &name);
