@@ -4,7 +4,8 @@
  * warp that started last there, and a time cutoff is a prefix of the order.
  */
 import { NO_POSITION } from '../shared-schema/position.js';
-import { argsortNonNegative } from './radix.js';
+import { TICKS_PER_NS } from '../shared-schema/model.js';
+import { argsortNonNegative, radixSortPairs } from './radix.js';
 import type { ScreenColumns } from './screen-columns.js';
 
 export interface ScreenOrder {
@@ -39,9 +40,7 @@ export function screenOrder(cols: ScreenColumns, draws: Uint8Array | null): Scre
     starts[k++] = s;
     if (s < minStart) minStart = s;
   }
-  // The radix argsort wants non-negative keys; shifting by the minimum keeps the order.
-  if (minStart < 0) for (let k = 0; k < n; k++) starts[k] = starts[k]! - minStart;
-  const perm = argsortNonNegative(starts);
+  const perm = startOrder(starts, minStart);
   const sortedRows = new Uint32Array(n);
   const sortedStarts = new Float64Array(n);
   const ends = new Float64Array(n);
@@ -52,6 +51,30 @@ export function screenOrder(cols: ScreenColumns, draws: Uint8Array | null): Scre
     ends[k] = startNs[row]! + durationNs[row]!;
   }
   return { rows: sortedRows, startNs: sortedStarts, endNs: ends };
+}
+
+/**
+ * Indices sorting `starts` (stable). Starts are multiples of 1/TICKS_PER_NS:
+ * when the frame spans fewer than 2^32 ticks (268 ms) one 32-bit radix sort
+ * of the ticks does it, otherwise the 64-bit float argsort.
+ */
+function startOrder(starts: Float64Array, minStart: number): Uint32Array {
+  const n = starts.length;
+  const ticks = new Uint32Array(n);
+  let exact = true;
+  for (let k = 0; k < n && exact; k++) {
+    const t = (starts[k]! - minStart) * TICKS_PER_NS;
+    exact = t <= 0xffffffff && Number.isInteger(t);
+    ticks[k] = t;
+  }
+  if (exact) {
+    const index = new Uint32Array(n);
+    for (let k = 0; k < n; k++) index[k] = k;
+    return radixSortPairs(ticks, index, new Uint32Array(n), new Uint32Array(n)).payload;
+  }
+  // The float argsort wants non-negative keys; shifting by the minimum keeps the order.
+  if (minStart < 0) for (let k = 0; k < n; k++) starts[k] = starts[k]! - minStart;
+  return argsortNonNegative(starts);
 }
 
 /** Entries of `order` started at or before `untilNs`: the prefix [0, result). */
