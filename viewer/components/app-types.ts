@@ -36,3 +36,14 @@ export interface OpenMeta {
   /** The recent entry whose stored file this is, when reopened from Recent. */
   readonly reopened?: string;
 }
+
+/** `wt-trace-opened`'s detail: after the first frame of a newly opened trace. */
+export interface TraceOpenedDetail {
+  readonly name: string;
+  readonly timings: OpenTimings;
+  readonly source: OpenMeta['source'];
+  /** The URL it came from (source 'url'), else null. */
+  readonly url: string | null;
+  /** False: opened on start (the default sample), not by the user. */
+  readonly remember: boolean;
+}

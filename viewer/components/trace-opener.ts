@@ -6,7 +6,7 @@ import type { DecodeRequest } from '../loading/protocol.js';
 import { loadTrace } from '../loading/trace-loader.js';
 import { RecentsError, type RecentsStore, type RecentTrace } from '../loading/recents-store.js';
 import type { Loading } from './progress-bar.js';
-import type { OpenMeta, OpenTimings, OpenedTrace } from './app-types.js';
+import type { OpenMeta, OpenTimings, OpenedTrace, TraceOpenedDetail } from './app-types.js';
 import type { WtTimeline } from './wt-timeline.js';
 
 /** The app state an open reads and writes. */
@@ -87,7 +87,8 @@ export class TraceOpener {
       indexMs: loaded.timings.indexMs,
       firstFrameMs: t1 - tDecoded,
     };
-    host.dispatchEvent(new CustomEvent('wt-trace-opened', { detail: { name: meta.name, timings: host.lastOpenTimings }, bubbles: true, composed: true }));
+    const detail: TraceOpenedDetail = { name: meta.name, timings: host.lastOpenTimings, source: meta.source, url: meta.url, remember: meta.remember !== false };
+    host.dispatchEvent(new CustomEvent('wt-trace-opened', { detail, bubbles: true, composed: true }));
     if (meta.source !== 'generated' && meta.remember !== false) void this.remember(trace, loaded.bytes, loaded.contentHash, meta);
     return true;
   }

@@ -11,9 +11,10 @@
  * detail panels); both get the properties of panelProperties().
  *
  * Opening lives in trace-opener.ts, the header's parts in app-header.ts, drag
- * and drop in file-drop.ts.
+ * and drop in file-drop.ts, the slots in panel-slots.ts, view links in
+ * view-link-sync.ts.
  */
-import { LitElement, html, nothing, type PropertyValues } from 'lit';
+import { LitElement, html, nothing } from 'lit';
 import { rangeCounts, type RangeCounts } from '../../analysis/range-counts.js';
 import { warpsInFlight, type InFlight } from '../../analysis/in-flight.js';
 import { stepMatch } from '../model/draw-search.js';
@@ -25,10 +26,13 @@ import { renderProgress, type Loading } from './progress-bar.js';
 import { SideColumns, sideColumnStyles } from './side-columns.js';
 import { DismissController } from './dismiss-controller.js';
 import { FileDrop } from './file-drop.js';
+import { PanelSlots } from './panel-slots.js';
 import { TraceOpener } from './trace-opener.js';
 import { emptyPage, helpText, samplesMenu, smSummary, stageChips, traceTitle } from './app-header.js';
-import type { OpenTimings, OpenedTrace } from './app-types.js';
+import type { OpenTimings, OpenedTrace, TraceOpenedDetail } from './app-types.js';
+import { ViewLinkSync, viewPortOf, type ViewPort } from './view-link-sync.js';
 import type { WtTimeline } from './wt-timeline.js';
+import type { WtDrawList } from './wt-draw-list.js';
 import './wt-timeline.js';
 import './wt-draw-list.js';
 import './wt-warp-details.js';
@@ -36,10 +40,7 @@ import './wt-range-summary.js';
 import './wt-in-flight.js';
 import './wt-recents.js';
 
-export type { OpenTimings, OpenedTrace } from './app-types.js';
-
-/** Names of the slots that take panels from outside (each gets panelProperties()). */
-const PANEL_SLOTS = ['panels', 'beside-timeline'] as const;
+export type { OpenTimings, OpenedTrace, TraceOpenedDetail } from './app-types.js';
 
 export class WarptraceApp extends LitElement {
   static override properties = {
@@ -59,8 +60,7 @@ export class WarptraceApp extends LitElement {
     hiddenStages: { state: true },
     showAllSms: { state: true },
     recentsOpen: { state: true },
-    hasPanels: { state: true },
-    hasBesideTimeline: { state: true },
+    pageLink: { type: Boolean, attribute: 'page-link' },
   };
 
   declare opened: OpenedTrace | null;
@@ -81,10 +81,11 @@ export class WarptraceApp extends LitElement {
   declare hiddenStages: number;
   declare showAllSms: boolean;
   declare recentsOpen: boolean;
-  /** Something is slotted into the right column. */
-  declare hasPanels: boolean;
-  /** Something is slotted beside the timeline. */
-  declare hasBesideTimeline: boolean;
+  /**
+   * The page URL is this app's (index.html sets the page-link attribute): a view link in
+   * it is restored, and it follows the view (view-link-sync.ts). Off for embedded apps and tests.
+   */
+  declare pageLink: boolean;
 
   /** Where recent traces are kept (replace before connecting, e.g. in tests). */
   store: RecentsStore = new RecentsStore();
@@ -106,6 +107,8 @@ export class WarptraceApp extends LitElement {
   private readonly columns = new SideColumns(this);
   private readonly opener = new TraceOpener(this);
   private readonly drop = new FileDrop(this, (file) => void this.openFile(file));
+  private readonly link = new ViewLinkSync(this);
+  private readonly slots = new PanelSlots(this, () => this.panelProperties());
 
   constructor() {
     super();
@@ -119,8 +122,7 @@ export class WarptraceApp extends LitElement {
     this.clearViewState();
     this.showAllSms = false;
     this.recentsOpen = false;
-    this.hasPanels = false;
-    this.hasBesideTimeline = false;
+    this.pageLink = false;
     void this.recentsDismiss;
     // Events from the shadow tree (composed) and from slotted panels arrive here.
     this.addEventListener('wt-draw-select', (e) => this.selectDraw((e as CustomEvent<{ draw: number }>).detail.draw));
@@ -135,6 +137,7 @@ export class WarptraceApp extends LitElement {
       if (sm !== undefined) this.timeline?.scrollToSm(sm);
     });
     this.addEventListener('wt-recent-open', (e) => void this.opener.openRecent((e as CustomEvent<{ id: string }>).detail.id));
+    this.addEventListener('wt-trace-opened', (e) => this.link.traceOpened((e as CustomEvent<TraceOpenedDetail>).detail));
     this.addEventListener('wt-recent-delete', (e) => void this.opener.deleteRecent((e as CustomEvent<{ id: string }>).detail.id));
   }
 
@@ -167,6 +170,25 @@ export class WarptraceApp extends LitElement {
     return this.renderRoot.querySelector('wt-timeline');
   }
 
+  get drawList(): WtDrawList | null {
+    return this.renderRoot.querySelector('wt-draw-list');
+  }
+
+  /** The view a link saves and restores: the timeline's window and lanes, the find text. */
+  get viewPort(): ViewPort | null {
+    return viewPortOf(this.timeline, this.drawList);
+  }
+
+  /** A link to the current view (?trace= when the trace came from a URL, the view in the hash); null with no trace. */
+  viewLink(): string | null {
+    return this.link.link();
+  }
+
+  /** Copies viewLink() to the clipboard. */
+  copyLink(): Promise<void> {
+    return this.link.copy();
+  }
+
   /** A file is being dragged over the app. */
   get dropActive(): boolean {
     return this.drop.active;
@@ -174,6 +196,7 @@ export class WarptraceApp extends LitElement {
 
   private async boot(): Promise<void> {
     void this.refreshRecents();
+    this.link.readPageLink();
     if (!this.autoOpen) return;
     const url = new URL(location.href).searchParams.get('trace');
     const samples = await fetchSampleIndex(this.sampleBase);
@@ -275,22 +298,10 @@ export class WarptraceApp extends LitElement {
     };
   }
 
-  override updated(changed: PropertyValues<this>): void {
-    const props = this.panelProperties();
-    for (const name of PANEL_SLOTS) for (const el of this.slotted(name)) Object.assign(el, props);
-    void changed;
+  /** Something is slotted into the right column. */
+  get hasPanels(): boolean {
+    return this.slots.has('panels');
   }
-
-  private slotted(name: (typeof PANEL_SLOTS)[number]): Element[] {
-    const slot = this.renderRoot.querySelector(`slot[name="${name}"]`) as HTMLSlotElement | null;
-    return slot?.assignedElements() ?? [];
-  }
-
-  private onSlotChange = (): void => {
-    this.hasPanels = this.slotted('panels').length > 0;
-    this.hasBesideTimeline = this.slotted('beside-timeline').length > 0;
-    this.requestUpdate();
-  };
 
   // ---- rendering ---------------------------------------------------------------
 
@@ -312,6 +323,7 @@ export class WarptraceApp extends LitElement {
               <input type="checkbox" .checked=${this.showAllSms} @change=${(e: Event) => (this.showAllSms = (e.target as HTMLInputElement).checked)} />
               all ${o.trace.device.smCount ?? ''} SMs
             </label>`}
+        ${o === null ? nothing : this.link.button()}
         <details class="help">
           <summary aria-label="Keyboard and mouse help">?</summary>
           <div class="help-body">${helpText()}</div>
@@ -325,7 +337,7 @@ export class WarptraceApp extends LitElement {
       <main class="${this.hasPanels ? 'with-panels' : ''} ${this.columns.classes()}" style=${this.columns.style()}>
         ${o === null ? emptyPage({ loading: this.loading !== null, sampleProblem: this.sampleProblem, recents: this.recents, onPickFile: this.pickFile, onSynthetic: () => void this.openSynthetic(1_000_000) }) : this.renderTraceView(o)}
         ${this.hasPanels ? this.columns.edge('right') : nothing}
-        <aside class="panels" aria-label="Analysis panels"><slot name="panels" @slotchange=${this.onSlotChange}></slot></aside>
+        <aside class="panels" aria-label="Analysis panels"><slot name="panels" @slotchange=${this.slots.onSlotChange}></slot></aside>
       </main>
       ${this.dropActive ? html`<div class="drop-overlay">Drop a trace file to open it</div>` : nothing}
     `;
@@ -345,7 +357,7 @@ export class WarptraceApp extends LitElement {
     return html`
       <wt-draw-list class="draws" .trace=${o.trace} .spans=${o.drawLayout.spans} .tree=${o.drawLayout.tree} .selectedDraw=${this.selectedDraw}></wt-draw-list>
       <section class="center">
-        <div class="timeline-row ${this.hasBesideTimeline ? 'with-beside' : ''}">
+        <div class="timeline-row ${this.slots.has('beside-timeline') ? 'with-beside' : ''}">
           <wt-timeline
             .trace=${o.trace}
             .index=${o.index}
@@ -356,7 +368,7 @@ export class WarptraceApp extends LitElement {
             .range=${this.range}
             .cursorNs=${this.cursorNs}
           ></wt-timeline>
-          <div class="beside-timeline"><slot name="beside-timeline" @slotchange=${this.onSlotChange}></slot></div>
+          <div class="beside-timeline"><slot name="beside-timeline" @slotchange=${this.slots.onSlotChange}></slot></div>
         </div>
         <div class="details">
           <wt-warp-details .trace=${o.trace} .row=${this.selectedWarp}></wt-warp-details>
