@@ -20,6 +20,7 @@ import {
 import { readRegions } from './draw-details.js';
 import { MAX_CYCLE_START, MAX_TIME_NS, MAX_TIME_TICKS, storedDurationTicks } from './limits.js';
 import { readCaptureInfo, readDeviceInfo, readDraws } from './metadata.js';
+import { NO_POSITION, positionProblem } from './position.js';
 import { groupedOrder } from './sort.js';
 import { STAGE_COUNT } from './stages.js';
 
@@ -44,6 +45,8 @@ export interface WarpInput {
   /** Raw SM cycles at start, relative to any per-SM base (rebased to the SM's first warp). */
   readonly smCycleStart?: ArrayLike<number> | null;
   readonly smCycleDuration?: ArrayLike<number> | null;
+  /** Screen position words (position.ts), NO_POSITION for warps without one; left out or null: none has one. */
+  readonly position?: ArrayLike<number> | null;
 }
 
 export interface TraceInput {
@@ -111,6 +114,7 @@ export function buildTrace(input: TraceInput): Trace {
   checkLength('activeMaskHi', w.activeMaskHi, count);
   checkLength('smCycleStart', w.smCycleStart, count);
   checkLength('smCycleDuration', w.smCycleDuration, count);
+  checkLength('position', w.position, count);
   if ((w.smCycleStart == null) !== (w.smCycleDuration == null)) {
     fail('bad-value', 'warps.smCycleStart', 'smCycleStart and smCycleDuration come together');
   }
@@ -171,6 +175,8 @@ export function buildTrace(input: TraceInput): Trace {
     checkUints(cyclesDuration, 'smCycleDuration', U32, -1, 'a uint32 cycle count');
   }
 
+  const positionIn = w.position == null ? null : checkPositions(w.position);
+
   const { order, groupKeys, offsets } = groupedOrder(sm, startTicks);
   const row = order === null ? (k: number) => k : (k: number) => order[k] as number;
 
@@ -187,6 +193,7 @@ export function buildTrace(input: TraceInput): Trace {
   const customId = permute(w.customId, order, allocUintColumn(count, maxCustom));
   const activeMask = permute(w.activeMask, order, allocUintColumn(count, laneMaskLo));
   const activeMaskHi = wide ? permute(w.activeMaskHi!, order, new Uint32Array(count)) : null;
+  const position = positionIn === null ? null : permute(positionIn, order, new Uint32Array(count));
   let smCycleStart: Float64Array | null = null;
   let smCycleDuration: Uint32Array | null = null;
   if (cyclesStart !== null && cyclesDuration !== null) {
@@ -225,6 +232,19 @@ export function buildTrace(input: TraceInput): Trace {
       activeMaskHi,
       smCycleStart,
       smCycleDuration,
+      position,
     },
   };
+}
+
+/** Checks every position word; returns the column, or null when no row has a position (the model's form for "none"). */
+function checkPositions(column: ArrayLike<number>): ArrayLike<number> | null {
+  let any = false;
+  for (let i = 0; i < column.length; i++) {
+    const v = column[i] as number;
+    const problem = positionProblem(v);
+    if (problem !== null) bad('position', i, `${problem}, got ${describeValue(v)}`);
+    if (v !== NO_POSITION) any = true;
+  }
+  return any ? column : null;
 }

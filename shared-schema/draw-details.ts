@@ -17,8 +17,10 @@ import {
   type LayerInfo,
   type RegionInfo,
   type RegionSource,
+  type RenderTarget,
   type SkippedWork,
 } from './model.js';
+import { MAX_TARGET_SIZE } from './position.js';
 
 /** Largest region count any reader accepts (as many as draws: a capture opens at most a few per draw). */
 export const MAX_REGIONS = MAX_DRAWS;
@@ -60,14 +62,22 @@ function readNullableString(o: Obj, key: string, field: string): string | null {
   return o[key] === undefined || o[key] === null ? null : readString(o, key, field);
 }
 
-/** A draw's call details (each null when absent); `regionCount` is the trace's, which the draw's region must be below. */
-export function readDrawDetails(o: Obj, field: string, regionCount: number): Pick<DrawInfo, 'call' | 'pipeline' | 'region' | 'params'> {
+/** A draw's call details and target (each null when absent); `regionCount` is the trace's, which the draw's region must be below. */
+export function readDrawDetails(o: Obj, field: string, regionCount: number): Pick<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target'> {
   return {
     call: readNullableString(o, 'call', field),
     pipeline: readNullableString(o, 'pipeline', field),
     region: o['region'] === undefined || o['region'] === null ? null : readIndexBelow(o, 'region', field, regionCount),
     params: readDrawParams(o['params'], `${field}.params`),
+    target: readRenderTarget(o['target'], `${field}.target`),
   };
+}
+
+/** A draw's render target `{ width, height }` (absent or null: unknown); keys besides those two are ignored. */
+export function readRenderTarget(value: unknown, field: string): RenderTarget | null {
+  if (value === undefined || value === null) return null;
+  const o = readObject(value, field);
+  return { width: readInteger(o, 'width', field, 1, MAX_TARGET_SIZE), height: readInteger(o, 'height', field, 1, MAX_TARGET_SIZE) };
 }
 
 /**
@@ -116,6 +126,7 @@ export function storedDraw(d: DrawInfo): object {
     ...(d.pipeline == null ? {} : { pipeline: d.pipeline }),
     ...(d.region == null ? {} : { region: d.region }),
     ...(d.params == null ? {} : { params: storedParams(d.params) }),
+    ...(d.target == null ? {} : { target: { width: d.target.width, height: d.target.height } }),
   };
 }
 

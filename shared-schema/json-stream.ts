@@ -10,6 +10,7 @@ import { laneMasks, smIdPerWarp } from './columns.js';
 import { storedCapture, storedDraw, storedRegion } from './draw-details.js';
 import { JSON_FORMAT, JSON_VERSION } from './json.js';
 import { UNKNOWN_SLOT, UNKNOWN_SM, type Trace } from './model.js';
+import { NO_POSITION } from './position.js';
 import { STAGES } from './stages.js';
 
 /** Bytes per yielded chunk, about (default 1 MiB). */
@@ -117,6 +118,8 @@ export function* traceJsonChunks(trace: Trace, chunkBytes = DEFAULT_JSON_CHUNK_B
   if (cycleStart !== null && cycleDuration !== null) {
     columns.push(['smCycleStart', (i) => out.number(cycleStart[i] as number)], ['smCycleDuration', (i) => out.number(cycleDuration[i] as number)]);
   }
+  const position = w.position;
+  if (position !== null) columns.push(['position', (i) => (position[i] === NO_POSITION ? out.ascii('null') : out.number(position[i] as number))]);
 
   for (const [c, [name, write]] of columns.entries()) {
     out.ascii(`${c === 0 ? '' : ','}"${name}":[`);

@@ -10,6 +10,7 @@ import { readRegions, storedCapture, storedDraw, storedRegion } from './draw-det
 import { readCaptureInfo, readDeviceInfo, readDraws } from './metadata.js';
 import { checkStoredRow } from './limits.js';
 import { TICKS_PER_NS, UNKNOWN_SLOT, UNKNOWN_SM, type Trace } from './model.js';
+import { NO_POSITION, positionProblem } from './position.js';
 import { STAGES, isStageCode, parseStageName } from './stages.js';
 
 export const JSON_FORMAT = 'warptrace-json';
@@ -67,6 +68,7 @@ export function traceFromJson(input: string | unknown): Trace {
       activeMaskHi: column('activeMaskHi', parseMask, true),
       smCycleStart: column('smCycleStart', number, true),
       smCycleDuration: column('smCycleDuration', number, true),
+      position: column('position', parsePosition, true),
     },
   });
 }
@@ -96,6 +98,13 @@ function parseMask(v: unknown, field: string): number {
   if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 0xffffffff) return v;
   if (typeof v === 'string' && /^0x[0-9a-f]{1,8}$/i.test(v)) return parseInt(v.slice(2), 16);
   return fail('bad-value', field, `expected a uint32 or a hex string like "0xffffffff", got ${describeValue(v)}`);
+}
+
+/** A position word (position.ts); null for a warp without one. buildTrace checks the word. */
+function parsePosition(v: unknown, field: string): number {
+  if (v === null) return NO_POSITION;
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 0xffffffff) return v;
+  return fail('bad-value', field, `expected a uint32 position word or null, got ${describeValue(v)}`);
 }
 
 function withDeviceDefaults(o: Obj): Obj {
@@ -131,6 +140,8 @@ export function traceToJson(trace: Trace): object {
   readDraws(trace.draws, readRegions(trace.regions).length);
   for (let i = 0; i < w.count; i++) {
     checkStoredRow((w.startNs[i] as number) * TICKS_PER_NS, (w.durationNs[i] as number) * TICKS_PER_NS, w.smCycleStart?.[i] ?? 0, i);
+    const problem = w.position === null ? null : positionProblem(w.position[i] as number);
+    if (problem !== null) fail('bad-value', `warps.position[${i}]`, problem);
   }
   const sm = smIdPerWarp(w);
   const { hi } = laneMasks(trace.device.subgroupSize);
@@ -156,6 +167,7 @@ export function traceToJson(trace: Trace): object {
       ...(w.smCycleStart !== null && w.smCycleDuration !== null
         ? { smCycleStart: rows((i) => w.smCycleStart![i] as number), smCycleDuration: rows((i) => w.smCycleDuration![i] as number) }
         : {}),
+      ...(w.position !== null ? { position: rows((i) => (w.position![i] === NO_POSITION ? null : (w.position![i] as number))) } : {}),
     },
   };
 }

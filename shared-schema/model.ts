@@ -248,13 +248,27 @@ export interface DrawInfo {
   /** Index into Trace.regions of the innermost region the draw lies in; null when in none or unknown. */
   readonly region: number | null;
   readonly params: DrawParams | null;
+  /**
+   * The pixel grid the draw's warp positions lie on (WarpColumns.position):
+   * a graphics draw's render area, a trace-rays launch size, a dispatch's
+   * grid in invocations; null when unknown.
+   */
+  readonly target: RenderTarget | null;
+}
+
+/** Width and height of a draw's render target (or launch / dispatch grid), in pixels (invocations), each at least 1. */
+export interface RenderTarget {
+  readonly width: number;
+  readonly height: number;
 }
 
 /**
- * A draw as producers give it to buildTrace: the call details may be left
- * out (they read as null), so producers that know none need not name them.
+ * A draw as producers give it to buildTrace: the call details and the
+ * target may be left out (they read as null), so producers that know none
+ * need not name them.
  */
-export type DrawInput = Omit<DrawInfo, 'call' | 'pipeline' | 'region' | 'params'> & Partial<Pick<DrawInfo, 'call' | 'pipeline' | 'region' | 'params'>>;
+export type DrawInput = Omit<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target'> &
+  Partial<Pick<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target'>>;
 
 /** Where a region came from: VK_EXT_debug_utils begin/end labels, or a render pass (or dynamic rendering) scope. */
 export type RegionSource = 'debug-label' | 'render-pass';
@@ -303,6 +317,12 @@ export interface WarpColumns {
   readonly smCycleStart: Float64Array | null;
   /** Raw SM-cycle duration; null when not recorded. */
   readonly smCycleDuration: Uint32Array | null;
+  /**
+   * Screen position word of each row (position.ts: footprint corner and
+   * size on its draw's target), NO_POSITION for rows without one; null
+   * when no warp of the trace has one.
+   */
+  readonly position: Uint32Array | null;
 }
 
 export interface Trace {

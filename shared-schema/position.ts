@@ -81,3 +81,19 @@ export function unpackPosition(word: number): Footprint | null {
   if (!hasPosition(word)) return null;
   return { x: positionX(word), y: positionY(word), width: positionWidth(word), height: positionHeight(word) };
 }
+
+/**
+ * Why a word is not a position a reader accepts (null: it is one, or it is
+ * NO_POSITION). x0 or y0 of 8191 is only allowed in NO_POSITION itself.
+ */
+export function positionProblem(word: number): string | null {
+  if (!(word >>> 0 === word)) return 'expected a uint32 position word';
+  if (word === NO_POSITION) return null;
+  if (positionX(word) > MAX_POSITION_COORD || positionY(word) > MAX_POSITION_COORD) {
+    return `x0 ${positionX(word)}, y0 ${positionY(word)}: coordinates above ${MAX_POSITION_COORD} are reserved for NO_POSITION (${NO_POSITION})`;
+  }
+  return null;
+}
+
+/** Largest render-target (launch, grid) width or height a draw may give: any uint32 above 0. */
+export const MAX_TARGET_SIZE = 0xffffffff;

@@ -65,6 +65,7 @@ export function allocWarpColumns(records: SmMajorRecords, drawCount: number, sub
     activeMaskHi: !records.wide ? null : (allocate.uint(n, 0xffffffff) as Uint32Array),
     smCycleStart: withCycles ? allocate.f64(n) : null,
     smCycleDuration: withCycles ? (allocate.uint(n, 0xffffffff) as Uint32Array) : null,
+    position: null,
   } as WarpColumns;
 }
 

@@ -6,6 +6,7 @@
  */
 import { buildTrace } from './build.js';
 import type { DrawInput, Trace } from './model.js';
+import { NO_POSITION, packPosition } from './position.js';
 import { Stage } from './stages.js';
 
 export interface SyntheticOptions {
@@ -18,6 +19,38 @@ export interface SyntheticOptions {
   readonly graphicsSms?: readonly number[];
   /** Warps per draw, on average. */
   readonly warpsPerDraw?: number;
+  /**
+   * Fragment warps get screen positions and graphics draws a 1280x720
+   * target (see screenTile): off by default, so traces without positions
+   * (benchmarks, most tests) stay as they were.
+   */
+  readonly positions?: boolean;
+}
+
+/** The synthetic render target, in pixels. */
+export const SYNTHETIC_TARGET = { width: 1280, height: 720 } as const;
+/** Tiles (8x8 px, two 8x4 fragment warps each) per row of a draw's rectangle. */
+const RECT_TILES_WIDE = 16;
+
+/**
+ * Where the j-th fragment warp of draw d lies: each draw covers a rectangle
+ * 16 tiles wide at a place of its own, rasterized tile by tile in rows,
+ * each 8x8 tile as two 8x4 warps (eight 2x2 quads); a tile belongs to the
+ * SM that owns its 32x32 screen block (blocks dealt to the SMs in turn, as
+ * GPUs deal screen tiles to their rasterizers). Returns the position word
+ * and the tile's SM (an index into the graphics SMs).
+ */
+export function screenTile(d: number, j: number, smChoices: number): { position: number; smIndex: number } {
+  const tilesWide = SYNTHETIC_TARGET.width / 8;
+  const tilesHigh = SYNTHETIC_TARGET.height / 8;
+  const rectX = (d * 37) % (tilesWide - RECT_TILES_WIDE);
+  const rectY = (d * 11) % tilesHigh;
+  const t = j >> 1;
+  const tx = rectX + (t % RECT_TILES_WIDE);
+  const ty = (rectY + Math.floor(t / RECT_TILES_WIDE)) % tilesHigh;
+  const x = tx * 8;
+  const y = ty * 8 + (j & 1) * 4;
+  return { position: packPosition(x, y, x + 7, y + 3), smIndex: ((tx >> 2) + (ty >> 2) * 3) % smChoices };
 }
 
 /** Small, fast, seedable PRNG (mulberry32). */
@@ -61,6 +94,8 @@ export function synthesizeTrace(options: SyntheticOptions): Trace {
   const draw = new Uint32Array(total);
   const customId = new Uint32Array(total);
   const activeMask = new Uint32Array(total);
+  const positions = options.positions === true;
+  const position = positions ? new Uint32Array(total).fill(NO_POSITION) : null;
   // When each slot of each SM frees up: warps queue for slots like on the GPU.
   const slotFree = new Float64Array(smCount * warpsPerSm);
   const draws: DrawInput[] = [];
@@ -76,10 +111,16 @@ export function synthesizeTrace(options: SyntheticOptions): Trace {
     const sync = d > 0 && d % 7 === 0;
     const drawStart = sync ? Math.max(clock, maxOf(slotFree)) + 2000 : clock;
     let drawEnd = drawStart;
+    let fragments = 0;
     for (let k = 0; k < n; k++, row++) {
       const stageIndex = Math.min(plan.stages.length - 1, Math.floor((k / n) * plan.stages.length + random() * 0.6));
       const st = plan.stages[stageIndex]!;
-      const smId = sms === null ? Math.floor(random() * smCount) : sms[Math.floor(random() * sms.length)]!;
+      let smId = sms === null ? Math.floor(random() * smCount) : sms[Math.floor(random() * sms.length)]!;
+      if (position !== null && st === Stage.FS && sms !== null) {
+        const tile = screenTile(d, fragments++, sms.length);
+        position[row] = tile.position;
+        smId = sms[tile.smIndex]!;
+      }
       const slot = (k * 7 + Math.floor(random() * warpsPerSm)) % warpsPerSm;
       const base = smId * warpsPerSm + slot;
       const mean = plan.meanNs[stageIndex]!;
@@ -99,7 +140,8 @@ export function synthesizeTrace(options: SyntheticOptions): Trace {
       customId[row] = st === Stage.CS ? Math.floor(k / 4) : k;
       activeMask[row] = random() < 0.9 ? 0xffffffff : (0xffffffff >>> Math.floor(random() * 31)) >>> 0;
     }
-    draws.push({ index: d, label: `${plan.kind} ${d}`, kind: plan.kind, gpuBeginNs: drawStart - 200, gpuEndNs: drawEnd + 200 });
+    const target = positions && plan.kind === 'draw' ? { target: { ...SYNTHETIC_TARGET } } : {};
+    draws.push({ index: d, label: `${plan.kind} ${d}`, kind: plan.kind, gpuBeginNs: drawStart - 200, gpuEndNs: drawEnd + 200, ...target });
     clock = drawStart + (drawEnd - drawStart) * 0.6;
   }
   return buildTrace({
@@ -130,7 +172,7 @@ export function synthesizeTrace(options: SyntheticOptions): Trace {
       toolVersion: '1',
       capturedAt: '2026-01-01T00:00:00.000Z',
       workload: `synthetic ${total} warps`,
-      parameters: { seed: options.seed ?? 1 },
+      parameters: { seed: options.seed ?? 1, ...(positions ? { positions } : {}) },
       bufferCapacity: total,
       recordsWritten: total,
       recordsKept: total,
@@ -139,7 +181,7 @@ export function synthesizeTrace(options: SyntheticOptions): Trace {
       overhead: null,
     },
     draws,
-    warps: { startNs, endNs, sm, warpSlot, stage, draw, customId, activeMask },
+    warps: { startNs, endNs, sm, warpSlot, stage, draw, customId, activeMask, position },
   });
 }
 

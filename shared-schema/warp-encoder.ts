@@ -10,6 +10,9 @@
 import { laneMasks } from './columns.js';
 import { MAX_CYCLE_START, MAX_TIME_TICKS, checkStoredRow } from './limits.js';
 import { TICKS_PER_NS, type WarpColumns } from './model.js';
+import { fail } from './errors.js';
+import { NO_POSITION, positionProblem } from './position.js';
+import { PositionEncoder, positionHeadBytes } from './position-column.js';
 
 const TWO_POW_32 = 4294967296;
 /** Rows per window: small enough to stay in cache between filling and encoding. */
@@ -27,6 +30,8 @@ export interface RowWindow {
   readonly stage: Uint8Array;
   readonly maskLo: Uint32Array;
   readonly maskHi: Uint32Array;
+  /** Position words (unused without positions). */
+  readonly position: Uint32Array;
 }
 
 export function allocRowWindow(rows = WINDOW_ROWS): RowWindow {
@@ -41,6 +46,7 @@ export function allocRowWindow(rows = WINDOW_ROWS): RowWindow {
     stage: new Uint8Array(rows),
     maskLo: new Uint32Array(rows),
     maskHi: new Uint32Array(rows),
+    position: new Uint32Array(rows),
   };
 }
 
@@ -52,18 +58,22 @@ export interface ChunkShape {
   readonly subgroupSize: number;
   /** The SM clock rate cycle columns are predicted with (cyclesPerNsOf). */
   readonly cyclesPerNs: number;
+  /** Some warp has a screen position (a position column). */
+  readonly withPosition: boolean;
 }
 
-/** What the next row's deltas start from: the previous row's start and cycles (same SM), draw and custom id. */
+/** What the next row's deltas start from: the previous row's start and cycles (same SM), draw, custom id, and the last position word (position-column.ts). */
 export interface RowLink {
   readonly startTicks: number;
   readonly cycleStart: number;
   readonly draw: number;
   readonly customId: number;
+  /** The last positioned row's word (NO_POSITION: none); in an OpenRow, the chunk's first positioned word. */
+  readonly position: number;
 }
 
 /** Before the first row of a file. */
-export const FILE_START: RowLink = { startTicks: 0, cycleStart: 0, draw: 0, customId: 0 };
+export const FILE_START: RowLink = { startTicks: 0, cycleStart: 0, draw: 0, customId: 0, position: NO_POSITION };
 
 /** A chunk's first row when its deltas were left open. */
 export interface OpenRow extends RowLink {
@@ -79,6 +89,9 @@ export interface WarpChunk {
   readonly duration: Uint8Array;
   readonly draw: Uint8Array;
   readonly customId: Uint8Array;
+  readonly position: Uint8Array | null;
+  /** Rows of the position column before an open chunk's head bytes go (position-column.ts). */
+  readonly positionLead: number;
   readonly cycleDuration: Uint8Array | null;
   readonly inactiveMask: Uint8Array;
   readonly inactiveMaskHi: Uint8Array | null;
@@ -99,6 +112,7 @@ export interface HeadBytes {
   readonly cycleStart: Uint8Array | null;
   readonly draw: Uint8Array;
   readonly customId: Uint8Array;
+  readonly position: Uint8Array | null;
 }
 
 /** Bytes of a varint of v in [0, 2^32), by Math.clz32(v). */
@@ -171,8 +185,9 @@ function roomFor(column: Growing, used: number, count: number, rest: number): Gr
  * within the limits, this stops any other producer (raw dumps calibrated
  * straight to the file) from writing a file that cannot be read.
  */
-function checkRanges(win: RowWindow, count: number, withCycles: boolean): void {
+function checkRanges(win: RowWindow, count: number, withCycles: boolean, withPosition: boolean): void {
   const { startTicks, durationTicks, cycleStart } = win;
+  if (withPosition) checkPositionWords(win.position, count);
   let ok = true;
   for (let k = 0; k < count; k++) {
     // storedDurationTicks inlined: this runs on every row written.
@@ -184,6 +199,17 @@ function checkRanges(win: RowWindow, count: number, withCycles: boolean): void {
   if (ok) return;
   // Find the row and say what is wrong with it.
   for (let k = 0; k < count; k++) checkStoredRow(startTicks[k] as number, durationTicks[k] as number, withCycles ? (cycleStart[k] as number) : 0, null);
+}
+
+/** Refuses position words the reader would (x0 or y0 of 8191 outside NO_POSITION). */
+function checkPositionWords(position: Uint32Array, count: number): void {
+  for (let k = 0; k < count; k++) {
+    const word = position[k] as number;
+    // Coordinates below 8191 (or the marker itself): the common case, two compares.
+    if (((word & 0x1fff) === 0x1fff || ((word >>> 13) & 0x1fff) === 0x1fff) && word !== NO_POSITION) {
+      fail('bad-value', 'warps.position', positionProblem(word) ?? `word ${word}`);
+    }
+  }
 }
 
 /**
@@ -219,6 +245,7 @@ export class ChunkEncoder {
   private pcd = 0;
   private link: RowLink | null;
   private open: OpenRow | null = null;
+  private readonly positions: PositionEncoder | null;
 
   /** Room for `capacity` rows. */
   constructor(
@@ -236,6 +263,7 @@ export class ChunkEncoder {
     // Cycles are stored as the residual from what the SM clock rate predicts from the ticks.
     this.cyclesPerTick = shape.cyclesPerNs / TICKS_PER_NS;
     this.link = link;
+    this.positions = shape.withPosition ? new PositionEncoder(link === null ? null : link.position) : null;
   }
 
   /** Room in every varint column for `count` more rows of the longest varints. */
@@ -257,12 +285,20 @@ export class ChunkEncoder {
   add(win: RowWindow, count: number, startsGroup: boolean): void {
     if (count <= 0) return;
     if (this.rows + count > this.capacity) throw new RangeError(`chunk holds ${this.capacity} rows, ${this.rows + count} added`);
-    checkRanges(win, count, this.shape.withCycles);
+    checkRanges(win, count, this.shape.withCycles, this.shape.withPosition);
     this.makeRoom(count);
     this.addFixed(win, count);
+    this.positions?.add(win.position, count);
     let from = 0;
     if (this.link === null) {
-      this.open = { startsGroup, startTicks: win.startTicks[0] as number, cycleStart: win.cycleStart[0] as number, draw: win.draw[0] as number, customId: win.customId[0] as number };
+      this.open = {
+        startsGroup,
+        startTicks: win.startTicks[0] as number,
+        cycleStart: win.cycleStart[0] as number,
+        draw: win.draw[0] as number,
+        customId: win.customId[0] as number,
+        position: NO_POSITION, // the position column's own open row: set at finish
+      };
       this.link = this.open;
       from = 1;
     }
@@ -338,12 +374,13 @@ export class ChunkEncoder {
     this.pw = pw;
     this.pc = pc;
     this.pcs = pcs;
-    this.link = { startTicks: prevTicks, cycleStart: prevCycles, draw: prevDraw, customId: prevCustom };
+    this.link = { startTicks: prevTicks, cycleStart: prevCycles, draw: prevDraw, customId: prevCustom, position: link.position };
   }
 
   finish(): WarpChunk {
     const rows = this.rows;
     const { withCycles, wide } = this.shape;
+    const positions = this.positions?.finish() ?? null;
     return {
       rows,
       start: this.start.bytes.subarray(0, this.ps),
@@ -352,14 +389,16 @@ export class ChunkEncoder {
       cycleDuration: withCycles ? this.cycleDuration.bytes.subarray(0, this.pcd) : null,
       draw: this.draw.bytes.subarray(0, this.pw),
       customId: this.customId.bytes.subarray(0, this.pc),
+      position: positions?.bytes ?? null,
+      positionLead: positions?.lead ?? 0,
       inactiveMask: this.inactive.bytes.subarray(0, this.pi),
       inactiveMaskHi: wide ? this.inactiveHi.bytes.subarray(0, this.ph) : null,
       slot: this.slot.subarray(0, rows),
       stage: this.stage.subarray(0, rows),
       maskLo: this.maskLo.subarray(0, rows),
       maskHi: this.maskHi === null ? null : this.maskHi.subarray(0, rows),
-      open: this.open,
-      last: rows === 0 ? null : this.link,
+      open: this.open === null || positions === null ? this.open : { ...this.open, position: positions.first },
+      last: rows === 0 || this.link === null ? null : positions === null ? this.link : { ...this.link, position: positions.last },
     };
   }
 }
@@ -380,19 +419,23 @@ export function chunkHeads(chunks: readonly { readonly open: OpenRow | null; rea
       win.cycleStart[0] = open.cycleStart;
       win.draw[0] = open.draw;
       win.customId[0] = open.customId;
+      win.position[0] = NO_POSITION;
       const encoder = new ChunkEncoder(1, shape, prev);
       encoder.add(win, 1, open.startsGroup);
       const { start, cycleStart, draw, customId } = encoder.finish();
-      head = { start: start.slice(), cycleStart: cycleStart?.slice() ?? null, draw: draw.slice(), customId: customId.slice() };
+      // The position column's open row is the chunk's first with a position (none: nothing to add).
+      const position = !shape.withPosition ? null : open.position === NO_POSITION ? new Uint8Array(0) : positionHeadBytes(prev.position, open.position);
+      head = { start: start.slice(), cycleStart: cycleStart?.slice() ?? null, draw: draw.slice(), customId: customId.slice(), position };
     }
-    prev = last ?? prev;
+    // A chunk without positions leaves the last position where it was.
+    if (last !== null) prev = last.position === NO_POSITION ? { ...last, position: prev.position } : last;
     return head;
   });
 }
 
 /** The chunk shape of a trace's columns. */
 export function shapeOfColumns(w: WarpColumns, subgroupSize: number, cyclesPerNs: number): ChunkShape {
-  return { withCycles: w.smCycleStart !== null && w.smCycleDuration !== null, wide: w.activeMaskHi !== null, subgroupSize, cyclesPerNs };
+  return { withCycles: w.smCycleStart !== null && w.smCycleDuration !== null, wide: w.activeMaskHi !== null, subgroupSize, cyclesPerNs, withPosition: w.position !== null };
 }
 
 /**
@@ -418,7 +461,7 @@ export function encodeColumnsChunk(w: WarpColumns, begin: number, end: number, s
 }
 
 function fillFromColumns(win: RowWindow, w: WarpColumns, at: number, count: number): void {
-  const { startNs, durationNs, draw, customId, activeMask, activeMaskHi, warpSlot, stage, smCycleStart, smCycleDuration } = w;
+  const { startNs, durationNs, draw, customId, activeMask, activeMaskHi, warpSlot, stage, smCycleStart, smCycleDuration, position } = w;
   for (let k = 0, i = at; k < count; k++, i++) {
     win.startTicks[k] = Math.round((startNs[i] as number) * TICKS_PER_NS);
     win.durationTicks[k] = Math.round((durationNs[i] as number) * TICKS_PER_NS);
@@ -429,6 +472,7 @@ function fillFromColumns(win: RowWindow, w: WarpColumns, at: number, count: numb
     win.stage[k] = stage[i] as number;
   }
   if (activeMaskHi !== null) win.maskHi.set(activeMaskHi.subarray(at, at + count));
+  if (position !== null) win.position.set(position.subarray(at, at + count));
   if (smCycleStart !== null && smCycleDuration !== null) {
     win.cycleStart.set(smCycleStart.subarray(at, at + count));
     win.cycleDuration.set(smCycleDuration.subarray(at, at + count));

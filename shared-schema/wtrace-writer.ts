@@ -63,6 +63,7 @@ export interface ChunkPlacement {
   readonly maskHi: { readonly at: number; readonly raw: boolean } | null;
   readonly cycleStart: number | null;
   readonly cycleDuration: number | null;
+  readonly position: number | null;
 }
 
 export interface WtraceLayout {
@@ -85,6 +86,7 @@ export interface ChunkSizes {
   readonly inactiveMaskHi: number;
   readonly cycleStart: number;
   readonly cycleDuration: number;
+  readonly position: number;
 }
 
 export function chunkSizes(chunk: WarpChunk): ChunkSizes {
@@ -98,13 +100,21 @@ export function chunkSizes(chunk: WarpChunk): ChunkSizes {
     inactiveMaskHi: chunk.inactiveMaskHi?.length ?? 0,
     cycleStart: chunk.cycleStart?.length ?? 0,
     cycleDuration: chunk.cycleDuration?.length ?? 0,
+    position: chunk.position?.length ?? 0,
   };
 }
 
 /** A chunk's sizes with its open row's head bytes. */
 function withHead(s: ChunkSizes, head: HeadBytes | null): ChunkSizes {
   if (head === null) return s;
-  return { ...s, start: s.start + head.start.length, draw: s.draw + head.draw.length, customId: s.customId + head.customId.length, cycleStart: s.cycleStart + (head.cycleStart?.length ?? 0) };
+  return {
+    ...s,
+    start: s.start + head.start.length,
+    draw: s.draw + head.draw.length,
+    customId: s.customId + head.customId.length,
+    cycleStart: s.cycleStart + (head.cycleStart?.length ?? 0),
+    position: s.position + (head.position?.length ?? 0),
+  };
 }
 
 function binHeader(length: number): Uint8Array {
@@ -192,13 +202,13 @@ export function layoutWtrace(shape: WtraceShape, chunkSizeList: readonly ChunkSi
   for (const piece of prefix.pieces) put(piece);
   const total = (key: keyof ChunkSizes) => sizes.reduce((sum, s) => sum + s[key], 0);
   if (total('rows') !== count) throw new RangeError(`chunks hold ${total('rows')} rows, the trace ${count}`);
-  const { wide, withCycles } = shape.chunk;
+  const { wide, withCycles, withPosition } = shape.chunk;
   const maskWidth = maskBytes(Math.min(lanes, 32));
   const maskHiWidth = maskBytes(lanes - 32);
   // A mask column as whichever is smaller: varints of the inactive lanes (full warps cost one byte) or raw bytes.
   const rawMask = total('inactiveMask') > count * maskWidth;
   const rawMaskHi = wide && total('inactiveMaskHi') > count * maskHiWidth;
-  put(mapHeader(7 + (wide ? 1 : 0) + (withCycles ? 2 : 0)));
+  put(mapHeader(7 + (wide ? 1 : 0) + (withCycles ? 2 : 0) + (withPosition ? 1 : 0)));
   /** Starts a column of `length` bytes; returns where its data begins. */
   const column = (name: string, length: number): number => {
     pack(name);
@@ -218,8 +228,10 @@ export function layoutWtrace(shape: WtraceShape, chunkSizeList: readonly ChunkSi
   const maskHi = !wide ? null : rawMaskHi ? column('activeMaskHi', count * maskHiWidth) : varints('inactiveMaskHi', 'inactiveMaskHi');
   const cycleStart = withCycles ? varints('cycleStart', 'cycleStart') : null;
   const cycleDuration = withCycles ? varints('cycleDuration', 'cycleDuration') : null;
+  // Last, and only when some warp has one: a trace without positions writes the bytes it did before they existed.
+  const position = withPosition ? varints('position', 'position') : null;
   // Each chunk's bytes follow the chunks before it in every column.
-  const cursor = { rows: 0, start, duration, draw, customId, mask, maskHi: maskHi ?? 0, cycleStart: cycleStart ?? 0, cycleDuration: cycleDuration ?? 0 };
+  const cursor = { rows: 0, start, duration, draw, customId, mask, maskHi: maskHi ?? 0, cycleStart: cycleStart ?? 0, cycleDuration: cycleDuration ?? 0, position: position ?? 0 };
   const chunks = sizes.map((s, k): ChunkPlacement => {
     const begin = cursor.rows;
     const placement: ChunkPlacement = {
@@ -236,6 +248,7 @@ export function layoutWtrace(shape: WtraceShape, chunkSizeList: readonly ChunkSi
       maskHi: maskHi === null ? null : { at: rawMaskHi ? maskHi + begin * maskHiWidth : cursor.maskHi, raw: rawMaskHi },
       cycleStart: cycleStart === null ? null : cursor.cycleStart,
       cycleDuration: cycleDuration === null ? null : cursor.cycleDuration,
+      position: position === null ? null : cursor.position,
     };
     cursor.rows += s.rows;
     cursor.start += s.start;
@@ -246,6 +259,7 @@ export function layoutWtrace(shape: WtraceShape, chunkSizeList: readonly ChunkSi
     cursor.maskHi += s.inactiveMaskHi;
     cursor.cycleStart += s.cycleStart;
     cursor.cycleDuration += s.cycleDuration;
+    cursor.position += s.position;
     return placement;
   });
   return { length: at, fixed, chunks, maskWidth, maskHiWidth };
@@ -280,6 +294,14 @@ export function writeChunk(layout: WtraceLayout, k: number, chunk: WarpChunk, ou
   }
   if (p.cycleStart !== null && chunk.cycleStart !== null) put(head?.cycleStart, chunk.cycleStart, p.cycleStart);
   if (p.cycleDuration !== null && chunk.cycleDuration !== null) out.set(chunk.cycleDuration, p.cycleDuration);
+  if (p.position !== null && chunk.position !== null) {
+    // The open head goes after the chunk's leading rows without a position (position-column.ts).
+    const lead = chunk.positionLead;
+    const headBytes = head?.position ?? new Uint8Array(0);
+    out.set(chunk.position.subarray(0, lead), p.position);
+    out.set(headBytes, p.position + lead);
+    out.set(chunk.position.subarray(lead), p.position + lead + headBytes.length);
+  }
 }
 
 /** The whole file on this thread, from chunks of all rows in order (their open rows' heads encoded here). */

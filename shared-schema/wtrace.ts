@@ -20,6 +20,7 @@ import {
   type WarpColumns,
 } from './model.js';
 import { readMsgpack } from './msgpack-reader.js';
+import { readPositions } from './position-column.js';
 import { STAGE_COUNT } from './stages.js';
 import { ByteReader } from './varint.js';
 import { FILE_START, encodeColumnsChunk, maskBytes } from './warp-encoder.js';
@@ -113,6 +114,8 @@ function decodeWarps(o: Obj, drawCount: number, device: DeviceInfo): WarpColumns
   const cyclesPerTick = cycleRate / TICKS_PER_NS;
   const cycleStartBytes = optionalBin(cols, 'cycleStart', 'warps.columns');
   const cycleDurationBytes = optionalBin(cols, 'cycleDuration', 'warps.columns');
+  // Absent in files written before positions were recorded, and whenever no warp has one.
+  const positionBytes = optionalBin(cols, 'position', 'warps.columns');
   for (const [name, b] of [
     ['start', startBytes],
     ['duration', durationBytes],
@@ -120,6 +123,7 @@ function decodeWarps(o: Obj, drawCount: number, device: DeviceInfo): WarpColumns
     ['customId', customBytes],
     ['cycleStart', cycleStartBytes],
     ['cycleDuration', cycleDurationBytes],
+    ['position', positionBytes],
   ] as const) {
     if (b !== null && b.length < count) fail('truncated', field(name), `${b.length} bytes cannot hold ${count} values`);
   }
@@ -200,6 +204,7 @@ function decodeWarps(o: Obj, drawCount: number, device: DeviceInfo): WarpColumns
     }
     expectEnd(rd, field('cycleDuration'));
   }
+  const position = positionBytes === null ? null : readPositions(positionBytes, count, field('position'));
   return {
     count,
     startNs,
@@ -213,6 +218,7 @@ function decodeWarps(o: Obj, drawCount: number, device: DeviceInfo): WarpColumns
     activeMaskHi,
     smCycleStart,
     smCycleDuration,
+    position,
   };
 }
 

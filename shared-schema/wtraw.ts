@@ -214,6 +214,7 @@ export function wtrawHeader(parsed: ParsedWtraw, times: CalibrationResult, shift
     pipeline: d.pipeline,
     region: d.region,
     params: d.params,
+    target: d.target,
   }));
   const { originDevice } = parsed;
   const nsPerTick = meta.deviceClockNsPerTick;
@@ -348,7 +349,7 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
   }
   const shiftTicks = originShiftTicks(parsed, minStartTicks);
   const withCycles = placed.cycleStart !== null;
-  const chunkShape: ChunkShape = { withCycles, wide: records.wide, subgroupSize: limits.subgroupSize, cyclesPerNs: cyclesPerNsOfRate(rateHz) };
+  const chunkShape: ChunkShape = { withCycles, wide: records.wide, subgroupSize: limits.subgroupSize, cyclesPerNs: cyclesPerNsOfRate(rateHz), withPosition: false };
   const columns = output === 'trace' ? allocWarpColumns(records, limits.drawCount, limits.subgroupSize, withCycles, allocate) : null;
   // The trace's header (the calibration record), and for a file its shape and packed prefix: built while the workers sort.
   const own: { header: TraceHeader | null; file: { shape: WtraceShape; prefix: WtracePrefix } | null } = { header: null, file: null };

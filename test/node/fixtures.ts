@@ -1,5 +1,5 @@
 /** Shared test inputs: small real-shaped traces with unique custom ids (row identity). */
-import { buildTrace, smIdPerWarp, synthesizeTrace, type DrawInput, type LayerInfo, type RegionInput, type Trace } from '../../shared-schema/index.js';
+import { NO_POSITION, buildTrace, positionProblem, smIdPerWarp, synthesizeTrace, type DrawInput, type LayerInfo, type RegionInput, type Trace } from '../../shared-schema/index.js';
 
 /** A synthetic trace whose customId is the row's index, so rows can be matched after re-sorting. */
 export function traceWithRowIds(warps: number, seed = 5): Trace {
@@ -96,6 +96,14 @@ export function checkInvariants(t: Trace): void {
     if (r.index !== j || (r.parent !== null && !(r.parent >= 0 && r.parent < j))) throw new Error(`region ${j} has a bad index or parent`);
   });
   for (const d of t.draws) if (d.region !== null && !(d.region >= 0 && d.region < t.regions.length)) throw new Error(`draw ${d.index} has a bad region`);
+  if (w.position !== null) {
+    if (w.position.length !== w.count) throw new Error('position column of the wrong length');
+    if (!w.position.some((p) => p !== NO_POSITION)) throw new Error('a position column without a position (the model says null)');
+    w.position.forEach((p, i) => {
+      if (positionProblem(p) !== null) throw new Error(`row ${i} has a bad position`);
+    });
+  }
+  for (const d of t.draws) if (d.target !== null && !(d.target.width >= 1 && d.target.height >= 1)) throw new Error(`draw ${d.index} has a bad target`);
   if (t.capture.recordsKept !== w.count) throw new Error('recordsKept differs from the warp count');
   if (t.capture.recordsWritten < t.capture.recordsKept) throw new Error('more kept than written');
 }

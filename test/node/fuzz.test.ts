@@ -11,6 +11,7 @@ import {
   encodeWtraw,
   makeRandom,
   rawCaptureOf,
+  synthesizeTrace,
   traceFromJson,
   traceToJson,
 } from '../../shared-schema/index.js';
@@ -92,6 +93,18 @@ test(`fuzz .wtrace (${CASES_PER_FORMAT} cases)`, { timeout: 120_000 }, () => {
 
 test(`fuzz .wtrace with regions and call details (${CASES_PER_FORMAT / 4} cases)`, { timeout: 120_000 }, () => {
   fuzz('wtrace', encodeWtrace(layered), 105, CASES_PER_FORMAT / 4);
+});
+
+// Fragment warps with screen positions, graphics draws with render targets.
+const screen = synthesizeTrace({ warps: 300, seed: 9, warpsPerDraw: 60, positions: true });
+
+test(`fuzz .wtrace with screen positions and targets (${CASES_PER_FORMAT / 4} cases)`, { timeout: 120_000 }, () => {
+  assert.ok(screen.warps.position !== null && screen.draws.some((d) => d.target !== null), 'the trace has positions and targets');
+  fuzz('wtrace', encodeWtrace(screen), 106, CASES_PER_FORMAT / 4);
+});
+
+test(`fuzz JSON with screen positions and targets (${CASES_PER_FORMAT / 4} cases)`, { timeout: 120_000 }, () => {
+  fuzz('json', new TextEncoder().encode(JSON.stringify(traceToJson(screen))), 306, CASES_PER_FORMAT / 4);
 });
 
 test(`fuzz .wtraw (${CASES_PER_FORMAT} cases)`, { timeout: 120_000 }, () => {

@@ -6,8 +6,11 @@
 import {
   DRAW_PARAM_NAMES,
   MAX_CYCLE_START,
+  MAX_POSITION_COORD,
   MAX_TIME_NS,
+  NO_POSITION,
   STAGES,
+  packPosition,
   type CaptureInput,
   type DeviceInfo,
   type DrawInput,
@@ -38,6 +41,16 @@ function tools(random: Random) {
   const pick = <T>(values: readonly T[]): T => values[int(values.length - 1)] as T;
   const chance = (p: number) => random() < p;
   return { int, big, pick, chance };
+}
+
+/** A position word over its whole range: none, the largest corner and footprint, or any packed box. */
+function randomPosition(random: Random): number {
+  const { int, pick, chance } = tools(random);
+  if (chance(0.3)) return NO_POSITION;
+  const coord = () => pick([0, MAX_POSITION_COORD, int(MAX_POSITION_COORD), int(2000)]);
+  const x = coord();
+  const y = coord();
+  return packPosition(x, y, x + pick([0, 1, 7, 127, 5000, int(300)]), y + pick([0, 3, 127, int(300)]));
 }
 
 export interface ExpectedRow {
@@ -198,11 +211,14 @@ export function randomInput(random: Random, options: RandomOptions = {}): { inpu
     cols.smCycleStart.push((cycleBase.get(sm) as number) + pick([0, MAX_CYCLE_START, MAX_CYCLE_START - 1, big(MAX_CYCLE_START)]));
     cols.smCycleDuration.push(pick([0, U32_MAX, int(U32_MAX)]));
   }
+  // Screen positions and targets last, so the values above stay what they were before these existed.
+  const position = chance(0.5) ? null : Array.from({ length: count }, () => randomPosition(random));
+  const targets = draws.map((d) => (chance(0.5) ? d : { ...d, target: chance(0.2) ? null : { width: pick([1, U32_MAX, 1920, 1 + int(8191)]), height: pick([1, U32_MAX, 1080, 1 + int(8191)]) } }));
   return {
     input: {
       device,
       capture,
-      draws,
+      draws: targets,
       ...(regionCount === 0 && chance(0.5) ? {} : { regions }),
       warps: {
         startNs,
@@ -216,6 +232,7 @@ export function randomInput(random: Random, options: RandomOptions = {}): { inpu
         activeMaskHi: hi === 0 ? null : cols.activeMaskHi,
         smCycleStart: withCycles ? cols.smCycleStart : null,
         smCycleDuration: withCycles ? cols.smCycleDuration : null,
+        ...(position === null && chance(0.5) ? {} : { position }),
       },
     },
     expectedRows,

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import {
   MAX_CYCLE_START,
   MAX_TIME_NS,
+  NO_POSITION,
   STAGES,
   TraceFormatError,
   buildTrace,
@@ -35,7 +36,7 @@ function assertSameTrace(a: Trace, b: Trace, what: string): void {
   const wa = a.warps;
   const wb = b.warps;
   assert.equal(wb.count, wa.count, `${what}: count`);
-  for (const key of ['startNs', 'durationNs', 'warpSlot', 'stage', 'draw', 'customId', 'activeMask', 'activeMaskHi', 'smCycleStart', 'smCycleDuration'] as const) {
+  for (const key of ['startNs', 'durationNs', 'warpSlot', 'stage', 'draw', 'customId', 'activeMask', 'activeMaskHi', 'smCycleStart', 'smCycleDuration', 'position'] as const) {
     const ca = wa[key];
     const cb = wb[key];
     assert.deepEqual(cb === null ? null : Array.from(cb), ca === null ? null : Array.from(ca), `${what}: column ${key}`);
@@ -67,6 +68,7 @@ function jsonOf(input: TraceInput): string {
       activeMaskHi: col(w.activeMaskHi),
       smCycleStart: col(w.smCycleStart),
       smCycleDuration: col(w.smCycleDuration),
+      position: col(w.position),
     },
   });
 }
@@ -138,6 +140,18 @@ const outside: readonly OutsideCase[] = [
   { name: 'a lone surrogate in a string', field: /^device\.name$/, mutate: (t) => (t.device.name = 'GPU \ud800') },
   { name: 'a parameter MessagePack would rename', field: /^capture\.parameters\.__proto__$/, mutate: (t) => (t.capture.parameters = JSON.parse('{"__proto__": 1}')) },
   { name: 'a string too long', field: /^draws\[0\]\.label$/, mutate: (t) => (t.draws[0].label = 'x'.repeat(4097)) },
+  {
+    // x0 = 8191 is the no-position marker's: only NO_POSITION itself may have it.
+    name: 'a position at x0 8191',
+    field: /^warps\.position\[R\]$/,
+    mutate: (t, r) => {
+      t.warps.position = new Array(t.warps.startNs.length).fill(NO_POSITION);
+      t.warps.position[r] = 0x1fff;
+    },
+  },
+  { name: 'a position past 32 bits', field: /^warps\.position\[R\]$/, mutate: (t, r) => ((t.warps.position = new Array(t.warps.startNs.length).fill(NO_POSITION)), (t.warps.position[r] = 2 ** 32)) },
+  { name: 'a draw target of width 0', field: /^draws\[0\]\.target\.width$/, mutate: (t) => (t.draws[0].target = { width: 0, height: 1 }) },
+  { name: 'a draw target taller than 32 bits', field: /^draws\[0\]\.target\.height$/, mutate: (t) => (t.draws[0].target = { width: 1, height: 2 ** 32 }) },
 ];
 
 test('values just outside the accepted ranges are refused by buildTrace and JSON import, naming the field', () => {
@@ -221,6 +235,10 @@ test('the writers refuse rows that did not come through buildTrace rather than w
   const backwards = { ...trace, warps: { ...w, durationNs: w.durationNs.map((d, i) => (i === 1 ? -1 : d)) } };
   assert.throws(() => encodeWtrace(backwards), refused(/^warps\.durationNs$/));
   assert.throws(() => traceToJson(backwards), refused(/^warps\.durationNs\[1\]$/));
+  // A y0 of 8191 belongs to NO_POSITION alone: the readers would refuse the word.
+  const offScreen = { ...trace, warps: { ...w, position: new Uint32Array(w.count).fill(0x1fff << 13) } };
+  assert.throws(() => encodeWtrace(offScreen), refused(/^warps\.position$/));
+  assert.throws(() => traceToJson(offScreen), refused(/^warps\.position\[0\]$/));
   const nan = { ...trace, capture: { ...trace.capture, calibration: { ...trace.capture.calibration, perSm: [{ sm: 0, samples: 1, lateSamples: 0, fit: 'linear' as const, nsPerCycle: Number.NaN, offsetNs: 0, residualRmsNs: 0, residualMaxNs: 0, fromNs: 0, toNs: 1 }] } } };
   assert.throws(() => encodeWtrace(nan), refused(/^capture\.calibration\.perSm\[0\]\.nsPerCycle$/));
   assert.throws(() => traceToJson(nan), refused(/^capture\.calibration\.perSm\[0\]\.nsPerCycle$/));

@@ -38,6 +38,7 @@ function columnsOf(w: Trace['warps']): Record<ColumnName, ColumnArray | null> {
     activeMaskHi: w.activeMaskHi,
     smCycleStart: w.smCycleStart,
     smCycleDuration: w.smCycleDuration,
+    position: w.position,
   };
 }
 

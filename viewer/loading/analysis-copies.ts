@@ -43,6 +43,7 @@ export function copyWarpColumns(w: WarpColumns): WarpColumns {
     activeMaskHi: w.activeMaskHi?.slice() ?? null,
     smCycleStart: w.smCycleStart?.slice() ?? null,
     smCycleDuration: w.smCycleDuration?.slice() ?? null,
+    position: w.position?.slice() ?? null,
   };
 }
 
@@ -50,7 +51,7 @@ export function copyWarpColumns(w: WarpColumns): WarpColumns {
 export function columnBuffers(w: WarpColumns): ArrayBuffer[] {
   const arrays: (ArrayBufferView | null)[] = [
     w.startNs, w.durationNs, w.smGroups.sm, w.smGroups.offsets, w.warpSlot, w.stage, w.draw, w.customId,
-    w.activeMask, w.activeMaskHi, w.smCycleStart, w.smCycleDuration,
+    w.activeMask, w.activeMaskHi, w.smCycleStart, w.smCycleDuration, w.position,
   ];
   const out = new Set<ArrayBuffer>();
   for (const a of arrays) if (a !== null) out.add(a.buffer as ArrayBuffer);

@@ -12,7 +12,7 @@ export type ColumnType = 'f64' | 'f32' | 'u32' | 'u16' | 'u8';
 
 export const COLUMN_NAMES = [
   'startNs', 'durationNs', 'smSm', 'smOffsets', 'warpSlot', 'stage', 'draw', 'customId',
-  'activeMask', 'activeMaskHi', 'smCycleStart', 'smCycleDuration',
+  'activeMask', 'activeMaskHi', 'smCycleStart', 'smCycleDuration', 'position',
 ] as const;
 export type ColumnName = (typeof COLUMN_NAMES)[number];
 

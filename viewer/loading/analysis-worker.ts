@@ -44,6 +44,7 @@ function assemble(b: Extract<AnalysisRequest, { kind: 'begin' }>): Trace {
       activeMaskHi: optional('activeMaskHi', isU32),
       smCycleStart: optional('smCycleStart', isF64),
       smCycleDuration: optional('smCycleDuration', isU32),
+      position: optional('position', isU32),
     },
   };
 }
