@@ -238,10 +238,15 @@ void wtSetDrawTable(wtTracer *tracer, uint32_t drawCount, const char *const *lab
   (VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT | VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT |         \
    VK_SHADER_STAGE_GEOMETRY_BIT | VK_SHADER_STAGE_FRAGMENT_BIT | VK_SHADER_STAGE_COMPUTE_BIT)
 
-static const VkShaderStageFlagBits wtStageBits_[WT_GRAPHICS_COMPUTE_STAGE_COUNT] = {
-    VK_SHADER_STAGE_VERTEX_BIT,   VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT, VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT,
-    VK_SHADER_STAGE_GEOMETRY_BIT, VK_SHADER_STAGE_FRAGMENT_BIT,             VK_SHADER_STAGE_COMPUTE_BIT};
-static const char *const wtStageNames_[WT_GRAPHICS_COMPUTE_STAGE_COUNT] = {"VS", "TCS", "TES", "GS", "FS", "CS"};
+/* Every stage code WT_STAGE_VS..WT_STAGE_CALLABLE, for the metadata's stage lists (subgroup stages). */
+static const VkShaderStageFlagBits wtAllStageBits_[14] = {
+    VK_SHADER_STAGE_VERTEX_BIT,     VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT, VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT,
+    VK_SHADER_STAGE_GEOMETRY_BIT,   VK_SHADER_STAGE_FRAGMENT_BIT,             VK_SHADER_STAGE_COMPUTE_BIT,
+    VK_SHADER_STAGE_TASK_BIT_EXT,   VK_SHADER_STAGE_MESH_BIT_EXT,             VK_SHADER_STAGE_RAYGEN_BIT_KHR,
+    VK_SHADER_STAGE_ANY_HIT_BIT_KHR, VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR,     VK_SHADER_STAGE_MISS_BIT_KHR,
+    VK_SHADER_STAGE_INTERSECTION_BIT_KHR, VK_SHADER_STAGE_CALLABLE_BIT_KHR};
+static const char *const wtAllStageNames_[14] = {"VS",   "TCS",    "TES",     "GS",          "FS",   "CS",           "TASK",
+                                                 "MESH", "RAYGEN", "ANY_HIT", "CLOSEST_HIT", "MISS", "INTERSECTION", "CALLABLE"};
 
 static int wtHasExtension_(const VkExtensionProperties *exts, uint32_t count, const char *name) {
   for (uint32_t i = 0; i < count; i++)
@@ -312,7 +317,7 @@ void wtQueryCaps(VkPhysicalDevice pd, wtCaps *caps) {
   caps->warpsPerSm = caps->hasSmBuiltinsExtension ? smProps.shaderWarpsPerSM : 0;
   caps->subgroupSize = subgroup.subgroupSize;
   VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT;
-  caps->subgroupStages = (subgroup.supportedOperations & needed) == needed ? (subgroup.supportedStages & WT_ALL_STAGES_) : 0;
+  caps->subgroupStages = (subgroup.supportedOperations & needed) == needed ? subgroup.supportedStages : 0;
   caps->timestampPeriod = p->limits.timestampPeriod;
   caps->timestampComputeAndGraphics = p->limits.timestampComputeAndGraphics;
   caps->maxBoundDescriptorSets = p->limits.maxBoundDescriptorSets;
@@ -928,9 +933,9 @@ static void wtJsonString_(FILE *f, const char *s) {
 static void wtStageList_(FILE *f, VkShaderStageFlags stages) {
   fputc('[', f);
   int first = 1;
-  for (uint32_t i = 0; i < WT_GRAPHICS_COMPUTE_STAGE_COUNT; i++) {
-    if (!(stages & wtStageBits_[i])) continue;
-    fprintf(f, "%s\"%s\"", first ? "" : ", ", wtStageNames_[i]);
+  for (uint32_t i = 0; i < 14; i++) {
+    if (!(stages & wtAllStageBits_[i])) continue;
+    fprintf(f, "%s\"%s\"", first ? "" : ", ", wtAllStageNames_[i]);
     first = 0;
   }
   fputc(']', f);
