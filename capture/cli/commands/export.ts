@@ -7,15 +7,17 @@ import { perfettoProtoChunks, type PerfettoProtoStats } from '../../../analysis/
 import { checkOutputs, formatBytes, readTraceFile, writeFileAtomic, type Output } from '../files.js';
 import { UsageError, parseCommandArgs, type Command } from '../command.js';
 import { THRESHOLD_OPTION, thresholdsFrom } from './analysis-shared.js';
+import { SCREEN_HELP, SCREEN_OPTIONS, renderScreenExport, screenExportSpec } from './export-screen.js';
 
 export const exportCommand: Command = {
   name: 'export',
-  summary: 'export a trace for Perfetto (protobuf or Chrome JSON) and its statistics as JSON, Markdown or CSV',
+  summary: 'export a trace for Perfetto (protobuf or Chrome JSON), its statistics as JSON, Markdown or CSV, or its screen image as PNG',
   help: `usage: warptrace export FILE [--perfetto OUT [--perfetto-format proto|json]
                         [--perfetto-names stage|stage-draw]] [--json OUT] [--md OUT]
                         [--csv-stages OUT] [--csv-draws OUT] [--csv-draw-stages OUT]
                         [--csv-findings OUT] [--no-findings] [--no-draw-labels]
                         [--threshold NAME=VALUE]... [--force]
+       warptrace export FILE --screen METRIC [--draw N] [--until NS] -o OUT.png
 
 Writes one or more files from FILE (.wtrace, .wtraw or warptrace JSON):
 
@@ -36,6 +38,7 @@ Writes one or more files from FILE (.wtrace, .wtraw or warptrace JSON):
   --md OUT         the Markdown report
   --csv-stages OUT, --csv-draws OUT, --csv-draw-stages OUT, --csv-findings OUT
                    CSV tables
+${SCREEN_HELP}
 
 Options:
   --no-findings     JSON: leave the Draws and Findings tracks out of --perfetto
@@ -63,6 +66,7 @@ Exit status: 0 ok, 1 bad input or unwritable output, 2 usage error.`,
       'no-draw-labels': { type: 'boolean' },
       threshold: THRESHOLD_OPTION,
       force: { type: 'boolean' },
+      ...SCREEN_OPTIONS,
     });
     if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
     const summaryOutputs: [keyof typeof values & string, (s: AnalysisSummary) => Iterable<string>][] = [
@@ -77,8 +81,13 @@ Exit status: 0 ok, 1 bad input or unwritable output, 2 usage error.`,
       const path = values[option];
       return typeof path === 'string' ? [{ option: `--${option}`, path, format }] : [];
     });
-    if (values.perfetto === undefined && wanted.length === 0) throw new UsageError('nothing to export: give at least one of --perfetto, --json, --md, --csv-*');
-    const outputs: Output[] = [...(values.perfetto === undefined ? [] : [{ option: '--perfetto', path: values.perfetto }]), ...wanted];
+    const screen = screenExportSpec(values);
+    if (values.perfetto === undefined && wanted.length === 0 && screen === null) throw new UsageError('nothing to export: give at least one of --perfetto, --json, --md, --csv-*, --screen');
+    const outputs: Output[] = [
+      ...(values.perfetto === undefined ? [] : [{ option: '--perfetto', path: values.perfetto }]),
+      ...wanted,
+      ...(screen === null ? [] : [{ option: '-o', path: screen.path }]),
+    ];
     const format = values['perfetto-format'] ?? (values.perfetto?.toLowerCase().endsWith('.json') ? 'json' : 'proto');
     if (format !== 'proto' && format !== 'json') throw new UsageError(`--perfetto-format must be proto or json, not ${JSON.stringify(format)}`);
     const warpNames = values['perfetto-names'] ?? 'stage';
@@ -92,6 +101,12 @@ Exit status: 0 ok, 1 bad input or unwritable output, 2 usage error.`,
     const needSummary = wanted.length > 0 || (values.perfetto !== undefined && format === 'json' && values['no-findings'] !== true);
     const summary = needSummary ? analyzeTrace(trace, { thresholds }) : null;
     for (const warning of summary?.reliability.warnings ?? []) io.err(`warning: ${warning}`);
+    if (screen !== null) {
+      const { png, image, draws } = renderScreenExport(trace, screen, positionals[0]!);
+      const bytes = await writeFileAtomic(screen.path, [png], { overwrite: force });
+      io.out(`wrote ${screen.path} (${formatBytes(bytes)}, PNG ${image.width} x ${image.height}): ${image.shown.toLocaleString('en-US')} warps of draws ${draws}`);
+      io.out(`legend: ${image.legend.text}`);
+    }
     for (const { path, format } of wanted) {
       const bytes = await writeFileAtomic(path, format(summary!), { overwrite: force });
       io.out(`wrote ${path} (${formatBytes(bytes)})`);
