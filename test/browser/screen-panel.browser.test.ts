@@ -1,0 +1,129 @@
+// The screen panel in a real browser, on generated positioned warps: its canvas shows the
+// analysis' image pixel for pixel, the time slider shows only warps started by then, a
+// timeline range only the warps in it, and a brushed rectangle reports the rows under it.
+import { drawSet } from '../../analysis/screen-columns.js';
+import { screenOrder } from '../../analysis/screen-order.js';
+import { rowsInRect } from '../../analysis/screen-query.js';
+import { NO_ENTRY, screenImage } from '../../analysis/screen-raster.js';
+import type { ScreenMetric } from '../../analysis/screen-metric.js';
+import { unpackPosition } from '../../shared-schema/position.js';
+import '../../viewer/screen/wt-screen-panel.js';
+import type { ScreenPanelTrace, WtScreenPanel } from '../../viewer/screen/wt-screen-panel.js';
+import { randomScreenColumns } from '../node/screen-fixtures.js';
+import { assert, assertEqual } from './assert.js';
+import { waitFor } from './viewer-helpers.js';
+
+const W = 64;
+const H = 48;
+const cols = randomScreenColumns({ warps: 4000, sms: 8, draws: 3, width: W, height: H, seed: 11, unpositioned: 0.05, startStepNs: 3 });
+const trace: ScreenPanelTrace = {
+  warps: cols,
+  device: { subgroupSize: 32 },
+  draws: [
+    { label: 'opaque', target: { width: W, height: H } },
+    { label: 'shadow', target: { width: 32, height: 32 } },
+    { label: 'blend', target: { width: W, height: H } },
+  ],
+};
+
+async function mountPanel(props: Partial<WtScreenPanel> = {}): Promise<WtScreenPanel> {
+  const panel = document.createElement('wt-screen-panel');
+  panel.style.cssText = 'position:fixed;left:0;top:0;width:340px;height:600px;';
+  Object.assign(panel, { trace, ...props });
+  document.body.append(panel);
+  await panel.updateComplete;
+  return panel;
+}
+
+/** The panel's image once it shows `untilNs` and `metric`. */
+async function shown(panel: WtScreenPanel, untilNs: number, metric: ScreenMetric): Promise<NonNullable<WtScreenPanel['image']>> {
+  const image = await waitFor(`the image until ${untilNs} by ${metric}`, () => (panel.image?.view.untilNs === untilNs && panel.image.metric === metric ? panel.image : null));
+  await panel.updateComplete;
+  return image;
+}
+
+function canvasPixels(panel: WtScreenPanel): Uint8ClampedArray {
+  const canvas = panel.canvas!;
+  return canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+}
+
+function expected(panel: WtScreenPanel, metric: ScreenMetric) {
+  const view = panel.view;
+  const order = screenOrder(cols, view.draws);
+  return { order, image: screenImage(cols, order, { metric, size: { width: W, height: H }, subgroupSize: 32, untilNs: view.untilNs, window: view.window }) };
+}
+
+function assertSamePixels(got: Uint8ClampedArray, want: Uint8ClampedArray, what: string): void {
+  assertEqual(got.length, want.length, `${what}: bytes`);
+  for (let i = 0; i < want.length; i++) if (got[i] !== want[i]) throw new Error(`${what}: pixel ${i >> 2} channel ${i & 3}: canvas ${got[i]}, analysis ${want[i]}`);
+}
+
+describe('screen panel', () => {
+  afterEach(() => document.querySelectorAll('wt-screen-panel').forEach((p) => p.remove()));
+
+  it('shows the busiest target at the target size, its canvas pixels equal to the analysis image', async () => {
+    const panel = await mountPanel();
+    await shown(panel, Infinity, 'start');
+    assertEqual(panel.canvas!.width, W, 'canvas width');
+    assertEqual(panel.canvas!.height, H, 'canvas height');
+    // Draws 0 and 2 share the 64 × 48 target and hold most warps.
+    assertEqual([...panel.view.draws!].join(''), '101', 'draw set');
+    assertSamePixels(canvasPixels(panel), expected(panel, 'start').image.rgba, 'start');
+    const select = panel.shadowRoot!.querySelector<HTMLSelectElement>('select.metric')!;
+    select.value = 'sm';
+    select.dispatchEvent(new Event('change'));
+    await shown(panel, Infinity, 'sm');
+    assertSamePixels(canvasPixels(panel), expected(panel, 'sm').image.rgba, 'sm');
+    const box = panel.canvas!.getBoundingClientRect();
+    assert(Math.abs(box.width / box.height - W / H) < 0.02, `the image keeps the target's aspect (${box.width} x ${box.height})`);
+  });
+
+  it('follows the selected draw; the time slider at t shows only warps started by t', async () => {
+    const panel = await mountPanel({ selectedDraw: 2 });
+    await shown(panel, Infinity, 'start');
+    assertEqual([...panel.view.draws!].join(''), '001', 'draw set of the selected draw');
+    const span = panel.image!.reply.span!;
+    const t = span.startNs + (span.endNs - span.startNs) * 0.4;
+    const slider = panel.shadowRoot!.querySelector<HTMLInputElement>('input.until')!;
+    slider.value = String(t);
+    slider.dispatchEvent(new Event('input'));
+    const image = await shown(panel, Number(slider.value), 'start');
+    const { order, image: want } = expected(panel, 'start');
+    assertSamePixels(canvasPixels(panel), want.rgba, 'at t');
+    let grey = 0;
+    for (const k of want.pixels) {
+      if (k === NO_ENTRY) grey++;
+      else assert(cols.startNs[order.rows[k]!]! <= image.view.untilNs, `a shown warp started after t`);
+    }
+    assert(grey > 0 && image.reply.shown < order.rows.length, `part of the frame has not started at t (${grey} grey pixels)`);
+  });
+
+  it('a timeline range shows only the warps in flight in it', async () => {
+    const panel = await mountPanel({ range: { startNs: 1200, endNs: 1500 } });
+    await shown(panel, Infinity, 'start');
+    const { order, image } = expected(panel, 'start');
+    assertSamePixels(canvasPixels(panel), image.rgba, 'range');
+    for (const k of image.pixels) if (k !== NO_ENTRY) assert(order.startNs[k]! <= 1500 && order.endNs[k]! >= 1200, 'a shown warp outside the range');
+  });
+
+  it('brushing a rectangle reports the rows under it', async () => {
+    const panel = await mountPanel();
+    await shown(panel, Infinity, 'start');
+    const got = new Promise<Uint32Array | null>((resolve) => panel.addEventListener('wt-rows-highlight', (e) => resolve((e as CustomEvent<{ rows: Uint32Array | null }>).detail.rows), { once: true }));
+    const box = panel.canvas!.getBoundingClientRect();
+    const at = (x: number, y: number) => ({ clientX: box.left + ((x + 0.5) * box.width) / W, clientY: box.top + ((y + 0.5) * box.height) / H, pointerId: 1, bubbles: true, button: 0 });
+    panel.canvas!.dispatchEvent(new PointerEvent('pointerdown', at(20, 10)));
+    panel.canvas!.dispatchEvent(new PointerEvent('pointermove', at(28, 15)));
+    panel.canvas!.dispatchEvent(new PointerEvent('pointerup', at(28, 15)));
+    const rows = (await got)!;
+    const rect = { x: 20, y: 10, width: 9, height: 6 };
+    assertEqual(JSON.stringify(panel.brush), JSON.stringify(rect), 'brushed rectangle');
+    const want = rowsInRect(cols, screenOrder(cols, drawSet(trace.draws, 0, true)), rect);
+    assert(want.length > 0, 'the rectangle holds warps');
+    assertEqual([...rows].join(','), [...want].join(','), 'rows');
+    for (const row of rows) {
+      const f = unpackPosition(cols.position[row]!)!;
+      assert(f.x < 29 && f.x + f.width > 20 && f.y < 16 && f.y + f.height > 10 && cols.draw[row] !== 1, `row ${row} lies outside the brush`);
+    }
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * Screen worker: rasterizes the screen panel's images and answers its brush
+ * queries (analysis/screen-*.ts) off the page's thread. It keeps the last
+ * trace's columns, the execution order of the last draw set and the metric
+ * values of the last metric, so scrubbing the time slider only repaints.
+ */
+import { imageSize, type ScreenColumns, type TargetSize } from '../../analysis/screen-columns.js';
+import { metricValues, type ScreenMetric } from '../../analysis/screen-metric.js';
+import { orderSpan, screenOrder, type ScreenOrder } from '../../analysis/screen-order.js';
+import { rowsInRect } from '../../analysis/screen-query.js';
+import { screenImage } from '../../analysis/screen-raster.js';
+import type { ScreenReply, ScreenRequest, ScreenView } from './screen-protocol.js';
+
+const post = (message: ScreenReply, transfer: Transferable[] = []) => (self as unknown as Worker).postMessage(message, transfer);
+
+interface Loaded {
+  readonly traceId: number;
+  readonly cols: ScreenColumns;
+  readonly draws: readonly { readonly target: TargetSize | null }[];
+  readonly subgroupSize: number;
+}
+
+interface OrderCache {
+  readonly key: string;
+  readonly order: ScreenOrder;
+  readonly size: TargetSize;
+  readonly span: { startNs: number; endNs: number } | null;
+  values: { metric: ScreenMetric; values: Float64Array } | null;
+}
+
+let loaded: Loaded | null = null;
+let cache: OrderCache | null = null;
+
+function drawsKey(mask: Uint8Array | null): string {
+  if (mask === null) return 'all';
+  let key = '';
+  for (let d = 0; d < mask.length; d++) if (mask[d] === 1) key += `${d},`;
+  return key;
+}
+
+function orderFor(l: Loaded, view: ScreenView): OrderCache {
+  const key = drawsKey(view.draws);
+  if (cache !== null && cache.key === key) return cache;
+  const order = screenOrder(l.cols, view.draws);
+  cache = { key, order, size: imageSize(l.draws, l.cols, order.rows), span: orderSpan(order), values: null };
+  return cache;
+}
+
+function loadedFor(traceId: number): Loaded {
+  if (loaded === null || loaded.traceId !== traceId) throw new Error(`screen worker: trace ${traceId} was not sent`);
+  return loaded;
+}
+
+self.onmessage = (event: MessageEvent<ScreenRequest>) => {
+  const m = event.data;
+  const seq = m.kind === 'trace' ? -1 : m.seq;
+  try {
+    if (m.kind === 'trace') {
+      loaded = { traceId: m.traceId, cols: m.columns, draws: m.targets.map((target) => ({ target })), subgroupSize: m.subgroupSize };
+      cache = null;
+    } else if (m.kind === 'image') {
+      const t0 = performance.now();
+      const l = loadedFor(m.traceId);
+      const c = orderFor(l, m.view);
+      if (c.values === null || c.values.metric !== m.metric) c.values = { metric: m.metric, values: metricValues(l.cols, c.order, m.metric, l.subgroupSize) };
+      const filter = { untilNs: m.view.untilNs, window: m.view.window };
+      const image = screenImage(l.cols, c.order, { ...filter, metric: m.metric, size: c.size, subgroupSize: l.subgroupSize, values: c.values.values });
+      const rgba = image.rgba as Uint8ClampedArray<ArrayBuffer>;
+      post(
+        { kind: 'image', seq, width: image.width, height: image.height, rgba, legend: image.legend, shown: image.shown, positioned: c.order.rows.length, span: c.span, ms: performance.now() - t0 },
+        [rgba.buffer],
+      );
+    } else {
+      const l = loadedFor(m.traceId);
+      const c = orderFor(l, m.view);
+      const rows = rowsInRect(l.cols, c.order, m.rect, { untilNs: m.view.untilNs, window: m.view.window }).slice();
+      post({ kind: 'brush', seq, rows }, [rows.buffer]);
+    }
+  } catch (e) {
+    post({ kind: 'error', seq, message: e instanceof Error ? e.message : String(e) });
+  }
+};
