@@ -110,3 +110,9 @@ export function helpText() {
     <tr><th>C, Esc</th><td>time cursor at the centre, clear selections (warp, range, cursor, draw)</td></tr>
   </table>`;
 }
+
+/** An error (role alert) or notice (role status) line with a dismiss button. */
+export function banner(kind: 'error' | 'notice', text: string | null, onDismiss: () => void) {
+  if (text === null) return nothing;
+  return html`<div class="banner ${kind}" role=${kind === 'error' ? 'alert' : 'status'}>${text}<button @click=${onDismiss} aria-label="Dismiss">×</button></div>`;
+}

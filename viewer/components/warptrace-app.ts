@@ -10,7 +10,8 @@
  * right column) or slot="beside-timeline" (right of the timeline, above the
  * detail panels); both get the properties of panelProperties().
  *
- * Opening lives in trace-opener.ts, the header's parts in app-header.ts, drag
+ * The trace view's layout is trace-view.ts; opening lives in trace-opener.ts,
+ * the header's parts in app-header.ts, drag
  * and drop in file-drop.ts, the slots in panel-slots.ts, view links in
  * view-link-sync.ts.
  */
@@ -27,17 +28,14 @@ import { SideColumns, sideColumnStyles } from './side-columns.js';
 import { DismissController } from './dismiss-controller.js';
 import { FileDrop } from './file-drop.js';
 import { PanelSlots } from './panel-slots.js';
+import { traceView } from './trace-view.js';
 import { TraceOpener } from './trace-opener.js';
-import { emptyPage, helpText, samplesMenu, smSummary, stageChips, traceTitle } from './app-header.js';
+import { banner, emptyPage, helpText, samplesMenu, smSummary, stageChips, traceTitle } from './app-header.js';
+import { download, pngButton, timelinePng, type ViewPng } from './view-png.js';
 import type { OpenTimings, OpenedTrace, TraceOpenedDetail } from './app-types.js';
 import { ViewLinkSync, viewPortOf, type ViewPort } from './view-link-sync.js';
 import type { WtTimeline } from './wt-timeline.js';
 import type { WtDrawList } from './wt-draw-list.js';
-import './wt-timeline.js';
-import './wt-draw-list.js';
-import './wt-warp-details.js';
-import './wt-range-summary.js';
-import './wt-in-flight.js';
 import './wt-recents.js';
 
 export type { OpenTimings, OpenedTrace, TraceOpenedDetail } from './app-types.js';
@@ -189,6 +187,24 @@ export class WarptraceApp extends LitElement {
     return this.link.copy();
   }
 
+  /** The timeline as drawn, as a PNG (null with no trace). */
+  async viewPng(): Promise<ViewPng | null> {
+    const t = this.timeline;
+    return this.opened === null || t === null ? null : timelinePng(t, this.opened.name);
+  }
+
+  /** Saves viewPng() (a cancelable wt-export {format: 'png', fileName, blob} first, as the export panel does). */
+  private async savePng(): Promise<void> {
+    try {
+      const png = await this.viewPng();
+      if (png === null) return;
+      const detail = { format: 'png', fileName: png.fileName, blob: png.blob };
+      if (this.dispatchEvent(new CustomEvent('wt-export', { detail, bubbles: true, composed: true, cancelable: true }))) download(png.blob, png.fileName, this.renderRoot);
+    } catch (e) {
+      this.error = `PNG export failed: ${e instanceof Error ? e.message : String(e)}`;
+    }
+  }
+
   /** A file is being dragged over the app. */
   get dropActive(): boolean {
     return this.drop.active;
@@ -323,7 +339,7 @@ export class WarptraceApp extends LitElement {
               <input type="checkbox" .checked=${this.showAllSms} @change=${(e: Event) => (this.showAllSms = (e.target as HTMLInputElement).checked)} />
               all ${o.trace.device.smCount ?? ''} SMs
             </label>`}
-        ${o === null ? nothing : this.link.button()}
+        ${o === null ? nothing : html`${this.link.button()}${pngButton(() => void this.savePng())}`}
         <details class="help">
           <summary aria-label="Keyboard and mouse help">?</summary>
           <div class="help-body">${helpText()}</div>
@@ -331,52 +347,15 @@ export class WarptraceApp extends LitElement {
       </header>
       ${this.recentsOpen ? html`<div class="recents-popover"><wt-recents .recents=${this.recents}></wt-recents></div>` : nothing}
       ${this.loading === null ? nothing : renderProgress(this.loading, () => this.cancelLoading())}
-      ${this.banner('error', this.error, () => (this.error = null))}
-      ${this.banner('notice', this.notice, () => (this.notice = null))}
+      ${banner('error', this.error, () => (this.error = null))}
+      ${banner('notice', this.notice, () => (this.notice = null))}
       ${o === null ? nothing : smSummary(o, this.hiddenStages, (code) => this.toggleStage(code))}
       <main class="${this.hasPanels ? 'with-panels' : ''} ${this.columns.classes()}" style=${this.columns.style()}>
-        ${o === null ? emptyPage({ loading: this.loading !== null, sampleProblem: this.sampleProblem, recents: this.recents, onPickFile: this.pickFile, onSynthetic: () => void this.openSynthetic(1_000_000) }) : this.renderTraceView(o)}
+        ${o === null ? emptyPage({ loading: this.loading !== null, sampleProblem: this.sampleProblem, recents: this.recents, onPickFile: this.pickFile, onSynthetic: () => void this.openSynthetic(1_000_000) }) : traceView(this, o, this.slots.has('beside-timeline'), this.slots.onSlotChange, this.columns.edge('left'))}
         ${this.hasPanels ? this.columns.edge('right') : nothing}
         <aside class="panels" aria-label="Analysis panels"><slot name="panels" @slotchange=${this.slots.onSlotChange}></slot></aside>
       </main>
       ${this.dropActive ? html`<div class="drop-overlay">Drop a trace file to open it</div>` : nothing}
-    `;
-  }
-
-  private banner(kind: 'error' | 'notice', text: string | null, onDismiss: () => void) {
-    if (text === null) return nothing;
-    return html`<div class="banner ${kind}" role=${kind === 'error' ? 'alert' : 'status'}>${text}<button @click=${onDismiss} aria-label="Dismiss">×</button></div>`;
-  }
-
-  /**
-   * The open trace: draw list (left), the timeline with whatever is slotted beside it,
-   * and the detail panels under them. A panel of the trace view goes in `.timeline-row`
-   * (beside the timeline) or `.details` (a detail column).
-   */
-  private renderTraceView(o: OpenedTrace) {
-    return html`
-      <wt-draw-list class="draws" .trace=${o.trace} .spans=${o.drawLayout.spans} .tree=${o.drawLayout.tree} .selectedDraw=${this.selectedDraw}></wt-draw-list>
-      <section class="center">
-        <div class="timeline-row ${this.slots.has('beside-timeline') ? 'with-beside' : ''}">
-          <wt-timeline
-            .trace=${o.trace}
-            .index=${o.index}
-            .hiddenStages=${this.hiddenStages}
-            .showAllSms=${this.showAllSms}
-            .selectedDraw=${this.selectedDraw}
-            .selectedWarp=${this.selectedWarp}
-            .range=${this.range}
-            .cursorNs=${this.cursorNs}
-          ></wt-timeline>
-          <div class="beside-timeline"><slot name="beside-timeline" @slotchange=${this.slots.onSlotChange}></slot></div>
-        </div>
-        <div class="details">
-          <wt-warp-details .trace=${o.trace} .row=${this.selectedWarp}></wt-warp-details>
-          <wt-range-summary .trace=${o.trace} .counts=${this.counts}></wt-range-summary>
-          <wt-in-flight .trace=${o.trace} .inFlight=${this.inFlight}></wt-in-flight>
-        </div>
-      </section>
-      ${this.columns.edge('left')}
     `;
   }
 

@@ -1,0 +1,53 @@
+// The layout of an open trace in <warptrace-app>: the draw list (left column), the timeline
+// with whatever is slotted beside it (slot="beside-timeline"), and the detail panels under
+// them. To add a panel of the trace view: slot it beside the timeline from outside (it gets
+// the app's panel properties), or add it here, in `.timeline-row` or `.details`.
+import { html, type TemplateResult } from 'lit';
+import type { OpenedTrace } from './app-types.js';
+import type { TimeRange } from '../timeline/frame.js';
+import type { RangeCounts } from '../../analysis/range-counts.js';
+import type { InFlight } from '../../analysis/in-flight.js';
+import './wt-timeline.js';
+import './wt-draw-list.js';
+import './wt-warp-details.js';
+import './wt-range-summary.js';
+import './wt-in-flight.js';
+
+/** The app state the trace view shows. */
+export interface TraceViewState {
+  readonly selectedDraw: number;
+  readonly selectedWarp: number;
+  readonly hiddenStages: number;
+  readonly showAllSms: boolean;
+  readonly range: TimeRange | null;
+  readonly cursorNs: number | null;
+  readonly counts: RangeCounts | null;
+  readonly inFlight: InFlight | null;
+}
+
+export function traceView(s: TraceViewState, o: OpenedTrace, besideTimeline: boolean, onSlotChange: () => void, leftEdge: TemplateResult) {
+  return html`
+    <wt-draw-list class="draws" .trace=${o.trace} .spans=${o.drawLayout.spans} .tree=${o.drawLayout.tree} .selectedDraw=${s.selectedDraw}></wt-draw-list>
+    <section class="center">
+      <div class="timeline-row ${besideTimeline ? 'with-beside' : ''}">
+        <wt-timeline
+          .trace=${o.trace}
+          .index=${o.index}
+          .hiddenStages=${s.hiddenStages}
+          .showAllSms=${s.showAllSms}
+          .selectedDraw=${s.selectedDraw}
+          .selectedWarp=${s.selectedWarp}
+          .range=${s.range}
+          .cursorNs=${s.cursorNs}
+        ></wt-timeline>
+        <div class="beside-timeline"><slot name="beside-timeline" @slotchange=${onSlotChange}></slot></div>
+      </div>
+      <div class="details">
+        <wt-warp-details .trace=${o.trace} .row=${s.selectedWarp}></wt-warp-details>
+        <wt-range-summary .trace=${o.trace} .counts=${s.counts}></wt-range-summary>
+        <wt-in-flight .trace=${o.trace} .inFlight=${s.inFlight}></wt-in-flight>
+      </div>
+    </section>
+    ${leftEdge}
+  `;
+}

@@ -1,0 +1,66 @@
+// PNG export of the timeline as drawn: its WebGL layer (lanes, draw track, overview,
+// gutter) and its text layer (lane labels, axis, draw labels) composited on the page
+// background, at the canvas's device pixels, named after the trace and the time window.
+import { html } from 'lit';
+import { formatNs } from '../../shared-schema/index.js';
+import type { TimeWindow } from '../model/time-scale.js';
+import type { WtTimeline } from './wt-timeline.js';
+
+/** The timeline's background where nothing is drawn (app-styles' page colour). */
+const BACKGROUND = '#15171c';
+
+export interface ViewPng {
+  readonly blob: Blob;
+  readonly fileName: string;
+  /** Device pixels. */
+  readonly width: number;
+  readonly height: number;
+}
+
+/** "aqt_1.20ms-1.26ms.png": the trace's name without extension, the window, file-name safe. */
+export function viewPngName(traceName: string, view: TimeWindow): string {
+  const safe = (s: string) => s.replace(/µ/g, 'u').replace(/\s+/g, '').replace(/[^\w.+-]+/g, '-');
+  const base = traceName.replace(/\.[^.]*$/, '').replace(/[^\w.+-]+/g, '-').replace(/^-+|-+$/g, '') || 'trace';
+  return `${base}_${safe(formatNs(view.startNs))}-${safe(formatNs(view.endNs))}.png`;
+}
+
+/**
+ * Draws a frame now and composites its layers in the same task (the WebGL drawing buffer
+ * is only guaranteed until the task ends), then encodes the PNG.
+ */
+export async function timelinePng(timeline: WtTimeline, traceName: string): Promise<ViewPng> {
+  const root = timeline.renderRoot;
+  const gl = root.querySelector('canvas.gl') as HTMLCanvasElement | null;
+  const text = root.querySelector('canvas.text') as HTMLCanvasElement | null;
+  if (gl === null || text === null || gl.width === 0 || gl.height === 0) throw new Error('the timeline has not drawn yet');
+  const out = document.createElement('canvas');
+  out.width = gl.width;
+  out.height = gl.height;
+  const ctx = out.getContext('2d');
+  if (ctx === null) throw new Error('no 2D canvas for the PNG');
+  ctx.fillStyle = BACKGROUND;
+  ctx.fillRect(0, 0, out.width, out.height);
+  timeline.renderNow();
+  ctx.drawImage(gl, 0, 0);
+  ctx.drawImage(text, 0, 0, text.width, text.height, 0, 0, out.width, out.height);
+  const blob = await new Promise<Blob | null>((resolve) => out.toBlob(resolve, 'image/png'));
+  if (blob === null) throw new Error('the browser could not encode the PNG');
+  return { blob, fileName: viewPngName(traceName, timeline.visibleWindow), width: out.width, height: out.height };
+}
+
+/** Saves a blob under `fileName` (a download). */
+export function download(blob: Blob, fileName: string, parent: Node): void {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = fileName;
+  a.style.display = 'none';
+  parent.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+export function pngButton(onClick: () => void) {
+  return html`<button class="save-png" @click=${onClick} title="Save the timeline as shown (lanes, labels, axis, draw track) as a PNG image">PNG</button>`;
+}
