@@ -16,93 +16,33 @@
  * expand the focused lane, `,`/`.` previous/next warp on the focused lane,
  * F fit the selection, 0 fit all, C cursor at the view centre, Esc clear.
  *
- * The parts: timeline-surface (renderer lifecycle and frames), timeline-lanes
- * (expanded lanes, focus, vertical scroll), timeline-hit / timeline-hover
- * (what lies under the pointer, tooltips), timeline-navigation (stepping and
- * fitting), timeline-pointer / timeline-keys (input), timeline-styles.
+ * This file is the input side (pointer and keyboard targets). The parts:
+ * timeline-element (properties, frames, view and lane state, public
+ * navigation), timeline-surface (renderer lifecycle and frames),
+ * timeline-lanes (expanded lanes, focus, vertical scroll), timeline-hit /
+ * timeline-hover (what lies under the pointer, tooltips), timeline-navigation
+ * (stepping and fitting), timeline-pointer / timeline-keys (input),
+ * timeline-template, timeline-styles.
  */
-import { LitElement, type PropertyValues } from 'lit';
-import type { Trace } from '../../shared-schema/index.js';
-import { buildDrawLayout, type DrawLayout } from '../model/draw-layout.js';
-import type { LaneIndex } from '../model/lane-index.js';
-import type { LaneLayout } from '../model/lane-layout.js';
-import { occupancyScaleFor } from '../model/occupancy.js';
-import { screenLayout, type Region, type ScreenLayout } from '../model/screen-layout.js';
-import { clampWindow, spanOf, traceBounds, windowAround, type TimeWindow } from '../model/time-scale.js';
-import type { TimeRange, TimelineFrame } from '../timeline/frame.js';
-import type { FrameStats } from '../timeline/timeline-renderer.js';
-import { warpAtPoint, type HitScene } from './timeline-hit.js';
-import { TimelineHover, clickActionAt } from './timeline-hover.js';
+import type { Region } from '../model/screen-layout.js';
+import type { TimeRange } from '../timeline/frame.js';
+import { TimelineElement } from './timeline-element.js';
+import { warpAtPoint } from './timeline-hit.js';
+import { clickActionAt } from './timeline-hover.js';
 import { TimelineKeys, type KeyboardTarget } from './timeline-keys.js';
-import { TimelineLanes } from './timeline-lanes.js';
 import { fitTarget } from './timeline-navigation.js';
 import { TimelinePointer, type PointerTarget } from './timeline-pointer.js';
-import { timelineStyles } from './timeline-styles.js';
 import { timelineTemplate } from './timeline-template.js';
-import { TimelineSurface, type SurfaceHost } from './timeline-surface.js';
 
-export { occupancyScaleFor };
+export { occupancyScaleFor } from '../model/occupancy.js';
 
-export class WtTimeline extends LitElement implements KeyboardTarget, PointerTarget, SurfaceHost {
-  static override properties = {
-    trace: { attribute: false },
-    index: { attribute: false },
-    hiddenStages: { type: Number, attribute: false },
-    showAllSms: { type: Boolean, attribute: 'show-all-sms' },
-    selectedDraw: { type: Number, attribute: false },
-    selectedWarp: { type: Number, attribute: false },
-    range: { attribute: false },
-    cursorNs: { attribute: false },
-  };
-
-  declare trace: Trace | null;
-  declare index: LaneIndex | null;
-  declare hiddenStages: number;
-  declare showAllSms: boolean;
-  declare selectedDraw: number;
-  declare selectedWarp: number;
-  declare range: TimeRange | null;
-  declare cursorNs: number | null;
-
-  /** Statistics of the last rendered frame (for the benchmark). */
-  lastFrame: FrameStats | null = null;
-  /** Called after every rendered frame with its timings (benchmark hook). */
-  onFrame: ((stats: FrameStats, ms: number) => void) | null = null;
-
-  private readonly surface = new TimelineSurface(this);
-  private readonly lanes = new TimelineLanes(() => this.lanesChanged());
-  private screen: ScreenLayout = screenLayout(1, 1, 1);
-  private drawLayout: DrawLayout | null = null;
-  private bounds: TimeWindow = { startNs: 0, endNs: 1 };
-  private view: TimeWindow = { startNs: 0, endNs: 1 };
-  private dragRange: TimeRange | null = null;
-  private dragCursor: number | null = null;
+export class WtTimeline extends TimelineElement implements KeyboardTarget, PointerTarget {
   private readonly keys = new TimelineKeys(this);
   private pointer: TimelinePointer | null = null;
-  private occupancyScale = 1;
-  private viewEventPending = false;
-  /** The warp outlined under the pointer and the tooltip shown there. */
-  readonly hover = new TimelineHover(this);
-
-  constructor() {
-    super();
-    this.trace = null;
-    this.index = null;
-    this.hiddenStages = 0;
-    this.showAllSms = false;
-    this.selectedDraw = -1;
-    this.selectedWarp = -1;
-    this.range = null;
-    this.cursorNs = null;
-  }
-
-  static override styles = timelineStyles;
 
   override render() {
     return timelineTemplate({ pointer: () => this.pointer, keys: this.keys, tooltip: this.hover.state.tooltip, onScrollbar: this.onScrollbar });
   }
-
-  // ---- lifecycle -------------------------------------------------------
 
   override firstUpdated(): void {
     const surface = this.surface.element;
@@ -114,192 +54,6 @@ export class WtTimeline extends LitElement implements KeyboardTarget, PointerTar
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     this.keys.stop();
-  }
-
-  /** Resolves once the renderer exists (tests and the benchmark wait on it). */
-  async ready(): Promise<void> {
-    await this.updateComplete;
-    await this.surface.ready();
-  }
-
-  surfaceResized(width: number, height: number): void {
-    this.updateScreen(width, height);
-  }
-
-  private updateScreen(width: number, height: number): void {
-    this.screen = screenLayout(Math.max(1, Math.floor(width)), Math.max(1, Math.floor(height)), this.drawLayout?.rowCount ?? 1);
-    this.lanes.resize(this.screen.lanes.height);
-  }
-
-  override willUpdate(changed: PropertyValues<this>): void {
-    if (changed.has('trace') || changed.has('index')) {
-      this.lanes.reset();
-      this.hover.clear();
-      this.surface.invalidate();
-      if (this.trace !== null && this.index !== null) {
-        this.drawLayout = buildDrawLayout(this.trace, this.index);
-        this.bounds = traceBounds(this.index.startNs, this.index.endNs);
-        this.view = this.bounds;
-        this.occupancyScale = occupancyScaleFor(this.index.peakOccupancy, this.trace.device.warpsPerSm);
-      } else {
-        this.drawLayout = null;
-      }
-      this.updateScreen(this.screen.width, this.screen.height);
-    }
-    if (changed.has('trace') || changed.has('index') || changed.has('showAllSms') || changed.has('hiddenStages')) this.relayout();
-  }
-
-  override updated(): void {
-    this.requestFrame();
-  }
-
-  private relayout(): void {
-    const { trace, index } = this;
-    this.lanes.update(trace === null || index === null ? null : { trace, index, showAllSms: this.showAllSms, hiddenStages: this.hiddenStages }, this.screen.lanes.height);
-  }
-
-  /** The lane layout or scroll changed: size the scrollbar to it, follow the scroll, redraw. */
-  private lanesChanged(): void {
-    const spacer = this.renderRoot.querySelector('.spacer') as HTMLElement | null;
-    if (spacer !== null) spacer.style.height = `${this.lanes.layout.height + this.screen.lanes.y}px`;
-    const bar = this.renderRoot.querySelector('.vscroll') as HTMLElement | null;
-    if (bar !== null && Math.abs(bar.scrollTop - this.lanes.scrollY) > 0.5) bar.scrollTop = this.lanes.scrollY;
-    this.requestFrame();
-  }
-
-  // ---- frames ----------------------------------------------------------
-
-  requestFrame(): void {
-    this.surface.requestFrame();
-  }
-
-  /** Renders synchronously (tests and the benchmark call this directly). */
-  renderNow(): FrameStats | null {
-    return this.surface.renderNow();
-  }
-
-  frameToDraw(): TimelineFrame | null {
-    if (this.trace === null || this.index === null || this.drawLayout === null) return null;
-    this.hover.flush(this.scene);
-    return {
-      trace: this.trace,
-      index: this.index,
-      lanes: this.lanes.layout,
-      drawLayout: this.drawLayout,
-      screen: this.screen,
-      view: this.view,
-      bounds: this.bounds,
-      scrollY: this.lanes.scrollY,
-      hiddenStages: this.hiddenStages,
-      selectedDraw: this.selectedDraw,
-      selectedWarp: this.selectedWarp,
-      hoverWarp: this.hover.state.hoverWarp,
-      range: this.dragRange ?? this.range,
-      cursorNs: this.dragCursor ?? this.cursorNs,
-      focusedLane: this.lanes.focused,
-      occupancyScale: this.occupancyScale,
-    };
-  }
-
-  frameDrawn(stats: FrameStats, ms: number): void {
-    this.lastFrame = stats;
-    this.onFrame?.(stats, ms);
-    if (this.viewEventPending) {
-      this.viewEventPending = false;
-      this.emit('wt-view-change', { view: this.view });
-    }
-  }
-
-  /** Renders a frame and reads a CSS-px rectangle of the timeline canvas back (tests and screenshots). */
-  readPixels(x: number, y: number, width: number, height: number): Uint8ClampedArray {
-    return this.surface.readPixels(this.screen.width, x, y, width, height);
-  }
-
-  // ---- public navigation --------------------------------------------------
-
-  get visibleWindow(): TimeWindow {
-    return this.view;
-  }
-
-  get screenLayout(): ScreenLayout {
-    return this.screen;
-  }
-
-  get laneLayout(): LaneLayout {
-    return this.lanes.layout;
-  }
-
-  get verticalScroll(): number {
-    return this.lanes.scrollY;
-  }
-
-  /** SMs whose lanes are expanded (one row per warp slot); setting it lays the lanes out again. */
-  get expandedSms(): ReadonlySet<number> {
-    return this.lanes.expandedSms;
-  }
-
-  set expandedSms(sms: ReadonlySet<number>) {
-    this.lanes.expandedSms = sms;
-  }
-
-  setView(view: TimeWindow): void {
-    this.view = clampWindow(view, this.bounds);
-    this.viewEventPending = true;
-    this.requestFrame();
-  }
-
-  /** Shows [startNs, endNs] with a margin on each side. */
-  zoomTo(startNs: number, endNs: number, margin = 0.08): void {
-    this.setView(windowAround(startNs, endNs, margin, this.bounds));
-  }
-
-  fitAll(): void {
-    this.setView(this.bounds);
-  }
-
-  /** Expands or collapses the lane of SM `sm`. */
-  toggleLane(sm: number, expanded?: boolean): void {
-    this.lanes.toggle(sm, expanded);
-  }
-
-  isExpanded(sm: number): boolean {
-    return this.lanes.isExpanded(sm);
-  }
-
-  /** Scrolls the lane area vertically so the lane of `sm` is at the top. */
-  scrollToSm(sm: number): void {
-    const row = this.lanes.layout.rows.find((r) => r.sm === sm);
-    if (row !== undefined) this.setScroll(row.y);
-  }
-
-  /** Brings a warp into view: expands its lane, scrolls to it and centres it if off screen. */
-  revealWarp(row: number): void {
-    if (this.trace === null || row < 0 || row >= this.trace.warps.count) return;
-    this.lanes.revealWarp(row);
-    const s = this.trace.warps.startNs[row]!;
-    const e = s + this.trace.warps.durationNs[row]!;
-    if (e < this.view.startNs || s > this.view.endNs) {
-      const span = spanOf(this.view);
-      this.setView({ startNs: (s + e) / 2 - span / 2, endNs: (s + e) / 2 + span / 2 });
-    }
-    this.requestFrame();
-  }
-
-  /** Scrolls the lane area to y px (clamped). */
-  setScroll(y: number): void {
-    this.lanes.setScroll(y);
-  }
-
-  emit(type: string, detail: unknown): void {
-    this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
-  }
-
-  // ---- pointer (see TimelinePointer) ---------------------------------------
-
-  /** What the frame shows, for hit testing. */
-  private get scene(): HitScene {
-    const { trace, index, drawLayout, screen, view, hiddenStages } = this;
-    return { trace, index, drawLayout, screen, view, hiddenStages, lanes: this.lanes.layout, scrollY: this.lanes.scrollY };
   }
 
   get hasTrace(): boolean {
@@ -346,23 +100,6 @@ export class WtTimeline extends LitElement implements KeyboardTarget, PointerTar
   /** Warp row under a point of the lane area, or -1. */
   warpAtPoint(x: number, y: number): number {
     return warpAtPoint(this.scene, x, y);
-  }
-
-  private onScrollbar = (e: Event): void => {
-    const top = (e.target as HTMLElement).scrollTop;
-    if (Math.abs(top - this.lanes.scrollY) > 0.5) this.lanes.setScroll(top);
-  };
-
-  // ---- keyboard ------------------------------------------------------------
-
-  get panLimits(): TimeWindow {
-    return this.bounds;
-  }
-
-  setViewAndRender(view: TimeWindow): void {
-    this.view = clampWindow(view, this.bounds);
-    this.viewEventPending = true;
-    this.renderNow();
   }
 
   toggleFocusedLane(): void {

@@ -22,6 +22,7 @@ import { INSTANCE_FLOATS, InstanceWriter } from './instances.js';
 import { addPyramidColumns } from './occupancy.js';
 import { lowerBoundStart, rowsRunningAt, type LaneIndex, type LaneInfo } from './lane-index.js';
 import { slotRowOf, type LaneLayout, type LaneRow } from './lane-layout.js';
+import { highlightedIn, isHighlighted, type RowHighlight } from './row-highlight.js';
 
 export interface LodRequest {
   readonly trace: Trace;
@@ -39,6 +40,8 @@ export interface LodRequest {
   readonly hiddenStages: number;
   /** Draw whose warps stay bright while the others dim; -1 for none. */
   readonly selectedDraw: number;
+  /** Rows that stay bright while all others dim (with a selected draw: rows of both); null for none. */
+  readonly highlight?: RowHighlight | null;
 }
 
 export interface LodStats {
@@ -55,6 +58,8 @@ const OTHERS = STAGE_COUNT;
 const OTHERS_RGBA = packRgba(THEME.dimOthers);
 const LANE_BG = packRgba(THEME.laneAlt);
 const SLOT_BG = packRgba(0x1c1f26);
+/** Added to a highlighted warp's duration when folds pick the bar's color (longer than any warp). */
+const HIGHLIGHT_FOLD_BONUS = 1e15;
 /** Minimum warp length, in columns, that gets a label candidate (the overlay checks real widths). */
 const LABEL_MIN_COLUMNS = 10;
 
@@ -144,7 +149,10 @@ export class LaneLodBuilder {
     const pyr = lane.occupancy;
     let used = 0; // bit per accumulator filled
     const visible = lane.stageMask & ~req.hiddenStages;
-    if (colNs >= pyr.binNs) {
+    if (colNs >= pyr.binNs && req.highlight != null) {
+      stats.pyramidLanes++;
+      used = this.highlightedOccupancy(req, req.highlight, lane, visible);
+    } else if (colNs >= pyr.binNs) {
       stats.pyramidLanes++;
       for (let k = 0; k < pyr.stages.length; k++) {
         const stage = pyr.stages[k]!;
@@ -161,10 +169,11 @@ export class LaneLodBuilder {
       const last = lowerBoundStart(startNs, lane, endNs);
       rowsRunningAt(req.trace, lane, originNs, first, this.running);
       const sel = req.selectedDraw;
+      const hl = req.highlight ?? null;
       const add = (i: number) => {
         const st = stage[i]!;
         if ((visible & (1 << st)) === 0) return;
-        const target = sel >= 0 && draw[i] !== sel ? OTHERS : st;
+        const target = (sel >= 0 && draw[i] !== sel) || (hl !== null && !isHighlighted(hl, i)) ? OTHERS : st;
         const u0 = (startNs[i]! - originNs) * inv;
         addCoverage(this.area[target]!, this.diff[target]!, u0, u0 + durationNs[i]! * inv);
         used |= 1 << target;
@@ -175,6 +184,37 @@ export class LaneLodBuilder {
       for (let t = 0; t <= STAGE_COUNT; t++) if (used & (1 << t)) resolveCoverage(this.area[t]!, this.diff[t]!);
     }
     this.emitStacked(req, row, used);
+  }
+
+  /**
+   * Occupancy with a highlight, zoomed out: the highlighted warps' coverage by
+   * stage (cost follows the highlighted rows of the lane), and the rest of the
+   * pyramid's occupancy as "others" stacked above it. Returns the used mask.
+   */
+  private highlightedOccupancy(req: LodRequest, h: RowHighlight, lane: LaneInfo, visible: number): number {
+    const { columns, colNs, originNs } = req;
+    const { startNs, durationNs, stage } = req.trace.warps;
+    const pyr = lane.occupancy;
+    const others = this.area[OTHERS]!;
+    for (let k = 0; k < pyr.stages.length; k++) if ((visible & (1 << pyr.stages[k]!)) !== 0) addPyramidColumns(pyr, k, originNs, colNs, columns, others);
+    let used = 1 << OTHERS;
+    const [lo, hi] = highlightedIn(h, lane.rowBegin, lane.rowEnd);
+    const inv = 1 / colNs;
+    for (let k = lo; k < hi; k++) {
+      const i = h.rows[k]!;
+      const st = stage[i]!;
+      if ((visible & (1 << st)) === 0) continue;
+      const u0 = (startNs[i]! - originNs) * inv;
+      addCoverage(this.area[st]!, this.diff[st]!, u0, u0 + durationNs[i]! * inv);
+      used |= 1 << st;
+    }
+    for (let t = 0; t < STAGE_COUNT; t++) {
+      if ((used & (1 << t)) === 0) continue;
+      const area = this.area[t]!;
+      resolveCoverage(area, this.diff[t]!);
+      for (let c = 0; c < columns; c++) others[c] = Math.max(0, others[c]! - area[c]!);
+    }
+    return used;
   }
 
   /** Stacked occupancy bars, merging runs of columns with identical pixel heights. */
@@ -244,7 +284,11 @@ export class LaneLodBuilder {
     const bars = this.bars;
     const labelMin = colNs * LABEL_MIN_COLUMNS;
     for (let r = 0; r < rowsN; r += 2) bars.push(0, columns * colNs, top + r * h, top + (r + 1) * h, SLOT_BG);
-    const colorOf = (i: number) => (sel >= 0 && draw[i] !== sel ? STAGE_DIM_RGBA : STAGE_RGBA)[stage[i]!]!;
+    const hl = req.highlight ?? null;
+    const dimmed = (i: number) => (sel >= 0 && draw[i] !== sel) || (hl !== null && !isHighlighted(hl, i));
+    const colorOf = (i: number) => (dimmed(i) ? STAGE_DIM_RGBA : STAGE_RGBA)[stage[i]!]!;
+    // In a fold, a highlighted warp wins over longer dimmed ones (so a highlighted warp never vanishes).
+    const foldWeight = (i: number, d: number) => (hl !== null && isHighlighted(hl, i) ? d + HIGHLIGHT_FOLD_BONUS : d);
     // Last bar emitted per slot row: a bar of the same color starting less
     // than a column after it ends extends it instead (the gap is invisible at
     // this zoom), so busy rows cost a few long rectangles, not one per column.
@@ -280,11 +324,12 @@ export class LaneLodBuilder {
         return;
       }
       const c = Math.floor(s / colNs);
+      const weight = foldWeight(i, d);
       if (foldCol[r] === c) {
         if (s + d > foldX1[r]!) foldX1[r] = s + d;
-        if (d > foldBestDur[r]!) {
+        if (weight > foldBestDur[r]!) {
           foldBest[r] = i;
-          foldBestDur[r] = d;
+          foldBestDur[r] = weight;
         }
         return;
       }
@@ -293,7 +338,7 @@ export class LaneLodBuilder {
       foldX0[r] = s;
       foldX1[r] = s + d;
       foldBest[r] = i;
-      foldBestDur[r] = d;
+      foldBestDur[r] = weight;
     };
     const first = lowerBoundStart(startNs, lane, originNs);
     const last = lowerBoundStart(startNs, lane, endNs);

@@ -3,6 +3,7 @@ import type { Trace } from '../../shared-schema/index.js';
 import type { DrawLayout } from '../model/draw-layout.js';
 import type { LaneIndex } from '../model/lane-index.js';
 import type { LaneLayout } from '../model/lane-layout.js';
+import type { RowHighlight } from '../model/row-highlight.js';
 import type { ScreenLayout } from '../model/screen-layout.js';
 import type { TimeWindow } from '../model/time-scale.js';
 
@@ -25,6 +26,8 @@ export interface TimelineFrame {
   readonly scrollY: number;
   readonly hiddenStages: number;
   readonly selectedDraw: number;
+  /** Warp rows drawn highlighted, all others dimmed; null for none. */
+  readonly highlight: RowHighlight | null;
   /** Selected warp row, -1 for none. */
   readonly selectedWarp: number;
   /** Warp under the pointer, -1 for none. */

@@ -27,6 +27,7 @@ interface LodKey {
   readonly frameSource: object;
   readonly hiddenStages: number;
   readonly selectedDraw: number;
+  readonly highlight: object | null;
   readonly colNs: number;
   readonly originNs: number;
   readonly columns: number;
@@ -153,6 +154,7 @@ export class TimelineRenderer {
       key.frameSource !== f.lanes ||
       key.hiddenStages !== f.hiddenStages ||
       key.selectedDraw !== f.selectedDraw ||
+      key.highlight !== f.highlight ||
       key.colNs !== colNs ||
       key.occupancyScale !== f.occupancyScale ||
       f.view.startNs < key.originNs ||
@@ -179,6 +181,7 @@ export class TimelineRenderer {
         occupancyScale: f.occupancyScale,
         hiddenStages: f.hiddenStages,
         selectedDraw: f.selectedDraw,
+        highlight: f.highlight,
       });
       this.lanesMesh.setInstances(this.lod.bars);
       const draws = drawsInWindow(f.drawLayout, originNs, originNs + columns * colNs);
@@ -192,6 +195,7 @@ export class TimelineRenderer {
         frameSource: f.lanes,
         hiddenStages: f.hiddenStages,
         selectedDraw: f.selectedDraw,
+        highlight: f.highlight,
         colNs,
         originNs,
         columns,
