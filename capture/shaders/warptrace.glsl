@@ -36,6 +36,21 @@
 // a warp whose lanes all discard writes no record and is not counted. Call
 // wtEnd before `discard` (wtEnd(...); if (kill) discard;) to keep such warps.
 // Fragment helper invocations never write and are left out of the mask.
+//
+// Ray-tracing stages (ray generation, closest-hit, any-hit, miss, intersection,
+// callable): the driver re-forms warps at every trace call, and hit, miss and
+// intersection shaders run in warps gathered from many rays. A record is the
+// invocations that reach wtEnd together: its mask is those lanes, its clocks
+// and custom id the lowest one's (start = that lane's wtBegin). Every
+// invocation is in exactly one record, so a launch of W x H rays gives ray
+// generation records whose lanes sum to W x H; one launch warp may end as
+// several records. A ray-generation record spans the whole invocation, the
+// time its rays spent in hit, miss and intersection shaders included.
+// ignoreIntersectionEXT and terminateRayEXT end the invocation, and so does
+// reportIntersectionEXT when it accepts a hit of a terminate-on-first-hit ray:
+// call wtEnd before them, as before `discard`.
+// Task and mesh stages: one record per warp of the workgroup, as in compute;
+// EmitMeshTasksEXT ends a task invocation, so wtEnd comes before it.
 #ifndef WARPTRACE_GLSL
 #define WARPTRACE_GLSL
 
