@@ -19,6 +19,7 @@ import {
   WTRAW_VERSION,
   WtrawHeaderWord,
 } from './raw-layout.js';
+import { MAX_POSITION_COORD, MAX_POSITION_LOG2, NO_POSITION, PositionBits } from './position.js';
 import { STAGES } from './stages.js';
 
 interface Define {
@@ -38,6 +39,11 @@ function layoutDefines(): Define[] {
   for (const [key, value] of Object.entries(RecordWord)) defs.push({ name: `WT_WORD_${key}`, value });
   for (const [key, value] of Object.entries(PackedIds)) defs.push({ name: `WT_IDS_${key}`, value });
   for (const [key, value] of Object.entries(RecordFlag)) defs.push({ name: `WT_FLAG_${key}`, value });
+  // The screen position word (position.ts), in record word 3 when WT_FLAG_POSITION is set.
+  for (const [key, value] of Object.entries(PositionBits)) defs.push({ name: `WT_POS_${key}`, value });
+  defs.push({ name: 'WT_NO_POSITION', value: NO_POSITION, comment: 'no position (x0 = y0 = 8191)' });
+  defs.push({ name: 'WT_MAX_POSITION_COORD', value: MAX_POSITION_COORD, comment: 'largest x0 / y0' });
+  defs.push({ name: 'WT_MAX_POSITION_LOG2', value: MAX_POSITION_LOG2, comment: 'footprints up to 128 px' });
   defs.push({ name: 'WT_UNKNOWN_SM', value: RAW_UNKNOWN_SM });
   defs.push({ name: 'WT_UNKNOWN_SLOT', value: RAW_UNKNOWN_SLOT });
   for (const s of STAGES) defs.push({ name: `WT_STAGE_${s.name}`, value: s.code, comment: s.title });
@@ -46,7 +52,7 @@ function layoutDefines(): Define[] {
 
 /** Masks and sentinels read best in hex, counts and indices in decimal. */
 function literal(name: string, value: number): string {
-  return /MASK|MAGIC|UNKNOWN/.test(name) ? `0x${value.toString(16)}` : String(value);
+  return /MASK|MAGIC|UNKNOWN|NO_POSITION/.test(name) ? `0x${value.toString(16)}` : String(value);
 }
 
 const banner = (source: string) =>

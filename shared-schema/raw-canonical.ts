@@ -9,7 +9,7 @@ import { allocUintColumn, laneMasks } from './columns.js';
 import { fail } from './errors.js';
 import { TICKS_PER_NS, type UintColumn, type WarpColumns } from './model.js';
 import { PackedIds, RECORD_WORDS, RecordWord } from './raw-layout.js';
-import type { SmMajorRecords } from './raw-records.js';
+import { positionOfRecord, type SmMajorRecords } from './raw-records.js';
 import { mergePart, sortSlice } from './row-sort.js';
 import type { RowSlice } from './row-tasks.js';
 import { ChunkEncoder, type ChunkShape, type RowWindow, type WarpChunk } from './warp-encoder.js';
@@ -65,7 +65,7 @@ export function allocWarpColumns(records: SmMajorRecords, drawCount: number, sub
     activeMaskHi: !records.wide ? null : (allocate.uint(n, 0xffffffff) as Uint32Array),
     smCycleStart: withCycles ? allocate.f64(n) : null,
     smCycleDuration: withCycles ? (allocate.uint(n, 0xffffffff) as Uint32Array) : null,
-    position: null,
+    position: records.withPosition ? (allocate.uint(n, 0xffffffff) as Uint32Array) : null,
   } as WarpColumns;
 }
 
@@ -118,7 +118,7 @@ export function mergeByStart(scratch: OrderRows, slices: readonly (readonly [num
 
 /** Writes canonical rows [from, to) from their source rows (order[row]) as warp columns. */
 export function writeRows(records: SmMajorRecords, placed: PlacedRows, order: Uint32Array, shiftTicks: number, from: number, to: number, out: WarpColumns): void {
-  const { startNs, durationNs, warpSlot, stage, draw, customId, activeMask, activeMaskHi, smCycleStart, smCycleDuration } = out;
+  const { startNs, durationNs, warpSlot, stage, draw, customId, activeMask, activeMaskHi, smCycleStart, smCycleDuration, position } = out;
   const { startTicks, durationTicks } = placed;
   const words = records.words;
   for (let row = from; row < to; row++) {
@@ -134,6 +134,7 @@ export function writeRows(records: SmMajorRecords, placed: PlacedRows, order: Ui
     customId[row] = words[w + RecordWord.CUSTOM_ID] as number;
     activeMask[row] = words[w + RecordWord.ACTIVE_MASK_LO] as number;
     if (activeMaskHi !== null) activeMaskHi[row] = words[w + RecordWord.ACTIVE_MASK_HI] as number;
+    if (position !== null) position[row] = positionOfRecord(words, w);
   }
   if (smCycleStart !== null && smCycleDuration !== null && placed.cycleStart !== null) {
     for (let row = from; row < to; row++) {
@@ -184,6 +185,7 @@ export function encodeRows(
       win.customId[k] = words[w + RecordWord.CUSTOM_ID] as number;
       win.maskLo[k] = words[w + RecordWord.ACTIVE_MASK_LO] as number;
       win.maskHi[k] = words[w + RecordWord.ACTIVE_MASK_HI] as number;
+      win.position[k] = positionOfRecord(words, w);
       if (cycleStart !== null) {
         win.cycleStart[k] = cycleStart[src] as number;
         win.cycleDuration[k] = cycleDurationOfRecord(words, src);

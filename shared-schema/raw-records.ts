@@ -8,6 +8,7 @@
 import { laneMasks } from './columns.js';
 import { describeValue, fail } from './errors.js';
 import { UNKNOWN_SLOT, UNKNOWN_SM, type SmGroups } from './model.js';
+import { NO_POSITION, positionProblem } from './position.js';
 import { PackedIds, RECORD_WORDS, RecordFlag, RecordWord } from './raw-layout.js';
 import { STAGE_COUNT } from './stages.js';
 
@@ -33,6 +34,8 @@ export interface SmMajorRecords {
   readonly maxCustomId: number;
   /** OR of every device-clock word (its lowest bit is the clock's step). */
   readonly deviceLoOr: number;
+  /** Some record holds a screen position (RecordFlag.POSITION, not NO_POSITION): the trace gets a position column. */
+  readonly withPosition: boolean;
 }
 
 /** What one pass over a range of records found. */
@@ -42,6 +45,14 @@ export interface RecordCounts {
   readonly counts: Uint32Array;
   readonly maxCustomId: number;
   readonly deviceLoOr: number;
+  /** Records with a screen position (flag POSITION, word 3 not NO_POSITION). */
+  readonly positions: number;
+}
+
+/** The screen position of record word index w (RecordFlag.POSITION set), else NO_POSITION. */
+export function positionOfRecord(words: Uint32Array, w: number): number {
+  const flags = (words[w + RecordWord.PACKED_IDS] as number) >>> PackedIds.FLAGS_SHIFT;
+  return (flags & RecordFlag.POSITION) === 0 ? NO_POSITION : (words[w + RecordWord.POSITION] as number);
 }
 
 /** The clock flags of the first record: every record must carry the same. */
@@ -62,6 +73,7 @@ export function countRecords(words: Uint32Array, begin: number, end: number, lim
   const counts = new Uint32Array(65536);
   let maxCustomId = 0;
   let deviceLoOr = 0;
+  let positions = 0;
   for (let i = begin, w = begin * RECORD_WORDS; i < end; i++, w += RECORD_WORDS) {
     const ids = words[w + RecordWord.PACKED_IDS] as number;
     const sm = ids & PackedIds.SM_MASK;
@@ -69,7 +81,16 @@ export function countRecords(words: Uint32Array, begin: number, end: number, lim
     const stage = (ids >>> PackedIds.STAGE_SHIFT) & PackedIds.STAGE_MASK;
     const draw = words[w + RecordWord.DRAW_ID] as number;
     const lo = words[w + RecordWord.ACTIVE_MASK_LO] as number;
+    const positioned = ((ids >>> PackedIds.FLAGS_SHIFT) & RecordFlag.POSITION) !== 0;
+    // Word 3 is lanes 32..63 in wide subgroups, the position when flagged (only allowed in narrow ones).
     const hi = wide ? (words[w + RecordWord.ACTIVE_MASK_HI] as number) : 0;
+    if (positioned) {
+      const word = words[w + RecordWord.POSITION] as number;
+      if (wide) fail('bad-value', `records[${i}].position`, `flag POSITION in a ${limits.subgroupSize}-lane subgroup, where word 3 holds lanes 32..63`);
+      const problem = positionProblem(word);
+      if (problem !== null) fail('bad-value', `records[${i}].position`, problem);
+      if (word !== NO_POSITION) positions++;
+    }
     // One test for the common case; the details only when something is off.
     if (
       ((ids >>> PackedIds.FLAGS_SHIFT) & clockMask) !== clockFlags ||
@@ -90,7 +111,7 @@ export function countRecords(words: Uint32Array, begin: number, end: number, lim
   }
   const sms: number[] = [];
   for (let sm = 0; sm < 65536; sm++) if (counts[sm] !== 0) sms.push(sm);
-  return { sms: Uint16Array.from(sms), counts: Uint32Array.from(sms, (sm) => counts[sm] as number), maxCustomId, deviceLoOr };
+  return { sms: Uint16Array.from(sms), counts: Uint32Array.from(sms, (sm) => counts[sm] as number), maxCustomId, deviceLoOr, positions };
 }
 
 /**
@@ -151,11 +172,13 @@ export function cursorsOfPart(groups: SmGroups, cursors: Float64Array, part: num
 export function smMajorRecords(parts: readonly RecordCounts[], groups: SmGroups, clockFlags: number, words: Uint32Array, wide: boolean): SmMajorRecords {
   let maxCustomId = 0;
   let deviceLoOr = 0;
+  let positions = 0;
   for (const p of parts) {
     maxCustomId = Math.max(maxCustomId, p.maxCustomId);
     deviceLoOr |= p.deviceLoOr;
+    positions += p.positions;
   }
-  return { count: groups.offsets[groups.offsets.length - 1] as number, groups, clockFlags, words, wide, maxCustomId, deviceLoOr };
+  return { count: groups.offsets[groups.offsets.length - 1] as number, groups, clockFlags, words, wide, maxCustomId, deviceLoOr, withPosition: positions > 0 };
 }
 
 /** One word of every record in rows [begin, end) of SM-major records, as a column. */

@@ -7,6 +7,7 @@
 import { smIdPerWarp } from './columns.js';
 import type { DrawInfo, Trace } from './model.js';
 import { RECORD_WORDS, RecordFlag, RecordWord, packIds } from './raw-layout.js';
+import { NO_POSITION } from './position.js';
 import { groupedOrder } from './sort.js';
 import { makeRandom } from './synthetic.js';
 import type { RawCapture } from './wtraw.js';
@@ -123,7 +124,11 @@ export function rawCaptureOf(truth: Trace, model: RawClockModel): { raw: RawCapt
       records[base + RecordWord.CLOCK_END] = lo(deviceTicks(end));
     }
     records[base + RecordWord.ACTIVE_MASK_HI] = w.activeMaskHi === null ? 0 : (w.activeMaskHi[i] as number);
-    records[base + RecordWord.PACKED_IDS] = packIds(sm[i] as number, w.warpSlot[i] as number, w.stage[i] as number, flags);
+    // Word 3 holds the position instead, flagged, as the shaders write it (subgroups of at most 32 lanes).
+    // (Wide subgroups have no room for it: their positions are left out.)
+    const position = w.position === null || w.activeMaskHi !== null ? NO_POSITION : (w.position[i] as number);
+    if (position !== NO_POSITION) records[base + RecordWord.POSITION] = position;
+    records[base + RecordWord.PACKED_IDS] = packIds(sm[i] as number, w.warpSlot[i] as number, w.stage[i] as number, position === NO_POSITION ? flags : flags | RecordFlag.POSITION);
     records[base + RecordWord.DRAW_ID] = w.draw[i] as number;
     records[base + RecordWord.CUSTOM_ID] = w.customId[i] as number;
     records[base + RecordWord.ACTIVE_MASK_LO] = w.activeMask[i] as number;
@@ -169,8 +174,9 @@ export function rawCaptureOf(truth: Trace, model: RawClockModel): { raw: RawCapt
 
 /** A draw's call details as a capture layer writes them (none when unknown). */
 function rawDrawDetails(draw: DrawInfo): object {
-  if (draw.call === null && draw.pipeline === null && draw.region === null && draw.params === null) return {};
-  return { call: draw.call, pipeline: draw.pipeline, region: draw.region, params: draw.params };
+  const target = draw.target === null ? {} : { target: draw.target };
+  if (draw.call === null && draw.pipeline === null && draw.region === null && draw.params === null) return target;
+  return { call: draw.call, pipeline: draw.pipeline, region: draw.region, params: draw.params, ...target };
 }
 
 /**

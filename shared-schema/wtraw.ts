@@ -349,7 +349,7 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
   }
   const shiftTicks = originShiftTicks(parsed, minStartTicks);
   const withCycles = placed.cycleStart !== null;
-  const chunkShape: ChunkShape = { withCycles, wide: records.wide, subgroupSize: limits.subgroupSize, cyclesPerNs: cyclesPerNsOfRate(rateHz), withPosition: false };
+  const chunkShape: ChunkShape = { withCycles, wide: records.wide, subgroupSize: limits.subgroupSize, cyclesPerNs: cyclesPerNsOfRate(rateHz), withPosition: records.withPosition };
   const columns = output === 'trace' ? allocWarpColumns(records, limits.drawCount, limits.subgroupSize, withCycles, allocate) : null;
   // The trace's header (the calibration record), and for a file its shape and packed prefix: built while the workers sort.
   const own: { header: TraceHeader | null; file: { shape: WtraceShape; prefix: WtracePrefix } | null } = { header: null, file: null };

@@ -135,6 +135,14 @@ uint32_t wtCmdBeginDraw(wtTracer *tracer, VkCommandBuffer cmd, VkPipelineBindPoi
                         const char *label, wtDrawKind kind);
 /* After the draw or dispatch: its end timestamp. */
 void wtCmdEndDraw(wtTracer *tracer, VkCommandBuffer cmd);
+/*
+ * The target of draw `drawId` (wtCmdBeginDraw's id), in pixels: a graphics
+ * draw's render area (or framebuffer), a trace-rays launch's width x height,
+ * a dispatch's grid in invocations. The metadata gives it as the draw's
+ * "target", the grid its warps' screen positions lie on. 0 x 0 (the
+ * default): unknown. WT_NO_DRAW is ignored.
+ */
+void wtSetDrawTarget(wtTracer *tracer, uint32_t drawId, uint32_t width, uint32_t height);
 /* Turns the per-draw timestamp queries on (default) or off (their pairs are then written as missing). */
 void wtSetDrawTimestamps(wtTracer *tracer, VkBool32 enabled);
 /* Ends the capture (outside a render pass): copies the buffer for the host to read. */
@@ -402,6 +410,7 @@ void wtPrepareDevice(const wtCaps *caps, wtDeviceSetup *setup, const void **pNex
 typedef struct wtLabel_ {
   char text[96];
   wtDrawKind kind;
+  uint32_t targetWidth, targetHeight; /* wtSetDrawTarget; 0: unknown */
 } wtLabel_;
 
 struct wtTracer {
@@ -633,6 +642,7 @@ uint32_t wtCmdBeginDraw(wtTracer *t, VkCommandBuffer cmd, VkPipelineBindPoint bi
   uint32_t d = t->drawCount++;
   snprintf(t->labels[d].text, sizeof t->labels[d].text, "%s", label ? label : "");
   t->labels[d].kind = kind;
+  t->labels[d].targetWidth = t->labels[d].targetHeight = 0;
   t->openDraw = d;
   uint32_t offset = (uint32_t)(d * t->uboStride);
   vkCmdBindDescriptorSets(cmd, bindPoint, layout, set, 1, &t->set, 1, &offset);
@@ -648,6 +658,12 @@ void wtCmdEndDraw(wtTracer *t, VkCommandBuffer cmd) {
 }
 
 void wtSetDrawTimestamps(wtTracer *t, VkBool32 enabled) { t->noDrawTimestamps = !enabled; }
+
+void wtSetDrawTarget(wtTracer *t, uint32_t drawId, uint32_t width, uint32_t height) {
+  if (drawId >= t->maxDraws) return;
+  t->labels[drawId].targetWidth = width;
+  t->labels[drawId].targetHeight = height;
+}
 
 void wtCmdEndCapture(wtTracer *t, VkCommandBuffer cmd) {
   wtBarrier_(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
@@ -1001,6 +1017,8 @@ static int wtWriteMetadata_(const wtTracer *t, FILE *f, const wtCaptureInfo *inf
     fprintf(f, "%s\n    { \"label\": ", d ? "," : "");
     wtJsonString_(f, t->tableLabels ? t->tableLabels[d] : t->labels[d].text);
     fprintf(f, ", \"kind\": \"%s\"", kinds[t->tableKinds ? t->tableKinds[d] : t->labels[d].kind]);
+    const wtLabel_ *slot = wtQuerySlot_(t, d) < t->maxDraws ? &t->labels[wtQuerySlot_(t, d)] : NULL;
+    if (slot && slot->targetWidth && slot->targetHeight) fprintf(f, ", \"target\": { \"width\": %u, \"height\": %u }", slot->targetWidth, slot->targetHeight);
     if (t->tableExtra && t->tableExtra[d] && t->tableExtra[d][0]) fprintf(f, ", %s", t->tableExtra[d]);
     fprintf(f, " }");
   }

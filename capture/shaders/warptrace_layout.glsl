@@ -30,6 +30,16 @@
 #define WT_FLAG_DEVICE_CLOCK 2u
 #define WT_FLAG_PER_INVOCATION 4u
 #define WT_FLAG_POSITION 8u
+#define WT_POS_X_SHIFT 0u
+#define WT_POS_X_MASK 0x1fffu
+#define WT_POS_Y_SHIFT 13u
+#define WT_POS_Y_MASK 0x1fffu
+#define WT_POS_LOG2_WIDTH_SHIFT 26u
+#define WT_POS_LOG2_HEIGHT_SHIFT 29u
+#define WT_POS_LOG2_MASK 0x7u
+#define WT_NO_POSITION 0xffffffffu // no position (x0 = y0 = 8191)
+#define WT_MAX_POSITION_COORD 8190u // largest x0 / y0
+#define WT_MAX_POSITION_LOG2 7u // footprints up to 128 px
 #define WT_UNKNOWN_SM 0xffffu
 #define WT_UNKNOWN_SLOT 0xffu
 #define WT_STAGE_VS 0u // vertex

@@ -15,7 +15,9 @@ test('committed C layout header matches shared-schema', () => {
   assert.equal(readFileSync(repoPath(C_LAYOUT_PATH), 'utf8'), renderCLayout());
 });
 
-test('record words are distinct and fill the record', () => {
-  const words = Object.values(RecordWord).sort((a, b) => a - b);
+test('record words are distinct and fill the record (POSITION shares word 3 with ACTIVE_MASK_HI, by flag)', () => {
+  const { POSITION, ...own } = RecordWord;
+  const words = Object.values(own).sort((a, b) => a - b);
   assert.deepEqual(words, Array.from({ length: RECORD_WORDS }, (_, i) => i));
+  assert.equal(POSITION, RecordWord.ACTIVE_MASK_HI);
 });
