@@ -86,8 +86,13 @@ export function renderScreenExport(trace: Trace, spec: ScreenExportSpec, file: s
     rgb[q + 1] = image.rgba[p + 1]!;
     rgb[q + 2] = image.rgba[p + 2]!;
   }
-  const png = encode({ width: size.width, height: size.height, data: rgb, channels: 3, depth: 8, text: { Description: image.legend.text, Software: 'warptrace' } });
+  const png = encode({ width: size.width, height: size.height, data: rgb, channels: 3, depth: 8, text: { Description: latin1(image.legend.text), Software: 'warptrace' } });
   const shown: number[] = [];
   for (let d = 0; d < mask.length; d++) if (mask[d] === 1 && counts[d]! > 0) shown.push(d);
   return { png, image, draws: formatRanges(shown) };
+}
+
+/** PNG text chunks hold Latin-1: arrows become "->", anything else outside it "?". */
+function latin1(text: string): string {
+  return text.replace(/→/g, '->').replace(/[^\u0020-\u007e\u00a0-\u00ff]/g, '?');
 }
