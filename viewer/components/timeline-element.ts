@@ -7,6 +7,7 @@
 import { LitElement, type PropertyValues } from 'lit';
 import type { Trace } from '../../shared-schema/index.js';
 import { buildDrawLayout, type DrawLayout } from '../model/draw-layout.js';
+import { culpritWarp, type FindingPlace } from '../model/finding-warp.js';
 import type { LaneIndex } from '../model/lane-index.js';
 import type { LaneLayout } from '../model/lane-layout.js';
 import { occupancyScaleFor } from '../model/occupancy.js';
@@ -251,6 +252,24 @@ export class TimelineElement extends LitElement implements SurfaceHost {
       this.setView({ startNs: (s + e) / 2 - span / 2, endNs: (s + e) / 2 + span / 2 });
     }
     this.requestFrame();
+  }
+
+  /**
+   * Shows a finding: zooms to its span and, when it names a warp (a stall's long
+   * warp, a leftover's tail on one SM), expands that warp's lane, scrolls it into
+   * view and selects it (wt-warp-select). Returns that row, or -1.
+   */
+  revealFinding(finding: FindingPlace): number {
+    if (this.trace === null || this.index === null) return -1;
+    this.zoomTo(finding.startNs, finding.endNs);
+    const row = culpritWarp(this.trace, this.index, finding);
+    if (row < 0) {
+      if (finding.sm !== null) this.scrollToSm(finding.sm);
+      return -1;
+    }
+    this.revealWarp(row);
+    this.emit('wt-warp-select', { row });
+    return row;
   }
 
   /** Scrolls the lane area to y px (clamped). */

@@ -19,6 +19,7 @@ import { LitElement, html, nothing } from 'lit';
 import { rangeCounts, type RangeCounts } from '../../analysis/range-counts.js';
 import { warpsInFlight, type InFlight } from '../../analysis/in-flight.js';
 import { stepMatch } from '../model/draw-search.js';
+import type { FindingPlace } from '../model/finding-warp.js';
 import type { TimeRange } from '../timeline/frame.js';
 import { RecentsStore, type RecentTrace } from '../loading/recents-store.js';
 import { fetchSampleIndex, type SampleIndex } from '../loading/samples.js';
@@ -58,6 +59,7 @@ export class WarptraceApp extends LitElement {
     hiddenStages: { state: true },
     showAllSms: { state: true },
     recentsOpen: { state: true },
+    highlightRows: { state: true },
     pageLink: { type: Boolean, attribute: 'page-link' },
   };
 
@@ -76,6 +78,8 @@ export class WarptraceApp extends LitElement {
   declare counts: RangeCounts | null;
   declare cursorNs: number | null;
   declare inFlight: InFlight | null;
+  /** Warps highlighted on the timeline (the screen panel's brush); null for none. */
+  declare highlightRows: Uint32Array | null;
   declare hiddenStages: number;
   declare showAllSms: boolean;
   declare recentsOpen: boolean;
@@ -134,8 +138,11 @@ export class WarptraceApp extends LitElement {
       this.timeline?.zoomTo(startNs, endNs);
       if (sm !== undefined) this.timeline?.scrollToSm(sm);
     });
+    // A finding naming a warp (a stall's long warp) selects it, expanded and in view (wt-zoom-to came first).
+    this.addEventListener('wt-finding-select', (e) => this.timeline?.revealFinding((e as CustomEvent<{ finding: FindingPlace }>).detail.finding));
     this.addEventListener('wt-recent-open', (e) => void this.opener.openRecent((e as CustomEvent<{ id: string }>).detail.id));
     this.addEventListener('wt-trace-opened', (e) => this.link.traceOpened((e as CustomEvent<TraceOpenedDetail>).detail));
+    this.addEventListener('wt-rows-highlight', (e) => (this.highlightRows = (e as CustomEvent<{ rows: Uint32Array | null }>).detail.rows));
     this.addEventListener('wt-recent-delete', (e) => void this.opener.deleteRecent((e as CustomEvent<{ id: string }>).detail.id));
   }
 
@@ -148,6 +155,7 @@ export class WarptraceApp extends LitElement {
     this.counts = null;
     this.cursorNs = null;
     this.inFlight = null;
+    this.highlightRows = null;
     this.hiddenStages = 0;
   }
 
