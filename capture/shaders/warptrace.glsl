@@ -31,6 +31,21 @@
 //                      drivers run depth tests after the shader; set this when the
 //                      shader neither discards nor writes depth, so tracing keeps
 //                      early depth testing as in the plain twin.                 (0)
+//   WT_POSITION        0: record no screen position (below)                        (1)
+//                      The capture tool sets 0 where subgroups are wider than 32.
+//   WT_POSITION_COMPUTE 1: compute warps record one too (gl_GlobalInvocationID.xy) (0)
+//
+// Screen position: fragment and ray-generation warps (compute warps with
+// WT_POSITION_COMPUTE) record where their lanes were, in record word 3 with
+// the flag WT_FLAG_POSITION: the smallest x and y over the active lanes and
+// the bounding box's width and height rounded up to powers of two (up to 128
+// px), packed as shared-schema/position.ts says (WT_POS_*). A lane's pixel is
+// floor(gl_FragCoord.xy) (fragment: non-helper lanes only), gl_LaunchIDEXT.xy
+// (ray generation) or gl_GlobalInvocationID.xy (compute); the min and max come
+// from GL_KHR_shader_subgroup_arithmetic, or, per invocation (WT_SUBGROUP 0),
+// the record's own lane. A warp of a subgroup wider than 32 lanes (word 3 then
+// holds lanes 32..63) or with a lane past 8190 records none. The custom id
+// stays the shader's to choose. Only the default record (WT_VARIANT) has it.
 //
 // Discard: lanes that discard before wtEnd are missing from the record's mask;
 // a warp whose lanes all discard writes no record and is not counted. Call
@@ -129,6 +144,25 @@
 #if WT_VARIANT == WT_VARIANT_NAIVE48
 #extension GL_ARB_gpu_shader_int64 : require
 #endif
+#ifndef WT_POSITION
+#define WT_POSITION 1
+#endif
+#ifndef WT_POSITION_COMPUTE
+#define WT_POSITION_COMPUTE 0
+#endif
+// The stages that record a screen position (the default record only).
+#if WT_POSITION && WT_VARIANT == WT_VARIANT_RECORD && \
+    (defined(GL_FRAGMENT_SHADER) || defined(GL_RAY_GENERATION_SHADER_EXT) || (WT_POSITION_COMPUTE && defined(GL_COMPUTE_SHADER)))
+#define WT_POSITION_STAGE_ 1
+#else
+#define WT_POSITION_STAGE_ 0
+#endif
+#if WT_POSITION_STAGE_ && WT_SUBGROUP
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
+#if WT_POSITION_STAGE_ && defined(GL_RAY_GENERATION_SHADER_EXT)
+#extension GL_EXT_ray_tracing : require
+#endif
 #if defined(GL_FRAGMENT_SHADER) && defined(WT_EARLY_FRAGMENT_TESTS) && WT_EARLY_FRAGMENT_TESTS
 layout(early_fragment_tests) in;
 #endif
@@ -206,6 +240,40 @@ void wtBegin() {
 #endif
 }
 
+#if WT_POSITION_STAGE_
+// This invocation's pixel (ray generation: launch cell; compute: grid cell).
+uvec2 wtPixel_() {
+#if defined(GL_FRAGMENT_SHADER)
+  return uvec2(gl_FragCoord.xy);
+#elif defined(GL_RAY_GENERATION_SHADER_EXT)
+  return gl_LaunchIDEXT.xy;
+#else
+  return gl_GlobalInvocationID.xy;
+#endif
+}
+
+// The box lo..hi (inclusive) packed as shared-schema/position.ts packPosition does.
+uint wtPackPosition_(uvec2 lo, uvec2 hi) {
+  if (lo.x > WT_MAX_POSITION_COORD || lo.y > WT_MAX_POSITION_COORD || hi.x < lo.x || hi.y < lo.y) return WT_NO_POSITION;
+  // The smallest e with 2^e >= span = hi - lo + 1 is findMSB(hi - lo) + 1 (0 for a span of 1).
+  uvec2 e = min(uvec2(findMSB(hi - lo) + ivec2(1)), uvec2(WT_MAX_POSITION_LOG2));
+  return (lo.x << WT_POS_X_SHIFT) | (lo.y << WT_POS_Y_SHIFT) | (e.x << WT_POS_LOG2_WIDTH_SHIFT) | (e.y << WT_POS_LOG2_HEIGHT_SHIFT);
+}
+
+// The warp's position word; every lane calls it (subgroup operations), helper lanes do not count.
+uint wtPosition_() {
+  uvec2 pixel = wtPixel_();
+#if WT_SUBGROUP
+  // Subgroup-uniform: a wide subgroup's word 3 holds lanes 32..63.
+  if (gl_SubgroupSize > 32u) return WT_NO_POSITION;
+  bool live = wtLive_();
+  return wtPackPosition_(subgroupMin(live ? pixel : uvec2(0xffffffffu)), subgroupMax(live ? pixel : uvec2(0u)));
+#else
+  return wtPackPosition_(pixel, pixel);
+#endif
+}
+#endif
+
 // Stores record `slot` (two 16-byte stores) unless it is past the buffer's end.
 void wtStore_(uint slot, uvec4 first, uvec4 second) {
   if (slot < uint(wtRecords.length()) >> 1) {
@@ -266,6 +334,14 @@ void wtEnd(uint stage, uint customId) {
 #else
   bool leader = wtLive_();
   uvec2 mask = uvec2(1u, 0u);
+#endif
+#if WT_POSITION_STAGE_
+  // Word 3 holds the position instead of lanes 32..63 (none at 32 lanes or fewer), flagged.
+  uint position = wtPosition_();
+  if (position != WT_NO_POSITION) {
+    ids |= WT_FLAG_POSITION << WT_IDS_FLAGS_SHIFT;
+    mask.y = position;
+  }
 #endif
 
 #if WT_VARIANT == WT_VARIANT_BALLOT || WT_VARIANT == WT_VARIANT_BALLOT_ANY || WT_VARIANT == WT_VARIANT_BALLOT_NOSM
