@@ -1,8 +1,9 @@
 // The layout of an open trace in <warptrace-app>: the draw list (left column), the timeline
 // with whatever is slotted beside it (slot="beside-timeline"), and the detail panels under
-// them. To add a panel of the trace view: slot it beside the timeline from outside (it gets
-// the app's panel properties), or add it here, in `.timeline-row` or `.details`.
-import { html, type TemplateResult } from 'lit';
+// them; the screen panel (viewer/screen/) beside the timeline when the trace has warp
+// positions. To add a panel of the trace view: slot it beside the timeline from outside (it
+// gets the app's panel properties), or add it here, in `.timeline-row` or `.details`.
+import { html, nothing, type TemplateResult } from 'lit';
 import type { OpenedTrace } from './app-types.js';
 import type { TimeRange } from '../timeline/frame.js';
 import type { RangeCounts } from '../../analysis/range-counts.js';
@@ -12,6 +13,7 @@ import './wt-draw-list.js';
 import './wt-warp-details.js';
 import './wt-range-summary.js';
 import './wt-in-flight.js';
+import '../screen/wt-screen-panel.js';
 
 /** The app state the trace view shows. */
 export interface TraceViewState {
@@ -23,6 +25,8 @@ export interface TraceViewState {
   readonly cursorNs: number | null;
   readonly counts: RangeCounts | null;
   readonly inFlight: InFlight | null;
+  /** Warps the screen panel's brush highlights on the timeline (null: none). */
+  readonly highlightRows: Uint32Array | null;
 }
 
 export function traceView(s: TraceViewState, o: OpenedTrace, besideTimeline: boolean, onSlotChange: () => void, leftEdge: TemplateResult) {
@@ -39,7 +43,9 @@ export function traceView(s: TraceViewState, o: OpenedTrace, besideTimeline: boo
           .selectedWarp=${s.selectedWarp}
           .range=${s.range}
           .cursorNs=${s.cursorNs}
+          .highlightRows=${s.highlightRows}
         ></wt-timeline>
+        ${o.trace.warps.position === null ? nothing : html`<wt-screen-panel .trace=${o.trace} .range=${s.range} .selectedDraw=${s.selectedDraw}></wt-screen-panel>`}
         <div class="beside-timeline"><slot name="beside-timeline" @slotchange=${onSlotChange}></slot></div>
       </div>
       <div class="details">
