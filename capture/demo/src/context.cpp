@@ -310,10 +310,13 @@ void Frame::dispatch(const char *label, uint32_t groups) {
   if (traced) wtCmdEndDraw(ctx.tracer, cmd);
 }
 
-void Frame::custom(const char *label, VkPipelineBindPoint bindPoint, VkPipelineLayout layout, wtDrawKind kind,
-                   const std::function<void()> &call) {
+void Frame::custom(const char *label, VkPipelineBindPoint bindPoint, VkPipelineLayout layout, wtDrawKind kind, uint32_t targetWidth,
+                   uint32_t targetHeight, const std::function<void()> &call) {
   noteDraw();
-  if (traced) wtCmdBeginDraw(ctx.tracer, cmd, bindPoint, layout, WT_DEFAULT_SET, label, kind);
+  if (traced) {
+    uint32_t id = wtCmdBeginDraw(ctx.tracer, cmd, bindPoint, layout, WT_DEFAULT_SET, label, kind);
+    if (id != WT_NO_DRAW) wtSetDrawTarget(ctx.tracer, id, targetWidth, targetHeight);
+  }
   call();
   if (traced) wtCmdEndDraw(ctx.tracer, cmd);
 }

@@ -143,8 +143,8 @@ class MeshletDraw : public Workload {
     vkCmdSetViewport(f.cmd, 0, 1, &viewport);
     vkCmdSetScissor(f.cmd, 0, 1, &scissor);
     vkCmdPushConstants(f.cmd, s.layout, kPushStages, 0, sizeof k, &k);
-    f.custom("meshlets: task culls, mesh expands 8x8-vertex patches", VK_PIPELINE_BIND_POINT_GRAPHICS, s.layout, WT_KIND_DRAW,
-             [&] { s.drawMeshTasks(f.cmd, groups, 1, 1); });
+    f.custom("meshlets: task culls, mesh expands 8x8-vertex patches", VK_PIPELINE_BIND_POINT_GRAPHICS, s.layout, WT_KIND_DRAW, f.ctx.width,
+             f.ctx.height, [&] { s.drawMeshTasks(f.cmd, groups, 1, 1); });
     f.endRendering();
   }
   std::string drawStagesJson() const override { return R"([["TASK","MESH","FS"]])"; }

@@ -248,7 +248,7 @@ class RayTracedScene : public Workload {
     vkCmdPushConstants(f.cmd, s.layout, kRtStages, 0, sizeof k, &k);
     const BindingTable &t = table->second;
     uint32_t width = f.ctx.width, height = f.ctx.height;
-    f.custom("trace rays: primary + shadow ray per pixel", VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, s.layout, WT_KIND_TRACE_RAYS,
+    f.custom("trace rays: primary + shadow ray per pixel", VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, s.layout, WT_KIND_TRACE_RAYS, width, height,
              [&] { s.traceRays(f.cmd, &t.raygen, &t.miss, &t.hit, &t.callable, width, height, 1); });
   }
   std::string drawStagesJson() const override {

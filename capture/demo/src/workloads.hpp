@@ -92,8 +92,12 @@ class Frame {
   void push(const Knobs &knobs);
   void draw(const char *label, uint32_t vertexCount);
   void dispatch(const char *label, uint32_t groups);
-  /* A call the workload records itself (`call`: a trace-rays or mesh-task draw), between the hooks, with the trace set bound on `layout`. */
-  void custom(const char *label, VkPipelineBindPoint bindPoint, VkPipelineLayout layout, wtDrawKind kind, const std::function<void()> &call);
+  /*
+   * A call the workload records itself (`call`: a trace-rays or mesh-task draw), between the hooks, with the trace set bound on
+   * `layout`; its target (the grid its warps' positions lie on: a launch size, a render area) is targetWidth x targetHeight.
+   */
+  void custom(const char *label, VkPipelineBindPoint bindPoint, VkPipelineLayout layout, wtDrawKind kind, uint32_t targetWidth,
+              uint32_t targetHeight, const std::function<void()> &call);
   /* The forced GPU sync between draws (ends and restarts rendering when inside). */
   void sync();
 
