@@ -20,6 +20,8 @@ export interface DeviceProfile {
   readonly smBuiltins: boolean;
   /** Stages where basic + ballot subgroup operations work. */
   readonly subgroupStages: readonly StageName[];
+  /** Lanes per subgroup, when probed: wider than 32 leaves no record word for the screen position (WT_POSITION 0). */
+  readonly subgroupSize?: number;
 }
 
 /** An NVIDIA GPU with VK_KHR_shader_clock and VK_NV_shader_sm_builtins (H100, driver 580). */
@@ -79,6 +81,7 @@ export function traceDefines(profile: DeviceProfile, stage: StageName, variant?:
     `-DWT_SM_BUILTINS=${profile.smBuiltins ? 1 : 0}`,
     `-DWT_SUBGROUP=${profile.subgroupStages.includes(stage) ? 1 : 0}`,
   ];
+  if ((profile.subgroupSize ?? 0) > 32) defines.push('-DWT_POSITION=0');
   if (variant !== undefined) defines.push(`-DWT_VARIANT=${variant}`);
   return defines;
 }

@@ -57,6 +57,7 @@ typedef struct wtCaps {
   /* Subgroups: stages where basic + ballot operations work. */
   uint32_t subgroupSize;
   VkShaderStageFlags subgroupStages;
+  VkBool32 subgroupArithmetic; /* min/max for the screen position (else per-lane stages only record one) */
   /* Core features the shaders need to store from each stage. */
   VkBool32 vertexPipelineStoresAndAtomics, fragmentStoresAndAtomics;
   VkBool32 tessellationShader, geometryShader;
@@ -326,6 +327,7 @@ void wtQueryCaps(VkPhysicalDevice pd, wtCaps *caps) {
   caps->subgroupSize = subgroup.subgroupSize;
   VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT;
   caps->subgroupStages = (subgroup.supportedOperations & needed) == needed ? subgroup.supportedStages : 0;
+  caps->subgroupArithmetic = (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) != 0;
   caps->timestampPeriod = p->limits.timestampPeriod;
   caps->timestampComputeAndGraphics = p->limits.timestampComputeAndGraphics;
   caps->maxBoundDescriptorSets = p->limits.maxBoundDescriptorSets;
@@ -379,9 +381,12 @@ const char *wtUnsupportedReason(const wtCaps *caps, VkShaderStageFlags traced) {
 }
 
 int wtShaderDefines(const wtCaps *caps, VkShaderStageFlagBits stage, char *out, size_t outSize) {
-  return snprintf(out, outSize, "-DWT_ENABLE -DWT_SUBGROUP_CLOCK=%d -DWT_DEVICE_CLOCK=%d -DWT_SM_BUILTINS=%d -DWT_SUBGROUP=%d",
-                  caps->subgroupClock ? 1 : 0, caps->deviceClock ? 1 : 0, caps->smBuiltins ? 1 : 0,
-                  (caps->subgroupStages & stage) ? 1 : 0);
+  /* The screen position takes record word 3 (lanes 32..63 otherwise) and, per subgroup, min/max. */
+  int subgroup = (caps->subgroupStages & stage) ? 1 : 0;
+  int position = caps->subgroupSize <= 32 && (!subgroup || caps->subgroupArithmetic);
+  return snprintf(out, outSize, "-DWT_ENABLE -DWT_SUBGROUP_CLOCK=%d -DWT_DEVICE_CLOCK=%d -DWT_SM_BUILTINS=%d -DWT_SUBGROUP=%d%s",
+                  caps->subgroupClock ? 1 : 0, caps->deviceClock ? 1 : 0, caps->smBuiltins ? 1 : 0, subgroup,
+                  position ? "" : " -DWT_POSITION=0");
 }
 
 void wtPrepareDevice(const wtCaps *caps, wtDeviceSetup *setup, const void **pNextChain, VkPhysicalDeviceFeatures *features) {

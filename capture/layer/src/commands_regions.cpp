@@ -7,10 +7,11 @@
 
 namespace wtl {
 
-static void beginPass(CommandState *cs, uint32_t colorTargets, bool depth) {
+static void beginPass(CommandState *cs, uint32_t colorTargets, bool depth, VkExtent2D renderArea) {
   RecordedEvent e{RecordedEvent::BeginPass};
   e.colorTargets = colorTargets;
   e.depthTarget = depth;
+  e.renderArea = renderArea;
   cs->events.push_back(std::move(e));
 }
 
@@ -24,7 +25,7 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBeginRenderPass(VkCommandBuffer cb, co
   uint32_t colours = UINT32_MAX;
   bool depth = false;
   renderPassTargets(cs->device, info->renderPass, colours, depth);
-  beginPass(cs, colours, depth);
+  beginPass(cs, colours, depth, info->renderArea.extent);
 }
 
 #define WTL_BEGIN_RENDER_PASS2(name, forward)                                                                              \
@@ -37,7 +38,7 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBeginRenderPass(VkCommandBuffer cb, co
     uint32_t colours = UINT32_MAX;                                                                                      \
     bool depth = false;                                                                                                 \
     renderPassTargets(cs->device, info->renderPass, colours, depth);                                                   \
-    beginPass(cs, colours, depth);                                                                                      \
+    beginPass(cs, colours, depth, info->renderArea.extent);                                                             \
   }
 WTL_BEGIN_RENDER_PASS2(vkCmdBeginRenderPass2, CmdBeginRenderPass2)
 WTL_BEGIN_RENDER_PASS2(vkCmdBeginRenderPass2KHR, CmdBeginRenderPass2KHR)
@@ -69,7 +70,8 @@ WTL_END_RENDER_PASS2(vkCmdEndRenderPass2KHR, CmdEndRenderPass2KHR)
     cs->device->cmd.forward(cb, info);                                                                          \
     if (!cs->shadow) return;                                                                                    \
     cs->device->cmd.forward(cs->shadow, info);                                                                  \
-    beginPass(cs, info->colorAttachmentCount, info->pDepthAttachment && info->pDepthAttachment->imageView);     \
+    beginPass(cs, info->colorAttachmentCount, info->pDepthAttachment && info->pDepthAttachment->imageView,      \
+              info->renderArea.extent);                                                                         \
   }
 WTL_BEGIN_RENDERING(vkCmdBeginRendering, CmdBeginRendering)
 WTL_BEGIN_RENDERING(vkCmdBeginRenderingKHR, CmdBeginRenderingKHR)

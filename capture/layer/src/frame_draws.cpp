@@ -16,15 +16,29 @@ void pushRegion(CaptureState &c, const std::string &label, const char *source) {
   c.regions.push_back({label, parent, source});
 }
 
-/** Numbers the draws of one command buffer (and the secondaries it runs) in submission order. */
-static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32_t> &slots, std::vector<uint32_t> &values, int depth) {
+/** A draw's target member for its metadata: the render area of the pass it lies in (none: unknown). */
+static std::string targetJson(VkExtent2D area) {
+  if (area.width == 0 || area.height == 0) return "";
+  return ", \"target\": {\"width\": " + std::to_string(area.width) + ", \"height\": " + std::to_string(area.height) + "}";
+}
+
+/**
+ * Numbers the draws of one command buffer (and the secondaries it runs) in
+ * submission order; `area` is the render area of the pass open where it runs
+ * (a secondary inside a render pass draws to its caller's).
+ */
+static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32_t> &slots, std::vector<uint32_t> &values, int depth,
+                       VkExtent2D area) {
   CaptureState &c = device->capture;
   for (const RecordedEvent &e : cs->events) {
     switch (e.kind) {
       case RecordedEvent::BeginLabel: pushRegion(c, e.text, "debug-label"); break;
       case RecordedEvent::EndLabel:
+        if (!c.regionStack.empty()) c.regionStack.pop_back();
+        break;
       case RecordedEvent::EndPass:
         if (!c.regionStack.empty()) c.regionStack.pop_back();
+        area = VkExtent2D{};
         break;
       case RecordedEvent::InsertLabel: c.pendingLabel = e.text; break;
       case RecordedEvent::BeginPass: {
@@ -36,6 +50,7 @@ static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32
                    e.depthTarget ? " + Depth" : "");
         else snprintf(name, sizeof name, "Depth-only Pass #%u", ++c.depthPasses);
         pushRegion(c, name, "render-pass");
+        area = e.renderArea;
         break;
       }
       case RecordedEvent::Draw: {
@@ -52,7 +67,7 @@ static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32
         uint32_t index = (uint32_t)c.draws.size();
         std::string extra = "\"call\": " + jsonString(e.text) + ", \"pipeline\": " + jsonString(e.pipeline) + ", \"region\": " +
                             (c.regionStack.empty() ? std::string("null") : std::to_string(c.regionStack.back())) + ", \"params\": {" +
-                            e.params + "}";
+                            e.params + "}" + (e.drawKind == WT_KIND_DRAW ? targetJson(area) : std::string());
         std::string label = c.pendingLabel.empty() ? e.label : c.pendingLabel;
         // With a range the trace's draw k is not the frame's draw k: the label keeps the frame's number.
         if (s.drawRange) label = "#" + std::to_string(frameIndex) + " " + label;
@@ -69,7 +84,7 @@ static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32
           c.notTraced.push_back("a secondary command buffer run twice in the capture: its draws' warps of both runs are merged");
           break;
         }
-        walkEvents(device, e.secondary, slots, values, depth + 1);
+        walkEvents(device, e.secondary, slots, values, depth + 1, area);
         break;
     }
   }
@@ -80,7 +95,7 @@ static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32
 }
 
 void numberDraws(DeviceState *device, CommandState *cs, std::vector<uint32_t> &slots, std::vector<uint32_t> &values) {
-  walkEvents(device, cs, slots, values, 0);
+  walkEvents(device, cs, slots, values, 0, VkExtent2D{});
 }
 
 }  // namespace wtl

@@ -64,6 +64,7 @@ struct RecordedEvent {
   std::string label;        // Draw: its label when no inserted label names it ("vkCmdDraw(36, 1)")
   uint32_t colorTargets = 0;  // BeginPass
   bool depthTarget = false;   // BeginPass
+  VkExtent2D renderArea{};    // BeginPass: its renderArea extent, the target of the draws inside (shared-schema: draws[i].target)
   struct CommandState *secondary = nullptr;  // Execute
   uint64_t secondaryGeneration = 0;          // Execute: the recording it saw
 };
