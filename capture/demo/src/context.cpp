@@ -298,14 +298,22 @@ void Frame::noteDraw() {
 
 void Frame::draw(const char *label, uint32_t vertexCount) {
   noteDraw();
-  if (traced) wtCmdBeginDraw(ctx.tracer, cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, ctx.layout, WT_DEFAULT_SET, label, WT_KIND_DRAW);
+  if (traced) {
+    // Its target: the render area (beginRendering), the grid fragment warps' screen positions lie on.
+    uint32_t id = wtCmdBeginDraw(ctx.tracer, cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, ctx.layout, WT_DEFAULT_SET, label, WT_KIND_DRAW);
+    wtSetDrawTarget(ctx.tracer, id, ctx.width, ctx.height);
+  }
   vkCmdDraw(cmd, vertexCount, 1, 0, 0);
   if (traced) wtCmdEndDraw(ctx.tracer, cmd);
 }
 
 void Frame::dispatch(const char *label, uint32_t groups) {
   noteDraw();
-  if (traced) wtCmdBeginDraw(ctx.tracer, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx.layout, WT_DEFAULT_SET, label, WT_KIND_DISPATCH);
+  if (traced) {
+    // Its grid in invocations: the workloads' compute shader (particles.comp) has local_size_x = 64.
+    uint32_t id = wtCmdBeginDraw(ctx.tracer, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx.layout, WT_DEFAULT_SET, label, WT_KIND_DISPATCH);
+    wtSetDrawTarget(ctx.tracer, id, groups * 64u, 1u);
+  }
   vkCmdDispatch(cmd, groups, 1, 1);
   if (traced) wtCmdEndDraw(ctx.tracer, cmd);
 }
