@@ -1,11 +1,13 @@
-/** The DOM of <wt-timeline>: the focusable surface with its two canvases and tooltip, and the lanes' scrollbar. */
+/**
+ * The DOM of <wt-timeline>: the focusable surface with its two canvases and
+ * tooltip (anchored at the pointer, data-x/data-y; placed by placeTooltipIn
+ * once its size is known), and the lanes' scrollbar.
+ */
 import { html, nothing, type TemplateResult } from 'lit';
+import { placeTooltip } from '../model/tooltip-placement.js';
 import type { Tooltip } from './timeline-hover.js';
 import type { TimelineKeys } from './timeline-keys.js';
 import type { TimelinePointer } from './timeline-pointer.js';
-
-/** The tooltip sits this far below and right of the pointer. */
-const TOOLTIP_OFFSET_PX = 14;
 
 export interface TemplateParts {
   /** The pointer handler, made after the first render (read when an event comes). */
@@ -37,8 +39,17 @@ export function timelineTemplate({ pointer, keys, tooltip: tip, onScrollbar }: T
       <canvas class="text"></canvas>
       ${tip === null
         ? nothing
-        : html`<div class="tooltip" style="left:${tip.x + TOOLTIP_OFFSET_PX}px;top:${tip.y + TOOLTIP_OFFSET_PX}px">${tip.lines.join('\n')}</div>`}
+        : html`<div class="tooltip" data-x=${tip.x} data-y=${tip.y}>${tip.lines.join('\n')}</div>`}
     </div>
     <div class="vscroll" @scroll=${onScrollbar} aria-hidden="true"><div class="spacer"></div></div>
   `;
+}
+
+/** Positions the rendered tooltip, if any, inside the surface: flipped at the right and bottom edges. */
+export function placeTooltipIn(surface: HTMLElement): void {
+  const tip = surface.querySelector('.tooltip') as HTMLElement | null;
+  if (tip === null) return;
+  const box = placeTooltip(Number(tip.dataset.x), Number(tip.dataset.y), tip.offsetWidth, tip.offsetHeight, surface.clientWidth, surface.clientHeight);
+  tip.style.left = `${box.left}px`;
+  tip.style.top = `${box.top}px`;
 }

@@ -32,7 +32,7 @@ import { clickActionAt } from './timeline-hover.js';
 import { TimelineKeys, type KeyboardTarget } from './timeline-keys.js';
 import { fitTarget } from './timeline-navigation.js';
 import { TimelinePointer, type PointerTarget } from './timeline-pointer.js';
-import { timelineTemplate } from './timeline-template.js';
+import { placeTooltipIn, timelineTemplate } from './timeline-template.js';
 
 export { occupancyScaleFor } from '../model/occupancy.js';
 
@@ -42,6 +42,11 @@ export class WtTimeline extends TimelineElement implements KeyboardTarget, Point
 
   override render() {
     return timelineTemplate({ pointer: () => this.pointer, keys: this.keys, tooltip: this.hover.state.tooltip, onScrollbar: this.onScrollbar });
+  }
+
+  override updated(): void {
+    super.updated();
+    placeTooltipIn(this.surface.element);
   }
 
   override firstUpdated(): void {

@@ -61,3 +61,32 @@ export function formatTick(ns: number, ticks: AxisTicks): string {
   const decimals = decimalsFor(ticks.stepNs, unit);
   return `${(ns / unit.ns).toFixed(decimals)} ${unit.name}`;
 }
+
+/** A tick label placed on the axis: its text and left edge, px. */
+export interface PlacedTickLabel {
+  readonly text: string;
+  readonly x: number;
+}
+
+/**
+ * Where the tick labels go: each `padPx` right of its tick, except one that
+ * would run past `right`, which moves left to end there (the last tick's label
+ * stays whole). A label that would then overlap its left neighbour (closer
+ * than `gapPx`) hides that neighbour: the label nearer the edge is the one
+ * that was moved to stay readable.
+ */
+export function placeTickLabels(tickXs: readonly number[], texts: readonly string[], widths: readonly number[], right: number, padPx = 3, gapPx = 6): PlacedTickLabel[] {
+  const placed: PlacedTickLabel[] = [];
+  const ends: number[] = [];
+  for (let k = 0; k < tickXs.length; k++) {
+    const w = widths[k]!;
+    const x = Math.min(tickXs[k]! + padPx, right - w);
+    while (placed.length > 0 && x < ends[ends.length - 1]! + gapPx) {
+      placed.pop();
+      ends.pop();
+    }
+    placed.push({ text: texts[k]!, x });
+    ends.push(x + w);
+  }
+  return placed;
+}

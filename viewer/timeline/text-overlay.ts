@@ -6,7 +6,7 @@
  */
 import { STAGES, formatNs } from '../../shared-schema/index.js';
 import { THEME, cssColor } from '../model/colors.js';
-import { axisTicks, formatTick } from '../model/time-axis.js';
+import { axisTicks, formatTick, placeTickLabels } from '../model/time-axis.js';
 import { laneLabel, lanesInRange, packedRowOf, slotOfRow } from '../model/lane-layout.js';
 import type { LabelList } from '../model/lane-lod.js';
 import { drawsInWindow, elideToWidth, regionBarsInWindow } from '../model/draw-layout.js';
@@ -70,9 +70,11 @@ function drawAxis(ctx: CanvasRenderingContext2D, f: TimelineFrame): void {
   ctx.beginPath();
   ctx.rect(s.gutter, s.axis.y, tw, s.axis.height);
   ctx.clip();
-  for (const t of ticks.ticksNs) {
-    const x = s.gutter + (t - f.view.startNs) * pxPerNs;
-    ctx.fillText(formatTick(t, ticks), x + 3, s.axis.y + s.axis.height / 2 - 1);
+  const texts = ticks.ticksNs.map((t) => formatTick(t, ticks));
+  const xs = ticks.ticksNs.map((t) => s.gutter + (t - f.view.startNs) * pxPerNs);
+  // The last label moves left of the edge instead of being cut off there.
+  for (const label of placeTickLabels(xs, texts, texts.map((t) => ctx.measureText(t).width), s.width - 2)) {
+    ctx.fillText(label.text, label.x, s.axis.y + s.axis.height / 2 - 1);
   }
   ctx.restore();
   ctx.fillStyle = cssColor(THEME.textDim);
