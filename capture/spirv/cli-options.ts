@@ -52,6 +52,24 @@ export const INSTRUMENT_ARG_OPTIONS = {
   'sample-fs': { type: 'string' },
 } as const;
 
+/** Stage names on the command line: glslang's file extensions for ray tracing (the schema's names work too: any_hit). */
+export const STAGE_FLAG_NAMES: Readonly<Record<InstrumentedStage, string>> = {
+  VS: 'vs',
+  TCS: 'tcs',
+  TES: 'tes',
+  GS: 'gs',
+  FS: 'fs',
+  CS: 'cs',
+  TASK: 'task',
+  MESH: 'mesh',
+  RAYGEN: 'rgen',
+  ANY_HIT: 'rahit',
+  CLOSEST_HIT: 'rchit',
+  MISS: 'rmiss',
+  INTERSECTION: 'rint',
+  CALLABLE: 'rcall',
+};
+
 export const INSTRUMENT_FLAGS_HELP = `Target (what the device supports; the GLSL library adapts the same way):
   --target T            ${Object.entries(TARGETS)
     .map(([name, t]) => `${name}: ${t.text}`)
@@ -61,6 +79,7 @@ export const INSTRUMENT_FLAGS_HELP = `Target (what the device supports; the GLSL
                         record gl_SMIDNV / gl_WarpIDNV, or SM 0xffff / slot 0xff
   --subgroup-stages L   stages with subgroup operations, e.g. fs,cs or none: one
                         record per warp there, one per invocation elsewhere
+                        (stages: ${INSTRUMENTED_STAGES.map((s) => STAGE_FLAG_NAMES[s]).join(' ')})
   --clocks C            sm,device (default) | device | sm
   --legacy-subgroup M   for SPIR-V 1.0-1.2 modules: upgrade (default: raise to 1.3,
                         needs a Vulkan 1.1 application) | khr-ballot (keep the
@@ -70,8 +89,8 @@ Trace buffer:
   --binding M           trace buffer binding (default 0); the draw-id block takes M+1
 Records:
   --stage-id S=SRC,...  custom id per stage (repeatable). Sources:
-${(Object.keys(CUSTOM_ID_SOURCES) as CustomIdSource[]).map((s) => `                          ${s.padEnd(23)}${CUSTOM_ID_SOURCES[s].stages.join('/')}: ${CUSTOM_ID_SOURCES[s].text}`).join('\n')}
-                        defaults: ${INSTRUMENTED_STAGES.map((s) => `${s.toLowerCase()}=${DEFAULT_CUSTOM_IDS[s]}`).join(', ')}
+${(Object.keys(CUSTOM_ID_SOURCES) as CustomIdSource[]).map((s) => `                          ${s.padEnd(23)}${s === 'none' ? 'all' : CUSTOM_ID_SOURCES[s].stages.map((t) => STAGE_FLAG_NAMES[t]).join('/')}: ${CUSTOM_ID_SOURCES[s].text}`).join('\n')}
+                        defaults: ${INSTRUMENTED_STAGES.map((s) => `${STAGE_FLAG_NAMES[s]}=${DEFAULT_CUSTOM_IDS[s]}`).join(', ')}
   --discard D           fragment lanes that discard: defer (default: they leave the
                         shader at once, are counted in their warp's record, and are
                         killed after it) | kill (as written: they record nothing, a
@@ -145,7 +164,8 @@ function parseStages(text: string): InstrumentedStage[] {
 }
 
 function instrumentedStage(text: string, flag: string): InstrumentedStage {
-  const name = INSTRUMENTED_STAGES.find((s) => s === text.toUpperCase());
-  if (name === undefined) throw new FlagError(`${flag}: "${text}" is not one of ${INSTRUMENTED_STAGES.map((s) => s.toLowerCase()).join(', ')}`);
+  const lower = text.toLowerCase();
+  const name = INSTRUMENTED_STAGES.find((s) => s.toLowerCase() === lower || STAGE_FLAG_NAMES[s] === lower);
+  if (name === undefined) throw new FlagError(`${flag}: "${text}" is not one of ${INSTRUMENTED_STAGES.map((s) => STAGE_FLAG_NAMES[s]).join(', ')}`);
   return name;
 }

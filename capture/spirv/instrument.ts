@@ -27,7 +27,7 @@ import {
   spirvVersion,
 } from './spec.js';
 import { emitWrapper, type SubgroupMode } from './wrapper.js';
-import { deferDiscards } from './discard.js';
+import { ANY_HIT_ENDINGS, deferEndings, FRAGMENT_DISCARD, TASK_EMIT, type DeferredEndings, type EndingKind } from './endings.js';
 import { TOOL_VERSION } from '../cli/version.js';
 
 /** OpModuleProcessed text that marks an instrumented module (SPIR-V 1.1+). */
@@ -41,6 +41,16 @@ const STAGE_OF_MODEL = new Map<number, InstrumentedStage>([
   [ExecutionModel.Geometry, 'GS'],
   [ExecutionModel.Fragment, 'FS'],
   [ExecutionModel.GLCompute, 'CS'],
+  [ExecutionModel.TaskEXT, 'TASK'],
+  [ExecutionModel.MeshEXT, 'MESH'],
+  [ExecutionModel.TaskNV, 'TASK'],
+  [ExecutionModel.MeshNV, 'MESH'],
+  [ExecutionModel.RayGenerationKHR, 'RAYGEN'],
+  [ExecutionModel.AnyHitKHR, 'ANY_HIT'],
+  [ExecutionModel.ClosestHitKHR, 'CLOSEST_HIT'],
+  [ExecutionModel.MissKHR, 'MISS'],
+  [ExecutionModel.IntersectionKHR, 'INTERSECTION'],
+  [ExecutionModel.CallableKHR, 'CALLABLE'],
 ]);
 
 export interface EntryPointReport {
@@ -120,10 +130,18 @@ export function instrumentModule(input: SpirvModule, options: InstrumentOptions 
     notes.push('fragment custom id gl_PrimitiveID needs the Geometry capability (the geometryShader feature); --stage-id fs=frag-coord or fs=none avoid it');
   }
 
-  const fragmentEntries = entries.filter((e) => e.stage === 'FS');
-  const deferred = options.discard === 'defer' && fragmentEntries.length > 0
-    ? deferDiscards(decl, fragmentEntries, editor.entryPoints().filter((e) => !entries.some((s) => s.index === e.index)))
-    : null;
+  // Endings that would skip the record are deferred past it: fragment discards (unless --discard kill),
+  // any-hit ignore/terminate, the task shader's OpEmitMeshTasksEXT.
+  const others = editor.entryPoints().filter((e) => !entries.some((s) => s.index === e.index));
+  const deferredOf = new Map<number, DeferredEndings>();
+  const defer = (kind: EndingKind, selected: readonly SelectedEntry[]) => {
+    if (selected.length === 0) return;
+    const deferred = deferEndings(decl, kind, selected, others);
+    if (deferred !== null) for (const e of selected) if (deferred.functions.has(e.functionId)) deferredOf.set(e.index, deferred);
+  };
+  if (options.discard === 'defer') defer(FRAGMENT_DISCARD, entries.filter((e) => e.stage === 'FS'));
+  defer(ANY_HIT_ENDINGS, entries.filter((e) => e.stage === 'ANY_HIT'));
+  defer(TASK_EMIT, entries.filter((e) => e.executionModel === ExecutionModel.TaskEXT));
 
   const reports: EntryPointReport[] = [];
   const wrappersOf = new Map<number, number[]>();
@@ -145,8 +163,9 @@ export function instrumentModule(input: SpirvModule, options: InstrumentOptions 
       helperViaInstruction: editor.hasCapability(Capability.DemoteToHelperInvocation),
       set: options.set,
       binding: options.binding,
-      discard: deferred !== null && deferred.functions.has(entry.functionId) ? { flag: deferred.flag, killOpcode: deferred.killOpcode } : null,
+      ending: deferredOf.get(entry.index) ?? null,
       sampleEvery,
+      nvMesh: entry.executionModel === ExecutionModel.TaskNV || entry.executionModel === ExecutionModel.MeshNV,
     });
     editor.append(Section.Function, ...wrapper.code);
     editor.addName(wrapper.functionId, `warptrace_${entry.name}`);
@@ -226,7 +245,7 @@ function selectEntryPoints(editor: ModuleEditor, options: InstrumentOptions): Se
       // whose names select them alone.
       const others = options.entryPoints === null ? all.filter((o) => STAGE_OF_MODEL.has(o.executionModel) && !all.some((u) => u.name === o.name && !STAGE_OF_MODEL.has(u.executionModel))) : [];
       const hint = others.length === 0 ? '' : ` (instrument the others with ${others.map((o) => `--entry ${JSON.stringify(o.name)}`).join(' ')})`;
-      throw new InstrumentError(`entry point "${e.name}" is ${withArticle(executionModelName(e.executionModel))} shader; warptrace instruments vertex, tessellation, geometry, fragment and compute shaders${hint}`);
+      throw new InstrumentError(`entry point "${e.name}" is ${withArticle(executionModelName(e.executionModel))} shader; warptrace instruments vertex, tessellation, geometry, fragment, compute, task, mesh and ray-tracing shaders${hint}`);
     }
     if (editor.functionRange(e.functionId) === null) throw new InstrumentError(`entry point "${e.name}" names function %${e.functionId}, which the module does not define`);
     return { ...e, stage };

@@ -5,18 +5,29 @@
  */
 import { Stage, type StageName } from '../../shared-schema/stages.js';
 
-/** The stages the instrumenter handles (graphics pipeline and compute). */
-export const INSTRUMENTED_STAGES = ['VS', 'TCS', 'TES', 'GS', 'FS', 'CS'] as const satisfies readonly StageName[];
+/** The stages the instrumenter handles: every stage code of shared-schema/stages.ts. */
+export const INSTRUMENTED_STAGES = ['VS', 'TCS', 'TES', 'GS', 'FS', 'CS', 'TASK', 'MESH', 'RAYGEN', 'ANY_HIT', 'CLOSEST_HIT', 'MISS', 'INTERSECTION', 'CALLABLE'] as const satisfies readonly StageName[];
 export type InstrumentedStage = (typeof INSTRUMENTED_STAGES)[number];
+/** The graphics pipeline's and compute stages (what lavapipe and the GLSL library's workloads run). */
+export const CLASSIC_STAGES = ['VS', 'TCS', 'TES', 'GS', 'FS', 'CS'] as const satisfies readonly InstrumentedStage[];
+/** Ray-tracing stages: their warps re-form at every trace call (README: "Ray-tracing records"). */
+export const RAY_TRACING_STAGES = ['RAYGEN', 'ANY_HIT', 'CLOSEST_HIT', 'MISS', 'INTERSECTION', 'CALLABLE'] as const satisfies readonly InstrumentedStage[];
+export const MESH_STAGES = ['TASK', 'MESH'] as const satisfies readonly InstrumentedStage[];
+
+export function isRayTracingStage(stage: InstrumentedStage): boolean {
+  return (RAY_TRACING_STAGES as readonly string[]).includes(stage);
+}
 
 /** Where a record's CUSTOM_ID comes from. */
 export const CUSTOM_ID_SOURCES = {
   'vertex-index': { stages: ['VS'], text: 'gl_VertexIndex' },
   'instance-index': { stages: ['VS'], text: 'gl_InstanceIndex' },
-  'primitive-id': { stages: ['TCS', 'TES', 'GS', 'FS'], text: 'gl_PrimitiveID (gl_PrimitiveIDIn in GS); in FS it needs the Geometry capability' },
+  'primitive-id': { stages: ['TCS', 'TES', 'GS', 'FS', 'INTERSECTION', 'ANY_HIT', 'CLOSEST_HIT'], text: 'gl_PrimitiveID (gl_PrimitiveIDIn in GS); in FS it needs the Geometry capability' },
   'invocation-id': { stages: ['TCS', 'GS'], text: 'gl_InvocationID' },
-  'workgroup-id': { stages: ['CS'], text: 'flattened gl_WorkGroupID: x + y*numX + z*numX*numY' },
-  'local-invocation-index': { stages: ['CS'], text: 'gl_LocalInvocationIndex' },
+  'workgroup-id': { stages: ['CS', 'TASK', 'MESH'], text: 'flattened gl_WorkGroupID: x + y*numX + z*numX*numY (NV mesh/task: x)' },
+  'local-invocation-index': { stages: ['CS', 'TASK', 'MESH'], text: 'gl_LocalInvocationIndex' },
+  'launch-id': { stages: RAY_TRACING_STAGES, text: 'flattened gl_LaunchIDEXT: x + y*sizeX + z*sizeX*sizeY' },
+  'instance-custom-index': { stages: ['INTERSECTION', 'ANY_HIT', 'CLOSEST_HIT'], text: 'gl_InstanceCustomIndexEXT' },
   'frag-coord': { stages: ['FS'], text: 'pixel: uint(gl_FragCoord.x) | uint(gl_FragCoord.y) << 16' },
   none: { stages: INSTRUMENTED_STAGES, text: '0' },
 } as const satisfies Record<string, { stages: readonly InstrumentedStage[]; text: string }>;
@@ -29,6 +40,14 @@ export const DEFAULT_CUSTOM_IDS: Readonly<Record<InstrumentedStage, CustomIdSour
   GS: 'primitive-id',
   FS: 'primitive-id',
   CS: 'workgroup-id',
+  TASK: 'workgroup-id',
+  MESH: 'workgroup-id',
+  RAYGEN: 'launch-id',
+  ANY_HIT: 'primitive-id',
+  CLOSEST_HIT: 'primitive-id',
+  MISS: 'launch-id',
+  INTERSECTION: 'primitive-id',
+  CALLABLE: 'launch-id',
 };
 
 /**
@@ -76,7 +95,7 @@ export interface InstrumentOptions {
 
 export const TARGETS = {
   nvidia: {
-    text: 'NVIDIA (VK_NV_shader_sm_builtins, subgroup ops in every stage, both clocks)',
+    text: 'NVIDIA (VK_NV_shader_sm_builtins, subgroup ops in every stage, ray tracing and mesh included, both clocks)',
     smBuiltins: true,
     subgroupStages: INSTRUMENTED_STAGES,
     subgroupClock: true,

@@ -76,6 +76,7 @@ export const Op = {
   ConvertFToU: 109,
   Bitcast: 124,
   IAdd: 128,
+  ISub: 130,
   IMul: 132,
   UDiv: 134,
   IEqual: 170,
@@ -109,7 +110,14 @@ export const Op = {
   GroupNonUniformElect: 333,
   GroupNonUniformBroadcastFirst: 338,
   GroupNonUniformBallot: 339,
+  GroupNonUniformUMin: 354,
+  GroupNonUniformUMax: 357,
   TerminateInvocation: 4416,
+  IgnoreIntersectionKHR: 4448,
+  TerminateRayKHR: 4449,
+  EmitMeshTasksEXT: 5294,
+  IgnoreIntersectionNV: 5335,
+  TerminateRayNV: 5336,
   SubgroupBallotKHR: 4421,
   SubgroupFirstInvocationKHR: 4422,
   ReadClockKHR: 5056,
@@ -125,6 +133,7 @@ export const Capability = {
   Tessellation: 3,
   Kernel: 6,
   GroupNonUniform: 61,
+  GroupNonUniformArithmetic: 63,
   GroupNonUniformBallot: 64,
   SubgroupBallotKHR: 4423,
   ShaderClockKHR: 5055,
@@ -154,10 +163,15 @@ export const BuiltIn = {
   HelperInvocation: 23,
   NumWorkgroups: 24,
   WorkgroupId: 26,
+  GlobalInvocationId: 28,
   LocalInvocationIndex: 29,
+  SubgroupSize: 36,
   SubgroupLocalInvocationId: 41,
   VertexIndex: 42,
   InstanceIndex: 43,
+  LaunchIdKHR: 5319,
+  LaunchSizeKHR: 5320,
+  InstanceCustomIndexKHR: 5327,
   WarpIDNV: 5376,
   SMIDNV: 5377,
 } as const;
@@ -195,6 +209,9 @@ export const ExecutionModel = {
 } as const;
 
 export const MemoryModel = { GLSL450: 1, Vulkan: 3 } as const;
+
+/** GroupOperation operand of the subgroup arithmetic instructions. */
+export const GroupOperation = { Reduce: 0 } as const;
 
 export const Scope = { CrossDevice: 0, Device: 1, Workgroup: 2, Subgroup: 3, Invocation: 4, QueueFamily: 5 } as const;
 

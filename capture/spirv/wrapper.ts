@@ -17,7 +17,7 @@
  *       }
  *      }
  *     }
- *     if (discarded) kill;                  // deferred discard (fragment), see discard.ts
+ *     if (ended) end;                       // deferred discard / any-hit ending / task emit, see endings.ts
  *   }
  *
  * The record words are placed by shared-schema's RecordWord, so the layout
@@ -26,6 +26,7 @@
 import { BufferWord, RAW_UNKNOWN_SLOT, RAW_UNKNOWN_SM, RECORD_WORDS, RecordFlag, RecordWord, packIds, PackedIds } from '../../shared-schema/raw-layout.js';
 import { instruction, type Instruction } from './binary.js';
 import { CommonDeclarations, RECORDS_MEMBER, RECORD_VECTOR_WORDS, VECTORS_PER_RECORD, type BuiltinShape, type BuiltinVariable } from './declarations.js';
+import { endingCode, endingGlobals, type DeferredEndings } from './endings.js';
 import type { CustomIdSource, InstrumentedStage } from './options.js';
 import { stageCode } from './options.js';
 import { BuiltIn, MemorySemantics, Op, Scope, StorageClass } from './spec.js';
@@ -49,10 +50,12 @@ export interface WrapperPlan {
   readonly helperViaInstruction: boolean;
   readonly set: number;
   readonly binding: number;
-  /** Deferred discard: the flag the shader sets, and the instruction that ends such lanes after the record. */
-  readonly discard: { readonly flag: number; readonly killOpcode: number } | null;
+  /** Deferred endings (discard, any-hit ignore/terminate, task emit): performed after the record. */
+  readonly ending: DeferredEndings | null;
   /** Fragment only: one warp (or invocation, without subgroup operations) in N writes its record; 1: all. */
   readonly sampleEvery: number;
+  /** TaskNV / MeshNV: no NumWorkgroups built-in (one-dimensional launches): workgroup-id is gl_WorkGroupID.x. */
+  readonly nvMesh: boolean;
 }
 
 export interface Wrapper {
@@ -104,7 +107,7 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
       words[RecordWord.ACTIVE_MASK_HI] = maskHi();
       words[RecordWord.PACKED_IDS] = packedIds(g, plan, flags);
       words[RecordWord.DRAW_ID] = drawId;
-      words[RecordWord.CUSTOM_ID] = customId(g, plan.customId);
+      words[RecordWord.CUSTOM_ID] = customId(g, plan.customId, plan.nvMesh);
       words[RecordWord.ACTIVE_MASK_LO] = maskLo();
       const first = g.value(Op.IMul, decl.uint, slot, decl.u32(VECTORS_PER_RECORD));
       const recordVector = decl.pointer(decl.traceStorageClass, decl.uvec4);
@@ -151,16 +154,10 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
   // the helper test, the sampling hash, ballot, election, atomic and stores together (the clocks
   // above are still read). Ordinary draws pay one compare and branch on the id they store anyway.
   g.ifThen(g.value(Op.INotEqual, decl.bool, drawId, decl.u32(UNTRACED_DRAW)), body);
-  if (plan.discard !== null) {
-    // Lanes that discarded took part in the record above; end them now.
-    const discarded = g.value(Op.Load, decl.bool, g.global(plan.discard.flag));
-    const kill = g.id();
-    const done = g.id();
-    g.op(Op.SelectionMerge, done, 0);
-    g.op(Op.BranchConditional, discarded, kill, done);
-    g.label(kill);
-    g.op(plan.discard.killOpcode);
-    g.label(done);
+  if (plan.ending !== null) {
+    // Lanes that ended early took part in the record above; end them now.
+    for (const id of endingGlobals(plan.ending)) g.global(id);
+    g.code.push(...endingCode(decl, plan.ending, () => g.id()));
   }
   g.op(Op.Return);
   g.op(Op.FunctionEnd);
@@ -238,7 +235,15 @@ function packedIds(g: FunctionCode, plan: WrapperPlan, flags: number): number {
   return g.value(Op.BitwiseOr, decl.uint, ids, decl.u32(packIds(0, 0, stage, flags)));
 }
 
-function customId(g: FunctionCode, source: CustomIdSource): number {
+/** x + sizeX * (y + sizeY * z) of a uvec3 id in a uvec3 grid. */
+function flatten(g: FunctionCode, id: number, size: number): number {
+  const { decl } = g;
+  const c = (v: number, i: number) => g.value(Op.CompositeExtract, decl.uint, v, i);
+  const yz = g.value(Op.IAdd, decl.uint, c(id, 1), g.value(Op.IMul, decl.uint, c(size, 1), c(id, 2)));
+  return g.value(Op.IAdd, decl.uint, c(id, 0), g.value(Op.IMul, decl.uint, c(size, 0), yz));
+}
+
+function customId(g: FunctionCode, source: CustomIdSource, nvMesh: boolean): number {
   const { decl } = g;
   switch (source) {
     case 'none':
@@ -254,13 +259,14 @@ function customId(g: FunctionCode, source: CustomIdSource): number {
     case 'local-invocation-index':
       return g.loadUint(g.builtin(BuiltIn.LocalInvocationIndex, 'uint'));
     case 'workgroup-id': {
-      // x + numX * (y + numY * z)
       const id = g.load(g.builtin(BuiltIn.WorkgroupId, 'uvec3'));
-      const count = g.load(g.builtin(BuiltIn.NumWorkgroups, 'uvec3'));
-      const c = (v: number, i: number) => g.value(Op.CompositeExtract, decl.uint, v, i);
-      const yz = g.value(Op.IAdd, decl.uint, c(id, 1), g.value(Op.IMul, decl.uint, c(count, 1), c(id, 2)));
-      return g.value(Op.IAdd, decl.uint, c(id, 0), g.value(Op.IMul, decl.uint, c(count, 0), yz));
+      if (nvMesh) return g.value(Op.CompositeExtract, decl.uint, id, 0);
+      return flatten(g, id, g.load(g.builtin(BuiltIn.NumWorkgroups, 'uvec3')));
     }
+    case 'launch-id':
+      return flatten(g, g.load(g.builtin(BuiltIn.LaunchIdKHR, 'uvec3')), g.load(g.builtin(BuiltIn.LaunchSizeKHR, 'uvec3')));
+    case 'instance-custom-index':
+      return g.loadUint(g.builtin(BuiltIn.InstanceCustomIndexKHR, 'int'));
     case 'frag-coord':
       return fragPixel(g);
   }

@@ -113,12 +113,14 @@ test('flag parsing: presets, overrides and contradictions', () => {
   assert.deepEqual(o.entryPoints, ['main']);
   assert.equal(o.discard, 'kill');
   assert.deepEqual(optionsFromFlags({ subgroupStages: 'VS, fs' }).subgroupStages, ['VS', 'FS']);
+  assert.deepEqual(optionsFromFlags({ subgroupStages: 'rgen,any_hit,rchit,task' }).subgroupStages, ['RAYGEN', 'ANY_HIT', 'CLOSEST_HIT', 'TASK']);
+  assert.deepEqual(optionsFromFlags({ stageId: ['rgen=none,rahit=instance-custom-index'] }).customIds, { ...DEFAULT_CUSTOM_IDS, RAYGEN: 'none', ANY_HIT: 'instance-custom-index' });
   for (const [flags, message] of [
     [{ smBuiltins: true, noSmBuiltins: true }, /contradict/],
     [{ set: '-1' }, /--set takes a non-negative integer/],
     [{ binding: '4294967295' }, /--binding takes/],
     [{ clocks: 'gpu' }, /--clocks takes sm, device or sm,device/],
-    [{ subgroupStages: 'rgen' }, /"rgen" is not one of vs, tcs, tes, gs, fs, cs/],
+    [{ subgroupStages: 'hull' }, /"hull" is not one of vs, tcs, tes, gs, fs, cs, task, mesh, rgen, rahit, rchit, rmiss, rint, rcall$/],
     [{ stageId: ['fs'] }, /expected STAGE=SOURCE/],
     [{ stageId: ['fs=banana'] }, /SOURCE one of primitive-id, frag-coord, none/],
     [{ legacySubgroup: 'never' }, /--legacy-subgroup takes upgrade, khr-ballot, per-invocation/],

@@ -8,7 +8,7 @@ import { SpirvIdError, checkIds } from '../../capture/spirv/ids.js';
 import { InstrumentError } from '../../capture/spirv/errors.js';
 import { instrumentSpirv } from '../../capture/spirv/instrument.js';
 import { Decoration, HEADER_WORDS, Op } from '../../capture/spirv/spec.js';
-import { compileCorpus, compileGlsl, spirvAs, spirvVal, type CorpusModule } from './spirv-tools.js';
+import { compileCorpus, spirvAs, spirvVal, type CorpusModule } from './spirv-tools.js';
 
 let corpus: CorpusModule[] = [];
 before(async () => {
@@ -156,13 +156,21 @@ const COMPUTE_AND_ANY_HIT = `
                OpFunctionEnd
 `;
 
-test('stage refusals: "an AnyHitKHR"; --entry suggested only when it would select something', async () => {
-  const anyHit = await compileGlsl('#version 460\n#extension GL_EXT_ray_tracing : require\nvoid main() {}\n', 'rahit', 'vulkan1.2');
-  assert.throws(
-    () => instrumentSpirv(anyHit),
-    (e: unknown) => e instanceof InstrumentError && /is an AnyHitKHR shader; warptrace instruments vertex, tessellation, geometry, fragment and compute shaders$/.test(e.message),
-  );
+test('stage refusals: "a Kernel"; --entry suggested only when it would select something; ray tracing is instrumented', async () => {
+  const { DEFAULT_OPTIONS } = await import('../../capture/spirv/options.js');
   const mixed = await spirvAs(COMPUTE_AND_ANY_HIT, 'spv1.4');
-  assert.throws(() => instrumentSpirv(mixed), (e: unknown) => e instanceof InstrumentError && /"hit" is an AnyHitKHR shader; .* \(instrument the others with --entry "cs"\)$/.test(e.message));
-  assert.equal(instrumentSpirv(mixed, { ...(await import('../../capture/spirv/options.js')).DEFAULT_OPTIONS, entryPoints: ['cs'] }).entryPoints.length, 1);
+  // Compute and any-hit in one module: both are wrapped.
+  assert.deepEqual(instrumentSpirv(mixed).entryPoints.map((e) => e.stage), ['CS', 'ANY_HIT']);
+  // An execution model the instrumenter does not know (here Kernel, without its capability) is refused by name.
+  const words = new Uint32Array(mixed.slice().buffer);
+  const at = words.findIndex((w, i) => (w & 0xffff) === 15 && words[i + 1] === 5315);
+  assert.ok(at > 0);
+  words[at + 1] = 6;
+  const kernel = new Uint8Array(words.buffer);
+  assert.throws(
+    () => instrumentSpirv(kernel, { ...DEFAULT_OPTIONS, entryPoints: ['hit'] }),
+    (e: unknown) => e instanceof InstrumentError && /"hit" is a Kernel shader; warptrace instruments vertex, tessellation, geometry, fragment, compute, task, mesh and ray-tracing shaders$/.test(e.message),
+  );
+  assert.throws(() => instrumentSpirv(kernel), (e: unknown) => e instanceof InstrumentError && /"hit" is a Kernel shader; .* \(instrument the others with --entry "cs"\)$/.test(e.message));
+  assert.equal(instrumentSpirv(kernel, { ...DEFAULT_OPTIONS, entryPoints: ['cs'] }).entryPoints.length, 1);
 });

@@ -41,7 +41,24 @@ export function validationEnv(version: string): string {
   }
 }
 
-const STAGE_OF_EXTENSION: Record<string, string> = { vert: 'VS', tesc: 'TCS', tese: 'TES', geom: 'GS', frag: 'FS', comp: 'CS' };
+const STAGE_OF_EXTENSION: Record<string, string> = {
+  vert: 'VS',
+  tesc: 'TCS',
+  tese: 'TES',
+  geom: 'GS',
+  frag: 'FS',
+  comp: 'CS',
+  task: 'TASK',
+  mesh: 'MESH',
+  rgen: 'RAYGEN',
+  rahit: 'ANY_HIT',
+  rchit: 'CLOSEST_HIT',
+  rmiss: 'MISS',
+  rint: 'INTERSECTION',
+  rcall: 'CALLABLE',
+};
+/** The graphics and compute stages every SPIR-V version has (ray tracing needs 1.4, mesh shaders 1.4 or NV). */
+export const CLASSIC_STAGE_NAMES = ['VS', 'TCS', 'TES', 'GS', 'FS', 'CS'];
 
 export interface CorpusModule {
   /** e.g. "alpha.frag@vulkan1.0" */
@@ -69,15 +86,15 @@ export async function pool<T, R>(items: readonly T[], limit: number, job: (item:
 
 export const workDir = mkdtempSync(join(tmpdir(), 'warptrace-spirv-'));
 
-/** Compiles every corpus shader for every target it declares (`// targets: ...`, default all). */
-export async function compileCorpus(): Promise<CorpusModule[]> {
+/** Compiles every corpus shader (or those of the stages given) for every target it declares (`// targets: ...`, default all). */
+export async function compileCorpus(stages?: readonly string[]): Promise<CorpusModule[]> {
   const dir = repoPath('test', 'spirv-corpus');
   const jobs: { source: string; stage: string; env: string; spirv: string; hlsl: boolean }[] = [];
   for (const source of readdirSync(dir).sort()) {
     const hlsl = source.endsWith('.hlsl');
     const ext = (hlsl ? source.slice(0, -5) : source).split('.').pop()!;
     const stage = STAGE_OF_EXTENSION[ext];
-    if (stage === undefined) continue;
+    if (stage === undefined || (stages !== undefined && !stages.includes(stage))) continue;
     const text = readFileSync(join(dir, source), 'utf8');
     const declared = /^\/\/ targets: (.*)$/m.exec(text)?.[1]?.split(/\s+/);
     for (const t of GLSL_TARGETS) if (!declared || declared.includes(t.env)) jobs.push({ source, stage, env: t.env, spirv: t.spirv, hlsl });

@@ -19,7 +19,7 @@ import type { Instruction } from '../../capture/spirv/binary.js';
 import { UNTRACED_DRAW } from '../../capture/spirv/index.js';
 import { instrumentSpirv } from '../../capture/spirv/instrument.js';
 import { ModuleEditor } from '../../capture/spirv/module.js';
-import { targetOptions, type InstrumentOptions } from '../../capture/spirv/options.js';
+import { INSTRUMENTED_STAGES, targetOptions, type InstrumentOptions } from '../../capture/spirv/options.js';
 import { BuiltIn, Decoration, Op } from '../../capture/spirv/spec.js';
 import { compileCorpus, workDir, type CorpusModule } from './spirv-tools.js';
 
@@ -104,14 +104,15 @@ test('every stage, both record paths, sampled or not: the draw-id compare guards
         assert.ok(record.every((k) => k > c + 2 && k < mergeAt), `${where}: record code inside the branch`);
         const helperLoad = code.findIndex((i) => i.opcode === Op.Load && builtIns.get(i.words[3]!) === BuiltIn.HelperInvocation);
         if (helperLoad >= 0) assert.ok(helperLoad > c && helperLoad < mergeAt, `${where}: helper test inside`);
-        // A deferred discard's kill stays after the branch (lanes of untraced draws still end).
-        const kill = at((i) => i.opcode === Op.Kill || i.opcode === Op.TerminateInvocation);
+        // A deferred ending (discard, any-hit ignore/terminate, task emit) stays after the branch (lanes of untraced draws still end).
+        const endings: number[] = [Op.Kill, Op.TerminateInvocation, Op.IgnoreIntersectionKHR, Op.TerminateRayKHR, Op.IgnoreIntersectionNV, Op.TerminateRayNV, Op.EmitMeshTasksEXT];
+        const kill = at((i) => endings.includes(i.opcode));
         if (kill >= 0) assert.ok(kill > mergeAt, where);
         seen.add(`${entry.stage} ${entry.flags & RecordFlag.PER_INVOCATION ? 'per-invocation' : 'per-warp'}${config.startsWith('sample') ? ' sampled' : ''}`);
       }
     }
   }
-  for (const stage of ['VS', 'TCS', 'TES', 'GS', 'FS', 'CS']) {
+  for (const stage of INSTRUMENTED_STAGES) {
     assert.ok(seen.has(`${stage} per-warp`) && seen.has(`${stage} per-invocation`), `${stage}: both record paths checked`);
   }
   assert.ok(seen.has('FS per-warp sampled') && seen.has('FS per-invocation sampled'));

@@ -15,9 +15,10 @@ export const instrumentCommand: Command = {
        warptrace instrument A.spv B.spv ... -o DIR/ [options]
 
 Wraps every entry point of each SPIR-V module (1.0-1.6; vertex, tessellation,
-geometry, fragment, compute) so that each warp writes one warp-trace record
-to a storage buffer: the same record, bit for bit, as the GLSL library.
-Nothing else in the shader changes. With several inputs, OUT is a directory
+geometry, fragment, compute, task, mesh, ray tracing) so that each warp writes
+one warp-trace record to a storage buffer: the same record, bit for bit, as the
+GLSL library. Nothing else in the shader changes (instructions that end an
+invocation early run after the record). With several inputs, OUT is a directory
 and the outputs keep their names; if any input fails, nothing is written.
 
 The host binds the trace buffer (std430 { uint count, capacity, flags,
