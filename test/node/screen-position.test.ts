@@ -18,7 +18,10 @@ import {
   unpackPosition,
   type Trace,
 } from '../../shared-schema/index.js';
+import { readFileSync, readdirSync } from 'node:fs';
+import { decodeTrace } from '../../shared-schema/index.js';
 import { traceJsonChunks } from '../../shared-schema/json-stream.js';
+import { repoPath } from './paths.js';
 import { FILE_START, chunkHeads, encodeColumnsChunk } from '../../shared-schema/warp-encoder.js';
 import { shapeOfTrace, wtraceFile } from '../../shared-schema/wtrace-writer.js';
 
@@ -121,6 +124,22 @@ test('a trace without positions writes no position column and reads back null; p
     warps: { ...columnsOf(plain), position: new Uint32Array(plain.warps.count).fill(NO_POSITION) },
   });
   assert.equal(none.warps.position, null);
+});
+
+test('files written before positions (samples, their raw dumps, older files) decode without positions or targets and re-encode to their bytes', () => {
+  let files = 0;
+  for (const folder of ['samples', 'samples/raw', 'test/node/older-files']) {
+    for (const name of readdirSync(repoPath(folder)).filter((f) => f.endsWith('.wtrace') || f.endsWith('.wtraw'))) {
+      const bytes = new Uint8Array(readFileSync(repoPath(`${folder}/${name}`)));
+      const trace = decodeTrace(bytes);
+      assert.ok(trace.warps.count > 0, name);
+      assert.equal(trace.warps.position, null, `${name}: no positions`);
+      assert.ok(trace.draws.every((d) => d.target === null), `${name}: no targets`);
+      if (name.endsWith('.wtrace')) assert.equal(Buffer.compare(Buffer.from(encodeWtrace(trace)), Buffer.from(bytes)), 0, `${name}: the same bytes`);
+      files++;
+    }
+  }
+  assert.ok(files >= 10, `${files} files`);
 });
 
 function columnsOf(t: Trace) {

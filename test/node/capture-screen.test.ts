@@ -1,0 +1,107 @@
+// Screen positions through the GLSL library on the machine's Vulkan device
+// (CI: lavapipe, whose fragment subgroups have 8 lanes): scenes whose
+// fragment coverage is known exactly (the syncs workload draws axis-aligned
+// rectangles with edges on pixel boundaries, busy-loop one full-screen
+// rectangle). Per draw: every covered pixel lies in some fragment warp's
+// footprint, every footprint's corner lies in the coverage, the warps' live
+// lanes are the covered pixels, and the draw's target is the render size.
+// Set WARPTRACE_SKIP_GPU_TESTS=1 to skip on a machine without Vulkan.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NO_POSITION, Stage, decodeWtrace, popcount32, unpackPosition, type Trace } from '../../shared-schema/index.js';
+import { repoPath } from './paths.js';
+
+const skip = process.env['WARPTRACE_SKIP_GPU_TESTS'] === '1';
+const bin = repoPath('bin/warptrace.js');
+const dir = mkdtempSync(join(tmpdir(), 'warptrace-capture-screen-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function capture(name: string, params: readonly string[]): Promise<Trace> {
+  const out = join(dir, `${name}.wtrace`);
+  const args = ['capture', '--workload', name, '-o', out, ...params.flatMap((p) => ['--param', p])];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+    child.on('close', (code) => (code === 0 ? resolve(decodeWtrace(new Uint8Array(readFileSync(out)))) : reject(new Error(`warptrace ${args.join(' ')}: exit ${code}\n${err}`))));
+  });
+}
+
+/** Pixels [x0, x1) x [y0, y1). */
+type Rect = readonly [number, number, number, number];
+
+const W = 96;
+const H = 64;
+const N = 3;
+let syncs: Trace | null = null;
+let busy: Trace | null = null;
+before(async () => {
+  if (skip) return;
+  syncs = await capture('syncs', [`width=${W}`, `height=${H}`, `draws=${N}`, 'shading=2']);
+  busy = await capture('busy-loop', ['work=4', 'groups=3']);
+});
+
+/** syncs draw d: rectangle i = d mod N of the top row (first N draws), then of the bottom row. */
+function syncsRect(d: number): Rect {
+  const i = d % N;
+  const bottom = d >= N;
+  return [(W * i) / N, bottom ? H / 2 : 0, (W * (i + 1)) / N, bottom ? H : H / 2];
+}
+
+/** Checks draw d's fragment warps against its coverage; returns the footprint sizes seen ("4x2"). */
+function checkCoverage(trace: Trace, d: number, rect: Rect): Set<string> {
+  const [x0, y0, x1, y1] = rect;
+  const w = trace.warps;
+  assert.ok(w.position !== null, 'the trace has positions');
+  const covered = new Uint8Array(trace.draws[d]!.target!.width * trace.draws[d]!.target!.height);
+  const stride = trace.draws[d]!.target!.width;
+  const sizes = new Set<string>();
+  let lanes = 0;
+  let fragments = 0;
+  for (let i = 0; i < w.count; i++) {
+    if (w.draw[i] !== d) continue;
+    const word: number = w.position[i]!;
+    if (w.stage[i] !== Stage.FS) {
+      assert.equal(word, NO_POSITION, `draw ${d} row ${i}: only fragment warps have a position (stage ${w.stage[i]})`);
+      continue;
+    }
+    fragments++;
+    const f = unpackPosition(word);
+    assert.ok(f !== null, `draw ${d} row ${i}: a fragment warp has a position`);
+    assert.ok(f.x >= x0 && f.x < x1 && f.y >= y0 && f.y < y1, `draw ${d} row ${i}: corner (${f.x}, ${f.y}) outside the rectangle [${rect.join(', ')})`);
+    sizes.add(`${f.width}x${f.height}`);
+    lanes += popcount32(w.activeMask[i]!);
+    for (let y = f.y; y < Math.min(f.y + f.height, y1); y++) for (let x = f.x; x < Math.min(f.x + f.width, x1); x++) covered[y * stride + x] = 1;
+  }
+  assert.ok(fragments > 0, `draw ${d} has fragment warps`);
+  for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) assert.equal(covered[y * stride + x], 1, `draw ${d}: pixel (${x}, ${y}) lies in no fragment warp's footprint`);
+  // One live lane per covered pixel: helper lanes are neither in the mask nor in the footprint.
+  assert.equal(lanes, (x1 - x0) * (y1 - y0), `draw ${d}: live fragment lanes`);
+  return sizes;
+}
+
+test('syncs: each rectangle\'s pixels are covered by its fragment warps\' footprints, whose corners lie inside it', { skip }, (t) => {
+  const trace = syncs!;
+  assert.equal(trace.draws.length, 2 * N);
+  const sizes = new Set<string>();
+  for (const draw of trace.draws) {
+    assert.deepEqual(draw.target, { width: W, height: H }, `draw ${draw.index}: the render size`);
+    for (const s of checkCoverage(trace, draw.index, syncsRect(draw.index))) sizes.add(s);
+  }
+  t.diagnostic(`subgroup ${trace.device.subgroupSize}: footprints ${[...sizes].sort().join(', ')}`);
+});
+
+test('busy-loop: the full-screen draw is covered; the dispatch\'s target is its grid and compute warps have no position by default', { skip }, () => {
+  const trace = busy!;
+  const [dispatch, draw] = trace.draws;
+  assert.equal(dispatch!.kind, 'dispatch');
+  assert.deepEqual(dispatch!.target, { width: 3 * 64, height: 1 });
+  const { width, height } = draw!.target!;
+  assert.ok(width > 0 && height > 0);
+  checkCoverage(trace, 1, [0, 0, width, height]);
+  for (let i = 0; i < trace.warps.count; i++) if (trace.warps.stage[i] === Stage.CS) assert.equal(trace.warps.position![i], NO_POSITION);
+});
