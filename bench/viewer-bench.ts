@@ -13,7 +13,8 @@
  * - memory: JS heap plus ArrayBuffer backing stores after GC, before and
  *   after opening the trace, per warp.
  *
- * Usage: npm run bench:viewer [-- --sizes 1000000,10000000 --runs 1]
+ * Usage: npm run bench:viewer [-- --sizes 1000000,10000000 --open-only --trace FILE]
+ * (--trace: a Chrome trace of the open into FILE.<warps>.json, and its long tasks named, open-trace.ts)
  * Goals (issue 4): 10 M warps first frame ≤ 3 s, p95 ≤ 16 ms, ≤ 24 B/warp.
  */
 import { createReadStream, mkdirSync, statSync, writeFileSync } from 'node:fs';
@@ -23,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import puppeteer, { type Page } from 'puppeteer-core';
 import { build, preview, type Plugin } from 'vite';
 import { encodeWtrace, synthesizeTrace } from '../shared-schema/index.js';
+import { OPEN_TRACE_CATEGORIES, longTasksOfTrace, printLongTaskParts } from './open-trace.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const outDir = join(root, 'dist', 'viewer-app');
@@ -35,6 +37,7 @@ function arg(name: string, fallback: string): string {
 const sizes = arg('sizes', '1000000,10000000').split(',').map(Number);
 const width = Number(arg('width', '1600'));
 const height = Number(arg('height', '1000'));
+const tracePath = arg('trace', '');
 
 interface SizeResult {
   warps: number;
@@ -84,6 +87,8 @@ async function benchSize(page: Page, url: string, warps: number, fileBytes: numb
   await new Promise((r) => setTimeout(r, 500));
   const heapBeforeBytes = await heapBytes(page);
   const file = `bench-traces/synthetic-${warps}.wtrace`;
+  const traceFile = tracePath === '' ? null : `${tracePath}.${warps}.json`;
+  if (traceFile !== null) await page.tracing.start({ path: traceFile, categories: OPEN_TRACE_CATEGORIES });
   const opened = await page.evaluate(async (f: string) => {
     const app = document.querySelector('warptrace-app')!;
     const panels = document.querySelector('wt-analysis-panels');
@@ -125,6 +130,10 @@ async function benchSize(page: Page, url: string, warps: number, fileBytes: numb
     loaf.disconnect();
     return { ok, error: app.error, timings: app.lastOpenTimings, longTasks, longTaskAt, analysedMs, culprits };
   }, file);
+  if (traceFile !== null) {
+    await page.tracing.stop();
+    printLongTaskParts(longTasksOfTrace(traceFile, 'warptrace:open'));
+  }
   if (!opened.ok || opened.timings === null) throw new Error(`could not open ${file}: ${opened.error}`);
   if (opened.culprits.length > 0) console.log(`long frames while opening (long-animation-frame):\n  ${opened.culprits.join('\n  ')}`);
   const sizes = await page.evaluate(() => {

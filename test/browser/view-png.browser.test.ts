@@ -50,7 +50,8 @@ describe('PNG export of the view', () => {
     assert(await app.openFile(new Blob([encodeWtrace(passFrameTrace()) as BlobPart]), 'pass-frame.wtrace'), 'opens');
     const timeline = app.timeline!;
     timeline.setView({ startNs: 400_000, endNs: 900_000 });
-    timeline.renderNow();
+    // As a user's click would: after the layout has settled.
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
     const png = (await app.viewPng())!;
     assertEqual(png.blob.type, 'image/png', 'a PNG');
     const image = await decode(png.blob);

@@ -69,8 +69,16 @@ export function smSummary(o: OpenedTrace, hiddenStages: number, onToggle: (code:
   </div>`;
 }
 
+/**
+ * The SM line's place while the first trace loads: the trace view below it (whose timeline
+ * starts its renderer meanwhile) keeps the height it will have, so the first frame is
+ * drawn at its final size.
+ */
+export function smSummaryPlaceholder(name: string) {
+  return html`<div class="sm-summary"><span class="muted">Opening ${name}…</span></div>`;
+}
+
 export interface EmptyPageProps {
-  readonly loading: boolean;
   readonly sampleProblem: string | null;
   readonly recents: readonly RecentTrace[];
   readonly onPickFile: () => void;
@@ -80,12 +88,10 @@ export interface EmptyPageProps {
 export function emptyPage(p: EmptyPageProps) {
   return html`<section class="empty">
     <h2>Open a warp trace</h2>
-    ${p.loading
-      ? nothing
-      : html`<p class="muted">
-          ${p.sampleProblem !== null ? html`No sample capture is available (${p.sampleProblem}). ` : nothing}Open a
-          <code>.wtrace</code>, <code>.wtraw</code> or warptrace JSON file, drop one here, or pass <code>?trace=URL</code>.
-        </p>`}
+    <p class="muted">
+      ${p.sampleProblem !== null ? html`No sample capture is available (${p.sampleProblem}). ` : nothing}Open a
+      <code>.wtrace</code>, <code>.wtraw</code> or warptrace JSON file, drop one here, or pass <code>?trace=URL</code>.
+    </p>
     <p>
       <button @click=${p.onPickFile}>Open a trace file…</button>
       <button @click=${p.onSynthetic} title="Generated, H100-shaped; not a real capture">Generate a synthetic trace (1 M warps)</button>

@@ -64,16 +64,24 @@ export class TraceOpener {
       return false;
     }
     const tDecoded = performance.now();
+    performance.mark('warptrace:decoded');
+    // Three steps, each in its own task (the worker's message; the app's render; the first
+    // frame), so that no one task holds the page for all of them.
     const { trace, index } = loaded;
     let maxDurationNs = 0;
     for (const lane of index.lanes) maxDurationNs = Math.max(maxDurationNs, lane.maxDurationNs);
-    host.opened = { trace, index, drawLayout: buildDrawLayout(trace, index), name: meta.name, bytes: loaded.bytes, maxDurationNs, calibration: loaded.calibration };
+    const opened: OpenedTrace = { trace, index, drawLayout: buildDrawLayout(trace, index), name: meta.name, bytes: loaded.bytes, maxDurationNs, calibration: loaded.calibration };
+    await nextTask();
+    if (abort.signal.aborted) return false;
+    host.opened = opened;
     host.loading = null;
     this.abort = null;
     host.clearViewState();
     await host.updateComplete;
+    performance.mark('warptrace:shown');
+    await nextTask();
     const timeline = host.timeline;
-    if (timeline !== null) {
+    if (timeline !== null && host.opened === opened) {
       await timeline.ready();
       await timeline.updateComplete;
       timeline.renderNow();
@@ -152,4 +160,18 @@ export class TraceOpener {
     }
     await this.refreshRecents();
   }
+}
+
+/** Resolves in a new task (scheduler.yield where the browser has it, else a message to itself; not throttled like timers). */
+function nextTask(): Promise<void> {
+  const scheduler = (globalThis as { scheduler?: { yield?: () => Promise<void> } }).scheduler;
+  if (scheduler?.yield !== undefined) return scheduler.yield();
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
 }

@@ -29,14 +29,18 @@ export interface TraceViewState {
   readonly highlightRows: Uint32Array | null;
 }
 
-export function traceView(s: TraceViewState, o: OpenedTrace, besideTimeline: boolean, onSlotChange: () => void, leftEdge: TemplateResult) {
+/**
+ * `o` null: the first trace is still loading. The view is there already (empty), so the
+ * timeline's renderer starts while the worker decodes, not in the task that shows the trace.
+ */
+export function traceView(s: TraceViewState, o: OpenedTrace | null, besideTimeline: boolean, onSlotChange: () => void, leftEdge: TemplateResult) {
   return html`
-    <wt-draw-list class="draws" .trace=${o.trace} .spans=${o.drawLayout.spans} .tree=${o.drawLayout.tree} .selectedDraw=${s.selectedDraw}></wt-draw-list>
+    <wt-draw-list class="draws" .trace=${o?.trace ?? null} .spans=${o?.drawLayout.spans ?? null} .tree=${o?.drawLayout.tree ?? null} .selectedDraw=${s.selectedDraw}></wt-draw-list>
     <section class="center">
       <div class="timeline-row ${besideTimeline ? 'with-beside' : ''}">
         <wt-timeline
-          .trace=${o.trace}
-          .index=${o.index}
+          .trace=${o?.trace ?? null}
+          .index=${o?.index ?? null}
           .hiddenStages=${s.hiddenStages}
           .showAllSms=${s.showAllSms}
           .selectedDraw=${s.selectedDraw}
@@ -45,13 +49,13 @@ export function traceView(s: TraceViewState, o: OpenedTrace, besideTimeline: boo
           .cursorNs=${s.cursorNs}
           .highlightRows=${s.highlightRows}
         ></wt-timeline>
-        ${o.trace.warps.position === null ? nothing : html`<wt-screen-panel .trace=${o.trace} .range=${s.range} .selectedDraw=${s.selectedDraw}></wt-screen-panel>`}
+        ${o === null || o.trace.warps.position === null ? nothing : html`<wt-screen-panel .trace=${o.trace} .range=${s.range} .selectedDraw=${s.selectedDraw}></wt-screen-panel>`}
         <div class="beside-timeline"><slot name="beside-timeline" @slotchange=${onSlotChange}></slot></div>
       </div>
       <div class="details">
-        <wt-warp-details .trace=${o.trace} .row=${s.selectedWarp}></wt-warp-details>
-        <wt-range-summary .trace=${o.trace} .counts=${s.counts}></wt-range-summary>
-        <wt-in-flight .trace=${o.trace} .inFlight=${s.inFlight}></wt-in-flight>
+        <wt-warp-details .trace=${o?.trace ?? null} .row=${s.selectedWarp}></wt-warp-details>
+        <wt-range-summary .trace=${o?.trace ?? null} .counts=${s.counts}></wt-range-summary>
+        <wt-in-flight .trace=${o?.trace ?? null} .inFlight=${s.inFlight}></wt-in-flight>
       </div>
     </section>
     ${leftEdge}

@@ -31,7 +31,7 @@ import { FileDrop } from './file-drop.js';
 import { PanelSlots } from './panel-slots.js';
 import { traceView } from './trace-view.js';
 import { TraceOpener } from './trace-opener.js';
-import { banner, emptyPage, helpText, samplesMenu, smSummary, stageChips, traceTitle } from './app-header.js';
+import { banner, emptyPage, helpText, samplesMenu, smSummary, smSummaryPlaceholder, stageChips, traceTitle } from './app-header.js';
 import { download, pngButton, timelinePng, type ViewPng } from './view-png.js';
 import type { OpenTimings, OpenedTrace, TraceOpenedDetail } from './app-types.js';
 import { ViewLinkSync, viewPortOf, type ViewPort } from './view-link-sync.js';
@@ -357,9 +357,9 @@ export class WarptraceApp extends LitElement {
       ${this.loading === null ? nothing : renderProgress(this.loading, () => this.cancelLoading())}
       ${banner('error', this.error, () => (this.error = null))}
       ${banner('notice', this.notice, () => (this.notice = null))}
-      ${o === null ? nothing : smSummary(o, this.hiddenStages, (code) => this.toggleStage(code))}
+      ${o !== null ? smSummary(o, this.hiddenStages, (code) => this.toggleStage(code)) : this.loading !== null ? smSummaryPlaceholder(this.loading.name) : nothing}
       <main class="${this.hasPanels ? 'with-panels' : ''} ${this.columns.classes()}" style=${this.columns.style()}>
-        ${o === null ? emptyPage({ loading: this.loading !== null, sampleProblem: this.sampleProblem, recents: this.recents, onPickFile: this.pickFile, onSynthetic: () => void this.openSynthetic(1_000_000) }) : traceView(this, o, this.slots.has('beside-timeline'), this.slots.onSlotChange, this.columns.edge('left'))}
+        ${o === null && this.loading === null ? emptyPage({ sampleProblem: this.sampleProblem, recents: this.recents, onPickFile: this.pickFile, onSynthetic: () => void this.openSynthetic(1_000_000) }) : traceView(this, o, this.slots.has('beside-timeline'), this.slots.onSlotChange, this.columns.edge('left'))}
         ${this.hasPanels ? this.columns.edge('right') : nothing}
         <aside class="panels" aria-label="Analysis panels"><slot name="panels" @slotchange=${this.slots.onSlotChange}></slot></aside>
       </main>
