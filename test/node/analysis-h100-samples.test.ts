@@ -134,7 +134,7 @@ test('h100-aqt in Perfetto: one thread per warp slot of the 4 graphics SMs, no s
 });
 
 test('each H100 sample is its raw dump converted by today\'s decoder, byte for byte (samples/raw/README.md)', () => {
-  for (const name of ['aqt', 'aqt-heavy', 'tess-stall', 'syncs', 'compute-graphics']) {
+  for (const name of ['aqt', 'aqt-heavy', 'tess-stall', 'syncs', 'compute-graphics', 'ray-tracing', 'meshlets']) {
     const raw = repoPath('samples', 'raw', `h100-${name}.wtraw`);
     const sample = repoPath('samples', `h100-${name}.wtrace`);
     assert.ok(existsSync(raw) && existsSync(sample), `samples/raw/h100-${name}.wtraw and samples/h100-${name}.wtrace`);

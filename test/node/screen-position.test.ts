@@ -126,10 +126,28 @@ test('a trace without positions writes no position column and reads back null; p
   assert.equal(none.warps.position, null);
 });
 
+/** Samples captured with positions (the ray-tracing and meshlet workloads): they have them, and targets. */
+const SAMPLES_WITH_POSITIONS = new Set(['h100-ray-tracing', 'h100-meshlets']);
+
+test('samples captured with positions have them on every ray-generation and fragment warp, and their draws have targets', () => {
+  for (const folder of ['samples', 'samples/raw']) {
+    for (const name of readdirSync(repoPath(folder)).filter((f) => SAMPLES_WITH_POSITIONS.has(f.replace(/\.wtr(ace|aw)$/, '')))) {
+      const trace = decodeTrace(new Uint8Array(readFileSync(repoPath(`${folder}/${name}`))));
+      assert.ok(trace.warps.position !== null, `${name}: positions`);
+      for (let i = 0; i < trace.warps.count; i++) {
+        const positioned = trace.warps.stage[i] === Stage.FS || trace.warps.stage[i] === Stage.RAYGEN;
+        assert.equal(trace.warps.position[i] !== NO_POSITION, positioned, `${name}: warp ${i} (stage ${trace.warps.stage[i]})`);
+      }
+      assert.ok(trace.draws.every((d) => d.target !== null && d.target.width === 1280 && d.target.height === 720), `${name}: targets`);
+    }
+  }
+});
+
 test('files written before positions (samples, their raw dumps, older files) decode without positions or targets and re-encode to their bytes', () => {
   let files = 0;
   for (const folder of ['samples', 'samples/raw', 'test/node/older-files']) {
-    for (const name of readdirSync(repoPath(folder)).filter((f) => f.endsWith('.wtrace') || f.endsWith('.wtraw'))) {
+    const before = (f: string) => !SAMPLES_WITH_POSITIONS.has(f.replace(/\.wtr(ace|aw)$/, ''));
+    for (const name of readdirSync(repoPath(folder)).filter((f) => (f.endsWith('.wtrace') || f.endsWith('.wtraw')) && before(f))) {
       const bytes = new Uint8Array(readFileSync(repoPath(`${folder}/${name}`)));
       const trace = decodeTrace(bytes);
       assert.ok(trace.warps.count > 0, name);
