@@ -83,6 +83,9 @@ export const screenPanelStyles = css`
     flex: 1;
     min-width: 0;
   }
+  .brush-info {
+    min-height: 22px;
+  }
   .time {
     font-variant-numeric: tabular-nums;
   }

@@ -279,8 +279,9 @@ export class WtScreenPanel extends LitElement {
         </select>
       </div>
       <div class="row">
-        <select class="draw" aria-label="Draw" .value=${String(base)} @change=${this.onDrawPicked}>
-          ${options.map((d) => html`<option value=${d} ?selected=${d === base}>#${d} ${t.draws[d]!.label}</option>`)}
+        <select class="draw" aria-label="Draw" .value=${String(following ? base : -1)} @change=${this.onDrawPicked}>
+          <option value="-1" ?selected=${!following}>no draw selected: the main target</option>
+          ${options.map((d) => html`<option value=${d} ?selected=${following && d === base}>#${d} ${t.draws[d]!.label}</option>`)}
         </select>
         <label title="Every draw whose render target has this draw's size"><input type="checkbox" class="all-target" .checked=${this.allWithTarget || !following}
           ?disabled=${!following} @change=${(e: Event) => (this.allWithTarget = (e.target as HTMLInputElement).checked)} />all draws with this target</label>
@@ -299,8 +300,12 @@ export class WtScreenPanel extends LitElement {
           .value=${String(span === null ? 1 : Math.min(this.untilNs, span.endNs))} ?disabled=${span === null} @input=${this.onSlider} />
         <span class="time">${span === null ? '' : this.untilNs === Infinity ? 'all' : `+${formatNs(this.untilNs - span.startNs)}`}</span>
       </div>
-      ${this.brush === null ? nothing : html`<div class="row muted">Brushed ${this.brush.width} × ${this.brush.height} px at ${this.brush.x}, ${this.brush.y}
-        <button class="clear-brush" @click=${() => this.clearBrush()}>Clear</button></div>`}
+      <div class="row muted brush-info">
+        ${this.brush === null
+          ? 'Drag on the image to highlight its warps on the timeline'
+          : html`Brushed ${this.brush.width} × ${this.brush.height} px at ${this.brush.x}, ${this.brush.y}
+              <button class="clear-brush" @click=${() => this.clearBrush()}>Clear</button>`}
+      </div>
       ${this.error === null ? nothing : html`<div class="warning">${this.error}</div>`}
     `;
   }
