@@ -185,7 +185,7 @@ export function encodeRows(
       win.customId[k] = words[w + RecordWord.CUSTOM_ID] as number;
       win.maskLo[k] = words[w + RecordWord.ACTIVE_MASK_LO] as number;
       win.maskHi[k] = words[w + RecordWord.ACTIVE_MASK_HI] as number;
-      win.position[k] = positionOfRecord(words, w);
+      if (shape.withPosition) win.position[k] = positionOfRecord(words, w);
       if (cycleStart !== null) {
         win.cycleStart[k] = cycleStart[src] as number;
         win.cycleDuration[k] = cycleDurationOfRecord(words, src);
