@@ -5,10 +5,11 @@
  * summaries, not traces, so a stored summary can be compared with a new one.
  */
 import { formatChange, formatNs } from './format.js';
-import type { AnalysisSummary, DrawStageSummary, DurationStats, StageSummary } from './summary.js';
+import { MATCH_ROUNDS, matchDraws, summaryDrawIdentities, type DrawIdentity, type MatchHow } from './draw-match.js';
+import type { AnalysisSummary, DrawStageSummary, DrawSummary, DurationStats, StageSummary } from './summary.js';
 
 export const DIFF_SCHEMA = 'warptrace-diff';
-export const DIFF_VERSION = 1;
+export const DIFF_VERSION = 2;
 
 /** A value in A and B; delta = b − a; relative = delta / a (null when a is 0 or either is missing). */
 export interface Delta {
@@ -36,7 +37,12 @@ export interface StageDiff extends DurationDiff {
 }
 
 export interface DrawDiff {
+  /** B's index of the draw, or A's for a draw only in A. */
   readonly index: number;
+  readonly indexA: number | null;
+  readonly indexB: number | null;
+  /** How A's and B's draw were paired (draw-match.ts); null for a draw in one trace only. */
+  readonly matchedBy: MatchHow | null;
   readonly labelA: string | null;
   readonly labelB: string | null;
   readonly warps: Delta;
@@ -58,7 +64,10 @@ export interface SummaryDiff {
   readonly leftovers: { readonly count: Delta; readonly totalNs: Delta };
   readonly stalls: { readonly count: Delta; readonly totalNs: Delta };
   readonly stages: StageDiff[];
+  /** Draws in B order (each paired with its A draw, if any), then the draws only in A. */
   readonly draws: DrawDiff[];
+  /** How draws were paired: pairs per round, and the draws of one trace only. */
+  readonly matching: { readonly counts: Readonly<Record<MatchHow, number>>; readonly onlyA: readonly number[]; readonly onlyB: readonly number[] };
   /** The largest changes, one plain-text sentence each. */
   readonly highlights: string[];
   /** Plain-text caveats (different devices, draw labels that do not match, unaligned clocks). */
@@ -95,35 +104,26 @@ function stageNames(a: readonly { stage: string; stageCode: number }[], b: reado
   return [...codes].sort((x, y) => x[1] - y[1]).map(([name]) => name);
 }
 
-export function diffSummaries(a: AnalysisSummary, b: AnalysisSummary): SummaryDiff {
+/**
+ * @param identities what names each draw of A and B (drawIdentities(trace): label,
+ * pass, pipeline); without them, draws are matched by kind and label, then index.
+ */
+export function diffSummaries(a: AnalysisSummary, b: AnalysisSummary, identities?: { readonly a: readonly DrawIdentity[]; readonly b: readonly DrawIdentity[] }): SummaryDiff {
   const stages: StageDiff[] = stageNames(a.stages, b.stages).map((stage) => ({
     stage,
     ...durationDiff(withPeak(a.stages.find((s) => s.stage === stage)), withPeak(b.stages.find((s) => s.stage === stage))),
   }));
+  const matching = matchDraws(identities?.a ?? summaryDrawIdentities(a.draws), identities?.b ?? summaryDrawIdentities(b.draws));
   const draws: DrawDiff[] = [];
-  const warnings: string[] = [];
-  let relabeled = 0;
-  for (let i = 0; i < Math.max(a.draws.length, b.draws.length); i++) {
-    const da = a.draws[i];
-    const db = b.draws[i];
-    if (da && db && da.label !== db.label) relabeled++;
-    draws.push({
-      index: i,
-      labelA: da?.label ?? null,
-      labelB: db?.label ?? null,
-      warps: delta(da?.warps, db?.warps),
-      spanNs: delta(da?.spanNs, db?.spanNs),
-      warpTimeNs: delta(da?.warpTimeNs, db?.warpTimeNs),
-      overlapNs: delta(da?.overlapNs, db?.overlapNs),
-      stages: stageNames(da?.stages ?? [], db?.stages ?? []).map((stage) => ({
-        stage,
-        ...durationDiff(withKeyPeak(da?.stages.find((s) => s.stage === stage)), withKeyPeak(db?.stages.find((s) => s.stage === stage))),
-      })),
-    });
+  for (let j = 0; j < b.draws.length; j++) {
+    const i = matching.aOfB[j]!;
+    draws.push(drawDiff(i < 0 ? undefined : a.draws[i], b.draws[j], i < 0 ? null : MATCH_ROUNDS[matching.howOfB[j]!]!));
   }
+  for (const i of matching.onlyA) draws.push(drawDiff(a.draws[i], undefined, null));
+  const warnings: string[] = [];
   if (a.trace.device !== b.trace.device) warnings.push(`Different devices: "${a.trace.device}" vs "${b.trace.device}".`);
-  if (a.draws.length !== b.draws.length) warnings.push(`Different draw counts (${a.draws.length} vs ${b.draws.length}): draws are matched by index.`);
-  if (relabeled > 0) warnings.push(`${relabeled} draw${relabeled === 1 ? ' has' : 's have'} different labels in A and B: draws are matched by index.`);
+  const note = matchingNote(matching.counts, matching.onlyA.length, matching.onlyB.length);
+  if (note !== null) warnings.push(note);
   for (const [name, s] of [['A', a], ['B', b]] as const) {
     if (!s.reliability.crossSmReliable) warnings.push(`${name}: SM clocks are not aligned; cross-SM numbers (spans, overlap, syncs) are unreliable.`);
   }
@@ -144,9 +144,40 @@ export function diffSummaries(a: AnalysisSummary, b: AnalysisSummary): SummaryDi
     stalls: { count: delta(a.stalls.count, b.stalls.count), totalNs: delta(a.stalls.totalNs, b.stalls.totalNs) },
     stages,
     draws,
+    matching: { counts: matching.counts, onlyA: matching.onlyA, onlyB: matching.onlyB },
     warnings,
   };
   return { ...diff, highlights: highlights(diff) };
+}
+
+function drawDiff(da: DrawSummary | undefined, db: DrawSummary | undefined, matchedBy: MatchHow | null): DrawDiff {
+  return {
+    index: db?.index ?? da!.index,
+    indexA: da?.index ?? null,
+    indexB: db?.index ?? null,
+    matchedBy,
+    labelA: da?.label ?? null,
+    labelB: db?.label ?? null,
+    warps: delta(da?.warps, db?.warps),
+    spanNs: delta(da?.spanNs, db?.spanNs),
+    warpTimeNs: delta(da?.warpTimeNs, db?.warpTimeNs),
+    overlapNs: delta(da?.overlapNs, db?.overlapNs),
+    stages: stageNames(da?.stages ?? [], db?.stages ?? []).map((stage) => ({
+      stage,
+      ...durationDiff(withKeyPeak(da?.stages.find((s) => s.stage === stage)), withKeyPeak(db?.stages.find((s) => s.stage === stage))),
+    })),
+  };
+}
+
+const HOW_TEXT: Record<MatchHow, string> = { 'label-pass': 'by label and pass', label: 'by label', pipeline: 'by pipeline', index: 'by index only' };
+
+/** A caveat when draws were not all paired by label and pass: how they were, and how many are in one trace only. */
+function matchingNote(counts: Readonly<Record<MatchHow, number>>, onlyA: number, onlyB: number): string | null {
+  const paired = MATCH_ROUNDS.reduce((n, how) => n + counts[how], 0);
+  if (counts['label-pass'] === paired && onlyA === 0 && onlyB === 0) return null;
+  const parts = MATCH_ROUNDS.filter((how) => counts[how] > 0).map((how) => `${counts[how]} ${HOW_TEXT[how]}`);
+  const single = [onlyA > 0 ? `${onlyA} only in A` : '', onlyB > 0 ? `${onlyB} only in B` : ''].filter((x) => x !== '');
+  return `Draws matched: ${parts.length > 0 ? parts.join(', ') : 'none'}${single.length > 0 ? `; ${single.join(', ')}` : ''}.`;
 }
 
 /** Relative changes below this are not highlighted. */
