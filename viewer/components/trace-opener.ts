@@ -79,12 +79,16 @@ export class TraceOpener {
     host.clearViewState();
     await host.updateComplete;
     performance.mark('warptrace:shown');
-    await nextTask();
     const timeline = host.timeline;
     if (timeline !== null && host.opened === opened) {
+      // The timeline draws its first frame of the trace in the next animation frame (its
+      // update asked for one); draw it here only when that frame does not come soon
+      // (a hidden tab), so it is drawn once.
+      const before = timeline.lastFrame;
       await timeline.ready();
       await timeline.updateComplete;
-      timeline.renderNow();
+      await nextFrame(FIRST_FRAME_WAIT_MS);
+      if (timeline.lastFrame === before && host.opened === opened) timeline.renderNow();
     }
     const t1 = performance.now();
     performance.mark('warptrace:first-frame');
@@ -160,6 +164,23 @@ export class TraceOpener {
     }
     await this.refreshRecents();
   }
+}
+
+/** How long the open waits for the timeline's own first frame before drawing it itself, ms. */
+const FIRST_FRAME_WAIT_MS = 200;
+
+/** Resolves after the next animation frame's callbacks, or after `timeoutMs` (rAF does not run in hidden tabs). */
+function nextFrame(timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      cancelAnimationFrame(frame);
+      resolve();
+    }, timeoutMs);
+    const frame = requestAnimationFrame(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 /** Resolves in a new task (scheduler.yield where the browser has it, else a message to itself; not throttled like timers). */
