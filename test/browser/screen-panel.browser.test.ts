@@ -9,6 +9,7 @@ import type { ScreenMetric } from '../../analysis/screen-metric.js';
 import { unpackPosition } from '../../shared-schema/position.js';
 import '../../viewer/screen/wt-screen-panel.js';
 import type { ScreenPanelTrace, WtScreenPanel } from '../../viewer/screen/wt-screen-panel.js';
+import { ScreenClient } from '../../viewer/screen/screen-client.js';
 import { randomScreenColumns } from '../node/screen-fixtures.js';
 import { assert, assertEqual } from './assert.js';
 import { waitFor } from './viewer-helpers.js';
@@ -62,8 +63,11 @@ describe('screen panel', () => {
   afterEach(() => document.querySelectorAll('wt-screen-panel').forEach((p) => p.remove()));
 
   it('shows the busiest target at the target size, its canvas pixels equal to the analysis image', async () => {
+    // Columns go to the worker in many slices here (4 KiB each), as a large trace's do.
+    const sliceBytes = ScreenClient.sliceBytes;
+    ScreenClient.sliceBytes = 4096;
     const panel = await mountPanel();
-    await shown(panel, Infinity, 'start');
+    await shown(panel, Infinity, 'start').finally(() => (ScreenClient.sliceBytes = sliceBytes));
     assertEqual(panel.canvas!.width, W, 'canvas width');
     assertEqual(panel.canvas!.height, H, 'canvas height');
     // Draws 0 and 2 share the 64 × 48 target and hold most warps.

@@ -1,13 +1,17 @@
 /**
  * The screen panel's side of its worker (screen-worker.ts): sends a trace's
- * columns once, then asks for images and brush queries. While the worker is
+ * columns once, copied ScreenClient.sliceBytes per page task, then asks for images and
+ * brush queries. While the worker is
  * busy, image requests wait and only the newest one is sent (scrubbing the
  * slider sends no backlog); a request overtaken that way resolves with null.
  */
 import { drawTargets, screenColumns, type MaybePositionedColumns, type ScreenDraw } from '../../analysis/screen-columns.js';
 import type { ScreenMetric } from '../../analysis/screen-metric.js';
 import type { PixelRect } from '../../analysis/screen-query.js';
-import type { ScreenImageReply, ScreenReply, ScreenRequest, ScreenView } from './screen-protocol.js';
+import { SCREEN_COLUMNS, columnShape, type ScreenColumnArray, type ScreenColumnName, type ScreenColumnShape, type ScreenImageReply, type ScreenReply, type ScreenRequest, type ScreenView } from './screen-protocol.js';
+
+
+const nextTask = () => new Promise<void>((r) => setTimeout(r, 0));
 
 /** A trace as the screen view reads it. */
 export interface ScreenTrace {
@@ -23,6 +27,8 @@ interface Pending<T> {
 }
 
 export class ScreenClient {
+  /** Bytes of a column copied per page task (2 MiB: a few ms of memcpy on a slow machine); tests lower it. */
+  static sliceBytes = 2 << 20;
   private worker: Worker | null = null;
   private traceId = 0;
   private sentTrace: ScreenTrace | null = null;
@@ -30,6 +36,8 @@ export class ScreenClient {
   /** Requests sent, by seq. */
   private readonly inFlight = new Map<number, Pending<ScreenImageReply | Uint32Array>>();
   private queuedImage: Pending<ScreenImageReply> | null = null;
+  /** Resolves once the current trace's columns are all posted. */
+  private sent: Promise<void> = Promise.resolve();
 
   /** Sends the trace's columns when it has positions; false when it has none (nothing to show). */
   setTrace(trace: ScreenTrace): boolean {
@@ -37,13 +45,40 @@ export class ScreenClient {
     const cols = screenColumns(trace.warps);
     if (cols === null) return false;
     this.sentTrace = trace;
-    this.traceId++;
-    this.send({ kind: 'trace', traceId: this.traceId, columns: cols, targets: drawTargets(trace.draws), subgroupSize: trace.device.subgroupSize });
+    const traceId = ++this.traceId;
+    const data: Record<ScreenColumnName, ScreenColumnArray | null> = {
+      startNs: cols.startNs,
+      durationNs: cols.durationNs,
+      draw: cols.draw,
+      activeMask: cols.activeMask,
+      activeMaskHi: cols.activeMaskHi,
+      position: cols.position,
+    };
+    const shapes = {} as Record<ScreenColumnName, ScreenColumnShape | null>;
+    for (const name of SCREEN_COLUMNS) shapes[name] = data[name] === null ? null : columnShape(data[name]);
+    const targets = drawTargets(trace.draws);
+    this.send({ kind: 'trace', traceId, count: cols.count, smGroups: cols.smGroups, columns: shapes, targets, subgroupSize: trace.device.subgroupSize });
+    this.sent = this.sendSlices(traceId, data);
     return true;
   }
 
+  private async sendSlices(traceId: number, data: Record<ScreenColumnName, ScreenColumnArray | null>): Promise<void> {
+    for (const name of SCREEN_COLUMNS) {
+      const column = data[name];
+      if (column === null) continue;
+      const step = Math.max(1, Math.floor(ScreenClient.sliceBytes / column.BYTES_PER_ELEMENT));
+      for (let offset = 0; offset < column.length; offset += step) {
+        if (traceId !== this.traceId || this.worker === null) return; // another trace (or none) since
+        const slice = column.slice(offset, offset + step);
+        this.ensureWorker().postMessage({ kind: 'slice', traceId, column: name, offset, data: slice } satisfies ScreenRequest, [slice.buffer]);
+        await nextTask();
+      }
+    }
+  }
+
   /** The image of `view` coloured by `metric`; null when a newer image request overtook it. */
-  image(view: ScreenView, metric: ScreenMetric): Promise<ScreenImageReply | null> {
+  async image(view: ScreenView, metric: ScreenMetric): Promise<ScreenImageReply | null> {
+    await this.sent;
     return new Promise((resolve, reject) => {
       const request: ScreenRequest = { kind: 'image', seq: ++this.seq, traceId: this.traceId, view, metric };
       this.queuedImage?.resolve(null);
@@ -53,7 +88,8 @@ export class ScreenClient {
   }
 
   /** Rows under `rect` (image pixels) among the warps `view` shows, ascending. */
-  brush(view: ScreenView, rect: PixelRect): Promise<Uint32Array> {
+  async brush(view: ScreenView, rect: PixelRect): Promise<Uint32Array> {
+    await this.sent;
     return new Promise((resolve, reject) => {
       const request: ScreenRequest = { kind: 'brush', seq: ++this.seq, traceId: this.traceId, view, rect };
       this.inFlight.set(request.seq, { request, resolve: (rows) => resolve(rows instanceof Uint32Array ? rows : new Uint32Array(0)), reject });
@@ -77,7 +113,7 @@ export class ScreenClient {
     if (busy || this.queuedImage === null) return;
     const next = this.queuedImage;
     this.queuedImage = null;
-    this.inFlight.set(next.request.kind === 'trace' ? -1 : next.request.seq, next as Pending<ScreenImageReply | Uint32Array>);
+    this.inFlight.set(next.request.kind === 'image' ? next.request.seq : -1, next as Pending<ScreenImageReply | Uint32Array>);
     this.send(next.request);
   }
 

@@ -1,25 +1,24 @@
 /**
  * Messages between the screen panel (screen-client.ts) and its worker
  * (screen-worker.ts). The warp columns the screen view reads go over once per
- * trace (copied: the page keeps its own for the timeline); each image or
- * brush query after that is a small request, and an image comes back as
- * transferred RGBA bytes.
+ * trace, copied (the page keeps its own for the timeline) a slice per page
+ * task and each slice transferred, so no task of the page copies a whole
+ * 10 M-warp column; each image or brush query after that is a small request,
+ * and an image comes back as transferred RGBA bytes.
  */
 import type { ScreenLegend, ScreenMetric } from '../../analysis/screen-metric.js';
 import type { PixelRect } from '../../analysis/screen-query.js';
 import type { TargetSize } from '../../analysis/screen-columns.js';
 import type { SmGroups, UintColumn } from '../../shared-schema/model.js';
 
-/** The columns of ScreenColumns, as structured-clonable data. */
-export interface ScreenColumnsMessage {
-  readonly count: number;
-  readonly startNs: Float64Array;
-  readonly durationNs: Float32Array;
-  readonly smGroups: SmGroups;
-  readonly draw: UintColumn;
-  readonly activeMask: UintColumn;
-  readonly activeMaskHi: Uint32Array | null;
-  readonly position: Uint32Array;
+/** The per-warp columns of ScreenColumns, sent in slices. */
+export const SCREEN_COLUMNS = ['startNs', 'durationNs', 'draw', 'activeMask', 'activeMaskHi', 'position'] as const;
+export type ScreenColumnName = (typeof SCREEN_COLUMNS)[number];
+export type ScreenColumnArray = Float64Array | Float32Array | UintColumn;
+/** Bytes per element and kind of a column: 'f' float, 'u' unsigned. */
+export interface ScreenColumnShape {
+  readonly kind: 'f' | 'u';
+  readonly bytes: 1 | 2 | 4 | 8;
 }
 
 /** What an image or a brush shows: the draws, the time cutoff and the timeline's range. */
@@ -34,11 +33,15 @@ export type ScreenRequest =
   | {
       readonly kind: 'trace';
       readonly traceId: number;
-      readonly columns: ScreenColumnsMessage;
+      readonly count: number;
+      readonly smGroups: SmGroups;
+      /** Shape of each column (null: absent); the data follows in 'slice' messages. */
+      readonly columns: Readonly<Record<ScreenColumnName, ScreenColumnShape | null>>;
       /** Render-target size per draw (null: unknown). */
       readonly targets: readonly (TargetSize | null)[];
       readonly subgroupSize: number;
     }
+  | { readonly kind: 'slice'; readonly traceId: number; readonly column: ScreenColumnName; readonly offset: number; readonly data: ScreenColumnArray }
   | { readonly kind: 'image'; readonly seq: number; readonly traceId: number; readonly view: ScreenView; readonly metric: ScreenMetric }
   | { readonly kind: 'brush'; readonly seq: number; readonly traceId: number; readonly view: ScreenView; readonly rect: PixelRect };
 
@@ -62,3 +65,12 @@ export type ScreenReply =
   | ScreenImageReply
   | { readonly kind: 'brush'; readonly seq: number; readonly rows: Uint32Array<ArrayBuffer> }
   | { readonly kind: 'error'; readonly seq: number; readonly message: string };
+
+export function columnShape(a: ScreenColumnArray): ScreenColumnShape {
+  return { kind: a instanceof Float64Array || a instanceof Float32Array ? 'f' : 'u', bytes: a.BYTES_PER_ELEMENT as ScreenColumnShape['bytes'] };
+}
+
+export function allocScreenColumn(shape: ScreenColumnShape, length: number): ScreenColumnArray {
+  if (shape.kind === 'f') return shape.bytes === 8 ? new Float64Array(length) : new Float32Array(length);
+  return shape.bytes === 1 ? new Uint8Array(length) : shape.bytes === 2 ? new Uint16Array(length) : new Uint32Array(length);
+}

@@ -9,7 +9,7 @@ import { metricValues, type ScreenMetric } from '../../analysis/screen-metric.js
 import { orderSpan, screenOrder, type ScreenOrder } from '../../analysis/screen-order.js';
 import { rowsInRect } from '../../analysis/screen-query.js';
 import { screenImage } from '../../analysis/screen-raster.js';
-import type { ScreenReply, ScreenRequest, ScreenView } from './screen-protocol.js';
+import { SCREEN_COLUMNS, allocScreenColumn, type ScreenColumnArray, type ScreenColumnName, type ScreenReply, type ScreenRequest, type ScreenView } from './screen-protocol.js';
 
 const post = (message: ScreenReply, transfer: Transferable[] = []) => (self as unknown as Worker).postMessage(message, transfer);
 
@@ -30,6 +30,43 @@ interface OrderCache {
 
 let loaded: Loaded | null = null;
 let cache: OrderCache | null = null;
+/** The trace being received: its columns fill as slices arrive. */
+let receiving: { traceId: number; columns: Map<ScreenColumnName, ScreenColumnArray>; finish: () => Loaded } | null = null;
+
+function receive(m: Extract<ScreenRequest, { kind: 'trace' }>): void {
+  const columns = new Map<ScreenColumnName, ScreenColumnArray>();
+  for (const name of SCREEN_COLUMNS) {
+    const shape = m.columns[name];
+    if (shape !== null) columns.set(name, allocScreenColumn(shape, m.count));
+  }
+  const need = <T extends ScreenColumnArray>(name: ScreenColumnName, is: (a: ScreenColumnArray) => a is T): T => {
+    const a = columns.get(name);
+    if (a === undefined || !is(a)) throw new Error(`screen worker: column ${name} missing or of the wrong type`);
+    return a;
+  };
+  const isF64 = (a: ScreenColumnArray): a is Float64Array => a instanceof Float64Array;
+  const isF32 = (a: ScreenColumnArray): a is Float32Array => a instanceof Float32Array;
+  const isU32 = (a: ScreenColumnArray): a is Uint32Array => a instanceof Uint32Array;
+  const isUint = (a: ScreenColumnArray): a is Uint8Array | Uint16Array | Uint32Array => a instanceof Uint8Array || a instanceof Uint16Array || isU32(a);
+  const finish = (): Loaded => ({
+    traceId: m.traceId,
+    cols: {
+      count: m.count,
+      startNs: need('startNs', isF64),
+      durationNs: need('durationNs', isF32),
+      smGroups: m.smGroups,
+      draw: need('draw', isUint),
+      activeMask: need('activeMask', isUint),
+      activeMaskHi: columns.has('activeMaskHi') ? need('activeMaskHi', isU32) : null,
+      position: need('position', isU32),
+    },
+    draws: m.targets.map((target) => ({ target })),
+    subgroupSize: m.subgroupSize,
+  });
+  receiving = { traceId: m.traceId, columns, finish };
+  loaded = null;
+  cache = null;
+}
 
 function drawsKey(mask: Uint8Array | null): string {
   if (mask === null) return 'all';
@@ -47,17 +84,23 @@ function orderFor(l: Loaded, view: ScreenView): OrderCache {
 }
 
 function loadedFor(traceId: number): Loaded {
+  if (receiving !== null && receiving.traceId === traceId) {
+    loaded = receiving.finish();
+    receiving = null;
+  }
   if (loaded === null || loaded.traceId !== traceId) throw new Error(`screen worker: trace ${traceId} was not sent`);
   return loaded;
 }
 
 self.onmessage = (event: MessageEvent<ScreenRequest>) => {
   const m = event.data;
-  const seq = m.kind === 'trace' ? -1 : m.seq;
+  const seq = m.kind === 'trace' || m.kind === 'slice' ? -1 : m.seq;
   try {
-    if (m.kind === 'trace') {
-      loaded = { traceId: m.traceId, cols: m.columns, draws: m.targets.map((target) => ({ target })), subgroupSize: m.subgroupSize };
-      cache = null;
+    if (m.kind === 'trace') receive(m);
+    else if (m.kind === 'slice') {
+      const column = receiving !== null && receiving.traceId === m.traceId ? receiving.columns.get(m.column) : undefined;
+      if (column === undefined) throw new Error(`screen worker: a slice of ${m.column} for a trace not being received`);
+      column.set(m.data, m.offset);
     } else if (m.kind === 'image') {
       const t0 = performance.now();
       const l = loadedFor(m.traceId);
