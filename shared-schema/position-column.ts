@@ -7,12 +7,13 @@
  *
  * Like the other delta columns a chunk may start without knowing the rows
  * before it: it then leaves its first positioned row open (stores nothing
- * for it) and chunkHeads (warp-encoder.ts) encodes it once every chunk is
+ * for it) and chunkHeads (column-chunks.ts) encodes it once every chunk is
  * known; its bytes go after the chunk's `lead` rows, each one byte of 0.
  */
 import { fail } from './errors.js';
 import { NO_POSITION, positionProblem } from './position.js';
 import { ByteReader } from './varint.js';
+import { putUint } from './varint-write.js';
 
 /** The stored value of `word` after a last positioned word `last` (NO_POSITION: none yet). */
 export function storedPosition(last: number, word: number): number {
@@ -21,20 +22,10 @@ export function storedPosition(last: number, word: number): number {
   return (((d << 1) ^ (d >> 31)) >>> 0) + 1;
 }
 
-/** Unsigned varint of v in [0, 2^33) at b[p]; returns the next position. */
-function putVarint(b: Uint8Array, p: number, v: number): number {
-  while (v >= 0x80) {
-    b[p++] = (v % 128) | 0x80;
-    v = Math.floor(v / 128);
-  }
-  b[p++] = v;
-  return p;
-}
-
 /** The bytes of one stored position (an open row's head). */
 export function positionHeadBytes(last: number, word: number): Uint8Array {
   const b = new Uint8Array(5);
-  return b.slice(0, putVarint(b, 0, storedPosition(last, word)));
+  return b.slice(0, putUint(b, 0, storedPosition(last, word)));
 }
 
 /** One chunk's position column. */
@@ -83,7 +74,7 @@ export class PositionEncoder {
         this.opening = false;
         this.first = word;
       } else {
-        p = putVarint(b, p, storedPosition(last, word));
+        p = putUint(b, p, storedPosition(last, word));
       }
       last = word;
     }

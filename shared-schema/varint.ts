@@ -1,6 +1,6 @@
 /**
  * Reading LEB128 varints from byte buffers: the column encoding of .wtrace
- * (warp-encoder.ts writes them).
+ * (warp-encoder.ts writes them with varint-write.ts).
  * Values up to 2^53 are exact; the 32-bit paths use bit operations only.
  */
 import { fail } from './errors.js';

@@ -4,17 +4,17 @@
  * typed columns (times in ticks), refilled from wherever they come from: a
  * Trace's columns, or calibrated records in canonical order. A chunk may
  * leave its first row's deltas open (its predecessor is another chunk's
- * last row): chunkHeads encodes those once every chunk is done, so chunks
+ * last row): chunkHeads (column-chunks.ts) encodes those once every chunk is done, so chunks
  * encoded anywhere, in any order, join into the bytes of one chunk of all rows.
  */
 import { laneMasks } from './columns.js';
 import { MAX_CYCLE_START, MAX_TIME_TICKS, checkStoredRow } from './limits.js';
-import { TICKS_PER_NS, type WarpColumns } from './model.js';
+import { TICKS_PER_NS } from './model.js';
 import { fail } from './errors.js';
 import { NO_POSITION, positionProblem } from './position.js';
-import { PositionEncoder, positionHeadBytes } from './position-column.js';
+import { PositionEncoder } from './position-column.js';
+import { putDelta32, putInt, putU32, putUint } from './varint-write.js';
 
-const TWO_POW_32 = 4294967296;
 /** Rows per window: small enough to stay in cache between filling and encoding. */
 export const WINDOW_ROWS = 2048;
 
@@ -113,50 +113,6 @@ export interface HeadBytes {
   readonly draw: Uint8Array;
   readonly customId: Uint8Array;
   readonly position: Uint8Array | null;
-}
-
-/** Bytes of a varint of v in [0, 2^32), by Math.clz32(v). */
-const VARINT_LENGTH = Uint8Array.from({ length: 33 }, (_, clz) => Math.max(1, Math.ceil((32 - clz) / 7)));
-
-/**
- * Unsigned varint of v in [0, 2^32) at b[p]; returns the next position. Five
- * bytes are always stored and the length taken from a table: no branch on
- * the value (varint lengths vary row to row, and mispredicted loop exits
- * were most of the encoder's time). b needs 5 bytes of room at p.
- */
-function putU32(b: Uint8Array, p: number, v: number): number {
-  const length = VARINT_LENGTH[Math.clz32(v)] as number;
-  b[p] = v | 0x80;
-  b[p + 1] = (v >>> 7) | 0x80;
-  b[p + 2] = (v >>> 14) | 0x80;
-  b[p + 3] = (v >>> 21) | 0x80;
-  b[p + 4] = v >>> 28;
-  b[p + length - 1] = (b[p + length - 1] as number) & 0x7f;
-  return p + length;
-}
-
-/** Unsigned varint of v in [0, 2^53). */
-function putUint(b: Uint8Array, p: number, v: number): number {
-  if (v < TWO_POW_32) return putU32(b, p, v);
-  while (v >= 0x80) {
-    b[p++] = (v % 128) | 0x80;
-    v = Math.floor(v / 128);
-  }
-  b[p++] = v;
-  return p;
-}
-
-/** Zigzag varint of v in (-2^52, 2^52). */
-function putInt(b: Uint8Array, p: number, v: number): number {
-  // Within int32 the zigzag fits a u32: integer ops, no doubles.
-  if (v >= -0x80000000 && v <= 0x7fffffff) return putU32(b, p, ((v << 1) ^ (v >> 31)) >>> 0);
-  return putUint(b, p, v >= 0 ? v * 2 : -v * 2 - 1);
-}
-
-/** Zigzag varint of the 32-bit wrapping difference to − from. */
-function putDelta32(b: Uint8Array, p: number, from: number, to: number): number {
-  const d = (to - from) | 0;
-  return putU32(b, p, ((d << 1) ^ (d >> 31)) >>> 0);
 }
 
 /** A growing varint column: its bytes and the most bytes a row may take. */
@@ -400,92 +356,5 @@ export class ChunkEncoder {
       open: this.open === null || positions === null ? this.open : { ...this.open, position: positions.first },
       last: rows === 0 || this.link === null ? null : positions === null ? this.link : { ...this.link, position: positions.last },
     };
-  }
-}
-
-/**
- * The delta bytes of each chunk's open first row (null where none was left
- * open), chunks in row order: each row's deltas start from the last row of
- * the chunk before it.
- */
-export function chunkHeads(chunks: readonly { readonly open: OpenRow | null; readonly last: RowLink | null }[], shape: ChunkShape): (HeadBytes | null)[] {
-  // The open row encoded by the encoder itself after its predecessor: only its delta columns are taken.
-  const win = allocRowWindow(1);
-  let prev = FILE_START;
-  return chunks.map(({ open, last }) => {
-    let head: HeadBytes | null = null;
-    if (open !== null) {
-      win.startTicks[0] = open.startTicks;
-      win.cycleStart[0] = open.cycleStart;
-      win.draw[0] = open.draw;
-      win.customId[0] = open.customId;
-      win.position[0] = NO_POSITION;
-      const encoder = new ChunkEncoder(1, shape, prev);
-      encoder.add(win, 1, open.startsGroup);
-      const { start, cycleStart, draw, customId } = encoder.finish();
-      // The position column's open row is the chunk's first with a position (none: nothing to add).
-      const position = !shape.withPosition ? null : open.position === NO_POSITION ? new Uint8Array(0) : positionHeadBytes(prev.position, open.position);
-      head = { start: start.slice(), cycleStart: cycleStart?.slice() ?? null, draw: draw.slice(), customId: customId.slice(), position };
-    }
-    // A chunk without positions leaves the last position where it was.
-    if (last !== null) prev = last.position === NO_POSITION ? { ...last, position: prev.position } : last;
-    return head;
-  });
-}
-
-/** The chunk shape of a trace's columns. */
-export function shapeOfColumns(w: WarpColumns, subgroupSize: number, cyclesPerNs: number): ChunkShape {
-  return { withCycles: w.smCycleStart !== null && w.smCycleDuration !== null, wide: w.activeMaskHi !== null, subgroupSize, cyclesPerNs, withPosition: w.position !== null };
-}
-
-/**
- * Encodes rows [begin, end) of a trace's columns; `link` is the row before
- * (FILE_START for row 0), or null to leave the first row's deltas open.
- */
-export function encodeColumnsChunk(w: WarpColumns, begin: number, end: number, shape: ChunkShape, link: RowLink | null): WarpChunk {
-  const encoder = new ChunkEncoder(end - begin, shape, link);
-  const win = allocRowWindow(Math.min(WINDOW_ROWS, Math.max(1, end - begin)));
-  const offsets = w.smGroups.offsets;
-  for (let g = 0; g + 1 < offsets.length; g++) {
-    const groupBegin = offsets[g] as number;
-    const from = Math.max(begin, groupBegin);
-    const to = Math.min(end, offsets[g + 1] as number);
-    // Windows within one group: only a window's first row can start one.
-    for (let at = from; at < to; at += win.startTicks.length) {
-      const count = Math.min(win.startTicks.length, to - at);
-      fillFromColumns(win, w, at, count);
-      encoder.add(win, count, at === groupBegin);
-    }
-  }
-  return encoder.finish();
-}
-
-function fillFromColumns(win: RowWindow, w: WarpColumns, at: number, count: number): void {
-  const { startNs, durationNs, draw, customId, activeMask, activeMaskHi, warpSlot, stage, smCycleStart, smCycleDuration, position } = w;
-  for (let k = 0, i = at; k < count; k++, i++) {
-    win.startTicks[k] = Math.round((startNs[i] as number) * TICKS_PER_NS);
-    win.durationTicks[k] = Math.round((durationNs[i] as number) * TICKS_PER_NS);
-    win.draw[k] = draw[i] as number;
-    win.customId[k] = customId[i] as number;
-    win.maskLo[k] = activeMask[i] as number;
-    win.slot[k] = warpSlot[i] as number;
-    win.stage[k] = stage[i] as number;
-  }
-  if (activeMaskHi !== null) win.maskHi.set(activeMaskHi.subarray(at, at + count));
-  if (position !== null) win.position.set(position.subarray(at, at + count));
-  if (smCycleStart !== null && smCycleDuration !== null) {
-    win.cycleStart.set(smCycleStart.subarray(at, at + count));
-    win.cycleDuration.set(smCycleDuration.subarray(at, at + count));
-  }
-}
-
-/** Bytes per row of a raw mask column for `lanes` lanes. */
-export const maskBytes = (lanes: number) => Math.max(1, Math.ceil(lanes / 8));
-
-/** A mask column's raw little-endian bytes, `width` per row, at out[at]. */
-export function writeRawMasks(values: Uint32Array, width: number, out: Uint8Array, at: number): void {
-  for (let i = 0, p = at; i < values.length; i++) {
-    const v = values[i] as number;
-    for (let b = 0; b < width; b++) out[p++] = (v >>> (8 * b)) & 0xff;
   }
 }

@@ -11,7 +11,8 @@ import { MAX_PREDICTOR_CYCLES_PER_NS } from './limits.js';
 import { readRegions, storedCapture, storedDraw, storedRegion } from './draw-details.js';
 import { readCaptureInfo, readDeviceInfo, readDraws } from './metadata.js';
 import { FORMAT_VERSION, TICKS_PER_NS, type CaptureInfo, type DeviceInfo, type DrawInfo, type RegionInfo, type SmGroups, type Trace } from './model.js';
-import { chunkHeads, maskBytes, shapeOfColumns, writeRawMasks, type ChunkShape, type HeadBytes, type WarpChunk } from './warp-encoder.js';
+import { chunkHeads, maskBytes, shapeOfColumns, writeRawMasks } from './column-chunks.js';
+import type { ChunkShape, HeadBytes, WarpChunk } from './warp-encoder.js';
 
 /** Bytes 0-3 of a .wtrace file: "WTRC". */
 export const WTRACE_MAGIC_BYTES = Uint8Array.of(0x57, 0x54, 0x52, 0x43);

@@ -23,7 +23,8 @@ import { readMsgpack } from './msgpack-reader.js';
 import { readPositions } from './position-column.js';
 import { STAGE_COUNT } from './stages.js';
 import { ByteReader } from './varint.js';
-import { FILE_START, encodeColumnsChunk, maskBytes } from './warp-encoder.js';
+import { encodeColumnsChunk, maskBytes } from './column-chunks.js';
+import { FILE_START } from './warp-encoder.js';
 import { WTRACE_HEADER_BYTES, WTRACE_MAGIC_BYTES, shapeOfTrace, wtraceFile } from './wtrace-writer.js';
 
 export { WTRACE_MAGIC_BYTES, cyclesPerNsOf } from './wtrace-writer.js';

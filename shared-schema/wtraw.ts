@@ -12,7 +12,8 @@ import { runPhases, type ChunkReport, type PhaseProgram } from './phase-worker.j
 import { mergeTasks } from './row-sort.js';
 import { claimBySize, planSlices, splitRows } from './row-tasks.js';
 import { cyclesPerNsOfRate, layoutWtrace, packPrefix, writeFixed, type WtracePrefix, type WtraceShape } from './wtrace-writer.js';
-import { chunkHeads, type ChunkShape } from './warp-encoder.js';
+import { chunkHeads } from './column-chunks.js';
+import type { ChunkShape } from './warp-encoder.js';
 import { MAX_DRAWS, MAX_WARPS, fail } from './errors.js';
 import { scaleTicks } from './exact-ticks.js';
 import { readCaptureInfo, readOverhead } from './metadata.js';

@@ -9,7 +9,8 @@ import { RECORD_WORDS, RecordWord } from '../../shared-schema/raw-layout.js';
 import { mergePart, sortSlice, splittersOf } from '../../shared-schema/row-sort.js';
 import { SLICE_BLOCK, sliceGroups } from '../../shared-schema/row-tasks.js';
 import { measureSlice, roughSlope, sameUnwrap, unwrapSlice, type ClockRows, type DeviceClockMap } from '../../shared-schema/sm-clock.js';
-import { FILE_START, encodeColumnsChunk } from '../../shared-schema/warp-encoder.js';
+import { encodeColumnsChunk } from '../../shared-schema/column-chunks.js';
+import { FILE_START } from '../../shared-schema/warp-encoder.js';
 import { encodeWtrace } from '../../shared-schema/wtrace.js';
 import { shapeOfTrace, wtraceFile } from '../../shared-schema/wtrace-writer.js';
 

@@ -22,7 +22,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { decodeTrace } from '../../shared-schema/index.js';
 import { traceJsonChunks } from '../../shared-schema/json-stream.js';
 import { repoPath } from './paths.js';
-import { FILE_START, chunkHeads, encodeColumnsChunk } from '../../shared-schema/warp-encoder.js';
+import { chunkHeads, encodeColumnsChunk } from '../../shared-schema/column-chunks.js';
+import { FILE_START } from '../../shared-schema/warp-encoder.js';
 import { shapeOfTrace, wtraceFile } from '../../shared-schema/wtrace-writer.js';
 
 test('a position word holds the lanes\' bounding box, rounded up to powers of two, or NO_POSITION', () => {
