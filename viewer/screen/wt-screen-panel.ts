@@ -271,7 +271,7 @@ export class WtScreenPanel extends LitElement {
     return html`
       <div class="row">
         <h3>Screen</h3>
-        <select class="metric" aria-label="Colour by" @change=${(e: Event) => {
+        <select class="metric" aria-label="Color by" @change=${(e: Event) => {
           const v = (e.target as HTMLSelectElement).value;
           if (isScreenMetric(v)) this.metric = v;
         }}>
