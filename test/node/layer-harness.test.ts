@@ -127,6 +127,13 @@ for (const { workload, params } of WORKLOADS) {
       library.draws.map((d) => d.kind),
       `draws: layer ${JSON.stringify(layer.draws.map((d) => [d.kind, d.call]))}, library ${JSON.stringify(library.draws.map((d) => [d.kind, d.label]))}`,
     );
+    // Graphics draws' targets: the layer's render area is the size the library's harness gave (dispatches: the library's alone).
+    assert.ok(library.draws.every((d) => d.kind !== 'draw' || d.target !== null), 'library: every draw has a target');
+    assert.deepEqual(
+      layer.draws.map((d) => (d.kind === 'draw' ? d.target : null)),
+      library.draws.map((d) => (d.kind === 'draw' ? d.target : null)),
+      'the layer records each draw\'s render area',
+    );
     const a = signature(library);
     const b = signature(layer);
     assert.deepEqual(sorted(b.perDrawStage), sorted(a.perDrawStage), `warps per draw and stage: ${differences(a.perDrawStage, b.perDrawStage)}`);
