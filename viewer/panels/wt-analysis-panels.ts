@@ -87,7 +87,7 @@ export class WtAnalysisPanels extends LitElement {
       <h3>Compare</h3>
       ${same
         ? html`<p class="muted">Baseline A: ${base.name}. Open another trace to compare it with.</p>`
-        : html`<wt-compare-panel .a=${base.summary} .b=${current} labelA=${base.name} labelB=${this.fileName}></wt-compare-panel>`}
+        : html`<wt-compare-panel .a=${base.summary} .b=${current} .traceA=${base.trace} .traceB=${this.trace} labelA=${base.name} labelB=${this.fileName}></wt-compare-panel>`}
       <button @click=${() => (this.baseline = null)}>Clear baseline</button>
       ${same ? null : html`<button @click=${() => this.useAsBaseline()}>Use this trace as A</button>`}
     </section>`;

@@ -1,24 +1,40 @@
 /**
- * <wt-compare-panel .a=${summaryA} .b=${summaryB} labelA="before" labelB="after">:
+ * <wt-compare-panel .a=${summaryA} .b=${summaryB} .traceA=${a} .traceB=${b} labelA="before" labelB="after">:
  * A/B comparison of two analyzed traces: highlights, frame, per stage and
  * per draw (the largest changes first). The deltas come from the pure
  * `diffSummaries` (analysis/diff.ts); the panel only lays them out. Duration
- * increases show as bad, decreases as good.
+ * increases show as bad, decreases as good. Draws are paired by
+ * analysis/draw-match.ts (label and pass, label, pipeline, then index; the
+ * traces, when given, supply passes and pipelines): each draw row says how
+ * its pair was matched, and the draws of one trace only are listed.
  */
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
-import { diffSummaries, type Delta, type SummaryDiff } from '../../analysis/diff.js';
+import { diffSummaries, type Delta, type DrawDiff, type SummaryDiff } from '../../analysis/diff.js';
+import { MATCH_ROUNDS, drawIdentities, type MatchHow } from '../../analysis/draw-match.js';
 import { formatChange, formatNs, formatNumber } from '../../analysis/format.js';
 import type { AnalysisSummary } from '../../analysis/summary.js';
+import type { Trace } from '../../shared-schema/model.js';
 import { parseStageName, stageCssColor } from '../../shared-schema/stages.js';
 import { panelStyles } from '../components/shared-styles.js';
 
 /** Draw rows shown (largest span changes first). */
 const MAX_DRAW_ROWS = 30;
+/** Draws of one trace only listed by name; the rest are counted. */
+const MAX_ONLY_LISTED = 12;
+const MATCHED_BY: Record<MatchHow, string> = { 'label-pass': 'label, pass', label: 'label', pipeline: 'pipeline', index: 'index' };
+const MATCHED_BY_TITLE: Record<MatchHow, string> = {
+  'label-pass': 'same label in the same pass',
+  label: 'same label, in another pass',
+  pipeline: 'same pipeline in the same pass (the label changed)',
+  index: 'same position: nothing else matched',
+};
 
 export class WtComparePanel extends LitElement {
   static override properties = {
     a: { attribute: false },
     b: { attribute: false },
+    traceA: { attribute: false },
+    traceB: { attribute: false },
     labelA: { type: String },
     labelB: { type: String },
     allColumns: { state: true },
@@ -39,11 +55,21 @@ export class WtComparePanel extends LitElement {
       th:first-child {
         overflow-wrap: normal;
       }
+      td.label {
+        overflow-wrap: anywhere;
+      }
+      h4 {
+        margin: 6px 0 2px;
+        font-size: 11px;
+      }
     `,
   ];
 
   declare a: AnalysisSummary | null;
   declare b: AnalysisSummary | null;
+  /** The traces of A and B, when at hand: their passes and pipelines pair draws better than labels alone. */
+  declare traceA: Trace | null;
+  declare traceB: Trace | null;
   declare labelA: string;
   declare labelB: string;
   /** The stages table shows warps, means and warp-time; "All columns" adds median, p90 and peak on one SM. */
@@ -54,13 +80,19 @@ export class WtComparePanel extends LitElement {
     super();
     this.a = null;
     this.b = null;
+    this.traceA = null;
+    this.traceB = null;
     this.labelA = 'A';
     this.labelB = 'B';
     this.allColumns = false;
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    if (changed.has('a') || changed.has('b')) this.diff = this.a !== null && this.b !== null ? diffSummaries(this.a, this.b) : null;
+    if (!changed.has('a') && !changed.has('b') && !changed.has('traceA') && !changed.has('traceB')) return;
+    const { a, b, traceA, traceB } = this;
+    // Trace identities only when they are the summaries' own traces (same draw counts).
+    const fit = traceA !== null && traceB !== null && a !== null && b !== null && traceA.draws.length === a.draws.length && traceB.draws.length === b.draws.length;
+    this.diff = a !== null && b !== null ? diffSummaries(a, b, fit ? { a: drawIdentities(traceA), b: drawIdentities(traceB) } : undefined) : null;
   }
 
   override render() {
@@ -109,17 +141,35 @@ export class WtComparePanel extends LitElement {
       ${draws.length === 0
         ? html`<p class="muted">No draw changed its span.</p>`
         : html`<table data-table="draws">
-            <thead><tr><th>Draw</th><th>Label</th><th class="num">Span ${this.labelA}</th><th class="num">Span ${this.labelB}</th><th class="num">Change</th><th class="num">Warp-time</th></tr></thead>
+            <thead><tr><th>Draw</th><th>Label</th><th>Matched by</th><th class="num">Span ${this.labelA}</th><th class="num">Span ${this.labelB}</th><th class="num">Change</th><th class="num">Warp-time</th></tr></thead>
             <tbody>
               ${draws.map(
-                (x) => html`<tr data-draw=${x.index}>
-                  <td class="num">${x.index}</td><td>${x.labelB ?? x.labelA ?? ''}</td>
+                (x) => html`<tr data-draw=${x.index} data-matched=${x.matchedBy ?? ''}>
+                  <td class="num">${drawIndexText(x)}</td><td class="label">${x.labelB ?? x.labelA ?? ''}</td>
+                  <td class="matched" title=${x.matchedBy === null ? '' : MATCHED_BY_TITLE[x.matchedBy]}>${x.matchedBy === null ? '' : MATCHED_BY[x.matchedBy]}</td>
                   <td class="num">${formatNs(x.spanNs.a)}</td><td class="num">${formatNs(x.spanNs.b)}</td>${this.change(x.spanNs)} ${this.change(x.warpTimeNs)}
                 </tr>`,
               )}
             </tbody>
           </table>`}
+      ${this.renderMatching(d)}
     `;
+  }
+
+  /** How the draws were paired, and the draws of one trace only. */
+  private renderMatching(d: SummaryDiff) {
+    const { counts, onlyA, onlyB } = d.matching;
+    const pairs = MATCH_ROUNDS.filter((how) => counts[how] > 0).map((how) => `${formatNumber(counts[how])} by ${MATCHED_BY[how]}`);
+    const only = (side: 'a' | 'b', draws: readonly number[], summary: AnalysisSummary, name: string) =>
+      draws.length === 0
+        ? nothing
+        : html`<h4>Only in ${name} (${formatNumber(draws.length)})</h4>
+            <ul data-list=${`only-${side}`}>
+              ${draws.slice(0, MAX_ONLY_LISTED).map((i) => html`<li data-draw=${i}>#${i} ${summary.draws[i]?.label ?? ''}</li>`)}
+              ${draws.length > MAX_ONLY_LISTED ? html`<li class="muted">and ${formatNumber(draws.length - MAX_ONLY_LISTED)} more</li>` : nothing}
+            </ul>`;
+    return html`<p class="matching muted" data-matching>Draws paired: ${pairs.length > 0 ? pairs.join(' · ') : 'none'}.</p>
+      ${only('a', onlyA, this.a!, this.labelA)} ${only('b', onlyB, this.b!, this.labelB)}`;
   }
 
   private row(name: string, x: Delta, format: (v: number | null) => string) {
@@ -131,6 +181,12 @@ export class WtComparePanel extends LitElement {
     const cls = x.relative === null || x.relative === 0 ? '' : x.relative > 0 ? 'bad' : 'good';
     return html`<td class="num ${cls}">${formatChange(x.relative)}</td>`;
   }
+}
+
+/** "12" when both traces number the draw alike, else "12 → 13" (A's index → B's). */
+function drawIndexText(x: DrawDiff): string {
+  if (x.indexA === null || x.indexB === null || x.indexA === x.indexB) return String(x.index);
+  return `${x.indexA} → ${x.indexB}`;
 }
 
 if (!customElements.get('wt-compare-panel')) customElements.define('wt-compare-panel', WtComparePanel);
