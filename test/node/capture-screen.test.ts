@@ -8,7 +8,7 @@
 // Set WARPTRACE_SKIP_GPU_TESTS=1 to skip on a machine without Vulkan.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +30,29 @@ function capture(name: string, params: readonly string[]): Promise<Trace> {
     child.on('close', (code) => (code === 0 ? resolve(decodeWtrace(new Uint8Array(readFileSync(out)))) : reject(new Error(`warptrace ${args.join(' ')}: exit ${code}\n${err}`))));
   });
 }
+
+test('the GLSL library\'s switches: positions in fragment and ray-generation shaders by default, compute when asked, none with WT_POSITION=0', () => {
+  const spirv = (shader: string, defines: readonly string[]) => {
+    const spv = join(dir, `${shader.replace(/\W/g, '-')}-${defines.join('')}.spv`);
+    const c = spawnSync('glslangValidator', ['-V', '--target-env', 'vulkan1.2', `-I${repoPath('capture/shaders')}`, '-DWT_ENABLE', ...defines, repoPath(`capture/demo/shaders/${shader}`), '-o', spv], { encoding: 'utf8' });
+    assert.equal(c.status, 0, c.stdout + c.stderr);
+    const v = spawnSync('spirv-val', ['--target-env', 'vulkan1.2', spv], { encoding: 'utf8' });
+    assert.equal(v.status, 0, v.stdout + v.stderr);
+    return spawnSync('spirv-dis', [spv], { encoding: 'utf8' }).stdout;
+  };
+  // The min and max of the lanes' pixels, and the record's flag.
+  const minMax = /OpGroupNonUniformUMin[\s\S]*OpGroupNonUniformUMax|OpGroupNonUniformUMax[\s\S]*OpGroupNonUniformUMin/;
+  // (shade.frag and particles.comp read gl_FragCoord and gl_GlobalInvocationID themselves.)
+  assert.match(spirv('shade.frag', []), minMax);
+  assert.doesNotMatch(spirv('shade.frag', ['-DWT_POSITION=0']), /OpGroupNonUniformUMin|OpGroupNonUniformUMax/);
+  // Per invocation: the lane's own pixel, no subgroup operation.
+  assert.doesNotMatch(spirv('shade.frag', ['-DWT_SUBGROUP=0']), /OpGroupNonUniform/);
+  assert.doesNotMatch(spirv('particles.comp', []), /OpGroupNonUniformUMin|OpGroupNonUniformUMax/);
+  assert.match(spirv('particles.comp', ['-DWT_POSITION_COMPUTE=1']), minMax);
+  const rgen = spirv('rt.rgen', []);
+  assert.match(rgen, minMax);
+  assert.match(rgen, /BuiltIn LaunchId/);
+});
 
 /** Pixels [x0, x1) x [y0, y1). */
 type Rect = readonly [number, number, number, number];
