@@ -156,6 +156,16 @@ export const appStyles = css`
     padding: 4px 10px;
     border-bottom: 1px solid #2a2e37;
   }
+  /* Over the top of the view, not above it: the timeline keeps its size while a trace loads. */
+  main > .progress {
+    position: absolute;
+    top: 0;
+    left: 0;
+    right: 0;
+    z-index: 8;
+    background: #1f232b;
+    box-shadow: 0 4px 12px rgba(0, 0, 0, 0.4);
+  }
   .progress progress {
     flex: 1;
     max-width: 400px;
@@ -172,9 +182,18 @@ export const appStyles = css`
     margin-left: auto;
     padding: 0 8px;
   }
+  /* One height with or without its button, and for the placeholder shown while the first
+     trace loads: the timeline below keeps its size when the trace arrives. */
   .sm-summary {
     font-size: 12px;
+    line-height: 18px;
+    min-height: 27px;
+    box-sizing: border-box;
     background: #191c22;
+  }
+  .sm-summary button {
+    padding: 0 8px;
+    line-height: 16px;
   }
   main {
     flex: 1;

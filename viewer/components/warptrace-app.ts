@@ -354,11 +354,11 @@ export class WarptraceApp extends LitElement {
         </details>
       </header>
       ${this.recentsOpen ? html`<div class="recents-popover"><wt-recents .recents=${this.recents}></wt-recents></div>` : nothing}
-      ${this.loading === null ? nothing : renderProgress(this.loading, () => this.cancelLoading())}
       ${banner('error', this.error, () => (this.error = null))}
       ${banner('notice', this.notice, () => (this.notice = null))}
       ${o !== null ? smSummary(o, this.hiddenStages, (code) => this.toggleStage(code)) : this.loading !== null ? smSummaryPlaceholder(this.loading.name) : nothing}
       <main class="${this.hasPanels ? 'with-panels' : ''} ${this.columns.classes()}" style=${this.columns.style()}>
+        ${this.loading === null ? nothing : renderProgress(this.loading, () => this.cancelLoading())}
         ${o === null && this.loading === null ? emptyPage({ sampleProblem: this.sampleProblem, recents: this.recents, onPickFile: this.pickFile, onSynthetic: () => void this.openSynthetic(1_000_000) }) : traceView(this, o, this.slots.has('beside-timeline'), this.slots.onSlotChange, this.columns.edge('left'))}
         ${this.hasPanels ? this.columns.edge('right') : nothing}
         <aside class="panels" aria-label="Analysis panels"><slot name="panels" @slotchange=${this.slots.onSlotChange}></slot></aside>
