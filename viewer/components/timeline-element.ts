@@ -12,9 +12,10 @@ import type { LaneIndex } from '../model/lane-index.js';
 import type { LaneLayout } from '../model/lane-layout.js';
 import { occupancyScaleFor } from '../model/occupancy.js';
 import { rowHighlight, type RowHighlight } from '../model/row-highlight.js';
-import { screenLayout, type ScreenLayout } from '../model/screen-layout.js';
+import { buildGhostTrack, ghostRows } from '../model/ghost-track.js';
+import { ghostBandHeight, screenLayout, type ScreenLayout } from '../model/screen-layout.js';
 import { clampWindow, spanOf, traceBounds, windowAround, type TimeWindow } from '../model/time-scale.js';
-import type { TimeRange, TimelineFrame } from '../timeline/frame.js';
+import type { GhostFrame, TimeRange, TimelineFrame } from '../timeline/frame.js';
 import type { FrameStats } from '../timeline/timeline-renderer.js';
 import type { HitScene } from './timeline-hit.js';
 import { TimelineHover } from './timeline-hover.js';
@@ -33,6 +34,8 @@ export class TimelineElement extends LitElement implements SurfaceHost {
     range: { attribute: false },
     cursorNs: { attribute: false },
     highlightRows: { attribute: false },
+    baseline: { attribute: false },
+    showGhost: { type: Boolean, attribute: false },
   };
 
   declare trace: Trace | null;
@@ -45,6 +48,10 @@ export class TimelineElement extends LitElement implements SurfaceHost {
   declare cursorNs: number | null;
   /** Warp rows drawn highlighted (any order), all other warps dimmed; null for none. */
   declare highlightRows: Uint32Array | null;
+  /** The A/B baseline trace: its draws show as a ghost track under the draw track; null for none. */
+  declare baseline: Trace | null;
+  /** Whether the ghost track shows its draws (else only its label strip). */
+  declare showGhost: boolean;
 
   /** Statistics of the last rendered frame (for the benchmark). */
   lastFrame: FrameStats | null = null;
@@ -56,6 +63,7 @@ export class TimelineElement extends LitElement implements SurfaceHost {
   protected screen: ScreenLayout = screenLayout(1, 1, 1);
   protected drawLayout: DrawLayout | null = null;
   protected highlight: RowHighlight | null = null;
+  protected ghost: GhostFrame | null = null;
   protected bounds: TimeWindow = { startNs: 0, endNs: 1 };
   protected view: TimeWindow = { startNs: 0, endNs: 1 };
   protected dragRange: TimeRange | null = null;
@@ -76,6 +84,8 @@ export class TimelineElement extends LitElement implements SurfaceHost {
     this.range = null;
     this.cursorNs = null;
     this.highlightRows = null;
+    this.baseline = null;
+    this.showGhost = true;
   }
 
   static override styles = timelineStyles;
@@ -92,7 +102,8 @@ export class TimelineElement extends LitElement implements SurfaceHost {
   }
 
   private updateScreen(width: number, height: number): void {
-    this.screen = screenLayout(Math.max(1, Math.floor(width)), Math.max(1, Math.floor(height)), this.drawLayout?.rowCount ?? 1);
+    const ghostPx = this.drawLayout === null ? 0 : ghostBandHeight(this.ghost !== null, this.showGhost, ghostRows(this.drawLayout));
+    this.screen = screenLayout(Math.max(1, Math.floor(width)), Math.max(1, Math.floor(height)), this.drawLayout?.rowCount ?? 1, ghostPx);
     this.lanes.resize(this.screen.lanes.height);
   }
 
@@ -109,6 +120,15 @@ export class TimelineElement extends LitElement implements SurfaceHost {
       } else {
         this.drawLayout = null;
       }
+      this.updateScreen(this.screen.width, this.screen.height);
+    }
+    if (changed.has('trace') || changed.has('index') || changed.has('baseline')) {
+      const { trace, index, baseline } = this;
+      const track = trace === null || index === null || baseline === null || baseline === trace ? null : buildGhostTrack(trace, index.startNs, baseline);
+      this.ghost = track === null ? null : { track, shown: this.showGhost };
+      this.updateScreen(this.screen.width, this.screen.height);
+    } else if (changed.has('showGhost') && this.ghost !== null) {
+      this.ghost = { track: this.ghost.track, shown: this.showGhost };
       this.updateScreen(this.screen.width, this.screen.height);
     }
     if (changed.has('trace') || changed.has('highlightRows')) {
@@ -167,6 +187,7 @@ export class TimelineElement extends LitElement implements SurfaceHost {
       cursorNs: this.dragCursor ?? this.cursorNs,
       focusedLane: this.lanes.focused,
       occupancyScale: this.occupancyScale,
+      ghost: this.ghost,
     };
   }
 
@@ -285,7 +306,7 @@ export class TimelineElement extends LitElement implements SurfaceHost {
   /** What the frame shows, for hit testing. */
   protected get scene(): HitScene {
     const { trace, index, drawLayout, screen, view, hiddenStages } = this;
-    return { trace, index, drawLayout, screen, view, hiddenStages, lanes: this.lanes.layout, scrollY: this.lanes.scrollY };
+    return { trace, index, drawLayout, screen, view, hiddenStages, ghost: this.ghost, lanes: this.lanes.layout, scrollY: this.lanes.scrollY };
   }
 
   protected readonly onScrollbar = (e: Event): void => {

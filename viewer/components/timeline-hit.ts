@@ -6,10 +6,12 @@
 import type { Trace } from '../../shared-schema/index.js';
 import { drawsInWindow, regionBarAt, type DrawLayout } from '../model/draw-layout.js';
 import { stagesInFlightAt, warpAt, type WarpHit } from '../model/hit-test.js';
+import { ghostRowOf, ghostRows } from '../model/ghost-track.js';
 import type { LaneIndex } from '../model/lane-index.js';
 import { laneAtY, packedRowOf, slotOfRow, type LaneLayout } from '../model/lane-layout.js';
 import { timeWidth, type ScreenLayout } from '../model/screen-layout.js';
 import { pxToTime, spanOf, type TimeWindow } from '../model/time-scale.js';
+import type { GhostFrame } from '../timeline/frame.js';
 import { occupancyTooltip } from './timeline-tooltips.js';
 
 /** What the timeline shows, as far as hit testing needs it. */
@@ -22,6 +24,7 @@ export interface HitScene {
   readonly view: TimeWindow;
   readonly scrollY: number;
   readonly hiddenStages: number;
+  readonly ghost: GhostFrame | null;
 }
 
 export function timeAtX(s: HitScene, x: number): number {
@@ -97,4 +100,30 @@ export function drawAtPoint(s: HitScene, x: number, y: number): number {
     }
   }
   return best;
+}
+
+/** What lies under a point of the ghost band: a current draw's ghost (`draw`), a baseline-only draw (`baselineOnly`, index into onlyBaseline), or nothing. */
+export function ghostAtPoint(s: HitScene, x: number, y: number): { readonly draw: number } | { readonly baselineOnly: number } | null {
+  const g = s.ghost;
+  if (g === null || !g.shown || s.drawLayout === null) return null;
+  const row = Math.floor((y - s.screen.ghost.y - 2) / s.screen.ghostRowHeight);
+  const t = timeAtX(s, x);
+  const tol = pxNs(s, 3);
+  const near = (a: number, b: number) => a - tol <= t && t <= b + tol;
+  let best = -1;
+  let bestSpan = Infinity;
+  const spans = g.track.spans;
+  for (let d = 0; d < spans.length / 2; d++) {
+    if (ghostRowOf(s.drawLayout, d) !== row || !near(spans[2 * d]!, spans[2 * d + 1]!)) continue;
+    const span = spans[2 * d + 1]! - spans[2 * d]!;
+    if (span < bestSpan) {
+      best = d;
+      bestSpan = span;
+    }
+  }
+  if (best >= 0) return { draw: best };
+  if (row !== ghostRows(s.drawLayout) - 1) return null;
+  const only = g.track.onlyBaselineSpans;
+  for (let k = 0; k < only.length / 2; k++) if (near(only[2 * k]!, only[2 * k + 1]!)) return { baselineOnly: k };
+  return null;
 }

@@ -5,8 +5,8 @@
 import { formatNs } from '../../shared-schema/index.js';
 import { laneAtY } from '../model/lane-layout.js';
 import { regionAt, type Region } from '../model/screen-layout.js';
-import { collapsedOccupancyAt, drawAtPoint, laneHitAt, regionAtPoint, warpAtPoint, warpHitAt, type HitScene } from './timeline-hit.js';
-import { drawTooltip, warpTooltip } from './timeline-tooltips.js';
+import { collapsedOccupancyAt, drawAtPoint, ghostAtPoint, laneHitAt, regionAtPoint, warpAtPoint, warpHitAt, type HitScene } from './timeline-hit.js';
+import { baselineOnlyTooltip, drawTooltip, ghostTooltip, warpTooltip } from './timeline-tooltips.js';
 
 /** A tooltip: its anchor (the pointer, surface px) and its lines of plain text. */
 export interface Tooltip {
@@ -42,7 +42,16 @@ export function hoverAt(s: HitScene, region: Region, x: number, y: number, previ
       return { hoverWarp: -1, tooltip: { x, y, lines } };
     }
     const d = drawAtPoint(s, x, y);
-    return { hoverWarp: -1, tooltip: d < 0 ? null : { x, y, lines: drawTooltip(s.trace, s.drawLayout, d) } };
+    if (d < 0) return NO_HOVER;
+    // With a baseline, a draw also says how its ghost compares.
+    const ghost = s.ghost !== null && s.ghost.track.baselineDraw[d]! >= 0 ? ghostTooltip(s.trace, s.drawLayout, s.ghost.track, d).slice(0, 2) : [];
+    return { hoverWarp: -1, tooltip: { x, y, lines: [...drawTooltip(s.trace, s.drawLayout, d), ...ghost] } };
+  }
+  if (region === 'ghost' && s.trace !== null && s.drawLayout !== null && s.ghost !== null) {
+    const hit = ghostAtPoint(s, x, y);
+    if (hit === null) return NO_HOVER;
+    const lines = 'draw' in hit ? ghostTooltip(s.trace, s.drawLayout, s.ghost.track, hit.draw) : baselineOnlyTooltip(s.ghost.track, hit.baselineOnly);
+    return { hoverWarp: -1, tooltip: { x, y, lines } };
   }
   // The axis, the overview, the gutter: nothing to say (and no tooltip left over from the track).
   return NO_HOVER;
@@ -54,9 +63,16 @@ export type ClickAction =
   | { readonly kind: 'select-warp'; readonly row: number; readonly lane: number }
   | { readonly kind: 'zoom'; readonly startNs: number; readonly endNs: number }
   | { readonly kind: 'select-draw'; readonly draw: number }
+  | { readonly kind: 'toggle-ghost' }
   | { readonly kind: 'none' };
 
 export function clickActionAt(s: HitScene, region: Region, x: number, y: number): ClickAction {
+  if (region === 'gutter' && s.screen.ghost.height > 0 && y >= s.screen.ghost.y && y < s.screen.ghost.y + s.screen.ghost.height) return { kind: 'toggle-ghost' };
+  if (region === 'ghost') {
+    const hit = ghostAtPoint(s, x, y);
+    // A ghost selects the draw it stands for.
+    return hit !== null && 'draw' in hit ? { kind: 'select-draw', draw: hit.draw } : { kind: 'none' };
+  }
   if (region === 'gutter' && y >= s.screen.lanes.y) {
     const hit = laneAtY(s.lanes, y - s.screen.lanes.y + s.scrollY);
     return hit === null ? { kind: 'none' } : { kind: 'toggle-lane', lane: hit.lane };

@@ -1,6 +1,7 @@
 /** Tooltip lines for the timeline (plain text: rendered by lit, never as markup). */
 import { activeLaneCount, formatNs, smOfWarp, stageInfo, type Trace } from '../../shared-schema/index.js';
 import type { DrawLayout } from '../model/draw-layout.js';
+import { matchedByOf, spanChange, type GhostTrack } from '../model/ghost-track.js';
 import { laneLabel } from '../model/lane-layout.js';
 
 /** @param nearby warps of the same row within a few pixels (the bar may stand for several). */
@@ -35,4 +36,31 @@ export function occupancyTooltip(sm: number, tNs: number, perStage: readonly (nu
   });
   lines.push(total === 0 ? 'no warps in flight' : `${total} warp${total === 1 ? '' : 's'} in flight`);
   return lines;
+}
+
+const MATCHED_BY_TEXT = { 'label-pass': 'label and pass', label: 'label', pipeline: 'pipeline', index: 'index only' } as const;
+
+function signedNs(ns: number): string {
+  return `${ns >= 0 ? '+' : '−'}${formatNs(Math.abs(ns))}`;
+}
+
+/** The ghost of current draw d: its baseline draw's time against the current draw's. */
+export function ghostTooltip(trace: Trace, layout: DrawLayout, g: GhostTrack, d: number): string[] {
+  const a = g.baselineDraw[d]!;
+  const baseSpan = g.spans[2 * d + 1]! - g.spans[2 * d]!;
+  const nowSpan = layout.spans[2 * d + 1]! - layout.spans[2 * d]!;
+  const change = spanChange(g, layout.spans, d);
+  const how = matchedByOf(g, d);
+  return [
+    `baseline A draw ${a}: ${g.baseline.draws[a]?.label ?? ''}`,
+    `A ${formatNs(baseSpan)} → B ${formatNs(nowSpan)}${change === null ? '' : ` (${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)}%)`}`,
+    `start ${signedNs(layout.spans[2 * d]! - g.spans[2 * d]!)} · end ${signedNs(layout.spans[2 * d + 1]! - g.spans[2 * d + 1]!)} (B − A, aligned at the first warp)`,
+    `B draw ${d}: ${trace.draws[d]?.label ?? ''}${how === null ? '' : ` · matched by ${MATCHED_BY_TEXT[how]}`}`,
+  ];
+}
+
+/** A baseline draw that no current draw matched. */
+export function baselineOnlyTooltip(g: GhostTrack, k: number): string[] {
+  const a = g.onlyBaseline[k]!;
+  return [`baseline A draw ${a}: ${g.baseline.draws[a]?.label ?? ''}`, `${formatNs(g.onlyBaselineSpans[2 * k + 1]! - g.onlyBaselineSpans[2 * k]!)} · only in A (no draw of B matched it)`];
 }

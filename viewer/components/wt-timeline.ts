@@ -11,6 +11,7 @@
  *   wt-draw-step     {delta}          `[` / `]`
  *   wt-zoom-to       {startNs, endNs} click a region (pass) bar
  *   wt-view-change   {view}           after the visible window changed
+ *   wt-ghost-toggle  {shown}          the baseline's ghost track shown or hidden (its gutter label)
  *
  * Keys: W/S zoom, A/D pan (hold), arrows pan / move lane focus, Enter/Space
  * expand the focused lane, `,`/`.` previous/next warp on the focused lane,
@@ -91,6 +92,9 @@ export class WtTimeline extends TimelineElement implements KeyboardTarget, Point
       this.emit('wt-zoom-to', { startNs: action.startNs, endNs: action.endNs });
     } else if (action.kind === 'select-draw') {
       this.emit('wt-draw-select', { draw: action.draw });
+    } else if (action.kind === 'toggle-ghost') {
+      this.showGhost = !this.showGhost;
+      this.emit('wt-ghost-toggle', { shown: this.showGhost });
     }
   }
 

@@ -1,6 +1,7 @@
 /** Everything one frame of the timeline shows: the renderer's whole input. */
 import type { Trace } from '../../shared-schema/index.js';
 import type { DrawLayout } from '../model/draw-layout.js';
+import type { GhostTrack } from '../model/ghost-track.js';
 import type { LaneIndex } from '../model/lane-index.js';
 import type { LaneLayout } from '../model/lane-layout.js';
 import type { RowHighlight } from '../model/row-highlight.js';
@@ -38,4 +39,12 @@ export interface TimelineFrame {
   readonly focusedLane: number;
   /** Warps in flight that fill a collapsed lane. */
   readonly occupancyScale: number;
+  /** The A/B baseline's ghost draws (a new object whenever they change); null without a baseline. */
+  readonly ghost: GhostFrame | null;
+}
+
+export interface GhostFrame {
+  readonly track: GhostTrack;
+  /** False: only the band's gutter label shows (the ghosts are hidden). */
+  readonly shown: boolean;
 }

@@ -83,6 +83,8 @@ function drawAxis(ctx: CanvasRenderingContext2D, f: TimelineFrame): void {
   ctx.fillText('draws', 6, labelY.draws);
   // What a full collapsed lane means.
   ctx.fillText(`lane = ${f.occupancyScale} warps`, 6, labelY.laneScale);
+  // The ghost band's label doubles as its toggle (a click in the gutter there).
+  if (f.ghost !== null) ctx.fillText(f.ghost.shown ? '▾ baseline A' : '▸ baseline A', 6, s.ghost.y + Math.min(s.ghost.height, 14) / 2);
 }
 
 function drawLaneLabels(ctx: CanvasRenderingContext2D, f: TimelineFrame): void {

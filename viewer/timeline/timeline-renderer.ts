@@ -13,6 +13,7 @@ import { Application } from 'pixi.js';
 import { THEME, packRgba } from '../model/colors.js';
 import { drawsInWindow } from '../model/draw-layout.js';
 import { buildDrawTrack } from '../model/draw-track.js';
+import { pushGhostBars } from '../model/ghost-track.js';
 import { InstanceWriter } from '../model/instances.js';
 import { lanesInRange, slotRowOf } from '../model/lane-layout.js';
 import { LaneLodBuilder, type LodStats } from '../model/lane-lod.js';
@@ -28,6 +29,7 @@ interface LodKey {
   readonly hiddenStages: number;
   readonly selectedDraw: number;
   readonly highlight: object | null;
+  readonly ghost: object | null;
   readonly colNs: number;
   readonly originNs: number;
   readonly columns: number;
@@ -155,6 +157,7 @@ export class TimelineRenderer {
       key.hiddenStages !== f.hiddenStages ||
       key.selectedDraw !== f.selectedDraw ||
       key.highlight !== f.highlight ||
+      key.ghost !== f.ghost ||
       key.colNs !== colNs ||
       key.occupancyScale !== f.occupancyScale ||
       f.view.startNs < key.originNs ||
@@ -189,6 +192,10 @@ export class TimelineRenderer {
         { trace: f.trace, layout: f.drawLayout, draws, originNs, y: s.draws.y, rowHeight: s.drawRowHeight, selectedDraw: f.selectedDraw, windowNs: [originNs, originNs + columns * colNs] },
         this.scratch,
       );
+      if (f.ghost !== null && f.ghost.shown) {
+        const windowNs = [originNs, originNs + columns * colNs] as const;
+        pushGhostBars({ ghost: f.ghost.track, layout: f.drawLayout, originNs, windowNs, y: s.ghost.y, rowHeight: s.ghostRowHeight }, this.scratch);
+      }
       this.drawsMesh.setInstances(this.scratch);
       this.drawsOrigin = originNs;
       this.lodKey = {
@@ -196,6 +203,7 @@ export class TimelineRenderer {
         hiddenStages: f.hiddenStages,
         selectedDraw: f.selectedDraw,
         highlight: f.highlight,
+        ghost: f.ghost,
         colNs,
         originNs,
         columns,
@@ -210,7 +218,7 @@ export class TimelineRenderer {
     this.lanesMesh.setMap(pxPerNs, s.gutter + (lk.originNs - f.view.startNs) * pxPerNs, lanesTop - f.scrollY, 1);
     this.lanesMesh.setClip(s.gutter, s.width, lanesTop, lanesBottom);
     this.drawsMesh.setMap(pxPerNs, s.gutter + (this.drawsOrigin - f.view.startNs) * pxPerNs, 0, 1);
-    this.drawsMesh.setClip(s.gutter, s.width, s.draws.y, s.draws.y + s.draws.height);
+    this.drawsMesh.setClip(s.gutter, s.width, s.draws.y, s.ghost.y + s.ghost.height);
 
     // Overview: whole bounds, one column per pixel; rebuilt on resize or filter change.
     const overviewKey = `${tw}|${f.bounds.startNs}|${f.bounds.endNs}|${f.hiddenStages}|${s.overview.height}`;
@@ -241,6 +249,7 @@ export class TimelineRenderer {
     w.push(0, s.width, s.overview.y, s.overview.y + s.overview.height, packRgba(0x101216));
     w.push(0, s.width, s.axis.y, s.axis.y + s.axis.height, packRgba(THEME.headerBackground));
     w.push(0, s.width, s.draws.y, s.draws.y + s.draws.height, packRgba(0x181b21));
+    if (s.ghost.height > 0) w.push(0, s.width, s.ghost.y, s.ghost.y + s.ghost.height, packRgba(0x13151a));
     w.push(0, s.width, s.lanes.y - 1, s.lanes.y, packRgba(THEME.laneLine));
     w.push(0, s.gutter, s.lanes.y, s.height, packRgba(THEME.headerBackground));
     w.push(s.gutter - 1, s.gutter, 0, s.height, packRgba(THEME.laneLine));

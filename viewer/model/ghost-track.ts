@@ -1,0 +1,128 @@
+/**
+ * The A/B ghost track: the baseline trace's draws drawn under the current
+ * trace's draw track, each ghost on the row of the current draw it was paired
+ * with (analysis/draw-match.ts), at the baseline's own times. Both traces'
+ * times are aligned at their first warp, so a ghost sticking out past its draw
+ * means the draw got shorter, a draw past its ghost that it got longer, and a
+ * ghost beside it that it moved. Baseline draws paired with nothing are kept
+ * too (their own list), drawn apart.
+ */
+import { MATCH_ROUNDS, drawIdentities, matchDraws, type MatchHow } from '../../analysis/draw-match.js';
+import type { Trace } from '../../shared-schema/index.js';
+import { packRgba } from './colors.js';
+import type { DrawLayout } from './draw-layout.js';
+import type { InstanceWriter } from './instances.js';
+
+export interface GhostTrack {
+  /** Per current draw d: [start, end] of its baseline draw, ns in the current time base; NaN when unpaired or empty. */
+  readonly spans: Float64Array;
+  /** Baseline draw paired with current draw d, or -1. */
+  readonly baselineDraw: Int32Array;
+  /** How current draw d was paired (index into MATCH_ROUNDS), or -1. */
+  readonly matchedBy: Int8Array;
+  /** Baseline draws paired with no current draw, and their spans (current time base), two per draw. */
+  readonly onlyBaseline: readonly number[];
+  readonly onlyBaselineSpans: Float64Array;
+  /** Added to a baseline time to put it in the current trace's time base. */
+  readonly offsetNs: number;
+  readonly baseline: Trace;
+}
+
+/** Each draw's first warp start and last warp end (NaN for a draw without warps), and the first start of all. */
+function warpSpans(trace: Trace): { spans: Float64Array; firstNs: number } {
+  const w = trace.warps;
+  const spans = new Float64Array(2 * trace.draws.length).fill(NaN);
+  let firstNs = Infinity;
+  for (let i = 0; i < w.count; i++) {
+    const d = w.draw[i]!;
+    const s = w.startNs[i]!;
+    const e = s + w.durationNs[i]!;
+    if (!(spans[2 * d]! <= s)) spans[2 * d] = s;
+    if (!(spans[2 * d + 1]! >= e)) spans[2 * d + 1] = e;
+    if (s < firstNs) firstNs = s;
+  }
+  return { spans, firstNs: Number.isFinite(firstNs) ? firstNs : 0 };
+}
+
+/** O(baseline warps + draws); call once per (current, baseline) pair. */
+export function buildGhostTrack(current: Trace, currentFirstNs: number, baseline: Trace): GhostTrack {
+  const matching = matchDraws(drawIdentities(baseline), drawIdentities(current));
+  const base = warpSpans(baseline);
+  const offsetNs = currentFirstNs - base.firstNs;
+  const n = current.draws.length;
+  const spans = new Float64Array(2 * n).fill(NaN);
+  for (let d = 0; d < n; d++) {
+    const a = matching.aOfB[d]!;
+    if (a < 0) continue;
+    spans[2 * d] = base.spans[2 * a]! + offsetNs;
+    spans[2 * d + 1] = base.spans[2 * a + 1]! + offsetNs;
+  }
+  const onlyBaselineSpans = new Float64Array(2 * matching.onlyA.length);
+  matching.onlyA.forEach((a, k) => {
+    onlyBaselineSpans[2 * k] = base.spans[2 * a]! + offsetNs;
+    onlyBaselineSpans[2 * k + 1] = base.spans[2 * a + 1]! + offsetNs;
+  });
+  return { spans, baselineDraw: matching.aOfB, matchedBy: matching.howOfB, onlyBaseline: matching.onlyA, onlyBaselineSpans, offsetNs, baseline };
+}
+
+export function matchedByOf(g: GhostTrack, d: number): MatchHow | null {
+  const k = g.matchedBy[d]!;
+  return k < 0 ? null : MATCH_ROUNDS[k]!;
+}
+
+/** Relative change of a draw's span against its ghost (current / baseline − 1), null when either is missing or empty. */
+export function spanChange(g: GhostTrack, currentSpans: Float64Array, d: number): number | null {
+  const base = g.spans[2 * d + 1]! - g.spans[2 * d]!;
+  const now = currentSpans[2 * d + 1]! - currentSpans[2 * d]!;
+  return Number.isNaN(base) || Number.isNaN(now) || base <= 0 ? null : now / base - 1;
+}
+
+/** Span changes smaller than this (either way) show the ghost neutral. */
+export const GHOST_SAME_WITHIN = 0.05;
+const GHOST_SAME = packRgba(0xc9cedb, 70);
+const GHOST_LONGER = packRgba(0xe06c6c, 130);
+const GHOST_SHORTER = packRgba(0x6cc48a, 130);
+const GHOST_ONLY_BASELINE = packRgba(0xe0a040, 120);
+
+/** Ghost row of current draw d (its draw-track row without the region rows). */
+export function ghostRowOf(layout: DrawLayout, d: number): number {
+  return Math.max(0, layout.row[d]! - layout.regionRows);
+}
+
+/** Rows of the ghost band: the draw rows of the draw track. */
+export function ghostRows(layout: DrawLayout): number {
+  return Math.max(1, layout.rowCount - layout.regionRows);
+}
+
+export interface GhostBarsRequest {
+  readonly ghost: GhostTrack;
+  readonly layout: DrawLayout;
+  readonly originNs: number;
+  /** Time window the geometry covers, ns. */
+  readonly windowNs: readonly [number, number];
+  readonly y: number;
+  readonly rowHeight: number;
+}
+
+/**
+ * Appends the ghost bars (x in ns relative to originNs): translucent, red when
+ * the current draw is longer than its ghost, green when shorter, grey when
+ * within GHOST_SAME_WITHIN; baseline-only draws orange on the last row.
+ */
+export function pushGhostBars(req: GhostBarsRequest, out: InstanceWriter): void {
+  const { ghost: g, layout, originNs, y, rowHeight } = req;
+  const [t0, t1] = req.windowNs;
+  const bar = (s: number, e: number, row: number, rgba: number) => {
+    if (Number.isNaN(s) || Number.isNaN(e) || e < t0 || s > t1) return;
+    const top = y + 2 + row * rowHeight;
+    out.push(s - originNs, Math.max(e, s) - originNs, top, top + rowHeight - 2, rgba);
+  };
+  for (let d = 0; d < g.baselineDraw.length; d++) {
+    if (g.baselineDraw[d]! < 0) continue;
+    const change = spanChange(g, layout.spans, d);
+    const rgba = change === null || Math.abs(change) < GHOST_SAME_WITHIN ? GHOST_SAME : change > 0 ? GHOST_LONGER : GHOST_SHORTER;
+    bar(g.spans[2 * d]!, g.spans[2 * d + 1]!, ghostRowOf(layout, d), rgba);
+  }
+  const last = ghostRows(layout) - 1;
+  for (let k = 0; k < g.onlyBaseline.length; k++) bar(g.onlyBaselineSpans[2 * k]!, g.onlyBaselineSpans[2 * k + 1]!, last, GHOST_ONLY_BASELINE);
+}
