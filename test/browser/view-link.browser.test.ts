@@ -123,6 +123,7 @@ describe('view links', () => {
     assert(Math.abs(view.startNs - t0) < 1 && Math.abs(view.endNs - t0 - 800) < 1, `window ${view.startNs}-${view.endNs}`);
     const link = app.viewLink()!;
     assertEqual(new URL(link).searchParams.get('trace'), traceUrl, 'the link keeps the trace URL');
+    assert(link.includes(`?trace=${traceUrl}`), `readable, its / and : unescaped: ${link}`);
     assert(new URL(link).searchParams.has('wtr-session-id') === new URL(pageHref).searchParams.has('wtr-session-id'), 'other query parameters kept');
 
     let copied: string | null = null;

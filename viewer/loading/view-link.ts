@@ -184,8 +184,11 @@ export function checkViewLink(state: ViewLinkState, trace: Trace, laneSms: Reado
  */
 export function viewLinkUrl(page: string, traceUrl: string | null, state: ViewLinkState): string {
   const url = new URL(page);
-  if (traceUrl !== null) url.searchParams.set('trace', traceUrl);
-  else url.searchParams.delete('trace');
+  // Written by hand, not by URLSearchParams: a trace URL stays readable (its '/' and ':' unescaped).
+  const readable = (v: string) => encodeURIComponent(v).replace(/%2F/g, '/').replace(/%3A/g, ':');
+  const params = [...url.searchParams].filter(([key]) => key !== 'trace').map(([key, value]) => `${encodeURIComponent(key)}=${readable(value)}`);
+  if (traceUrl !== null) params.unshift(`trace=${readable(traceUrl)}`);
+  url.search = params.length > 0 ? `?${params.join('&')}` : '';
   url.hash = encodeViewLink(state);
   return url.href;
 }
