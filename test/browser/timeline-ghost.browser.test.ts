@@ -13,6 +13,7 @@ import { editFrame } from '../node/frame-edits.js';
 import { passFrameTrace } from '../node/pass-frame.js';
 import { assert, assertEqual } from './assert.js';
 import { mountApp, rgbText, waitFor } from './viewer-helpers.js';
+import '../../viewer/panels/index.js';
 
 let app: WarptraceApp;
 let tl: WtTimeline;
@@ -85,5 +86,24 @@ describe('timeline ghost track', () => {
     tl.baseline = null;
     await tl.updateComplete;
     assertEqual(tl.screenLayout.ghost.height, 0, 'no baseline, no band');
+  });
+
+  it('the analysis panels\' baseline reaches the timeline: "Use as baseline", open B, the ghost band appears; cleared, it goes', async () => {
+    const a = passFrameTrace();
+    const b = editFrame(a, { draws: [...Array(a.draws.length).keys()].filter((d) => d !== 7) });
+    app = await mountApp();
+    const panels = document.createElement('wt-analysis-panels');
+    panels.slot = 'panels';
+    app.append(panels);
+    assert(await app.openFile(new Blob([encodeWtrace(a) as Uint8Array<ArrayBuffer>]), 'a.wtrace'), 'A opens');
+    tl = app.timeline!;
+    await tl.ready();
+    const button = (label: RegExp) => waitFor(`a button ${label}`, () => [...panels.shadowRoot!.querySelectorAll('button')].find((x) => label.test(x.textContent ?? '')) ?? null);
+    (await button(/Use as baseline/)).click();
+    assert(await app.openFile(new Blob([encodeWtrace(b) as Uint8Array<ArrayBuffer>]), 'b.wtrace'), 'B opens');
+    await waitFor('the ghost band', () => tl.baseline !== null && tl.screenLayout.ghost.height > 0);
+    assertEqual(tl.baseline!.draws.length, a.draws.length, "A's trace is the baseline");
+    (await button(/Clear baseline/)).click();
+    await waitFor('no ghost band', () => tl.baseline === null && tl.screenLayout.ghost.height === 0);
   });
 });

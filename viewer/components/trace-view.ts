@@ -5,6 +5,7 @@
 // gets the app's panel properties), or add it here, in `.timeline-row` or `.details`.
 import { html, nothing, type TemplateResult } from 'lit';
 import type { OpenedTrace } from './app-types.js';
+import type { Trace } from '../../shared-schema/index.js';
 import type { TimeRange } from '../timeline/frame.js';
 import type { RangeCounts } from '../../analysis/range-counts.js';
 import type { InFlight } from '../../analysis/in-flight.js';
@@ -27,6 +28,8 @@ export interface TraceViewState {
   readonly inFlight: InFlight | null;
   /** Warps the screen panel's brush highlights on the timeline (null: none). */
   readonly highlightRows: Uint32Array | null;
+  /** The A/B baseline trace, drawn as the timeline's ghost track (null: none). */
+  readonly baselineTrace: Trace | null;
 }
 
 /**
@@ -48,6 +51,7 @@ export function traceView(s: TraceViewState, o: OpenedTrace | null, besideTimeli
           .range=${s.range}
           .cursorNs=${s.cursorNs}
           .highlightRows=${s.highlightRows}
+          .baseline=${s.baselineTrace}
         ></wt-timeline>
         ${o === null || o.trace.warps.position === null ? nothing : html`<wt-screen-panel .trace=${o.trace} .range=${s.range} .selectedDraw=${s.selectedDraw}></wt-screen-panel>`}
         <div class="beside-timeline"><slot name="beside-timeline" @slotchange=${onSlotChange}></slot></div>

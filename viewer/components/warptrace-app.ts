@@ -20,6 +20,7 @@ import { rangeCounts, type RangeCounts } from '../../analysis/range-counts.js';
 import { warpsInFlight, type InFlight } from '../../analysis/in-flight.js';
 import { stepMatch } from '../model/draw-search.js';
 import type { FindingPlace } from '../model/finding-warp.js';
+import type { Trace } from '../../shared-schema/index.js';
 import type { TimeRange } from '../timeline/frame.js';
 import { RecentsStore, type RecentTrace } from '../loading/recents-store.js';
 import { fetchSampleIndex, type SampleIndex } from '../loading/samples.js';
@@ -60,6 +61,7 @@ export class WarptraceApp extends LitElement {
     showAllSms: { state: true },
     recentsOpen: { state: true },
     highlightRows: { state: true },
+    baselineTrace: { state: true },
     pageLink: { type: Boolean, attribute: 'page-link' },
   };
 
@@ -80,6 +82,8 @@ export class WarptraceApp extends LitElement {
   declare inFlight: InFlight | null;
   /** Warps highlighted on the timeline (the screen panel's brush); null for none. */
   declare highlightRows: Uint32Array | null;
+  /** The A/B baseline (the analysis panels' A): the timeline draws its ghost track; null for none. */
+  declare baselineTrace: Trace | null;
   declare hiddenStages: number;
   declare showAllSms: boolean;
   declare recentsOpen: boolean;
@@ -124,6 +128,7 @@ export class WarptraceApp extends LitElement {
     this.clearViewState();
     this.showAllSms = false;
     this.recentsOpen = false;
+    this.baselineTrace = null;
     this.pageLink = false;
     void this.recentsDismiss;
     // Events from the shadow tree (composed) and from slotted panels arrive here.
@@ -142,6 +147,7 @@ export class WarptraceApp extends LitElement {
     this.addEventListener('wt-finding-select', (e) => this.timeline?.revealFinding((e as CustomEvent<{ finding: FindingPlace }>).detail.finding));
     this.addEventListener('wt-recent-open', (e) => void this.opener.openRecent((e as CustomEvent<{ id: string }>).detail.id));
     this.addEventListener('wt-trace-opened', (e) => this.link.traceOpened((e as CustomEvent<TraceOpenedDetail>).detail));
+    this.addEventListener('wt-baseline-change', (e) => (this.baselineTrace = (e as CustomEvent<{ trace: Trace | null }>).detail.trace));
     this.addEventListener('wt-rows-highlight', (e) => (this.highlightRows = (e as CustomEvent<{ rows: Uint32Array | null }>).detail.rows));
     this.addEventListener('wt-recent-delete', (e) => void this.opener.deleteRecent((e as CustomEvent<{ id: string }>).detail.id));
   }

@@ -12,6 +12,8 @@
  * A/B: "Use as baseline" keeps the current trace's summary; every trace
  * opened afterwards is compared against it (the 2016 "15% longer TCS warps
  * but a shorter draw" comparison) until the baseline is cleared.
+ * `wt-baseline-change` {trace} (bubbles, composed) says when the baseline's
+ * trace changes (null: cleared), for the timeline's ghost track.
  */
 import { LitElement, css, html, type PropertyValues } from 'lit';
 import type { AnalysisSummary } from '../../analysis/summary.js';
@@ -126,6 +128,13 @@ export class WtAnalysisPanels extends LitElement {
         this.problem = e instanceof Error ? e.message : String(e);
       },
     );
+  }
+
+  protected override updated(changed: PropertyValues<this>): void {
+    // The shell shows the baseline on the timeline (its ghost track): tell it when A changes.
+    if (changed.has('baseline') && (changed.get('baseline')?.trace ?? null) !== (this.baseline?.trace ?? null)) {
+      this.dispatchEvent(new CustomEvent('wt-baseline-change', { detail: { trace: this.baseline?.trace ?? null }, bubbles: true, composed: true }));
+    }
   }
 
   private cancel(): void {
