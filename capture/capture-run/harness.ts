@@ -44,6 +44,8 @@ export async function probeDevice(binary: string, device?: number): Promise<Prob
     smBuiltins: json['smBuiltins'] === true,
     subgroupStages: stages,
     subgroupSize: Number(json['subgroupSize'] ?? 0),
+    // Absent from older harness builds: assumed where ballots work (as on every device seen).
+    subgroupArithmetic: json['subgroupArithmetic'] !== false,
     smCount: Number(json['smCount'] ?? 0),
     warpsPerSm: Number(json['warpsPerSm'] ?? 0),
   };

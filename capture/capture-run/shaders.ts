@@ -22,6 +22,8 @@ export interface DeviceProfile {
   readonly subgroupStages: readonly StageName[];
   /** Lanes per subgroup, when probed: wider than 32 leaves no record word for the screen position (WT_POSITION 0). */
   readonly subgroupSize?: number;
+  /** Subgroup min/max work (the screen position's reduction); false: no position in subgroup stages. Absent: assumed. */
+  readonly subgroupArithmetic?: boolean;
 }
 
 /** An NVIDIA GPU with VK_KHR_shader_clock and VK_NV_shader_sm_builtins (H100, driver 580). */
@@ -74,14 +76,16 @@ export const PLAIN: ShaderSetOptions = { tracedStages: [] };
 
 /** glslangValidator -D switches of one traced stage (the same as wtShaderDefines in warptrace.h). */
 export function traceDefines(profile: DeviceProfile, stage: StageName, variant?: number): string[] {
+  const subgroup = profile.subgroupStages.includes(stage);
   const defines = [
     '-DWT_ENABLE',
     `-DWT_SUBGROUP_CLOCK=${profile.subgroupClock ? 1 : 0}`,
     `-DWT_DEVICE_CLOCK=${profile.deviceClock ? 1 : 0}`,
     `-DWT_SM_BUILTINS=${profile.smBuiltins ? 1 : 0}`,
-    `-DWT_SUBGROUP=${profile.subgroupStages.includes(stage) ? 1 : 0}`,
+    `-DWT_SUBGROUP=${subgroup ? 1 : 0}`,
   ];
-  if ((profile.subgroupSize ?? 0) > 32) defines.push('-DWT_POSITION=0');
+  // As wtShaderDefines: the position takes record word 3 (lanes 32..63 otherwise) and, per subgroup, a min/max.
+  if ((profile.subgroupSize ?? 0) > 32 || (subgroup && profile.subgroupArithmetic === false)) defines.push('-DWT_POSITION=0');
   if (variant !== undefined) defines.push(`-DWT_VARIANT=${variant}`);
   return defines;
 }

@@ -13,6 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NO_POSITION, Stage, decodeWtrace, popcount32, unpackPosition, type Trace } from '../../shared-schema/index.js';
+import { NVIDIA_PROFILE, traceDefines } from '../../capture/capture-run/shaders.js';
 import { repoPath } from './paths.js';
 
 const skip = process.env['WARPTRACE_SKIP_GPU_TESTS'] === '1';
@@ -52,6 +53,15 @@ test('the GLSL library\'s switches: positions in fragment and ray-generation sha
   const rgen = spirv('rt.rgen', []);
   assert.match(rgen, minMax);
   assert.match(rgen, /BuiltIn LaunchId/);
+});
+
+test('the capture tool turns positions off where the record has no word for them or the subgroup no min/max', () => {
+  const off = (profile: Parameters<typeof traceDefines>[0], stage: Parameters<typeof traceDefines>[1]) => traceDefines(profile, stage).includes('-DWT_POSITION=0');
+  assert.equal(off(NVIDIA_PROFILE, 'FS'), false);
+  assert.equal(off({ ...NVIDIA_PROFILE, subgroupSize: 32 }, 'RAYGEN'), false);
+  assert.equal(off({ ...NVIDIA_PROFILE, subgroupSize: 64 }, 'FS'), true, 'word 3 holds lanes 32..63');
+  assert.equal(off({ ...NVIDIA_PROFILE, subgroupArithmetic: false }, 'FS'), true, 'no subgroup min/max');
+  assert.equal(off({ ...NVIDIA_PROFILE, subgroupArithmetic: false, subgroupStages: ['CS'] }, 'FS'), false, 'per invocation: no reduction needed');
 });
 
 /** Pixels [x0, x1) x [y0, y1). */

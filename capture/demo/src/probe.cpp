@@ -61,8 +61,8 @@ int probe(int device) {
   std::printf("  \"apiVersion\": \"%u.%u.%u\", \"subgroupClock\": %s, \"deviceClock\": %s, \"smBuiltins\": %s,\n",
               VK_API_VERSION_MAJOR(c.apiVersion), VK_API_VERSION_MINOR(c.apiVersion), VK_API_VERSION_PATCH(c.apiVersion),
               c.subgroupClock ? "true" : "false", c.deviceClock ? "true" : "false", c.smBuiltins ? "true" : "false");
-  std::printf("  \"smCount\": %u, \"warpsPerSm\": %u, \"subgroupSize\": %u, \"subgroupStages\": %s,\n", c.smCount, c.warpsPerSm,
-              c.subgroupSize, stageList(subgroupStages(gpu.physical)).c_str());
+  std::printf("  \"smCount\": %u, \"warpsPerSm\": %u, \"subgroupSize\": %u, \"subgroupStages\": %s, \"subgroupArithmetic\": %s,\n",
+              c.smCount, c.warpsPerSm, c.subgroupSize, stageList(subgroupStages(gpu.physical)).c_str(), c.subgroupArithmetic ? "true" : "false");
   std::printf("  \"timestampPeriod\": %.9g, \"timestampValidBits\": %u, \"maxBoundDescriptorSets\": %u,\n", c.timestampPeriod,
               c.timestampValidBits, c.maxBoundDescriptorSets);
   static const std::pair<VkShaderStageFlagBits, const char *> stages[] = {
