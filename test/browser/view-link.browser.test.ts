@@ -109,6 +109,25 @@ describe('view links', () => {
     assertEqual(app.selectedDraw, -1, 'not applied');
   });
 
+  it('a file\'s link waits through the default sample, with a notice that goes once its file is open', async () => {
+    setPageUrl(`${pageHref.split('#')[0]}#fp=${traceFingerprint(frame)}&draw=42&name=frame.wtrace`);
+    // An app with the fixture samples: their default opens first.
+    app = document.createElement('warptrace-app');
+    app.pageLink = true;
+    app.sampleBase = FIXTURE_BASE;
+    app.store = new RecentsStore(idbBackend(`warptrace-link-${Math.random().toString(36).slice(2)}`));
+    app.style.cssText = 'display:flex;position:fixed;left:0;top:0;width:1200px;height:800px;';
+    document.body.append(app);
+    await waitFor('the default sample', () => app!.opened?.name === 'tiny-trace.json');
+    await waitFor('the waiting notice', () => app!.notice);
+    assert(app.notice!.includes('frame.wtrace') && app.notice!.includes('open that file'), app.notice!);
+    assertEqual(app.selectedDraw, -1, 'not applied to the sample');
+    assert(await app.openFile(frameFile(), 'frame.wtrace'), 'opens the file');
+    await waitFor('the view restored', () => app!.selectedDraw === 42);
+    await new Promise((r) => setTimeout(r, 300));
+    assertEqual(app.notice, null, 'the waiting notice is gone, and keeping the file in Recent did not bring one');
+  });
+
   it('a ?trace= link opens the trace and restores the view; Copy link copies it', async () => {
     const traceUrl = `${FIXTURE_BASE}tiny-trace.json`;
     const tiny = await fixtureTrace();

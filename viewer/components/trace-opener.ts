@@ -27,6 +27,10 @@ export interface TraceOpenerHost extends EventTarget {
 
 export class TraceOpener {
   private abort: AbortController | null = null;
+  /** Recent entries deleted in this session: a reopened trace still being kept does not bring its entry back. */
+  private readonly deleted = new Set<string>();
+  /** The notice a failed keep in Recent showed (a later keep that works clears it). */
+  private storageNotice: string | null = null;
 
   constructor(private readonly host: TraceOpenerHost) {}
 
@@ -115,14 +119,18 @@ export class TraceOpener {
     const host = this.host;
     try {
       const contentHash = await hashing;
+      if (meta.reopened !== undefined && this.deleted.has(meta.reopened)) return;
       await host.store.add(
         { name: meta.name, size: bytes, device: trace.device.name, warps: trace.warps.count, source: meta.source === 'file' ? 'file' : 'url', url: meta.url, contentHash },
         meta.file,
         meta.reopened ?? null,
       );
-      host.notice = null;
+      // Kept now: a storage problem said earlier is over (other notices, e.g. a link's, stay).
+      if (host.notice !== null && host.notice === this.storageNotice) host.notice = null;
+      this.storageNotice = null;
     } catch (e) {
-      host.notice = e instanceof RecentsError ? e.message : `Could not keep ${meta.name} in recent traces: ${String(e)}`;
+      this.storageNotice = e instanceof RecentsError ? e.message : `Could not keep ${meta.name} in recent traces: ${String(e)}`;
+      host.notice = this.storageNotice;
     }
     await this.refreshRecents();
   }
@@ -157,6 +165,7 @@ export class TraceOpener {
   }
 
   async deleteRecent(id: string): Promise<void> {
+    this.deleted.add(id);
     try {
       await this.host.store.remove(id);
     } catch (e) {

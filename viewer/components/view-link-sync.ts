@@ -45,6 +45,8 @@ export class ViewLinkSync implements ReactiveController {
   private current: Current | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private copiedTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The notice that says the link waits for its file (cleared once the file is open). */
+  private waitingNotice: string | null = null;
   /** 'copied' shows a moment after Copy link worked. */
   copied = false;
 
@@ -84,6 +86,8 @@ export class ViewLinkSync implements ReactiveController {
     const link = this.pending;
     if (link === null) return this.schedule();
     const wanted = link.state.name ?? link.traceUrl ?? 'another trace';
+    if (this.waitingNotice !== null && this.host.notice === this.waitingNotice) this.host.notice = null;
+    this.waitingNotice = null;
     if (link.state.fingerprint === null || link.state.fingerprint === fingerprint) {
       this.pending = null;
       this.apply(o, link.state, link.problems);
@@ -92,7 +96,8 @@ export class ViewLinkSync implements ReactiveController {
       this.host.notice = `${detail.name} is not the trace this link was made on (it has changed since?): the link's view was not restored.`;
     } else if (detail.remember === false) {
       // The default sample, opened on start: the link waits for its own trace.
-      this.host.notice = `This link holds a view of ${wanted}: open that file to restore it.`;
+      this.waitingNotice = `This link holds a view of ${wanted}: open that file to restore it.`;
+      this.host.notice = this.waitingNotice;
     } else {
       this.pending = null;
       this.host.notice = `${detail.name} is not the trace this link's view is of (${wanted}): the view was not restored.`;
