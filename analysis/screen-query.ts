@@ -42,3 +42,25 @@ export function rowsInRect(cols: ScreenColumns, order: ScreenOrder, rect: PixelR
   }
   return hits.subarray(0, n).sort();
 }
+
+/**
+ * The row a pixel of the image shows: the last-started shown warp whose
+ * footprint covers (x, y); -1 when none. Scans back from the cutoff, so it
+ * stops at the first hit.
+ */
+export function rowAtPixel(cols: ScreenColumns, order: ScreenOrder, x: number, y: number, filter: ScreenFilter = {}): number {
+  const { end, windowStartNs } = filterBounds(order, filter);
+  const { rows, endNs } = order;
+  const position = cols.position;
+  for (let k = end - 1; k >= 0; k--) {
+    if (endNs[k]! < windowStartNs) continue;
+    const word = position[rows[k]!]!;
+    const x0 = (word >>> PositionBits.X_SHIFT) & PositionBits.X_MASK;
+    const y0 = (word >>> PositionBits.Y_SHIFT) & PositionBits.Y_MASK;
+    if (x < x0 || y < y0) continue;
+    if (x >= x0 + (1 << ((word >>> PositionBits.LOG2_WIDTH_SHIFT) & PositionBits.LOG2_MASK))) continue;
+    if (y >= y0 + (1 << ((word >>> PositionBits.LOG2_HEIGHT_SHIFT) & PositionBits.LOG2_MASK))) continue;
+    return rows[k]!;
+  }
+  return -1;
+}

@@ -125,6 +125,14 @@ describe('screen panel', () => {
     const want = rowsInRect(cols, screenOrder(cols, drawSet(trace.draws, 0, true)), rect);
     assert(want.length > 0, 'the rectangle holds warps');
     assertEqual([...rows].join(','), [...want].join(','), 'rows');
+    // A click (one pixel) also selects the warp that pixel shows.
+    const picked = new Promise<number>((resolve) => panel.addEventListener('wt-warp-select', (e) => resolve((e as CustomEvent<{ row: number }>).detail.row), { once: true }));
+    panel.canvas!.dispatchEvent(new PointerEvent('pointerdown', at(30, 20)));
+    panel.canvas!.dispatchEvent(new PointerEvent('pointerup', at(30, 20)));
+    const { order, image } = expected(panel, 'start');
+    const k = image.pixels[20 * W + 30]!;
+    assert(k !== NO_ENTRY, 'a warp covers the clicked pixel');
+    assertEqual(await picked, order.rows[k]!, 'the clicked pixel selects the warp it shows');
     for (const row of rows) {
       const f = unpackPosition(cols.position[row]!)!;
       assert(f.x < 29 && f.x + f.width > 20 && f.y < 16 && f.y + f.height > 10 && cols.draw[row] !== 1, `row ${row} lies outside the brush`);

@@ -5,7 +5,7 @@ import { COLORMAP_RGB, COLORMAP_SIZE, NO_WARP_RGB } from '../../analysis/screen-
 import { busiestTargetDraw, drawSet, footprintExtent, imageSize, positionedWarpsPerDraw, screenColumns, type ScreenColumns } from '../../analysis/screen-columns.js';
 import { metricDomain, metricValues, screenLegend } from '../../analysis/screen-metric.js';
 import { screenOrder, startedBy, type ScreenOrder } from '../../analysis/screen-order.js';
-import { rowsInRect } from '../../analysis/screen-query.js';
+import { rowAtPixel, rowsInRect } from '../../analysis/screen-query.js';
 import { colorizePixels, NO_ENTRY, rasterizeOrder, screenImage } from '../../analysis/screen-raster.js';
 import { NO_POSITION, packPosition, unpackPosition } from '../../shared-schema/position.js';
 import { randomScreenColumns, tiledFrameColumns } from './screen-fixtures.js';
@@ -63,6 +63,7 @@ test('each pixel shows the covering warp that started last, up to the time cutof
     }
   }
   assert.ok(covered > 0 && covered < W * H, `the cutoff leaves some pixels grey and paints others (${covered})`);
+  for (let y = 0; y < H; y += 5) for (let x = 0; x < W; x += 5) assert.equal(rowAtPixel(cols, order, x, y, { untilNs }), got[y * W + x], `rowAtPixel ${x},${y}`);
   assert.equal(shown, startedBy(order, untilNs));
 });
 

@@ -20,6 +20,11 @@ export interface ScreenTrace {
   readonly device: { readonly subgroupSize: number };
 }
 
+export interface BrushResult {
+  readonly rows: Uint32Array;
+  readonly shownRow: number;
+}
+
 interface Pending<T> {
   readonly request: ScreenRequest;
   readonly resolve: (value: T | null) => void;
@@ -34,7 +39,7 @@ export class ScreenClient {
   private sentTrace: ScreenTrace | null = null;
   private seq = 0;
   /** Requests sent, by seq. */
-  private readonly inFlight = new Map<number, Pending<ScreenImageReply | Uint32Array>>();
+  private readonly inFlight = new Map<number, Pending<ScreenImageReply | BrushResult>>();
   private queuedImage: Pending<ScreenImageReply> | null = null;
   /** Resolves once the current trace's columns are all posted. */
   private sent: Promise<void> = Promise.resolve();
@@ -87,12 +92,13 @@ export class ScreenClient {
     });
   }
 
-  /** Rows under `rect` (image pixels) among the warps `view` shows, ascending. */
-  async brush(view: ScreenView, rect: PixelRect): Promise<Uint32Array> {
+  /** Rows under `rect` (image pixels) among the warps `view` shows, ascending, and the row its top-left pixel shows (-1: none). */
+  async brush(view: ScreenView, rect: PixelRect): Promise<BrushResult> {
     await this.sent;
     return new Promise((resolve, reject) => {
       const request: ScreenRequest = { kind: 'brush', seq: ++this.seq, traceId: this.traceId, view, rect };
-      this.inFlight.set(request.seq, { request, resolve: (rows) => resolve(rows instanceof Uint32Array ? rows : new Uint32Array(0)), reject });
+      const done = (r: ScreenImageReply | BrushResult | null) => resolve(r !== null && 'shownRow' in r ? r : { rows: new Uint32Array(0), shownRow: -1 });
+      this.inFlight.set(request.seq, { request, resolve: done, reject });
       this.send(request);
     });
   }
@@ -113,7 +119,7 @@ export class ScreenClient {
     if (busy || this.queuedImage === null) return;
     const next = this.queuedImage;
     this.queuedImage = null;
-    this.inFlight.set(next.request.kind === 'image' ? next.request.seq : -1, next as Pending<ScreenImageReply | Uint32Array>);
+    this.inFlight.set(next.request.kind === 'image' ? next.request.seq : -1, next as Pending<ScreenImageReply | BrushResult>);
     this.send(next.request);
   }
 
@@ -139,7 +145,7 @@ export class ScreenClient {
     if (pending === undefined) return;
     this.inFlight.delete(reply.seq);
     if (reply.kind === 'error') pending.reject(new Error(reply.message));
-    else pending.resolve(reply.kind === 'image' ? reply : reply.rows);
+    else pending.resolve(reply.kind === 'image' ? reply : { rows: reply.rows, shownRow: reply.shownRow });
     this.pump();
   }
 }

@@ -63,7 +63,8 @@ export interface ScreenImageReply {
 
 export type ScreenReply =
   | ScreenImageReply
-  | { readonly kind: 'brush'; readonly seq: number; readonly rows: Uint32Array<ArrayBuffer> }
+  /** rows: under the rectangle; shownRow: the row its top-left pixel shows (-1: none). */
+  | { readonly kind: 'brush'; readonly seq: number; readonly rows: Uint32Array<ArrayBuffer>; readonly shownRow: number }
   | { readonly kind: 'error'; readonly seq: number; readonly message: string };
 
 export function columnShape(a: ScreenColumnArray): ScreenColumnShape {

@@ -7,7 +7,7 @@
 import { imageSize, type ScreenColumns, type TargetSize } from '../../analysis/screen-columns.js';
 import { metricValues, type ScreenMetric } from '../../analysis/screen-metric.js';
 import { orderSpan, screenOrder, type ScreenOrder } from '../../analysis/screen-order.js';
-import { rowsInRect } from '../../analysis/screen-query.js';
+import { rowAtPixel, rowsInRect } from '../../analysis/screen-query.js';
 import { screenImage } from '../../analysis/screen-raster.js';
 import { SCREEN_COLUMNS, allocScreenColumn, type ScreenColumnArray, type ScreenColumnName, type ScreenReply, type ScreenRequest, type ScreenView } from './screen-protocol.js';
 
@@ -116,8 +116,9 @@ self.onmessage = (event: MessageEvent<ScreenRequest>) => {
     } else {
       const l = loadedFor(m.traceId);
       const c = orderFor(l, m.view);
-      const rows = rowsInRect(l.cols, c.order, m.rect, { untilNs: m.view.untilNs, window: m.view.window }).slice();
-      post({ kind: 'brush', seq, rows }, [rows.buffer]);
+      const filter = { untilNs: m.view.untilNs, window: m.view.window };
+      const rows = rowsInRect(l.cols, c.order, m.rect, filter).slice();
+      post({ kind: 'brush', seq, rows, shownRow: rowAtPixel(l.cols, c.order, m.rect.x, m.rect.y, filter) }, [rows.buffer]);
     }
   } catch (e) {
     post({ kind: 'error', seq, message: e instanceof Error ? e.message : String(e) });

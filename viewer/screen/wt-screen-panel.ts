@@ -212,11 +212,17 @@ export class WtScreenPanel extends LitElement {
     if (this.brush !== null) void this.highlight(this.brush);
   };
 
-  /** Highlights on the timeline the warps under `rect` (image pixels) among those shown. */
+  /**
+   * Highlights on the timeline the warps under `rect` (image pixels) among those shown; a
+   * single pixel (a click) also selects the warp it shows.
+   */
   async highlight(rect: PixelRect): Promise<Uint32Array> {
     this.brush = rect;
-    const rows = await this.client.brush(this.view, rect);
+    const { rows, shownRow } = await this.client.brush(this.view, rect);
     this.dispatchEvent(new CustomEvent('wt-rows-highlight', { detail: { rows }, bubbles: true, composed: true }));
+    if (rect.width === 1 && rect.height === 1 && shownRow >= 0) {
+      this.dispatchEvent(new CustomEvent('wt-warp-select', { detail: { row: shownRow }, bubbles: true, composed: true }));
+    }
     return rows;
   }
 
