@@ -286,7 +286,9 @@ export class WtScreenPanel extends LitElement {
       </div>
       <div class="row">
         <select class="draw" aria-label="Draw" .value=${String(following ? base : -1)} @change=${this.onDrawPicked}>
-          <option value="-1" ?selected=${!following}>no draw selected: the main target</option>
+          <option value="-1" ?selected=${!following}>
+            ${this.selectedDraw < 0 ? 'no draw selected' : `draw ${this.selectedDraw} has no positions`}: the main target
+          </option>
           ${options.map((d) => html`<option value=${d} ?selected=${following && d === base}>#${d} ${t.draws[d]!.label}</option>`)}
         </select>
         <label title="Every draw whose render target has this draw's size"><input type="checkbox" class="all-target" .checked=${this.allWithTarget || !following}
