@@ -12,7 +12,7 @@ import { groupFindings } from './finding-groups.js';
 import { findGpuIdle } from './gpu-idle.js';
 import { findLeftovers } from './leftovers.js';
 import { findOccupancyCaps } from './occupancy-caps.js';
-import { reliabilityOf } from './reliability.js';
+import { reliabilityOf, standsAcrossSms } from './reliability.js';
 import { findStalls, groupStalls } from './stalls.js';
 import {
   SUMMARY_SCHEMA,
@@ -42,7 +42,7 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
     last = t;
   };
   const reliability = reliabilityOf(trace);
-  const aligned = reliability.crossSmReliable;
+  const stands = (ns: number) => standsAcrossSms(reliability, ns);
   const { device, capture, draws } = trace;
   const D = draws.length;
 
@@ -81,7 +81,7 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
   phase('syncs');
   const idle = findGpuIdle(trace, busy, spans, overlap, { startNs: frameStart, endNs: frameEnd }, thresholds.idleMinNs, thresholds.maxFindingsPerKind);
   phase('idle');
-  const leftovers = findLeftovers(trace, spans, rows, overlap, thresholds, aligned);
+  const leftovers = findLeftovers(trace, spans, rows, overlap, thresholds, stands);
   phase('leftovers');
   const frameSpan = frameEnd - frameStart;
   const stalls = findStalls(
@@ -90,7 +90,7 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
     spans,
     { startNs: frameStart, endNs: frameEnd },
     thresholds,
-    aligned,
+    stands,
   );
   phase('stalls');
 
@@ -184,6 +184,9 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
 
   const caps = findOccupancyCaps(stages, device.warpsPerSm, thresholds);
   const leftoverExposed = leftovers.reduce((sum, l) => sum + Math.max(0, l.tailNs - l.overlappedNs), 0);
+  // A kind of gap is trusted across SMs when its smallest member outweighs the SMs' alignment uncertainty.
+  const syncsReliable = syncs.gaps.every((g) => stands(g.gapNs));
+  const idleReliable = idle.windows.every((w) => stands(w.durationNs));
   const stallGroups = groupStalls(stalls.stalls);
   const stallTotal = stallGroups.reduce((sum, g) => sum + g.costNs, 0);
   const findings = buildFindings({
@@ -191,10 +194,10 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
     frameSpanNs: frameSpan,
     syncs: syncs.gaps,
     syncTotalNs: syncs.totalNs,
-    syncsReliable: aligned,
+    syncsReliable,
     idle: idle.windows,
     idleTotalNs: idle.totalNs,
-    idleReliable: aligned,
+    idleReliable,
     drawBusyNs: overlap.busyNs,
     gpuBusyNs: idle.busyNs,
     idleMinNs: thresholds.idleMinNs,
@@ -247,14 +250,14 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
       totalNs: syncs.totalNs,
       shareOfFrame: frameSpan > 0 ? syncs.totalNs / frameSpan : 0,
       gaps: syncs.gaps,
-      reliable: aligned,
+      reliable: syncsReliable,
     },
     idle: {
       count: idle.count,
       totalNs: idle.totalNs,
       shareOfFrame: frameSpan > 0 ? idle.totalNs / frameSpan : 0,
       windows: idle.windows,
-      reliable: aligned,
+      reliable: idleReliable,
     },
     leftovers: { count: leftovers.length, totalNs: leftoverExposed, items: topLeftovers },
     stalls: { count: stalls.stalls.length, totalNs: stallTotal, candidates: stalls.candidates, items: topStalls },

@@ -10,11 +10,14 @@
 import { drawBoundsOfTrace } from '../shared-schema/draw-bounds.js';
 import { UNKNOWN_SM, type CrossCheck, type DrawBoundsCheck, type SmCalibration, type Trace } from '../shared-schema/model.js';
 import { formatNs } from '../shared-schema/units.js';
+import { crossSmUncertaintyNs } from './reliability.js';
 
 export interface CalibrationSummary {
   readonly method: string;
   /** The file's verdict; also false when warps lie outside their draws (found on reading an older file). */
   readonly alignedAcrossSms: boolean;
+  /** Not aligned, but only because cross-checks failed: how far apart SM clocks may be, ns (reliability.ts); else null. */
+  readonly alignedWithinNs: number | null;
   readonly note: string;
   readonly segments: number;
   /** SMs with fitted segments. */
@@ -60,9 +63,12 @@ export function summarizeCalibration(trace: Trace): CalibrationSummary {
   const stored = cal.drawBounds ?? null;
   const checked = stored === null && cal.method !== 'sm-clock-rebased' ? drawBoundsOfTrace(trace) : null;
   const drawBounds = stored !== null ? { ...stored, source: 'file' as const } : checked !== null ? { ...checked, source: 'reading' as const } : null;
+  const outsideDraws = drawBounds !== null && drawBounds.outside > 0;
+  const uncertainty = crossSmUncertaintyNs(trace, outsideDraws);
   return {
     method: cal.method,
-    alignedAcrossSms: cal.alignedAcrossSms && (drawBounds === null || drawBounds.outside === 0),
+    alignedAcrossSms: cal.alignedAcrossSms && !outsideDraws,
+    alignedWithinNs: uncertainty > 0 && Number.isFinite(uncertainty) ? uncertainty : null,
     note: cal.note,
     segments: fitted.length,
     sms: new Set(fitted.map((c) => c.sm)).size,
@@ -104,7 +110,8 @@ const percent = (share: number) => (share === 0 ? '0%' : `${(100 * share).toFixe
 
 /** The calibration's lines for `info` (first: method and verdict). */
 export function calibrationLines(s: CalibrationSummary, warps: number): string[] {
-  const lines = [`${s.method}, SMs aligned: ${s.alignedAcrossSms ? 'yes' : 'NO'}`];
+  const verdict = s.alignedAcrossSms ? 'yes' : s.alignedWithinNs !== null ? `only to about ${formatNs(s.alignedWithinNs)} (cross-check failed)` : 'NO';
+  const lines = [`${s.method}, SMs aligned: ${verdict}`];
   if (s.method === 'per-sm-fit') {
     const robust =
       s.keptRmsNs === null

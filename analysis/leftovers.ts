@@ -22,7 +22,8 @@ export function findLeftovers(
   rows: RowPass,
   overlap: DrawOverlap,
   thresholds: Thresholds,
-  alignedAcrossSms: boolean,
+  /** Whether a cross-SM effect of this many ns stands (reliability.ts standsAcrossSms). */
+  standsAcrossSms: (ns: number) => boolean,
 ): Leftover[] {
   const maxK = thresholds.leftoverMaxWarps;
   const keep = maxK + 1;
@@ -65,7 +66,7 @@ export function findLeftovers(
         shareOfDraw: tail / span,
         overlappedNs: overlap.coveredByTwo(tailStart, last),
         tailWarps,
-        reliable: alignedAcrossSms || smsInvolved.size === 1,
+        reliable: smsInvolved.size === 1 || standsAcrossSms(tail),
       });
       break;
     }

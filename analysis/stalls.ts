@@ -53,7 +53,8 @@ export function findStalls(
   spans: DrawSpans,
   frame: { readonly startNs: number; readonly endNs: number },
   thresholds: Thresholds,
-  alignedAcrossSms: boolean,
+  /** Whether a cross-SM effect of this many ns stands (reliability.ts standsAcrossSms). */
+  standsAcrossSms: (ns: number) => boolean,
 ): StallResult {
   const w = trace.warps;
   const { durationNs, stage, draw } = w;
@@ -101,7 +102,6 @@ export function findStalls(
     const grid = binGrid(origin, end, binNs);
     const profile = occupancyProfile(trace, groups, grid);
     const peaks = drawPeaks(trace, groups, grid, draws, spans);
-    const reliable = alignedAcrossSms || sms.length === 1;
     const lowTime = new Float64Array(grid.bins + 1); // per draw: prefix sums of time below its threshold
     for (let j = 0; j < draws.length; j++) {
       const d = draws[j]!;
@@ -138,7 +138,7 @@ export function findStalls(
           peakOccupancy: peaks[j]!,
           sms,
           binNs,
-          reliable,
+          reliable: sms.length === 1 || standsAcrossSms(stallNs),
         });
       }
     }

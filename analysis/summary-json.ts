@@ -185,7 +185,7 @@ const SUMMARY_SHAPE: Check = objectOf({
     dropped: num,
     overheadRatio: numOrNull,
   }),
-  reliability: objectOf({ alignedAcrossSms: bool, calibrationMethod: str, calibrationNote: str, crossSmReliable: bool, warnings: arrayOf(str) }),
+  reliability: objectOf({ alignedAcrossSms: bool, calibrationMethod: str, calibrationNote: str, crossSmReliable: bool, crossSmUncertaintyNs: optional(numOrNull), warnings: arrayOf(str) }),
   thresholds: objectOf(Object.fromEntries(THRESHOLD_DOCS.map((d) => [d.name, LATER_THRESHOLDS.has(d.name) ? optional(num) : num]))),
   frame: objectOf({ startNs: num, endNs: num, spanNs: num, warpTimeNs: num, drawBusyNs: num, gpuBusyNs: num, smsUsed: count }),
   stages: arrayOf(stageSummary),

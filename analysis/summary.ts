@@ -308,6 +308,13 @@ export interface Reliability {
   readonly calibrationNote: string;
   /** True when cross-SM results (syncs, overlap, multi-SM tails and stalls) can be trusted. */
   readonly crossSmReliable: boolean;
+  /**
+   * How far apart SM clocks may be, ns (reliability.ts): 0 when aligned or on
+   * one SM; a measured bound when only the calibration's cross-check failed;
+   * null when unbounded. Cross-SM results UNCERTAINTY_FACTOR times larger
+   * stand anyway. Absent in summaries stored before it existed.
+   */
+  readonly crossSmUncertaintyNs?: number | null;
   /** Plain-text warnings to show next to the results. */
   readonly warnings: string[];
 }

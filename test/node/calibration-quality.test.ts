@@ -19,9 +19,10 @@ import {
   traceToJson,
   wtrawToWtrace,
   type RawClockModel,
+  TICKS_PER_NS,
   type Trace,
 } from '../../shared-schema/index.js';
-import { DRAW_BOUNDS_TOLERANCE_NS, drawBoundsOfTrace } from '../../shared-schema/draw-bounds.js';
+import { DRAW_BOUNDS_TOLERANCE_NS, drawBoundsOfTrace, drawBoundsTicks } from '../../shared-schema/draw-bounds.js';
 import { GRAPHICS_SMS, phasedTrace, worstStartErrorNs, type Phase } from './clock-scenarios.js';
 import { traceWithRowIds } from './fixtures.js';
 import { repoPath } from './paths.js';
@@ -110,15 +111,34 @@ test('the draw-bounds tolerance never flags the real samples, yet catches them 3
     assert.equal(check.outside, 0, `${file}: worst ${check.worstExcessNs} ns`);
     // The worst real excess (8.4 µs on lavapipe, 2.2 µs on the H100) stays well inside the tolerance.
     assert.ok(check.worstExcessNs < DRAW_BOUNDS_TOLERANCE_NS / 2, `${file}: ${check.worstExcessNs} ns`);
-    // Earlier by 30 µs only shows where the first warps start right at the first draw's begin timestamp (the H100's; lavapipe's start 30 µs late).
+    // A shift shows minus the room the warps had inside their draws on that side: earlier by 30 µs shows only
+    // where the first warps start near their draw's begin timestamp (the H100's graphics; lavapipe's start 30 µs
+    // late, the H100's ray-tracing launch ~7 µs late).
+    const room = roomInsideDraws(trace);
     for (const shiftNs of file.startsWith('h100') ? [30_000, -30_000] : [30_000]) {
       const startNs = trace.warps.startNs.map((s) => s + shiftNs);
       const moved = drawBoundsOfTrace({ ...trace, warps: { ...trace.warps, startNs } })!;
       assert.ok(moved.outside > 0, `${file} moved ${shiftNs} ns`);
-      assert.ok(moved.worstExcessNs > 25_000, `${file} moved ${shiftNs} ns: worst ${moved.worstExcessNs}`);
+      const expected = Math.abs(shiftNs) - (shiftNs < 0 ? room.before : room.after);
+      assert.ok(expected > DRAW_BOUNDS_TOLERANCE_NS / 2, `${file}: ${shiftNs} ns is a real test (room ${JSON.stringify(room)})`);
+      assert.ok(Math.abs(moved.worstExcessNs - expected) < 1, `${file} moved ${shiftNs} ns: worst ${moved.worstExcessNs}, expected ${expected}`);
     }
   }
 });
+
+/** The least room any warp had inside the bounds the draw check uses (drawBoundsTicks): before its start, after its end (ns). */
+function roomInsideDraws(trace: Trace): { before: number; after: number } {
+  const bounds = drawBoundsTicks(trace.draws.map((d) => d.gpuBeginNs), trace.draws.map((d) => d.gpuEndNs))!;
+  let before = Infinity;
+  let after = Infinity;
+  const w = trace.warps;
+  for (let i = 0; i < w.count; i++) {
+    const d = w.draw[i]!;
+    before = Math.min(before, w.startNs[i]! - bounds.lower[d]! / TICKS_PER_NS);
+    after = Math.min(after, bounds.upper[d]! / TICKS_PER_NS - (w.startNs[i]! + w.durationNs[i]!));
+  }
+  return { before, after };
+}
 
 test('an SM clock running backwards, or clock words that count nothing, are refused with a clear message', () => {
   const truth = traceWithRowIds(20_000);

@@ -16,7 +16,9 @@ export function calibrationBadges(s: CalibrationSummary, warps: number): Templat
       : null;
   const outside = s.drawBounds !== null && s.drawBounds.outside > 0 ? s.drawBounds : null;
   return html`${fit === null ? nothing : html`<span class="dropped calibration" title=${details}>${fit}</span>`}
-  ${s.alignedAcrossSms ? nothing : html`<span class="dropped warn" title=${details}>SM clocks not aligned</span>`}
+  ${s.alignedAcrossSms
+    ? nothing
+    : html`<span class="dropped warn" title=${details}>${s.alignedWithinNs === null ? 'SM clocks not aligned' : `SM clocks aligned to ~${formatNs(s.alignedWithinNs)} only`}</span>`}
   ${outside === null
     ? nothing
     : html`<span class="dropped warn" title=${details}>${outside.outside.toLocaleString('en-US')} warps outside their draws (worst ${formatNs(outside.worstExcessNs)})</span>`}`;
