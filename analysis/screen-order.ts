@@ -28,53 +28,50 @@ export interface ScreenFilter {
 /** The order of the positioned warps of the draws in `draws` (a mask over draw indices; null: every draw). */
 export function screenOrder(cols: ScreenColumns, draws: Uint8Array | null): ScreenOrder {
   const { position, draw, startNs, durationNs } = cols;
+  const shown = (i: number) => position[i] !== NO_POSITION && (draws === null || draws[draw[i]!] === 1);
   let n = 0;
-  for (let i = 0; i < cols.count; i++) if (position[i] !== NO_POSITION && (draws === null || draws[draw[i]!] === 1)) n++;
-  const rows = new Uint32Array(n);
-  const starts = new Float64Array(n);
   let minStart = Infinity;
-  for (let i = 0, k = 0; i < cols.count; i++) {
-    if (position[i] === NO_POSITION || (draws !== null && draws[draw[i]!] !== 1)) continue;
-    rows[k] = i;
-    const s = startNs[i]!;
-    starts[k++] = s;
-    if (s < minStart) minStart = s;
+  for (let i = 0; i < cols.count; i++) {
+    if (!shown(i)) continue;
+    n++;
+    if (startNs[i]! < minStart) minStart = startNs[i]!;
   }
-  const perm = startOrder(starts, minStart);
-  const sortedRows = new Uint32Array(n);
+  const rows = new Uint32Array(n);
+  for (let i = 0, k = 0; i < cols.count; i++) if (shown(i)) rows[k++] = i;
+  const sortedRows = sortByStart(rows, startNs, minStart);
   const sortedStarts = new Float64Array(n);
   const ends = new Float64Array(n);
   for (let k = 0; k < n; k++) {
-    const row = rows[perm[k]!]!;
-    sortedRows[k] = row;
-    sortedStarts[k] = startNs[row]!;
-    ends[k] = startNs[row]! + durationNs[row]!;
+    const row = sortedRows[k]!;
+    const s = startNs[row]!;
+    sortedStarts[k] = s;
+    ends[k] = s + durationNs[row]!;
   }
   return { rows: sortedRows, startNs: sortedStarts, endNs: ends };
 }
 
 /**
- * Indices sorting `starts` (stable). Starts are multiples of 1/TICKS_PER_NS:
- * when the frame spans fewer than 2^32 ticks (268 ms) one 32-bit radix sort
- * of the ticks does it, otherwise the 64-bit float argsort.
+ * `rows` sorted by start (stable). Starts are multiples of 1/TICKS_PER_NS:
+ * when the rows span fewer than 2^32 ticks (268 ms) one 32-bit radix sort of
+ * the ticks, carrying the rows, does it; otherwise the 64-bit float argsort.
  */
-function startOrder(starts: Float64Array, minStart: number): Uint32Array {
-  const n = starts.length;
+function sortByStart(rows: Uint32Array, startNs: Float64Array, minStart: number): Uint32Array {
+  const n = rows.length;
   const ticks = new Uint32Array(n);
   let exact = true;
   for (let k = 0; k < n && exact; k++) {
-    const t = (starts[k]! - minStart) * TICKS_PER_NS;
+    const t = (startNs[rows[k]!]! - minStart) * TICKS_PER_NS;
     exact = t <= 0xffffffff && Number.isInteger(t);
     ticks[k] = t;
   }
-  if (exact) {
-    const index = new Uint32Array(n);
-    for (let k = 0; k < n; k++) index[k] = k;
-    return radixSortPairs(ticks, index, new Uint32Array(n), new Uint32Array(n)).payload;
-  }
+  if (exact) return radixSortPairs(ticks, rows, new Uint32Array(n), new Uint32Array(n)).payload;
   // The float argsort wants non-negative keys; shifting by the minimum keeps the order.
-  if (minStart < 0) for (let k = 0; k < n; k++) starts[k] = starts[k]! - minStart;
-  return argsortNonNegative(starts);
+  const starts = new Float64Array(n);
+  for (let k = 0; k < n; k++) starts[k] = startNs[rows[k]!]! - minStart;
+  const perm = argsortNonNegative(starts);
+  const sorted = new Uint32Array(n);
+  for (let k = 0; k < n; k++) sorted[k] = rows[perm[k]!]!;
+  return sorted;
 }
 
 /** Entries of `order` started at or before `untilNs`: the prefix [0, result). */

@@ -195,3 +195,20 @@ test('a tiled frame covers its whole target, and the last draw shows on top', ()
   const half = screenImage(frame, order, { metric: 'draw', size: { width: 100, height: 60 }, subgroupSize: 32, untilNs: order.startNs[Math.floor(order.rows.length / 6)]! });
   assert.ok(half.pixels.includes(NO_ENTRY), 'a sixth of the frame leaves the target half grey');
 });
+
+test('frames longer than 2^32 ticks (268 ms) and off-tick starts sort too, ties in row order', () => {
+  for (const starts of [[3e8, 0, 1.5e8, 0, 3e8], [0.01, 0, 0.005, 0, 0.01]]) {
+    const n = starts.length;
+    const c: ScreenColumns = {
+      ...cols,
+      count: n,
+      startNs: Float64Array.from(starts),
+      durationNs: new Float32Array(n).fill(1),
+      smGroups: { sm: new Uint16Array([0]), offsets: new Uint32Array([0, n]) },
+      draw: new Uint8Array(n),
+      activeMask: new Uint32Array(n),
+      position: new Uint32Array(n).fill(packPosition(0, 0, 0, 0)),
+    };
+    assert.deepEqual([...screenOrder(c, null).rows], [1, 3, 2, 0, 4]);
+  }
+});
