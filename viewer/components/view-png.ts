@@ -61,6 +61,14 @@ export function download(blob: Blob, fileName: string, parent: Node): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
+/** Saves `png`: a cancelable wt-export {format: 'png', fileName, blob} from `host` first (as the export panel does), then a download. */
+export async function savePng(host: HTMLElement, png: Promise<ViewPng | null>): Promise<void> {
+  const p = await png;
+  if (p === null) return;
+  const detail = { format: 'png', fileName: p.fileName, blob: p.blob };
+  if (host.dispatchEvent(new CustomEvent('wt-export', { detail, bubbles: true, composed: true, cancelable: true }))) download(p.blob, p.fileName, host.shadowRoot ?? host);
+}
+
 export function pngButton(onClick: () => void) {
   return html`<button class="save-png" @click=${onClick} title="Save the timeline as shown (lanes, labels, axis, draw track) as a PNG image">PNG</button>`;
 }

@@ -33,7 +33,7 @@ import { PanelSlots } from './panel-slots.js';
 import { traceView } from './trace-view.js';
 import { TraceOpener } from './trace-opener.js';
 import { banner, emptyPage, helpText, samplesMenu, smSummary, smSummaryPlaceholder, stageChips, traceTitle } from './app-header.js';
-import { download, pngButton, timelinePng, type ViewPng } from './view-png.js';
+import { pngButton, savePng, timelinePng, type ViewPng } from './view-png.js';
 import type { OpenTimings, OpenedTrace, TraceOpenedDetail } from './app-types.js';
 import { ViewLinkSync, viewPortOf, type ViewPort } from './view-link-sync.js';
 import type { WtTimeline } from './wt-timeline.js';
@@ -130,7 +130,6 @@ export class WarptraceApp extends LitElement {
     this.recentsOpen = false;
     this.baselineTrace = null;
     this.pageLink = false;
-    void this.recentsDismiss;
     // Events from the shadow tree (composed) and from slotted panels arrive here.
     this.addEventListener('wt-draw-select', (e) => this.selectDraw((e as CustomEvent<{ draw: number }>).detail.draw));
     this.addEventListener('wt-draw-step', (e) => this.stepDraw((e as CustomEvent<{ delta: number }>).detail.delta));
@@ -205,18 +204,6 @@ export class WarptraceApp extends LitElement {
   async viewPng(): Promise<ViewPng | null> {
     const t = this.timeline;
     return this.opened === null || t === null ? null : timelinePng(t, this.opened.name);
-  }
-
-  /** Saves viewPng() (a cancelable wt-export {format: 'png', fileName, blob} first, as the export panel does). */
-  private async savePng(): Promise<void> {
-    try {
-      const png = await this.viewPng();
-      if (png === null) return;
-      const detail = { format: 'png', fileName: png.fileName, blob: png.blob };
-      if (this.dispatchEvent(new CustomEvent('wt-export', { detail, bubbles: true, composed: true, cancelable: true }))) download(png.blob, png.fileName, this.renderRoot);
-    } catch (e) {
-      this.error = `PNG export failed: ${e instanceof Error ? e.message : String(e)}`;
-    }
   }
 
   /** A file is being dragged over the app. */
@@ -353,7 +340,7 @@ export class WarptraceApp extends LitElement {
               <input type="checkbox" .checked=${this.showAllSms} @change=${(e: Event) => (this.showAllSms = (e.target as HTMLInputElement).checked)} />
               all ${o.trace.device.smCount ?? ''} SMs
             </label>`}
-        ${o === null ? nothing : html`${this.link.button()}${pngButton(() => void this.savePng())}`}
+        ${o === null ? nothing : html`${this.link.button()}${pngButton(() => void savePng(this, this.viewPng()).catch((e: unknown) => (this.error = `PNG export failed: ${e instanceof Error ? e.message : String(e)}`)))}`}
         <details class="help">
           <summary aria-label="Keyboard and mouse help">?</summary>
           <div class="help-body">${helpText()}</div>
