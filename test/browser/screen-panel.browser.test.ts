@@ -100,6 +100,17 @@ describe('screen panel', () => {
       else assert(cols.startNs[order.rows[k]!]! <= image.view.untilNs, `a shown warp started after t`);
     }
     assert(grey > 0 && image.reply.shown < order.rows.length, `part of the frame has not started at t (${grey} grey pixels)`);
+
+    // 'all draws with this target' adds draw 0 (same size); the selector asks the app for another draw.
+    const all = panel.shadowRoot!.querySelector<HTMLInputElement>('input.all-target')!;
+    all.click();
+    await panel.updateComplete;
+    assertEqual([...panel.view.draws!].join(''), '101', 'draw set with the target');
+    const asked = new Promise<number>((resolve) => panel.addEventListener('wt-draw-select', (e) => resolve((e as CustomEvent<{ draw: number }>).detail.draw), { once: true }));
+    const draws = panel.shadowRoot!.querySelector<HTMLSelectElement>('select.draw')!;
+    draws.value = '1';
+    draws.dispatchEvent(new Event('change'));
+    assertEqual(await asked, 1, 'draw asked for');
   });
 
   it('a timeline range shows only the warps in flight in it', async () => {
