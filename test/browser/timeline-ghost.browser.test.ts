@@ -3,7 +3,7 @@
 // has a red ghost, an unchanged one a grey ghost; hovering a ghost compares the
 // pair's times; its gutter label hides and shows it. On the 2,000-draw pass
 // frame against a second capture with a draw inserted, one removed, one 3× longer.
-import { resetMouse, sendMouse, setViewport } from '@web/test-runner-commands';
+import { resetMouse, sendKeys, sendMouse, setViewport } from '@web/test-runner-commands';
 import { encodeWtrace } from '../../shared-schema/index.js';
 import type { WarptraceApp } from '../../viewer/components/warptrace-app.js';
 import type { WtTimeline } from '../../viewer/components/wt-timeline.js';
@@ -83,6 +83,14 @@ describe('timeline ghost track', () => {
     await sendMouse({ type: 'click', position: [Math.round(rect.left + 20), Math.round(rect.top + tl.screenLayout.ghost.y + 6)] });
     await tl.updateComplete;
     assertEqual(tl.showGhost, true, 'shown again');
+    // G does the same from the keyboard.
+    tl.shadowRoot!.querySelector<HTMLElement>('.surface')!.focus();
+    await sendKeys({ press: 'g' });
+    await tl.updateComplete;
+    assertEqual(tl.showGhost, false, 'G hides');
+    await sendKeys({ press: 'g' });
+    await tl.updateComplete;
+    assertEqual(tl.showGhost, true, 'G shows');
     tl.baseline = null;
     await tl.updateComplete;
     assertEqual(tl.screenLayout.ghost.height, 0, 'no baseline, no band');

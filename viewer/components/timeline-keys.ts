@@ -16,6 +16,8 @@ export interface KeyboardTarget {
   moveFocus(delta: number): void;
   toggleFocusedLane(): void;
   stepWarp(delta: number): void;
+  /** Shows or hides the A/B ghost track (nothing without a baseline). */
+  toggleGhost(): void;
   emit(type: string, detail: unknown): void;
 }
 
@@ -79,6 +81,9 @@ export class TimelineKeys {
         break;
       case 'c':
         t.emit('wt-cursor-change', { cursorNs: centre });
+        break;
+      case 'g':
+        t.toggleGhost();
         break;
       case 'Escape':
         t.emit('wt-range-select', { range: null });

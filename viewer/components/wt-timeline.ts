@@ -15,7 +15,8 @@
  *
  * Keys: W/S zoom, A/D pan (hold), arrows pan / move lane focus, Enter/Space
  * expand the focused lane, `,`/`.` previous/next warp on the focused lane,
- * F fit the selection, 0 fit all, C cursor at the view centre, Esc clear.
+ * F fit the selection, 0 fit all, C cursor at the view centre, G show/hide
+ * the A/B ghost track, Esc clear.
  *
  * This file is the input side (pointer and keyboard targets). The parts:
  * timeline-element (properties, frames, view and lane state, public
@@ -93,9 +94,15 @@ export class WtTimeline extends TimelineElement implements KeyboardTarget, Point
     } else if (action.kind === 'select-draw') {
       this.emit('wt-draw-select', { draw: action.draw });
     } else if (action.kind === 'toggle-ghost') {
-      this.showGhost = !this.showGhost;
-      this.emit('wt-ghost-toggle', { shown: this.showGhost });
+      this.toggleGhost();
     }
+  }
+
+  /** Shows or hides the baseline's ghost track (its gutter label, or G). */
+  toggleGhost(): void {
+    if (this.baseline === null) return;
+    this.showGhost = !this.showGhost;
+    this.emit('wt-ghost-toggle', { shown: this.showGhost });
   }
 
   doubleClickAt(region: Region, x: number, y: number): void {
