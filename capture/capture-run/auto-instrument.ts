@@ -22,6 +22,8 @@ export function autoInstrumentOptions(profile: DeviceProfile, base: InstrumentOp
     subgroupClock: profile.subgroupClock,
     deviceClock: profile.deviceClock,
     subgroupStages: INSTRUMENTED_STAGES.filter((s) => profile.subgroupStages.includes(s)),
+    // As traceDefines sets WT_POSITION=0: no position word on subgroups wider than 32 lanes.
+    ...(profile.subgroupSize !== undefined && profile.subgroupSize > 32 ? { positionStages: [] } : {}),
   };
 }
 

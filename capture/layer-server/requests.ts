@@ -8,7 +8,10 @@ import {
   CUSTOM_ID_SOURCES,
   DEFAULT_CUSTOM_IDS,
   INSTRUMENTED_STAGES,
+  DEFAULT_POSITION_STAGES,
   MAX_SAMPLE_FRAGMENT,
+  POSITION_STAGES,
+  type PositionStage,
   type CustomIdSource,
   type InstrumentedStage,
   type InstrumentOptions,
@@ -90,6 +93,11 @@ export function readInstrumentRequest(o: Fields): InstrumentRequest {
   if (typeof sampleFs !== 'number' || !Number.isInteger(sampleFs) || sampleFs < 1 || sampleFs > MAX_SAMPLE_FRAGMENT) {
     throw new RequestError(`"sampleFs" must be a whole number from 1 to ${MAX_SAMPLE_FRAGMENT}`);
   }
+  // Absent: the GLSL library's default (FS and RAYGEN); [] records none.
+  const positionValue = field(o, 'position') ?? DEFAULT_POSITION_STAGES;
+  if (!Array.isArray(positionValue) || positionValue.some((s) => !(POSITION_STAGES as readonly unknown[]).includes(s))) {
+    throw new RequestError(`"position" must be a list of stages among ${POSITION_STAGES.join(', ')}`);
+  }
   const options: InstrumentOptions = {
     set,
     binding,
@@ -103,6 +111,7 @@ export function readInstrumentRequest(o: Fields): InstrumentRequest {
     entryPoints: [entryPoint],
     // Part of the options, so part of the cache key (cacheKey hashes them all): sampled and unsampled modules never mix.
     sampleFragment: sampleFs,
+    positionStages: POSITION_STAGES.filter((s) => (positionValue as readonly PositionStage[]).includes(s)),
   };
   return { stage, entryPoint, options };
 }

@@ -15,6 +15,8 @@ import {
   type DiscardMode,
   DISCARD_MODES,
   MAX_SAMPLE_FRAGMENT,
+  POSITION_STAGES,
+  type PositionStage,
   type InstrumentOptions,
   type InstrumentedStage,
   type LegacySubgroupMode,
@@ -34,6 +36,7 @@ export interface InstrumentFlags {
   readonly entry?: readonly string[] | undefined;
   readonly discard?: string | undefined;
   readonly sampleFs?: string | undefined;
+  readonly position?: string | undefined;
 }
 
 /** util.parseArgs option table for the flags above. */
@@ -50,6 +53,7 @@ export const INSTRUMENT_ARG_OPTIONS = {
   entry: { type: 'string', multiple: true },
   discard: { type: 'string' },
   'sample-fs': { type: 'string' },
+  position: { type: 'string' },
 } as const;
 
 /** Stage names on the command line: glslang's file extensions for ray tracing (the schema's names work too: any_hit). */
@@ -99,6 +103,11 @@ ${(Object.keys(CUSTOM_ID_SOURCES) as CustomIdSource[]).map((s) => `             
                         up to ${MAX_SAMPLE_FRAGMENT}). Clocks are still read; the others skip
                         the record code. FS counts are then ~1/N of the real ones;
                         the sampled warps' times and positions are real
+  --position L          stages whose records carry the warp's screen position (word 3,
+                        flag POSITION): fs (floor(gl_FragCoord.xy) of non-helper
+                        lanes), rgen (gl_LaunchIDEXT.xy), cs (gl_GlobalInvocationID.xy),
+                        or none (default fs,rgen, like the GLSL library); the lanes'
+                        bounding box via subgroup min/max, subgroups of up to 32 lanes
   --entry NAME          instrument only this entry point (repeatable; default all)`;
 
 export class FlagError extends Error {
@@ -135,6 +144,7 @@ export function optionsFromFlags(flags: InstrumentFlags): InstrumentOptions {
     if (!/^\d+$/.test(flags.sampleFs) || n < 1 || n > MAX_SAMPLE_FRAGMENT) throw new FlagError(`--sample-fs takes a whole number from 1 to ${MAX_SAMPLE_FRAGMENT}, not "${flags.sampleFs}"`);
     patch({ sampleFragment: n });
   }
+  if (flags.position !== undefined) patch({ positionStages: parsePositionStages(flags.position) });
   if (flags.stageId !== undefined) {
     const customIds: Record<InstrumentedStage, CustomIdSource> = { ...options.customIds };
     for (const item of flags.stageId.flatMap((s) => s.split(','))) {
@@ -151,6 +161,15 @@ export function optionsFromFlags(flags: InstrumentFlags): InstrumentOptions {
   const problem = checkOptions(options);
   if (problem !== null) throw new FlagError(problem);
   return options;
+}
+
+function parsePositionStages(text: string): PositionStage[] {
+  if (text.trim().toLowerCase() === 'none') return [];
+  const stages = new Set(text.split(',').map((s) => instrumentedStage(s.trim(), '--position')));
+  for (const s of stages) {
+    if (!(POSITION_STAGES as readonly string[]).includes(s)) throw new FlagError(`--position: ${STAGE_FLAG_NAMES[s]} records no screen position (${POSITION_STAGES.map((p) => STAGE_FLAG_NAMES[p]).join(', ')} or none)`);
+  }
+  return POSITION_STAGES.filter((s) => stages.has(s));
 }
 
 function parseU32(text: string, flag: string): number {

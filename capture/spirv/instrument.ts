@@ -10,7 +10,7 @@ import { CommonDeclarations } from './declarations.js';
 import { InstrumentError } from './errors.js';
 import { checkIds } from './ids.js';
 import { ModuleEditor, Section, type EntryPoint } from './module.js';
-import { checkOptions, DEFAULT_OPTIONS, type CustomIdSource, type InstrumentedStage, type InstrumentOptions } from './options.js';
+import { checkOptions, DEFAULT_OPTIONS, type CustomIdSource, type InstrumentedStage, type InstrumentOptions, type PositionStage } from './options.js';
 import {
   Capability,
   Decoration,
@@ -64,6 +64,8 @@ export interface EntryPointReport {
   readonly flags: number;
   /** One warp (invocation, without subgroup operations) in N writes its record; 1: all of them. */
   readonly sampleEvery: number;
+  /** Records carry the screen position (word 3, RecordFlag.POSITION) from this stage's pixel. */
+  readonly position: boolean;
 }
 
 export interface InstrumentResult {
@@ -130,6 +132,13 @@ export function instrumentModule(input: SpirvModule, options: InstrumentOptions 
     notes.push('fragment custom id gl_PrimitiveID needs the Geometry capability (the geometryShader feature); --stage-id fs=frag-coord or fs=none avoid it');
   }
 
+  // Screen positions: subgroup min/max where there is a subgroup (SPV_KHR_shader_ballot has no arithmetic: none there).
+  const positionOf = (stage: InstrumentedStage, mode: SubgroupMode): PositionStage | null =>
+    (options.positionStages as readonly string[]).includes(stage) && mode !== 'khr-ballot' ? (stage as PositionStage) : null;
+  if (entries.some((e, i) => positionOf(e.stage, modes[i]!) !== null && modes[i] === 'core')) editor.addCapability(Capability.GroupNonUniformArithmetic);
+  const ballotOnly = [...new Set(entries.filter((e, i) => modes[i] === 'khr-ballot' && (options.positionStages as readonly string[]).includes(e.stage)).map((e) => e.stage))];
+  if (ballotOnly.length > 0) notes.push(`no screen position in ${ballotOnly.join(', ')}: SPV_KHR_shader_ballot has no subgroup min/max (--legacy-subgroup upgrade or per-invocation record one)`);
+
   // Endings that would skip the record are deferred past it: fragment discards (unless --discard kill),
   // any-hit ignore/terminate, the task shader's OpEmitMeshTasksEXT.
   const others = editor.entryPoints().filter((e) => !entries.some((s) => s.index === e.index));
@@ -164,6 +173,7 @@ export function instrumentModule(input: SpirvModule, options: InstrumentOptions 
       set: options.set,
       binding: options.binding,
       ending: deferredOf.get(entry.index) ?? null,
+      position: positionOf(entry.stage, subgroup),
       sampleEvery,
       nvMesh: entry.executionModel === ExecutionModel.TaskNV || entry.executionModel === ExecutionModel.MeshNV,
     });
@@ -177,7 +187,7 @@ export function instrumentModule(input: SpirvModule, options: InstrumentOptions 
     const added = wrapper.globals.filter((id) => isInterface(id) && !entry.interfaceIds.includes(id));
     editor.replaceEntryPoint(entry.index, wrapper.functionId, [...entry.interfaceIds, ...added]);
     wrappersOf.set(entry.functionId, [...(wrappersOf.get(entry.functionId) ?? []), wrapper.functionId]);
-    reports.push({ name: entry.name, stage: entry.stage, subgroup, smBuiltins, customId, flags: wrapper.flags, sampleEvery });
+    reports.push({ name: entry.name, stage: entry.stage, subgroup, smBuiltins, customId, flags: wrapper.flags, sampleEvery, position: positionOf(entry.stage, subgroup) !== null });
   }
   retargetExecutionModes(editor, wrappersOf);
   if (editor.version >= spirvVersion(1, 1)) {

@@ -153,6 +153,14 @@ export class ModuleEditor {
     if (!this.extensions().includes(name)) this.append(Section.Extension, instruction(Op.Extension, encodeString(name)));
   }
 
+  /** The id of `OpExtInstImport "name"`, imported now if the module lacks it. */
+  extInstImport(name: string): number {
+    for (const inst of this.sections[Section.ExtInstImport]!) if (decodeString(inst.words, 2).value === name) return inst.words[1]!;
+    const id = this.allocId();
+    this.append(Section.ExtInstImport, instruction(Op.ExtInstImport, [id, ...encodeString(name)]));
+    return id;
+  }
+
   /** [addressing model, memory model] */
   memoryModel(): [number, number] {
     const inst = this.sections[Section.MemoryModel]![0];

@@ -33,6 +33,15 @@ export const CUSTOM_ID_SOURCES = {
 } as const satisfies Record<string, { stages: readonly InstrumentedStage[]; text: string }>;
 export type CustomIdSource = keyof typeof CUSTOM_ID_SOURCES;
 
+/**
+ * Stages whose records may carry a screen position (RecordFlag.POSITION, shared-schema/position.ts):
+ * fragment (floor(gl_FragCoord.xy) of non-helper lanes), ray generation (gl_LaunchIDEXT.xy),
+ * compute (gl_GlobalInvocationID.xy). The GLSL library records FS and RAYGEN by default, CS when asked.
+ */
+export const POSITION_STAGES = ['FS', 'RAYGEN', 'CS'] as const satisfies readonly InstrumentedStage[];
+export type PositionStage = (typeof POSITION_STAGES)[number];
+export const DEFAULT_POSITION_STAGES: readonly PositionStage[] = ['FS', 'RAYGEN'];
+
 export const DEFAULT_CUSTOM_IDS: Readonly<Record<InstrumentedStage, CustomIdSource>> = {
   VS: 'vertex-index',
   TCS: 'primitive-id',
@@ -91,6 +100,8 @@ export interface InstrumentOptions {
    * stores together (see the README's "Sampled fragment records").
    */
   readonly sampleFragment: number;
+  /** Stages whose records carry the warp's screen position (word 3, RecordFlag.POSITION); [] for none. */
+  readonly positionStages: readonly PositionStage[];
 }
 
 export const TARGETS = {
@@ -136,6 +147,7 @@ export function targetOptions(target: TargetName): InstrumentOptions {
     discard: 'defer',
     entryPoints: null,
     sampleFragment: 1,
+    positionStages: DEFAULT_POSITION_STAGES,
   };
 }
 
@@ -152,6 +164,9 @@ export function checkOptions(options: InstrumentOptions): string | null {
   if (!options.subgroupClock && !options.deviceClock) return 'at least one clock (subgroup or device) is needed';
   const n = options.sampleFragment;
   if (!Number.isInteger(n) || n < 1 || n > MAX_SAMPLE_FRAGMENT) return `fragment sampling ${n} is out of range (1 to ${MAX_SAMPLE_FRAGMENT}: one warp in N records)`;
+  for (const stage of options.positionStages) {
+    if (!(POSITION_STAGES as readonly string[]).includes(stage)) return `stage ${String(stage)} records no position (positions: ${POSITION_STAGES.join(', ')})`;
+  }
   for (const stage of INSTRUMENTED_STAGES) {
     const source = options.customIds[stage];
     const allowed: readonly string[] = CUSTOM_ID_SOURCES[source].stages;

@@ -82,6 +82,7 @@ export const Op = {
   IEqual: 170,
   INotEqual: 171,
   ULessThan: 176,
+  ULessThanEqual: 178,
   LogicalOr: 166,
   LogicalAnd: 167,
   LogicalNot: 168,

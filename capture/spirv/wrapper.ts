@@ -24,10 +24,12 @@
  * is the GLSL library's by construction.
  */
 import { BufferWord, RAW_UNKNOWN_SLOT, RAW_UNKNOWN_SM, RECORD_WORDS, RecordFlag, RecordWord, packIds, PackedIds } from '../../shared-schema/raw-layout.js';
-import { instruction, type Instruction } from './binary.js';
-import { CommonDeclarations, RECORDS_MEMBER, RECORD_VECTOR_WORDS, VECTORS_PER_RECORD, type BuiltinShape, type BuiltinVariable } from './declarations.js';
+import type { Instruction } from './binary.js';
+import { CommonDeclarations, RECORDS_MEMBER, RECORD_VECTOR_WORDS, VECTORS_PER_RECORD } from './declarations.js';
+import { FunctionCode } from './function-code.js';
 import { endingCode, endingGlobals, type DeferredEndings } from './endings.js';
-import type { CustomIdSource, InstrumentedStage } from './options.js';
+import type { CustomIdSource, InstrumentedStage, PositionStage } from './options.js';
+import { fragCoordXY, ownBox, positionWords, subgroupBox, type PixelBox } from './screen-position.js';
 import { stageCode } from './options.js';
 import { BuiltIn, MemorySemantics, Op, Scope, StorageClass } from './spec.js';
 
@@ -54,6 +56,8 @@ export interface WrapperPlan {
   readonly ending: DeferredEndings | null;
   /** Fragment only: one warp (or invocation, without subgroup operations) in N writes its record; 1: all. */
   readonly sampleEvery: number;
+  /** Record the warp's screen position (word 3 and RecordFlag.POSITION) from this stage's pixel; null: none. */
+  readonly position: PositionStage | null;
   /** TaskNV / MeshNV: no NumWorkgroups built-in (one-dimensional launches): workgroup-id is gl_WorkGroupID.x. */
   readonly nvMesh: boolean;
 }
@@ -92,7 +96,7 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
   const drawPtr = g.value(Op.AccessChain, decl.pointer(StorageClass.Uniform, decl.uint), g.global(decl.drawIdBlock(plan.set, plan.binding + 1)), decl.u32(0));
   const drawId = g.value(Op.Load, decl.uint, drawPtr);
 
-  const writeRecord = (maskLo: () => number, maskHi: () => number) => {
+  const writeRecord = (maskLo: () => number, maskHi: () => number, box: (() => PixelBox) | null) => {
     const countPtr = g.value(Op.AccessChain, traceUint, trace, decl.u32(BufferWord.COUNT));
     const slot = g.value(Op.AtomicIAdd, decl.uint, countPtr, decl.u32(plan.atomicScope), decl.u32(MemorySemantics.Relaxed), decl.u32(1));
     // Like the GLSL library, bound the slot by the buffer's real size (not the host-written CAPACITY word).
@@ -106,6 +110,11 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
       words[RecordWord.DEVICE_CLOCK] = device;
       words[RecordWord.ACTIVE_MASK_HI] = maskHi();
       words[RecordWord.PACKED_IDS] = packedIds(g, plan, flags);
+      if (box !== null) {
+        const { word3, ids } = positionWords(g, box(), words[RecordWord.ACTIVE_MASK_HI], words[RecordWord.PACKED_IDS]);
+        words[RecordWord.POSITION] = word3;
+        words[RecordWord.PACKED_IDS] = ids;
+      }
       words[RecordWord.DRAW_ID] = drawId;
       words[RecordWord.CUSTOM_ID] = customId(g, plan.customId, plan.nvMesh);
       words[RecordWord.ACTIVE_MASK_LO] = maskLo();
@@ -132,14 +141,18 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
       const firstLane = g.value(Op.SubgroupFirstInvocationKHR, decl.uint, lane);
       elected = g.value(Op.IEqual, decl.bool, lane, firstLane);
     }
+    // The position's min and max take every active lane: before the election.
+    const box = plan.position === null ? null : subgroupBox(g, plan.position);
     g.ifThen(elected, () =>
       writeRecord(
         () => g.value(Op.CompositeExtract, decl.uint, ballot, 0),
         () => g.value(Op.CompositeExtract, decl.uint, ballot, 1),
+        box === null ? null : () => box,
       ),
     );
   };
-  const record = plan.subgroup === 'none' ? () => writeRecord(() => decl.u32(1), () => decl.u32(0)) : perWarp;
+  const position = plan.position;
+  const record = plan.subgroup === 'none' ? () => writeRecord(() => decl.u32(1), () => decl.u32(0), position === null ? null : () => ownBox(g, position)) : perWarp;
   const sampledRecord = fragment && plan.sampleEvery > 1 ? () => ifSampled(g, plan, start, record) : record;
   const body = fragment
     ? () => {
@@ -220,9 +233,8 @@ function ifSampled(g: FunctionCode, plan: WrapperPlan, start: number, then: () =
 /** The pixel as `uint(gl_FragCoord.x) | uint(gl_FragCoord.y) << 16`. */
 function fragPixel(g: FunctionCode): number {
   const { decl } = g;
-  const coord = g.load(g.builtin(BuiltIn.FragCoord, 'vec4'));
-  const axis = (i: number) => g.value(Op.ConvertFToU, decl.uint, g.value(Op.CompositeExtract, decl.float, coord, i));
-  return g.value(Op.BitwiseOr, decl.uint, axis(0), g.value(Op.ShiftLeftLogical, decl.uint, axis(1), decl.u32(16)));
+  const [x, y] = fragCoordXY(g);
+  return g.value(Op.BitwiseOr, decl.uint, x, g.value(Op.ShiftLeftLogical, decl.uint, y, decl.u32(16)));
 }
 
 function packedIds(g: FunctionCode, plan: WrapperPlan, flags: number): number {
@@ -269,60 +281,5 @@ function customId(g: FunctionCode, source: CustomIdSource, nvMesh: boolean): num
       return g.loadUint(g.builtin(BuiltIn.InstanceCustomIndexKHR, 'int'));
     case 'frag-coord':
       return fragPixel(g);
-  }
-}
-
-/** Accumulates one function's instructions, allocating result ids from the module. */
-class FunctionCode {
-  readonly code: Instruction[] = [];
-  readonly globals = new Set<number>();
-  constructor(
-    readonly decl: CommonDeclarations,
-    private readonly fragment: boolean,
-    private readonly entryInterface: readonly number[],
-  ) {}
-
-  id(): number {
-    return this.decl.editor.allocId();
-  }
-  op(opcode: number, ...operands: number[]): void {
-    this.code.push(instruction(opcode, operands));
-  }
-  value(opcode: number, type: number, ...operands: number[]): number {
-    const id = this.id();
-    this.op(opcode, type, id, ...operands);
-    return id;
-  }
-  label(id: number): void {
-    this.op(Op.Label, id);
-  }
-  global(variable: number): number {
-    this.globals.add(variable);
-    return variable;
-  }
-  builtin(builtIn: number, shape: BuiltinShape): BuiltinVariable {
-    return this.decl.builtin(builtIn, shape, this.fragment, this.entryInterface);
-  }
-  load(builtin: BuiltinVariable): number {
-    return this.value(Op.Load, builtin.typeId, this.global(builtin.id));
-  }
-  loadUint(builtin: BuiltinVariable): number {
-    const value = this.load(builtin);
-    return builtin.shape === 'int' ? this.value(Op.Bitcast, this.decl.uint, value) : value;
-  }
-  clockLow(scope: number): number {
-    const clock = this.value(Op.ReadClockKHR, this.decl.uvec2, this.decl.u32(scope));
-    return this.value(Op.CompositeExtract, this.decl.uint, clock, 0);
-  }
-  /** A structured `if (condition) { then() }`. */
-  ifThen(condition: number, then: () => void): void {
-    const body = this.id();
-    const merge = this.id();
-    this.op(Op.SelectionMerge, merge, 0);
-    this.op(Op.BranchConditional, condition, body, merge);
-    this.label(body);
-    then();
-    this.op(Op.Branch, merge);
-    this.label(merge);
   }
 }

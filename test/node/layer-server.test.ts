@@ -13,7 +13,7 @@ import { SpirvCache, cacheKey, canonicalJson } from '../../capture/layer-server/
 import { FrameReader, FramingError, HEADER_BYTES, MAX_JSON_BYTES, MAX_PAYLOAD_BYTES, REQUEST_MAGIC, encodeFrame } from '../../capture/layer-server/protocol.js';
 import type { HelloInfo, LayerEvent } from '../../capture/layer-server/requests.js';
 import { instrumentSpirv } from '../../capture/spirv/instrument.js';
-import { DEFAULT_CUSTOM_IDS, type InstrumentOptions } from '../../capture/spirv/options.js';
+import { DEFAULT_CUSTOM_IDS, DEFAULT_POSITION_STAGES, type InstrumentOptions, type PositionStage } from '../../capture/spirv/options.js';
 import { compileCorpusFile, spirvVal, validationEnv } from './spirv-tools.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'warptrace-layer-server-'));
@@ -32,7 +32,7 @@ function request(stage: string, extra: Record<string, unknown> = {}): Record<str
 }
 
 /** The options the server must build from request(stage, extra). */
-function expectedOptions(fsCustomId: 'primitive-id' | 'frag-coord' = 'primitive-id', set = 7, sampleFragment = 1): InstrumentOptions {
+function expectedOptions(fsCustomId: 'primitive-id' | 'frag-coord' = 'primitive-id', set = 7, sampleFragment = 1, positionStages: readonly PositionStage[] = DEFAULT_POSITION_STAGES): InstrumentOptions {
   return {
     set,
     binding: 0,
@@ -45,6 +45,7 @@ function expectedOptions(fsCustomId: 'primitive-id' | 'frag-coord' = 'primitive-
     discard: 'defer',
     entryPoints: ['main'],
     sampleFragment,
+    positionStages,
   };
 }
 
@@ -115,6 +116,26 @@ test('sampleFs reaches the instrumenter: a sampled FS module differs from the un
     assert.deepEqual((await client.request('instrument', request('FS', { sampleFs: 1 }), fragment)).payload, all.payload);
     const vs = await client.request('instrument', request('VS', { sampleFs: 8 }), vertex);
     assert.deepEqual(vs.payload, instrumentSpirv(vertex, expectedOptions()).bytes);
+    client.close();
+  });
+});
+
+test('position reaches the instrumenter: absent means FS and RAYGEN, [] none, each with its own cache key', async () => {
+  await withServer(null, async (server) => {
+    const client = await LayerClient.connect(server.socketPath);
+    const byDefault = await client.request('instrument', request('FS'), fragment);
+    assert.deepEqual(byDefault.payload, instrumentSpirv(fragment, expectedOptions()).bytes);
+    const none = await client.request('instrument', request('FS', { position: [] }), fragment);
+    assert.equal(none.json['cached'], false);
+    assert.deepEqual(none.payload, instrumentSpirv(fragment, expectedOptions('primitive-id', 7, 1, [])).bytes);
+    assert.notDeepEqual(none.payload, byDefault.payload);
+    const compute = await client.request('instrument', request('FS', { position: ['CS', 'FS'] }), fragment);
+    assert.deepEqual(compute.payload, instrumentSpirv(fragment, expectedOptions('primitive-id', 7, 1, ['FS', 'CS'])).bytes);
+    for (const bad of [['VS'], 'FS', [1]]) {
+      const r = await client.request('instrument', request('FS', { position: bad }), fragment);
+      assert.equal(r.status, 2, JSON.stringify(bad));
+      assert.match(String(r.json['message']), /"position" must be a list of stages among FS, RAYGEN, CS/);
+    }
     client.close();
   });
 });

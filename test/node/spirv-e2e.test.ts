@@ -2,7 +2,7 @@
 // workload traced twice, with the hand-instrumented shaders (warptrace.glsl)
 // and with the plain shaders instrumented by the SPIR-V instrumenter. The
 // decoder must see the same warps: per draw and stage the same counts, and
-// the same (draw, stage, custom id, active mask) multiset.
+// the same (draw, stage, custom id, active mask, screen position) multiset.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -42,7 +42,7 @@ function signature(trace: Trace): { perDrawStage: Map<string, number>; warps: Ma
   for (let i = 0; i < w.count; i++) {
     const ds = `draw ${w.draw[i]} stage ${w.stage[i]}`;
     perDrawStage.set(ds, (perDrawStage.get(ds) ?? 0) + 1);
-    const key = `${ds} id ${w.customId[i]} mask ${w.activeMask[i]}/${w.activeMaskHi?.[i] ?? 0}`;
+    const key = `${ds} id ${w.customId[i]} mask ${w.activeMask[i]}/${w.activeMaskHi?.[i] ?? 0} position ${w.position?.[i] ?? 'none'}`;
     warps.set(key, (warps.get(key) ?? 0) + 1);
   }
   return { perDrawStage, warps };
@@ -62,6 +62,9 @@ for (const workload of WORKLOADS) {
     }
     const [hand, auto] = traces.map(signature);
     assert.ok(traces[0]!.warps.count > 0);
+    // Fragment warps carry positions (the GLSL library's default, and the instrumenter's): the comparison covers them.
+    const fs = traces.map((tr) => Array.from({ length: tr.warps.count }, (_, i) => i).filter((i) => tr.warps.stage[i] === 4));
+    if (fs[0]!.length > 0) for (const [k, tr] of traces.entries()) assert.ok(tr.warps.position !== null && fs[k]!.every((i) => tr.warps.position![i] !== 0xffffffff), `${k === 0 ? 'hand' : 'auto'}: every FS warp has a position`);
     assert.deepEqual(sorted(auto!.perDrawStage), sorted(hand!.perDrawStage));
     assert.deepEqual(sorted(auto!.warps), sorted(hand!.warps));
     assert.equal(traces[1]!.capture.calibration.method, traces[0]!.capture.calibration.method);

@@ -188,6 +188,14 @@ test('the record: two uvec4 stores in shared-schema word order, PACKED_IDS as th
       assert.equal(body.filter((i) => i.opcode === Op.AtomicIAdd).length, 1);
       const words = vectors.flatMap((v) => Array.from(v.words.subarray(3)));
       assert.equal(words.length, 8);
+      if (entry.position) {
+        // FS records a position (spirv-position.test.ts): word 3 selects it or the mask's high half, the ids gain a selected flag.
+        const select = body.find((i) => i.opcode === Op.Select && i.words[2] === words[RecordWord.POSITION])!;
+        const or = body.find((i) => i.opcode === Op.BitwiseOr && i.words[2] === words[RecordWord.PACKED_IDS])!;
+        assert.equal(body.find((i) => i.opcode === Op.Select && i.words[2] === or.words[4])!.words[4], constantId(constants, (RecordFlag.POSITION << 28) >>> 0), `${id} ${config}`);
+        words[RecordWord.ACTIVE_MASK_HI] = select.words[5]!;
+        words[RecordWord.PACKED_IDS] = or.words[3]!;
+      }
       const stage = Stage[entry.stage];
       const perInvocation = (entry.flags & RecordFlag.PER_INVOCATION) !== 0;
       assert.equal(perInvocation, !options.subgroupStages.includes(entry.stage), `${id} ${config}`);
@@ -215,6 +223,10 @@ test('the record: two uvec4 stores in shared-schema word order, PACKED_IDS as th
     }
   }
 });
+
+function constantId(constants: ReadonlyMap<number, number>, value: number): number | undefined {
+  return [...constants].find(([, v]) => v === value)?.[0];
+}
 
 test('the module\'s own built-ins are reused, never declared twice', () => {
   const cases: [string, number][] = [

@@ -64,6 +64,7 @@ Examples:
         entry: values.entry,
         discard: values.discard,
         sampleFs: values['sample-fs'],
+        position: values.position,
       });
     } catch (error) {
       if (error instanceof FlagError) throw new UsageError(error.message);

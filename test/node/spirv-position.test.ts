@@ -1,0 +1,153 @@
+// Screen positions (RecordFlag.POSITION, shared-schema/position.ts) in
+// instrumented modules: the fragment, ray-generation and compute corpus through
+// spirv-val with every option combination and --position choice; the subgroup
+// min/max taken by every active lane before the election (fragment: inside
+// the helper test), the 32-lane check, the lane's own pixel per invocation;
+// stages without a position unchanged byte for byte; the CLI option and its
+// report line. That the words equal the GLSL library's on a real device is
+// spirv-e2e.test.ts (lavapipe, every workload).
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseSpirv, type Instruction } from '../../capture/spirv/binary.js';
+import { FlagError, optionsFromFlags } from '../../capture/spirv/cli-options.js';
+import { parseFunctions } from '../../capture/spirv/functions.js';
+import { instrumentSpirv } from '../../capture/spirv/instrument.js';
+import { ModuleEditor, Section } from '../../capture/spirv/module.js';
+import { checkOptions, targetOptions, type InstrumentOptions } from '../../capture/spirv/options.js';
+import { BuiltIn, Capability, Decoration, Op } from '../../capture/spirv/spec.js';
+import { MAX_POSITION_COORD, PackedIds, RecordFlag, RecordWord } from '../../shared-schema/index.js';
+import { compileCorpus, pool, spirvVal, validationEnv, workDir, type CorpusModule } from './spirv-tools.js';
+import { repoPath } from './paths.js';
+
+let corpus: CorpusModule[] = [];
+before(async () => {
+  corpus = await compileCorpus();
+});
+
+const nvidia = targetOptions('nvidia');
+const lavapipe = targetOptions('lavapipe');
+const positioned = (m: CorpusModule) => m.stage === 'FS' || m.stage === 'RAYGEN' || m.stage === 'CS';
+const legacy = (m: CorpusModule) => Number(m.spirv.split('.')[1]) < 3;
+
+function wrapperBody(module: ReturnType<typeof instrumentSpirv>['module']): Instruction[] {
+  const editor = new ModuleEditor(module);
+  const entry = editor.entryPoints()[0]!;
+  const f = parseFunctions(editor.section(Section.Function)).functions.find((c) => c.id === entry.functionId)!;
+  return f.blocks.flatMap((b) => b.body);
+}
+
+test('fragment, ray-generation and compute modules with every option and --position choice pass spirv-val', async () => {
+  const all: InstrumentOptions = { ...nvidia, positionStages: ['FS', 'RAYGEN', 'CS'] };
+  const configs: [string, InstrumentOptions, (m: CorpusModule) => boolean][] = [
+    ['nvidia, fs rgen cs', all, () => true],
+    ['lavapipe, fs rgen cs', { ...lavapipe, positionStages: ['FS', 'RAYGEN', 'CS'] }, () => true],
+    ['portable, fs rgen cs', { ...targetOptions('portable'), positionStages: ['FS', 'RAYGEN', 'CS'] }, () => true],
+    ['device clock, no SM ids', { ...all, subgroupClock: false, smBuiltins: false }, () => true],
+    ['sample-fs 8', { ...all, sampleFragment: 8 }, (m) => m.stage === 'FS'],
+    ['sample-fs 8, lavapipe', { ...lavapipe, sampleFragment: 8 }, (m) => m.stage === 'FS'],
+    ['discard kill', { ...all, discard: 'kill' }, (m) => m.stage === 'FS'],
+    ['frag-coord custom id', { ...all, customIds: { ...all.customIds, FS: 'frag-coord' } }, (m) => m.stage === 'FS'],
+    ['khr-ballot', { ...all, legacySubgroup: 'khr-ballot' }, legacy],
+    ['per-invocation', { ...all, legacySubgroup: 'per-invocation' }, legacy],
+    ['sample-fs 8, per-invocation', { ...all, sampleFragment: 8, legacySubgroup: 'per-invocation' }, (m) => m.stage === 'FS' && legacy(m)],
+  ];
+  const jobs = configs.flatMap(([config, options, applies]) => corpus.filter((m) => positioned(m) && applies(m)).map((module) => ({ config, options, module })));
+  const outcomes = await pool(jobs, 2, async ({ config, options, module }) => {
+    const result = instrumentSpirv(module.bytes, options);
+    const error = await spirvVal(result.bytes, validationEnv(result.outputVersion));
+    return { config, module, result, error };
+  });
+  const bad = outcomes.filter((o) => o.error !== null).map((o) => `${o.module.id} [${o.config}]: ${o.error}`);
+  assert.deepEqual(bad, [], bad.join('\n'));
+  for (const o of outcomes) {
+    const ballotOnly = o.config === 'khr-ballot';
+    for (const e of o.result.entryPoints) assert.equal(e.position, !ballotOnly, `${o.module.id} [${o.config}]`);
+    if (ballotOnly) assert.ok(o.result.notes.some((n) => n.includes('SPV_KHR_shader_ballot has no subgroup min/max')), o.module.id);
+  }
+  assert.ok(outcomes.length >= 200, `${outcomes.length} modules`);
+});
+
+test('per warp: four subgroup reductions before the election, the 32-lane check and the flag; per invocation: the own pixel', () => {
+  const cases = corpus.filter((m) => positioned(m) && !legacy(m));
+  assert.ok(cases.some((m) => m.stage === 'RAYGEN') && cases.some((m) => m.stage === 'CS'));
+  for (const m of cases) {
+    for (const [config, options] of [['nvidia', { ...nvidia, positionStages: ['FS', 'RAYGEN', 'CS'] }], ['no subgroups', { ...nvidia, subgroupStages: [], positionStages: ['FS', 'RAYGEN', 'CS'] }]] as const) {
+      const where = `${m.id} [${config}]`;
+      const { module, entryPoints } = instrumentSpirv(m.bytes, options);
+      const body = wrapperBody(module);
+      const editor = new ModuleEditor(module);
+      const builtIns = editor.decorationValues(Decoration.BuiltIn);
+      const constants = new Map(module.instructions.filter((i) => i.opcode === Op.Constant).map((i) => [i.words[2]!, i.words[3]!]));
+      const at = (op: number) => body.findIndex((i) => i.opcode === op);
+      const reductions = body.filter((i) => i.opcode === Op.GroupNonUniformUMin || i.opcode === Op.GroupNonUniformUMax);
+      const sizeLoads = body.filter((i) => i.opcode === Op.Load && builtIns.get(i.words[3]!) === BuiltIn.SubgroupSize);
+      const vectors = body.filter((i) => i.opcode === Op.CompositeConstruct && i.words.length === 7);
+      const words = vectors.flatMap((v) => Array.from(v.words.subarray(3)));
+      const word3 = body.find((i) => i.opcode === Op.Select && i.words[2] === words[RecordWord.POSITION]);
+      assert.ok(word3, `${where}: word 3 is selected`);
+      const ids = body.find((i) => i.opcode === Op.BitwiseOr && i.words[2] === words[RecordWord.PACKED_IDS])!;
+      const flag = body.find((i) => i.opcode === Op.Select && i.words[2] === ids.words[4])!;
+      assert.deepEqual([constants.get(flag.words[4]!), constants.get(flag.words[5]!)], [(RecordFlag.POSITION << PackedIds.FLAGS_SHIFT) >>> 0, 0], where);
+      assert.equal(flag.words[3], word3.words[3], `${where}: one condition for the flag and the word`);
+      // The coordinate limit of position.ts.
+      assert.ok(body.some((i) => i.opcode === Op.ULessThanEqual && constants.get(i.words[4]!) === MAX_POSITION_COORD), where);
+      const pixelBuiltIn = m.stage === 'FS' ? BuiltIn.FragCoord : m.stage === 'RAYGEN' ? BuiltIn.LaunchIdKHR : BuiltIn.GlobalInvocationId;
+      assert.ok(body.some((i) => i.opcode === Op.Load && builtIns.get(i.words[3]!) === pixelBuiltIn), `${where}: reads its pixel`);
+      if (config === 'nvidia') {
+        assert.equal(reductions.length, 4, where);
+        const elect = body[at(Op.GroupNonUniformElect)]!;
+        const electedBranch = body.findIndex((i) => i.opcode === Op.BranchConditional && i.words[1] === elect.words[2]);
+        assert.ok(electedBranch > 0 && reductions.every((r) => body.indexOf(r) < electedBranch), `${where}: min/max by every lane, before the elected lane's branch`);
+        assert.equal(sizeLoads.length, 1, `${where}: the 32-lane check`);
+        assert.ok(body.some((i) => i.opcode === Op.ULessThanEqual && i.words[3] === sizeLoads[0]!.words[2] && constants.get(i.words[4]!) === 32), where);
+        assert.ok(editor.hasCapability(Capability.GroupNonUniformArithmetic), where);
+        if (m.stage === 'FS') {
+          const helper = body.findIndex((i) => i.opcode === Op.Load && builtIns.get(i.words[3]!) === BuiltIn.HelperInvocation);
+          if (helper >= 0) assert.ok(reductions.every((r) => body.indexOf(r) > helper), `${where}: helper lanes are outside`);
+        }
+      } else {
+        assert.deepEqual([reductions.length, sizeLoads.length], [0, 0], `${where}: one invocation, its own pixel`);
+        assert.equal(editor.hasCapability(Capability.GroupNonUniformArithmetic), new ModuleEditor(parseSpirv(m.bytes)).hasCapability(Capability.GroupNonUniformArithmetic), where);
+      }
+      assert.equal(entryPoints[0]!.position, true);
+    }
+  }
+});
+
+test('--position none, and the stages without a position: unchanged byte for byte, no arithmetic capability', () => {
+  for (const m of corpus) {
+    const none = instrumentSpirv(m.bytes, { ...nvidia, positionStages: [] });
+    assert.equal(none.entryPoints[0]!.position, false, m.id);
+    const hadArithmetic = new ModuleEditor(parseSpirv(m.bytes)).hasCapability(Capability.GroupNonUniformArithmetic);
+    assert.equal(new ModuleEditor(none.module).hasCapability(Capability.GroupNonUniformArithmetic), hadArithmetic, m.id);
+    const byDefault = instrumentSpirv(m.bytes, nvidia);
+    if (m.stage === 'FS' || m.stage === 'RAYGEN') assert.notDeepEqual(byDefault.bytes, none.bytes, m.id);
+    else assert.deepEqual(byDefault.bytes, none.bytes, `${m.id}: CS and the others record no position by default`);
+  }
+});
+
+test('--position: fs,rgen,cs or none; other stages refused; the report says where the pixel comes from', () => {
+  assert.deepEqual(optionsFromFlags({}).positionStages, ['FS', 'RAYGEN']);
+  assert.deepEqual(optionsFromFlags({ position: 'cs, fs' }).positionStages, ['FS', 'CS']);
+  assert.deepEqual(optionsFromFlags({ position: 'rgen,raygen' }).positionStages, ['RAYGEN']);
+  assert.deepEqual(optionsFromFlags({ position: 'none' }).positionStages, []);
+  assert.throws(() => optionsFromFlags({ position: 'vs' }), (e: unknown) => e instanceof FlagError && /--position: vs records no screen position \(fs, rgen, cs or none\)/.test(e.message));
+  assert.throws(() => optionsFromFlags({ position: 'banana' }), (e: unknown) => e instanceof FlagError && /--position: "banana" is not one of/.test(e.message));
+  assert.match(checkOptions({ ...nvidia, positionStages: ['VS' as 'FS'] }) ?? '', /stage VS records no position/);
+
+  const frag = join(workDir, 'position-cli.frag.spv');
+  writeFileSync(frag, corpus.find((c) => c.id === 'early.frag@vulkan1.3')!.bytes);
+  const run = (...args: string[]) => spawnSync(process.execPath, [repoPath('bin/warptrace.js'), 'instrument', frag, '-o', join(workDir, 'position-cli.out.spv'), '--force', ...args], { encoding: 'utf8' });
+  const withPosition = run();
+  assert.equal(withPosition.status, 0, withPosition.stderr);
+  assert.match(withPosition.stdout, /FS  "main": one record per warp, .*, screen position \(gl_FragCoord\.xy, subgroups up to 32 lanes\)$/m);
+  const perInvocation = run('--subgroup-stages', 'none');
+  assert.match(perInvocation.stdout, /one record per invocation, .*, screen position \(gl_FragCoord\.xy\)$/m);
+  const without = run('--position', 'none');
+  assert.doesNotMatch(without.stdout, /screen position/);
+  const usage = run('--position', 'tcs');
+  assert.equal(usage.status, 2);
+});
