@@ -5,7 +5,9 @@
 // trace set in its layouts, no warptrace call) through `warptrace capture
 // --submits K..K -- APP`, the layer instrumenting its shaders and numbering its
 // draws. Both must record the same warps: the same draws (count and kind) and
-// the same multiset of (draw, stage, custom id, active mask).
+// the same multiset of (draw, stage, custom id, active mask, screen position):
+// fragment warps carry positions both ways (the library's default, the layer's
+// instrument requests' default), so the positions are compared warp for warp.
 // Set WARPTRACE_SKIP_GPU_TESTS=1 to skip on a machine without Vulkan.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +15,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { STAGES, decodeWtraw, type Trace } from '../../shared-schema/index.js';
+import { NO_POSITION, STAGES, decodeWtraw, type Trace } from '../../shared-schema/index.js';
 import { probeDevice, runCapture } from '../../capture/capture-run/harness.js';
 import { buildLayer } from '../../capture/capture-run/layer-build.js';
 import { buildNative } from '../../capture/capture-run/native.js';
@@ -75,7 +77,7 @@ function signature(trace: Trace): { perDrawStage: Map<string, number>; warps: Ma
   for (let i = 0; i < w.count; i++) {
     const ds = `draw ${w.draw[i]} ${STAGES[w.stage[i] as number]?.name ?? `stage ${w.stage[i]}`}`;
     perDrawStage.set(ds, (perDrawStage.get(ds) ?? 0) + 1);
-    const key = `${ds} id ${w.customId[i]} mask ${w.activeMask[i]}/${w.activeMaskHi?.[i] ?? 0}`;
+    const key = `${ds} id ${w.customId[i]} mask ${w.activeMask[i]}/${w.activeMaskHi?.[i] ?? 0} position ${w.position?.[i] ?? 'none'}`;
     warps.set(key, (warps.get(key) ?? 0) + 1);
   }
   return { perDrawStage, warps };
@@ -137,7 +139,12 @@ for (const { workload, params } of WORKLOADS) {
     const a = signature(library);
     const b = signature(layer);
     assert.deepEqual(sorted(b.perDrawStage), sorted(a.perDrawStage), `warps per draw and stage: ${differences(a.perDrawStage, b.perDrawStage)}`);
-    assert.deepEqual(sorted(b.warps), sorted(a.warps), `(draw, stage, custom id, mask): ${differences(a.warps, b.warps)}`);
+    // Not a vacuous comparison: every fragment warp has a position in both traces.
+    for (const [name, trace] of [['library', library], ['layer', layer]] as const) {
+      const fragment = Array.from({ length: trace.warps.count }, (_, i) => i).filter((i) => STAGES[trace.warps.stage[i] as number]?.name === 'FS');
+      if (fragment.length > 0) assert.ok(trace.warps.position !== null && fragment.every((i) => trace.warps.position![i] !== NO_POSITION), `${name}: every FS warp has a position`);
+    }
+    assert.deepEqual(sorted(b.warps), sorted(a.warps), `(draw, stage, custom id, mask, position): ${differences(a.warps, b.warps)}`);
     assert.equal(layer.warps.count, library.warps.count);
     t.diagnostic(
       `${library.draws.length} draws, ${library.warps.count} warps (${sorted(a.perDrawStage).map(([k, n]) => `${k}: ${n}`).join(', ')}); ` +
