@@ -3,11 +3,14 @@
 // reordered and relabelled.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { analyzeTrace } from '../../analysis/analyze.js';
 import { diffSummaries } from '../../analysis/diff.js';
 import { drawIdentities, matchDraws, summaryDrawIdentities } from '../../analysis/draw-match.js';
-import { decodeTrace, type Trace } from '../../shared-schema/index.js';
+import { decodeTrace, encodeWtrace, type Trace } from '../../shared-schema/index.js';
 import { editFrame } from './frame-edits.js';
 import { DRAWS_PER_PASS, passFrameTrace } from './pass-frame.js';
 import { repoPath } from './paths.js';
@@ -134,4 +137,19 @@ test('samples: different workloads share no draw by label; same-kind draws pair 
   assert.equal(m.counts.index, 1);
   assert.equal(m.bOfA[1], 1);
   assert.deepEqual(m.onlyA, [0, 2]);
+});
+
+test('warptrace diff on two traces matches by label and pass (the traces\' regions), as the viewer does', () => {
+  const order: (number | { label: string; like: number })[] = [...Array(n).keys()];
+  order.splice(0, 0, { label: 'Shadows/CSM0 clear', like: 0 });
+  const dir = mkdtempSync(join(tmpdir(), 'warptrace-diff-'));
+  const [pathA, pathB] = [join(dir, 'a.wtrace'), join(dir, 'b.wtrace')];
+  writeFileSync(pathA, encodeWtrace(frame));
+  writeFileSync(pathB, encodeWtrace(editFrame(frame, { draws: order, stretch: new Map([[300, 3]]) })));
+  const r = spawnSync(process.execPath, [repoPath('bin/warptrace.js'), 'diff', pathA, pathB, '--format', 'json'], { encoding: 'utf8', maxBuffer: 256 << 20 });
+  assert.equal(r.status, 0, r.stderr);
+  const diff = JSON.parse(r.stdout) as { draws: { indexA: number | null; indexB: number | null; matchedBy: string | null }[] };
+  const stretched = diff.draws.find((x) => x.indexA === 300)!;
+  assert.deepEqual([stretched.indexB, stretched.matchedBy], [301, 'label-pass']);
+  assert.match(r.stderr, /Draws matched: 2000 by label and pass; 1 only in B\./);
 });
