@@ -125,11 +125,14 @@ export function formatMetricValue(metric: ScreenMetric, value: number, subgroupS
 export function screenLegend(metric: ScreenMetric, domain: MetricDomain | null, subgroupSize: number): ScreenLegend {
   const label = SCREEN_METRIC_LABELS[metric];
   const unit = metric === 'start' || metric === 'duration' ? 'ns' : metric === 'lanes' ? 'share' : metric;
+  // Warps without an SM id (devices without SM builtins, e.g. lavapipe) are grey too.
+  const grey = metric === 'sm' ? 'grey: no warp or no SM id' : 'grey: no warp';
   if (domain === null) {
-    return { metric, label, colormap: COLORMAP_NAME, min: null, max: null, unit, minText: '–', maxText: '–', text: `${label}: no warp shown (grey: no warp)` };
+    const none = metric === 'sm' ? 'no shown warp has an SM id' : 'no warp shown';
+    return { metric, label, colormap: COLORMAP_NAME, min: null, max: null, unit, minText: '–', maxText: '–', text: `${label}: ${none} (${grey})` };
   }
   const minText = formatMetricValue(metric, domain.min, subgroupSize);
   const maxText = formatMetricValue(metric, domain.max, subgroupSize);
-  const text = `${label}: ${minText} (dark purple) → ${maxText} (yellow), ${COLORMAP_NAME}; grey: no warp`;
+  const text = `${label}: ${minText} (dark purple) → ${maxText} (yellow), ${COLORMAP_NAME}; ${grey}`;
   return { metric, label, colormap: COLORMAP_NAME, min: domain.min, max: domain.max, unit, minText, maxText, text };
 }

@@ -212,3 +212,13 @@ test('frames longer than 2^32 ticks (268 ms) and off-tick starts sort too, ties 
     assert.deepEqual([...screenOrder(c, null).rows], [1, 3, 2, 0, 4]);
   }
 });
+
+test('warps without an SM id are grey in the SM image, and the legend says so', () => {
+  const c: ScreenColumns = { ...cols, smGroups: { sm: new Uint16Array([0xffff]), offsets: new Uint32Array([0, cols.count]) } };
+  const order = screenOrder(c, null);
+  const image = screenImage(c, order, { metric: 'sm', size: { width: W, height: H }, subgroupSize: 32 });
+  assert.equal(image.legend.min, null);
+  assert.match(image.legend.text, /no shown warp has an SM id \(grey: no warp or no SM id\)/);
+  for (let p = 0; p < image.pixels.length; p++) assert.deepEqual([...image.rgba.subarray(p * 4, p * 4 + 3)], [...NO_WARP_RGB]);
+  assert.ok(image.shown > 0);
+});

@@ -20,7 +20,7 @@ export function paintRamp(canvas: HTMLCanvasElement): void {
 export function legendTemplate(legend: ScreenLegend, shown: number, positioned: number): TemplateResult {
   return html`<div class="legend" title=${legend.text}>
     <span class="min">${legend.minText}</span><canvas class="ramp" aria-hidden="true"></canvas><span class="max">${legend.maxText}</span>
-    <span class="caption muted">${legend.label} · ${legend.colormap} · <span class="none"></span> no warp · ${shown.toLocaleString('en-US')} of
+    <span class="caption muted">${legend.label} · ${legend.colormap} · <span class="none"></span> ${legend.metric === 'sm' ? 'no warp or no SM id' : 'no warp'} · ${shown.toLocaleString('en-US')} of
       ${positioned.toLocaleString('en-US')} warps shown</span>
   </div>`;
 }
