@@ -3,7 +3,8 @@
 // and `-- vkd3d-gears` build the layer, load it through the loader's
 // environment, instrument the apps' shaders and write a .wtrace. The frame
 // the traced vkcube presents is compared byte for byte with the same frame of
-// an untraced run: tracing must not change what the app draws.
+// an untraced run: tracing must not change what the app draws; and the fragment
+// warps' screen positions are checked against that frame's drawn pixels.
 // Needs xvfb-run, vkcube (vulkan-tools) and vkd3d-gears (vkd3d-demos): see
 // scripts/install-system-deps.sh. Set WARPTRACE_SKIP_GPU_TESTS=1 to skip on a
 // machine without Vulkan.
@@ -13,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { STAGES, decodeWtrace, type Trace } from '../../shared-schema/index.js';
+import { STAGES, decodeWtrace, unpackPosition, type Trace } from '../../shared-schema/index.js';
 import { LAYER_NAME, buildLayer } from '../../capture/capture-run/layer-build.js';
 import { repoPath } from './paths.js';
 
@@ -215,6 +216,66 @@ test('vkcube: the traced frame is pixel for pixel the frame an untraced run pres
   let lit = 0;
   for (let i = 0; i < plain.pixels.length; i++) if (plain.pixels[i] !== plain.pixels[0]) lit++;
   assert.ok(lit > 0, 'the frame shows something (not one flat colour)');
+});
+
+test('vkcube: fragment warp footprints against the traced frame: every drawn pixel covered, each footprint bounded by drawn pixels', { skip }, async (t) => {
+  // What the positions promise, checked exactly: a pixel that differs from the clear colour was written by a
+  // fragment lane, so (1) it lies in its warp's footprint. The footprint's corner (x0, y0) is the lanes' min x
+  // and min y, and its size the smallest power of two >= the lanes' span, so (2) its left column and its top
+  // row each hold a lane's pixel, and (3) when it is wider (taller) than 1, its right (bottom) half holds one.
+  // A lane's pixel is drawn (not the clear colour): the cube covers it, whichever fragment won the depth test;
+  // this relies on vkcube's textured, lit faces never coming out in the exact clear colour (true in this frame).
+  // Footprints may reach a little past their lanes (rounding to powers of two), so they cover a few background
+  // pixels too: the diagnostic prints how many.
+  const { trace } = await tracedCube();
+  assert.ok(existsSync(cubeImage), 'the traced run wrote its image');
+  const image = readPpm(cubeImage);
+  const { width, height, pixels } = image;
+  const background = [pixels[0], pixels[1], pixels[2]];
+  const drawn = (x: number, y: number) => x >= 0 && y >= 0 && x < width && y < height && (pixels[3 * (y * width + x)] !== background[0] || pixels[3 * (y * width + x) + 1] !== background[1] || pixels[3 * (y * width + x) + 2] !== background[2]);
+  const draw = trace.draws[0]!;
+  assert.deepEqual(draw.target, { width, height }, 'the draw\'s target is the frame');
+  const w = trace.warps;
+  assert.ok(w.position !== null, 'the trace has positions');
+  const fs = STAGES.findIndex((s) => s.name === 'FS');
+  const covered = new Uint8Array(width * height);
+  let footprints = 0;
+  const bad: string[] = [];
+  for (let i = 0; i < w.count; i++) {
+    if (w.stage[i] !== fs) continue;
+    const f = unpackPosition(w.position[i]!);
+    assert.ok(f !== null, `FS warp ${i} has a position`);
+    footprints++;
+    assert.ok(f.x < width && f.y < height, `warp ${i}: footprint ${JSON.stringify(f)} starts inside the ${width} x ${height} target`);
+    for (let y = f.y; y < Math.min(f.y + f.height, height); y++) for (let x = f.x; x < Math.min(f.x + f.width, width); x++) covered[y * width + x] = 1;
+    const any = (x0: number, x1: number, y0: number, y1: number) => {
+      for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) if (drawn(x, y)) return true;
+      return false;
+    };
+    const [x1, y1] = [f.x + f.width, f.y + f.height];
+    const checks: [string, boolean][] = [
+      ['left column', any(f.x, f.x + 1, f.y, y1)],
+      ['top row', any(f.x, x1, f.y, f.y + 1)],
+      ['right half', f.width === 1 || any(f.x + f.width / 2, x1, f.y, y1)],
+      ['bottom half', f.height === 1 || any(f.x, x1, f.y + f.height / 2, y1)],
+    ];
+    for (const [what, ok] of checks) if (!ok) bad.push(`warp ${i} ${JSON.stringify(f)}: no drawn pixel in its ${what}`);
+  }
+  let drawnPixels = 0;
+  let uncovered = 0;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (!drawn(x, y)) continue;
+      drawnPixels++;
+      if (covered[y * width + x] === 0) uncovered++;
+    }
+  }
+  let coveredPixels = 0;
+  for (const c of covered) coveredPixels += c;
+  t.diagnostic(`${footprints} FS footprints; ${drawnPixels} drawn pixels, ${uncovered} of them uncovered; footprints cover ${coveredPixels} pixels (${coveredPixels - drawnPixels} more than drawn)`);
+  assert.ok(footprints > 0 && drawnPixels > 0);
+  assert.equal(uncovered, 0, 'every drawn pixel lies in a fragment warp footprint');
+  assert.deepEqual(bad.slice(0, 20), [], `${bad.length} footprints not bounded by drawn pixels`);
 });
 
 test('vkd3d-gears (D3D12 on Vulkan, never exits by itself): draws with VS and FS warps, nothing dropped', { skip }, async () => {
