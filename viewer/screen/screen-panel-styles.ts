@@ -33,8 +33,9 @@ export const screenPanelStyles = css`
     border: 1px solid #2a2e37;
     font: inherit;
   }
+  /* The draw selector takes its own line; the target checkbox wraps under it. */
   select.draw {
-    flex: 1;
+    flex: 1 1 100%;
     min-width: 0;
   }
   .view {

@@ -310,7 +310,7 @@ export class WtScreenPanel extends LitElement {
       </div>
       <div class="row muted brush-info">
         ${this.brush === null
-          ? 'Drag on the image to highlight its warps on the timeline'
+          ? 'Drag on the image to highlight warps on the timeline'
           : html`Brushed ${this.brush.width} × ${this.brush.height} px at ${this.brush.x}, ${this.brush.y}
               <button class="clear-brush" @click=${() => this.clearBrush()}>Clear</button>`}
       </div>
