@@ -13,20 +13,37 @@ import { filterBounds, type ScreenFilter, type ScreenOrder } from './screen-orde
 /** Pixel value of a pixel no shown warp covered. */
 export const NO_ENTRY = -1;
 
+/** A rasterized image of one order: its pixels, and how far into the order it got. */
+export interface Raster {
+  /** Entry of the order per pixel (row-major), NO_ENTRY where none. */
+  readonly pixels: Int32Array;
+  readonly width: number;
+  readonly height: number;
+  /** Entries shown (painted, inside the target). */
+  readonly shown: number;
+  /** Entries [0, painted) of the order were considered. */
+  readonly painted: number;
+  /** The window's start the image was made with (-Infinity: none). */
+  readonly windowStartNs: number;
+}
+
 /**
  * Per pixel (row-major, width × height), the entry of `order` shown there
  * (the shown warp that started last among those covering it), or NO_ENTRY.
- * Footprints are clipped to the target. Returns the entries painted too.
+ * Footprints are clipped to the target. With `resume`, a raster of the same
+ * order, size and window start that considered no more entries than the
+ * filter admits, only the entries after it are painted over it (its pixels
+ * are reused): a later cutoff costs only the warps started in between.
  */
-export function rasterizeOrder(cols: ScreenColumns, order: ScreenOrder, size: TargetSize, filter: ScreenFilter = {}, out?: Int32Array): { pixels: Int32Array; shown: number } {
+export function rasterizeOrder(cols: ScreenColumns, order: ScreenOrder, size: TargetSize, filter: ScreenFilter = {}, resume: Raster | null = null): Raster {
   const { width, height } = size;
-  const pixels = out ?? new Int32Array(width * height);
-  pixels.fill(NO_ENTRY);
   const { end, windowStartNs } = filterBounds(order, filter);
+  const reuse = resume !== null && resume.width === width && resume.height === height && resume.windowStartNs === windowStartNs && resume.painted <= end;
+  const pixels = reuse ? resume.pixels : new Int32Array(width * height).fill(NO_ENTRY);
   const { rows, endNs } = order;
   const position = cols.position;
-  let shown = 0;
-  for (let k = 0; k < end; k++) {
+  let shown = reuse ? resume.shown : 0;
+  for (let k = reuse ? resume.painted : 0; k < end; k++) {
     if (endNs[k]! < windowStartNs) continue;
     const word = position[rows[k]!]!;
     const x0 = (word >>> PositionBits.X_SHIFT) & PositionBits.X_MASK;
@@ -40,7 +57,7 @@ export function rasterizeOrder(cols: ScreenColumns, order: ScreenOrder, size: Ta
       for (let i = base + x0, e = base + x1; i < e; i++) pixels[i] = k;
     }
   }
-  return { pixels, shown };
+  return { pixels, width, height, shown, painted: end, windowStartNs };
 }
 
 /** RGBA (opaque) of every pixel: its entry's value through the colormap over `domain`; grey for NO_ENTRY and NaN values. */
@@ -83,6 +100,8 @@ export interface ScreenImage {
   readonly legend: ScreenLegend;
   /** Warps painted (shown by the filter and inside the target). */
   readonly shown: number;
+  /** The raster behind the image, to resume from (ScreenImageOptions.resume). */
+  readonly raster: Raster;
 }
 
 export interface ScreenImageOptions extends ScreenFilter {
@@ -92,13 +111,15 @@ export interface ScreenImageOptions extends ScreenFilter {
   readonly subgroupSize: number;
   /** Metric values of the order when already computed (metricValues), so a scrub does not recompute them. */
   readonly values?: Float64Array;
+  /** An earlier image's raster of the same order to paint on (see rasterizeOrder); its pixels are reused. */
+  readonly resume?: Raster | null;
 }
 
 /** The image of `order`'s warps under the options, coloured by the metric, with its legend. */
 export function screenImage(cols: ScreenColumns, order: ScreenOrder, options: ScreenImageOptions): ScreenImage {
   const values = options.values ?? metricValues(cols, order, options.metric, options.subgroupSize);
   const domain = metricDomain(order, values, options.metric, options);
-  const { pixels, shown } = rasterizeOrder(cols, order, options.size, options);
-  const rgba = colorizePixels(pixels, values, domain);
-  return { width: options.size.width, height: options.size.height, pixels, rgba, legend: screenLegend(options.metric, domain, options.subgroupSize), shown };
+  const raster = rasterizeOrder(cols, order, options.size, options, options.resume ?? null);
+  const rgba = colorizePixels(raster.pixels, values, domain);
+  return { width: raster.width, height: raster.height, pixels: raster.pixels, rgba, legend: screenLegend(options.metric, domain, options.subgroupSize), shown: raster.shown, raster };
 }

@@ -222,3 +222,20 @@ test('warps without an SM id are grey in the SM image, and the legend says so', 
   for (let p = 0; p < image.pixels.length; p++) assert.deepEqual([...image.rgba.subarray(p * 4, p * 4 + 3)], [...NO_WARP_RGB]);
   assert.ok(image.shown > 0);
 });
+
+test('resuming a raster at a later cutoff gives the image made from scratch; an earlier cutoff starts over', () => {
+  const order = screenOrder(cols, null);
+  const size = { width: W, height: H };
+  const window = { startNs: 500, endNs: 4000 };
+  let raster = rasterizeOrder(cols, order, size, { untilNs: 800, window });
+  for (const untilNs of [1500, 1500, 2600, 1200, 3900, Infinity]) {
+    const resumed = rasterizeOrder(cols, order, size, { untilNs, window }, raster);
+    const fresh = rasterizeOrder(cols, order, size, { untilNs, window });
+    assert.deepEqual(resumed.pixels, fresh.pixels, `until ${untilNs}`);
+    assert.equal(resumed.shown, fresh.shown, `shown until ${untilNs}`);
+    raster = resumed;
+  }
+  // A different window start cannot resume: it starts over.
+  const other = rasterizeOrder(cols, order, size, { window: { startNs: 3000, endNs: 4000 } }, raster);
+  assert.deepEqual(other.pixels, rasterizeOrder(cols, order, size, { window: { startNs: 3000, endNs: 4000 } }).pixels);
+});

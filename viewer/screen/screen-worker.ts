@@ -8,7 +8,7 @@ import { imageSize, type ScreenColumns, type TargetSize } from '../../analysis/s
 import { metricValues, type ScreenMetric } from '../../analysis/screen-metric.js';
 import { orderSpan, screenOrder, type ScreenOrder } from '../../analysis/screen-order.js';
 import { rowAtPixel, rowsInRect } from '../../analysis/screen-query.js';
-import { screenImage } from '../../analysis/screen-raster.js';
+import { screenImage, type Raster } from '../../analysis/screen-raster.js';
 import { SCREEN_COLUMNS, allocScreenColumn, type ScreenColumnArray, type ScreenColumnName, type ScreenReply, type ScreenRequest, type ScreenView } from './screen-protocol.js';
 
 const post = (message: ScreenReply, transfer: Transferable[] = []) => (self as unknown as Worker).postMessage(message, transfer);
@@ -26,6 +26,8 @@ interface OrderCache {
   readonly size: TargetSize;
   readonly span: { startNs: number; endNs: number } | null;
   values: { metric: ScreenMetric; values: Float64Array } | null;
+  /** The last image's raster: a later cutoff paints only the warps started since (the play button, scrubbing forward). */
+  raster: Raster | null;
 }
 
 let loaded: Loaded | null = null;
@@ -79,7 +81,7 @@ function orderFor(l: Loaded, view: ScreenView): OrderCache {
   const key = drawsKey(view.draws);
   if (cache !== null && cache.key === key) return cache;
   const order = screenOrder(l.cols, view.draws);
-  cache = { key, order, size: imageSize(l.draws, l.cols, order.rows), span: orderSpan(order), values: null };
+  cache = { key, order, size: imageSize(l.draws, l.cols, order.rows), span: orderSpan(order), values: null, raster: null };
   return cache;
 }
 
@@ -107,7 +109,8 @@ self.onmessage = (event: MessageEvent<ScreenRequest>) => {
       const c = orderFor(l, m.view);
       if (c.values === null || c.values.metric !== m.metric) c.values = { metric: m.metric, values: metricValues(l.cols, c.order, m.metric, l.subgroupSize) };
       const filter = { untilNs: m.view.untilNs, window: m.view.window };
-      const image = screenImage(l.cols, c.order, { ...filter, metric: m.metric, size: c.size, subgroupSize: l.subgroupSize, values: c.values.values });
+      const image = screenImage(l.cols, c.order, { ...filter, metric: m.metric, size: c.size, subgroupSize: l.subgroupSize, values: c.values.values, resume: c.raster });
+      c.raster = image.raster;
       const rgba = image.rgba as Uint8ClampedArray<ArrayBuffer>;
       post(
         { kind: 'image', seq, width: image.width, height: image.height, rgba, legend: image.legend, shown: image.shown, positioned: c.order.rows.length, span: c.span, ms: performance.now() - t0 },
