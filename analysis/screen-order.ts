@@ -38,12 +38,13 @@ export function screenOrder(cols: ScreenColumns, draws: Uint8Array | null): Scre
   }
   const rows = new Uint32Array(n);
   for (let i = 0, k = 0; i < cols.count; i++) if (shown(i)) rows[k++] = i;
-  const sortedRows = sortByStart(rows, startNs, minStart);
+  const { rows: sortedRows, ticks } = sortByStart(rows, startNs, minStart);
   const sortedStarts = new Float64Array(n);
   const ends = new Float64Array(n);
   for (let k = 0; k < n; k++) {
     const row = sortedRows[k]!;
-    const s = startNs[row]!;
+    // The sorted ticks give the start exactly, without a random read of the start column.
+    const s = ticks === null ? startNs[row]! : minStart + ticks[k]! / TICKS_PER_NS;
     sortedStarts[k] = s;
     ends[k] = s + durationNs[row]!;
   }
@@ -53,9 +54,10 @@ export function screenOrder(cols: ScreenColumns, draws: Uint8Array | null): Scre
 /**
  * `rows` sorted by start (stable). Starts are multiples of 1/TICKS_PER_NS:
  * when the rows span fewer than 2^32 ticks (268 ms) one 32-bit radix sort of
- * the ticks, carrying the rows, does it; otherwise the 64-bit float argsort.
+ * the ticks, carrying the rows, does it (and gives the sorted ticks);
+ * otherwise the 64-bit float argsort (ticks null).
  */
-function sortByStart(rows: Uint32Array, startNs: Float64Array, minStart: number): Uint32Array {
+function sortByStart(rows: Uint32Array, startNs: Float64Array, minStart: number): { rows: Uint32Array; ticks: Uint32Array | null } {
   const n = rows.length;
   const ticks = new Uint32Array(n);
   let exact = true;
@@ -64,14 +66,17 @@ function sortByStart(rows: Uint32Array, startNs: Float64Array, minStart: number)
     exact = t <= 0xffffffff && Number.isInteger(t);
     ticks[k] = t;
   }
-  if (exact) return radixSortPairs(ticks, rows, new Uint32Array(n), new Uint32Array(n)).payload;
+  if (exact) {
+    const sorted = radixSortPairs(ticks, rows, new Uint32Array(n), new Uint32Array(n));
+    return { rows: sorted.payload, ticks: sorted.keys };
+  }
   // The float argsort wants non-negative keys; shifting by the minimum keeps the order.
   const starts = new Float64Array(n);
   for (let k = 0; k < n; k++) starts[k] = startNs[rows[k]!]! - minStart;
   const perm = argsortNonNegative(starts);
   const sorted = new Uint32Array(n);
   for (let k = 0; k < n; k++) sorted[k] = rows[perm[k]!]!;
-  return sorted;
+  return { rows: sorted, ticks: null };
 }
 
 /** Entries of `order` started at or before `untilNs`: the prefix [0, result). */
