@@ -8,7 +8,7 @@ import { formatNs } from '../shared-schema/units.js';
 import { popcount32 } from '../shared-schema/columns.js';
 import { COLORMAP_NAME } from './screen-colormap.js';
 import type { ScreenColumns } from './screen-columns.js';
-import { filterBounds, type ScreenFilter, type ScreenOrder } from './screen-order.js';
+import { endsFor, filterBounds, type ScreenFilter, type ScreenOrder } from './screen-order.js';
 
 export const SCREEN_METRICS = ['start', 'duration', 'sm', 'lanes', 'draw'] as const;
 export type ScreenMetric = (typeof SCREEN_METRICS)[number];
@@ -81,10 +81,11 @@ export interface MetricDomain {
  */
 export function metricDomain(order: ScreenOrder, values: Float64Array, metric: ScreenMetric, filter: ScreenFilter = {}): MetricDomain | null {
   const { end, windowStartNs } = filterBounds(order, { window: filter.window ?? null });
+  const ends = endsFor(order, windowStartNs);
   let min = Infinity;
   let max = -Infinity;
   for (let k = 0; k < end; k++) {
-    if (order.endNs[k]! < windowStartNs) continue;
+    if (ends !== null && ends[k]! < windowStartNs) continue;
     const v = values[k]!;
     if (v < min) min = v;
     if (v > max) max = v;

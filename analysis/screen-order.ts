@@ -13,8 +13,18 @@ export interface ScreenOrder {
   readonly rows: Uint32Array;
   /** startNs of rows[k], ascending. */
   readonly startNs: Float64Array;
-  /** End (start + duration) of rows[k], ns. */
+  /**
+   * End (start + duration) of rows[k], ns: made on first use (only time
+   * windows need it; its gather reads the duration column at random).
+   */
   readonly endNs: Float64Array;
+  /** Latest end over the order, ns (-Infinity when empty). */
+  readonly lastEndNs: number;
+}
+
+/** endNs when `window` needs it, else null (no window: no end is read). */
+export function endsFor(order: ScreenOrder, windowStartNs: number): Float64Array | null {
+  return windowStartNs === -Infinity ? null : order.endNs;
 }
 
 /** Which warps an image shows: those in flight in `window` (when given) that started by `untilNs`. */
@@ -31,24 +41,33 @@ export function screenOrder(cols: ScreenColumns, draws: Uint8Array | null): Scre
   const shown = (i: number) => position[i] !== NO_POSITION && (draws === null || draws[draw[i]!] === 1);
   let n = 0;
   let minStart = Infinity;
+  let lastEndNs = -Infinity;
   for (let i = 0; i < cols.count; i++) {
     if (!shown(i)) continue;
     n++;
     if (startNs[i]! < minStart) minStart = startNs[i]!;
+    if (startNs[i]! + durationNs[i]! > lastEndNs) lastEndNs = startNs[i]! + durationNs[i]!;
   }
   const rows = new Uint32Array(n);
   for (let i = 0, k = 0; i < cols.count; i++) if (shown(i)) rows[k++] = i;
   const { rows: sortedRows, ticks } = sortByStart(rows, startNs, minStart);
   const sortedStarts = new Float64Array(n);
-  const ends = new Float64Array(n);
-  for (let k = 0; k < n; k++) {
-    const row = sortedRows[k]!;
-    // The sorted ticks give the start exactly, without a random read of the start column.
-    const s = ticks === null ? startNs[row]! : minStart + ticks[k]! / TICKS_PER_NS;
-    sortedStarts[k] = s;
-    ends[k] = s + durationNs[row]!;
-  }
-  return { rows: sortedRows, startNs: sortedStarts, endNs: ends };
+  // The sorted ticks give the starts exactly, without a random read of the start column.
+  if (ticks === null) for (let k = 0; k < n; k++) sortedStarts[k] = startNs[sortedRows[k]!]!;
+  else for (let k = 0; k < n; k++) sortedStarts[k] = minStart + ticks[k]! / TICKS_PER_NS;
+  let ends: Float64Array | null = null;
+  return {
+    rows: sortedRows,
+    startNs: sortedStarts,
+    get endNs(): Float64Array {
+      if (ends === null) {
+        ends = new Float64Array(n);
+        for (let k = 0; k < n; k++) ends[k] = sortedStarts[k]! + durationNs[sortedRows[k]!]!;
+      }
+      return ends;
+    },
+    lastEndNs,
+  };
 }
 
 /**
@@ -96,6 +115,7 @@ export function startedBy(order: ScreenOrder, untilNs: number): number {
 export function filterBounds(order: ScreenOrder, filter: ScreenFilter): { end: number; windowStartNs: number } {
   const window = filter.window ?? null;
   const until = Math.min(filter.untilNs ?? Infinity, window === null ? Infinity : window.endNs);
+  // A window starting at -Infinity admits every end, like no window.
   return { end: until === Infinity ? order.rows.length : startedBy(order, until), windowStartNs: window === null ? -Infinity : window.startNs };
 }
 
@@ -103,7 +123,5 @@ export function filterBounds(order: ScreenOrder, filter: ScreenFilter): { end: n
 export function orderSpan(order: ScreenOrder): { startNs: number; endNs: number } | null {
   const n = order.rows.length;
   if (n === 0) return null;
-  let end = -Infinity;
-  for (let k = 0; k < n; k++) if (order.endNs[k]! > end) end = order.endNs[k]!;
-  return { startNs: order.startNs[0]!, endNs: end };
+  return { startNs: order.startNs[0]!, endNs: order.lastEndNs };
 }

@@ -4,7 +4,7 @@
  */
 import { PositionBits } from '../shared-schema/position.js';
 import type { ScreenColumns } from './screen-columns.js';
-import { filterBounds, type ScreenFilter, type ScreenOrder } from './screen-order.js';
+import { endsFor, filterBounds, type ScreenFilter, type ScreenOrder } from './screen-order.js';
 
 /** A rectangle of pixels: [x, x + width) × [y, y + height). */
 export interface PixelRect {
@@ -25,12 +25,13 @@ export function rowsInRect(cols: ScreenColumns, order: ScreenOrder, rect: PixelR
   const ry1 = rect.y + rect.height;
   if (!(rect.width > 0 && rect.height > 0)) return new Uint32Array(0);
   const { end, windowStartNs } = filterBounds(order, filter);
-  const { rows, endNs } = order;
+  const rows = order.rows;
+  const ends = endsFor(order, windowStartNs);
   const position = cols.position;
   const hits = new Uint32Array(end);
   let n = 0;
   for (let k = 0; k < end; k++) {
-    if (endNs[k]! < windowStartNs) continue;
+    if (ends !== null && ends[k]! < windowStartNs) continue;
     const row = rows[k]!;
     const word = position[row]!;
     const x0 = (word >>> PositionBits.X_SHIFT) & PositionBits.X_MASK;
@@ -50,10 +51,11 @@ export function rowsInRect(cols: ScreenColumns, order: ScreenOrder, rect: PixelR
  */
 export function rowAtPixel(cols: ScreenColumns, order: ScreenOrder, x: number, y: number, filter: ScreenFilter = {}): number {
   const { end, windowStartNs } = filterBounds(order, filter);
-  const { rows, endNs } = order;
+  const rows = order.rows;
+  const ends = endsFor(order, windowStartNs);
   const position = cols.position;
   for (let k = end - 1; k >= 0; k--) {
-    if (endNs[k]! < windowStartNs) continue;
+    if (ends !== null && ends[k]! < windowStartNs) continue;
     const word = position[rows[k]!]!;
     const x0 = (word >>> PositionBits.X_SHIFT) & PositionBits.X_MASK;
     const y0 = (word >>> PositionBits.Y_SHIFT) & PositionBits.Y_MASK;

@@ -8,7 +8,7 @@ import { PositionBits } from '../shared-schema/position.js';
 import { COLORMAP_RGB, COLORMAP_SIZE, NO_WARP_RGB } from './screen-colormap.js';
 import type { ScreenColumns, TargetSize } from './screen-columns.js';
 import { metricDomain, metricValues, screenLegend, type MetricDomain, type ScreenLegend, type ScreenMetric } from './screen-metric.js';
-import { filterBounds, type ScreenFilter, type ScreenOrder } from './screen-order.js';
+import { endsFor, filterBounds, type ScreenFilter, type ScreenOrder } from './screen-order.js';
 
 /** Pixel value of a pixel no shown warp covered. */
 export const NO_ENTRY = -1;
@@ -40,11 +40,12 @@ export function rasterizeOrder(cols: ScreenColumns, order: ScreenOrder, size: Ta
   const { end, windowStartNs } = filterBounds(order, filter);
   const reuse = resume !== null && resume.width === width && resume.height === height && resume.windowStartNs === windowStartNs && resume.painted <= end;
   const pixels = reuse ? resume.pixels : new Int32Array(width * height).fill(NO_ENTRY);
-  const { rows, endNs } = order;
+  const rows = order.rows;
+  const ends = endsFor(order, windowStartNs);
   const position = cols.position;
   let shown = reuse ? resume.shown : 0;
   for (let k = reuse ? resume.painted : 0; k < end; k++) {
-    if (endNs[k]! < windowStartNs) continue;
+    if (ends !== null && ends[k]! < windowStartNs) continue;
     const word = position[rows[k]!]!;
     const x0 = (word >>> PositionBits.X_SHIFT) & PositionBits.X_MASK;
     const y0 = (word >>> PositionBits.Y_SHIFT) & PositionBits.Y_MASK;

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { COLORMAP_RGB, COLORMAP_SIZE, NO_WARP_RGB } from '../../analysis/screen-colormap.js';
 import { busiestTargetDraw, drawSet, footprintExtent, imageSize, positionedWarpsPerDraw, screenColumns, type ScreenColumns } from '../../analysis/screen-columns.js';
 import { metricDomain, metricValues, screenLegend } from '../../analysis/screen-metric.js';
-import { screenOrder, startedBy, type ScreenOrder } from '../../analysis/screen-order.js';
+import { orderSpan, screenOrder, startedBy, type ScreenOrder } from '../../analysis/screen-order.js';
 import { rowAtPixel, rowsInRect } from '../../analysis/screen-query.js';
 import { colorizePixels, NO_ENTRY, rasterizeOrder, screenImage } from '../../analysis/screen-raster.js';
 import { NO_POSITION, packPosition, unpackPosition } from '../../shared-schema/position.js';
@@ -42,11 +42,15 @@ test('the order holds every positioned warp of the selected draws, by start time
   let expected = 0;
   for (let r = 0; r < cols.count; r++) if (cols.position[r] !== NO_POSITION && cols.draw[r] === 2) expected++;
   assert.equal(order.rows.length, expected);
+  let lastEnd = -Infinity;
   for (let k = 0; k < order.rows.length; k++) {
     assert.equal(cols.draw[order.rows[k]!], 2);
     assert.equal(order.startNs[k], cols.startNs[order.rows[k]!]);
+    assert.equal(order.endNs[k], cols.startNs[order.rows[k]!]! + cols.durationNs[order.rows[k]!]!);
+    lastEnd = Math.max(lastEnd, order.endNs[k]!);
     if (k > 0) assert.ok(order.startNs[k - 1]! <= order.startNs[k]!);
   }
+  assert.deepEqual(orderSpan(order), { startNs: order.startNs[0], endNs: lastEnd });
 });
 
 test('each pixel shows the covering warp that started last, up to the time cutoff', () => {
