@@ -80,6 +80,12 @@ describe('screen panel', () => {
     assertSamePixels(canvasPixels(panel), expected(panel, 'sm').image.rgba, 'sm');
     const box = panel.canvas!.getBoundingClientRect();
     assert(Math.abs(box.width / box.height - W / H) < 0.02, `the image keeps the target's aspect (${box.width} x ${box.height})`);
+    // Taken out of the page and put back, it makes its images again (its worker was stopped).
+    panel.remove();
+    const before = panel.image;
+    document.body.append(panel);
+    await waitFor('a new image after re-connecting', () => panel.image !== before);
+    assertSamePixels(canvasPixels(panel), expected(panel, 'sm').image.rgba, 'sm again');
   });
 
   it('follows the selected draw; the time slider at t shows only warps started by t', async () => {

@@ -83,6 +83,12 @@ export class WtScreenPanel extends LitElement {
     this.error = null;
   }
 
+  override connectedCallback(): void {
+    super.connectedCallback();
+    // Back in the page after a removal (which stopped the worker): send the trace again.
+    if (this.hasUpdated && this.trace !== null && !this.hidden && this.client.setTrace(this.trace)) void this.requestImage();
+  }
+
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     this.stopPlaying();
