@@ -28,6 +28,8 @@ export interface CaptureSelection {
   readonly capacity: number | null;
   /** One fragment warp in N records (WARPTRACE_SAMPLE_FS); null or absent: every warp. */
   readonly sampleFs?: number | null;
+  /** Stages whose warps record a screen position ('fs', 'fs,cs', 'none'; WARPTRACE_POSITIONS); null or absent: the instrumenter's default (fragment). */
+  readonly positions?: string | null;
 }
 
 export interface LayerEnvironmentInput {
@@ -38,7 +40,7 @@ export interface LayerEnvironmentInput {
 }
 
 /** The WARPTRACE_* selection variables; inherited values are dropped so the command line alone decides. */
-const SELECTION_VARIABLES = ['WARPTRACE_FRAME', 'WARPTRACE_SUBMITS', 'WARPTRACE_TRIGGER', 'WARPTRACE_STAGES', 'WARPTRACE_DRAWS', 'WARPTRACE_CAPACITY', 'WARPTRACE_SAMPLE_FS'] as const;
+const SELECTION_VARIABLES = ['WARPTRACE_FRAME', 'WARPTRACE_SUBMITS', 'WARPTRACE_TRIGGER', 'WARPTRACE_STAGES', 'WARPTRACE_DRAWS', 'WARPTRACE_CAPACITY', 'WARPTRACE_SAMPLE_FS', 'WARPTRACE_POSITIONS'] as const;
 
 /** `base` (the CLI's environment) with the layer's variables set. */
 export function layerEnvironment(base: NodeJS.ProcessEnv, input: LayerEnvironmentInput): NodeJS.ProcessEnv {
@@ -57,6 +59,7 @@ export function layerEnvironment(base: NodeJS.ProcessEnv, input: LayerEnvironmen
   if (s.draws !== null) env['WARPTRACE_DRAWS'] = s.draws;
   if (s.capacity !== null) env['WARPTRACE_CAPACITY'] = String(s.capacity);
   if (s.sampleFs !== undefined && s.sampleFs !== null) env['WARPTRACE_SAMPLE_FS'] = String(s.sampleFs);
+  if (s.positions !== undefined && s.positions !== null) env['WARPTRACE_POSITIONS'] = s.positions;
   return env;
 }
 

@@ -63,7 +63,7 @@ setInterval(() => {}, 1000);`,
   );
   const out = join(dir, 'out.wtrace');
   const raw = join(dir, 'kept.wtraw');
-  const r = run(['capture', '--exit-after', '--frame', '5', '--stages', 'fs,VS', '--draws', 'GBuffer*', '--sample-fs', '8', '--raw', raw, '-o', out, '--', process.execPath, app, '--help']);
+  const r = run(['capture', '--exit-after', '--frame', '5', '--stages', 'fs,VS', '--draws', 'GBuffer*', '--sample-fs', '8', '--positions', 'cs,FS', '--raw', raw, '-o', out, '--', process.execPath, app, '--help']);
   assert.equal(r.code, 0, r.err);
   assert.equal(existsSync(marker), true, 'the app got SIGTERM');
   const expected = wtrawToWtrace(new Uint8Array(readFileSync(sampleRaw)));
@@ -87,6 +87,7 @@ setInterval(() => {}, 1000);`,
   assert.equal(env['WARPTRACE_STAGES'], 'vs,fs');
   assert.equal(env['WARPTRACE_DRAWS'], 'GBuffer*');
   assert.equal(env['WARPTRACE_SAMPLE_FS'], '8');
+  assert.equal(env['WARPTRACE_POSITIONS'], 'cs,fs');
   assert.equal(env['WARPTRACE_OUTPUT'], raw);
   assert.equal(env['WARPTRACE_SUBMITS'], undefined);
 });
@@ -130,6 +131,7 @@ test('usage errors exit 2', () => {
     [['capture', '-o', 'x.wtrace', '--timeout', 'soon', '--', 'x'], /--timeout needs a whole number/],
     [['capture', '-o', 'x.wtrace', '--sample-fs', '0', '--', 'x'], /--sample-fs needs a whole number from 1 to 65536, got "0"/],
     [['capture', '-o', 'x.wtrace', '--sample-fs', '65537', '--', 'x'], /--sample-fs needs a whole number from 1 to 65536/],
+    [['capture', '-o', 'x.wtrace', '--positions', 'fs,rgen', '--', 'x'], /--positions: expected fs, cs \(comma-separated\) or none, got "rgen"/],
     [['capture', '-o', 'x.wtrace', '--workload', 'aqt', '--', 'x'], /Unknown option '--workload'/],
     [['capture', '-o', 'x.wtrace', 'stray', '--', 'x'], /unexpected argument stray/],
   ];

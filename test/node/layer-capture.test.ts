@@ -293,9 +293,9 @@ test('vkd3d-gears (D3D12 on Vulkan, never exits by itself): draws with VS and FS
   assert.ok(trace.capture.layer !== null && trace.capture.layer.frame === FRAME, 'the trace carries the layer record');
 });
 
-test('vkd3d-gears with --draws 2..3 and --sample-fs 4: two draws keep their frame numbers, the rest write nothing, fragment warps sampled', { skip }, async () => {
+test('vkd3d-gears with --draws 2..3, --sample-fs 4 and --positions none: two draws keep their frame numbers, the rest write nothing, fragment warps sampled, no positions', { skip }, async () => {
   const out = join(dir, 'gears-range.wtrace');
-  const args = ['capture', '-o', out, '--frame', String(FRAME), '--draws', '2..3', '--sample-fs', '4', '--exit-after', '--timeout', '120', '--', 'vkd3d-gears'];
+  const args = ['capture', '-o', out, '--frame', String(FRAME), '--draws', '2..3', '--sample-fs', '4', '--positions', 'none', '--exit-after', '--timeout', '120', '--', 'vkd3d-gears'];
   const run = await warptrace(args);
   assert.equal(run.code, 0, `warptrace ${args.join(' ')}: ${describe(run)}`);
   const trace = decodeWtrace(new Uint8Array(readFileSync(out)));
@@ -310,5 +310,7 @@ test('vkd3d-gears with --draws 2..3 and --sample-fs 4: two draws keep their fram
   assert.ok((counts.get('VS') ?? 0) > 0 && (counts.get('FS') ?? 0) > 0, JSON.stringify([...counts]));
   assert.equal(trace.capture.recordsWritten, trace.capture.recordsKept, 'no record dropped');
   assert.equal(trace.capture.parameters['sampleFs'], 4);
+  assert.equal(trace.capture.parameters['positions'], 'none');
+  assert.equal(trace.warps.position, null, 'no warp records a position with --positions none');
   assert.match(skippedList(trace), /4 draws outside --draws 2\.\.3/);
 });

@@ -44,6 +44,9 @@ into OUT. The app's stdout goes to stderr, so stdout carries only the summary.
                          to cut the cost of tracing: the others still read their clocks
                          but skip the record. FS warp counts are then ~1/N of the real
                          ones; the sampled warps' times and positions are real
+  --positions LIST       warps that record their screen position: fs, cs (comma-separated)
+                         or none (default fs: fragment warps; positions cost ~10% of a
+                         light fragment-bound frame on the H100, see bench/RESULTS.md)
   --exit-after           end the app (SIGTERM, SIGKILL 3 s later) once the capture is written;
                          without it the command waits for the app to exit
   --timeout SECONDS      end the app and fail when nothing is captured in time
@@ -69,6 +72,7 @@ export async function runAppCapture(own: readonly string[], app: readonly string
     draws: { type: 'string' },
     capacity: { type: 'string' },
     'sample-fs': { type: 'string' },
+    positions: { type: 'string' },
     'exit-after': { type: 'boolean' },
     'overhead-runs': { type: 'string' },
     timeout: { type: 'string' },
@@ -94,6 +98,7 @@ export async function runAppCapture(own: readonly string[], app: readonly string
     draws: values.draws === undefined ? null : parseDraws(values.draws),
     capacity,
     sampleFs: values['sample-fs'] === undefined ? null : wholeNumber(values['sample-fs'], '--sample-fs', 1, MAX_SAMPLE_FRAGMENT),
+    positions: values.positions === undefined ? null : parsePositions(values.positions),
   };
   const timeoutSeconds = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : wholeNumber(values.timeout, '--timeout', 0, 7 * 24 * 3600);
   if (values['overhead-runs'] !== undefined && values.submits === undefined) {
@@ -149,4 +154,13 @@ function parseDraws(text: string): string {
   }
   if (text === '' || text.length > 1024 || /[\u0000-\u001f\u007f]/.test(text)) throw new UsageError(`--draws needs a label glob or an index range A..B, got "${text}"`);
   return text;
+}
+
+/** --positions: 'none', or stages among fs and cs (the stages the layer traces that can record a position). */
+export function parsePositions(text: string): string {
+  const list = text.split(',').map((s) => s.trim().toLowerCase());
+  if (list.length === 1 && list[0] === 'none') return 'none';
+  const bad = list.find((s) => s !== 'fs' && s !== 'cs');
+  if (bad !== undefined) throw new UsageError(`--positions: expected fs, cs (comma-separated) or none, got "${bad}"`);
+  return [...new Set(list)].join(',');
 }

@@ -135,6 +135,7 @@ static void finishCapture(DeviceState *device) {
   // The knobs that change what the trace holds: a sampled fragment stage has ~1/N of its warps.
   std::string params = settings().submitMode ? "{" : "{\"frame\": " + std::to_string(c.targetFrame);
   if (settings().sampleFs > 1) params += std::string(params.size() > 1 ? ", " : "") + "\"sampleFs\": " + std::to_string(settings().sampleFs);
+  if (!settings().positions.empty()) params += std::string(params.size() > 1 ? ", " : "") + "\"positions\": " + jsonString(settings().positions);
   params += "}";
   info.parametersJson = params.c_str();
   info.extraJson = extra.c_str();

@@ -63,6 +63,22 @@ static Settings read() {
     if (!parseU64(v, n) || n == 0 || n > 65536) s.problems += "WARPTRACE_SAMPLE_FS: expected 1..65536; ";
     else s.sampleFs = (uint32_t)n;
   }
+  if (const char *v = getenv("WARPTRACE_POSITIONS")) {
+    std::string list = v, json;
+    bool ok = !list.empty();
+    if (list != "none") {
+      for (size_t at = 0; ok && at <= list.size();) {
+        size_t comma = list.find(',', at);
+        std::string name = list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        if (name == "fs" || name == "cs") json += std::string(json.empty() ? "" : ", ") + (name == "fs" ? "\"FS\"" : "\"CS\"");
+        else ok = false;
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+      }
+    }
+    if (!ok) s.problems += "WARPTRACE_POSITIONS: expected fs, cs (comma-separated) or none; ";
+    else s.positions = list, s.positionJson = "[" + json + "]";
+  }
   if (const char *v = getenv("WARPTRACE_TIME_ONLY")) s.timeOnly = !strcmp(v, "1");
   if (const char *v = getenv("WARPTRACE_PLAIN_NS")) {
     char *end = nullptr;

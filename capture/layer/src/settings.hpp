@@ -21,6 +21,8 @@ struct Settings {
   uint64_t firstDraw = 0, lastDraw = 0;
   uint32_t capacity = 0;     // WARPTRACE_CAPACITY (0: the host library's default)
   uint32_t sampleFs = 1;     // WARPTRACE_SAMPLE_FS: one fragment warp in N writes a record
+  std::string positions;     // WARPTRACE_POSITIONS as given ("fs,cs", "none"); empty: the instrumenter's default
+  std::string positionJson;  // the same as the instrument request's "position" list (["FS", "CS"], [])
   bool timeOnly = false;     // WARPTRACE_TIME_ONLY=1: trace nothing, time the --submits range (the untraced baseline)
   double plainNs = 0;        // WARPTRACE_PLAIN_NS: that baseline's median GPU time, from earlier runs
   uint32_t plainRuns = 0;    // WARPTRACE_PLAIN_RUNS: how many runs it is the median of
