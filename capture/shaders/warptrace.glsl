@@ -71,30 +71,8 @@
 
 #include "warptrace_layout.glsl"
 
-// Variants, cheapest first: each adds one cost to the previous one (bench only).
-#define WT_VARIANT_CLOCK 1      // SM clock at start and end, kept alive, no memory traffic
-#define WT_VARIANT_CLOCKS 2     // + device clock
-#define WT_VARIANT_BALLOT 3     // + ballot and leader election
-#define WT_VARIANT_ATOMIC 4     // + the atomic slot allocation
-#define WT_VARIANT_RECORD 5     // + the 32-byte record as two 16-byte stores (the default)
-#define WT_VARIANT_SCALAR 6     // the record as eight 4-byte stores
-#define WT_VARIANT_RECORD16 7   // a 16-byte record, one vector store (the 2016 tool's size)
-#define WT_VARIANT_NAIVE48 8    // 48 bytes: 64-bit clocks read at start and end, broadcast, 12 stores
-#define WT_VARIANT_EARLY 9      // the record, with the slot allocated in wtBegin (latency hidden)
-#define WT_VARIANT_BALLOT_ANY 10   // BALLOT electing any active lane (helper lanes too)
-#define WT_VARIANT_BALLOT_NOSM 11  // BALLOT without reading the SM builtins
-#define WT_VARIANT_RECORD_ANY 12   // RECORD electing any active lane (a helper's record would be lost)
-#define WT_VARIANT_SHARDED 13      // RECORD with one counter per SM (another buffer layout; cost only)
-#define WT_VARIANT_SAMPLED 14      // RECORD for one warp in eight (hash of the start clock); clocks always
-#define WT_VARIANT_HELPER 15       // CLOCKS + the helper-lane test
-#define WT_VARIANT_SMID 16         // CLOCKS + reading gl_SMIDNV / gl_WarpIDNV
-#define WT_VARIANT_LEAN 17         // RECORD with the device clock, ids and draw id read by the leader only
-#define WT_VARIANT_DEP 18          // RECORD whose atomic operand depends on both clocks (no clock read after it)
-#define WT_VARIANT_DEVFIRST 19     // RECORD reading the device clock before the SM end clock
-#define WT_VARIANT_DEVFIRST_DEP 20 // both
-#define WT_VARIANT_HDRCAP 21       // RECORD bounded by the header's capacity word instead of the array length
-#define WT_VARIANT_NOCHECK 22      // RECORD without a capacity test (unsafe; cost only)
-#define WT_VARIANT_NODRAW 23       // RECORD without the draw-id uniform load (cost only)
+// WT_VARIANT_* (bench variants, cheapest first).
+#include "warptrace_variants.glsl"
 
 #ifndef WT_ENABLE
 
@@ -240,39 +218,7 @@ void wtBegin() {
 #endif
 }
 
-#if WT_POSITION_STAGE_
-// This invocation's pixel (ray generation: launch cell; compute: grid cell).
-uvec2 wtPixel_() {
-#if defined(GL_FRAGMENT_SHADER)
-  return uvec2(gl_FragCoord.xy);
-#elif defined(GL_RAY_GENERATION_SHADER_EXT)
-  return gl_LaunchIDEXT.xy;
-#else
-  return gl_GlobalInvocationID.xy;
-#endif
-}
-
-// The box lo..hi (inclusive) packed as shared-schema/position.ts packPosition does.
-uint wtPackPosition_(uvec2 lo, uvec2 hi) {
-  if (lo.x > WT_MAX_POSITION_COORD || lo.y > WT_MAX_POSITION_COORD || hi.x < lo.x || hi.y < lo.y) return WT_NO_POSITION;
-  // The smallest e with 2^e >= span = hi - lo + 1 is findMSB(hi - lo) + 1 (0 for a span of 1).
-  uvec2 e = min(uvec2(findMSB(hi - lo) + ivec2(1)), uvec2(WT_MAX_POSITION_LOG2));
-  return (lo.x << WT_POS_X_SHIFT) | (lo.y << WT_POS_Y_SHIFT) | (e.x << WT_POS_LOG2_WIDTH_SHIFT) | (e.y << WT_POS_LOG2_HEIGHT_SHIFT);
-}
-
-// The warp's position word; every lane calls it (subgroup operations), helper lanes do not count.
-uint wtPosition_() {
-  uvec2 pixel = wtPixel_();
-#if WT_SUBGROUP
-  // Subgroup-uniform: a wide subgroup's word 3 holds lanes 32..63.
-  if (gl_SubgroupSize > 32u) return WT_NO_POSITION;
-  bool live = wtLive_();
-  return wtPackPosition_(subgroupMin(live ? pixel : uvec2(0xffffffffu)), subgroupMax(live ? pixel : uvec2(0u)));
-#else
-  return wtPackPosition_(pixel, pixel);
-#endif
-}
-#endif
+#include "warptrace_position.glsl"
 
 // Stores record `slot` (two 16-byte stores) unless it is past the buffer's end.
 void wtStore_(uint slot, uvec4 first, uvec4 second) {

@@ -1,0 +1,41 @@
+// warptrace_position.glsl: the screen position a warp records in word 3 (part of
+// warptrace.glsl, which includes it after its switches and wtLive_(); not for
+// including on its own). Packed as shared-schema/position.ts packPosition does.
+#ifndef WARPTRACE_POSITION_GLSL
+#define WARPTRACE_POSITION_GLSL
+
+#if WT_POSITION_STAGE_
+// This invocation's pixel (ray generation: launch cell; compute: grid cell).
+uvec2 wtPixel_() {
+#if defined(GL_FRAGMENT_SHADER)
+  return uvec2(gl_FragCoord.xy);
+#elif defined(GL_RAY_GENERATION_SHADER_EXT)
+  return gl_LaunchIDEXT.xy;
+#else
+  return gl_GlobalInvocationID.xy;
+#endif
+}
+
+// The box lo..hi (inclusive) packed as shared-schema/position.ts packPosition does.
+uint wtPackPosition_(uvec2 lo, uvec2 hi) {
+  if (lo.x > WT_MAX_POSITION_COORD || lo.y > WT_MAX_POSITION_COORD || hi.x < lo.x || hi.y < lo.y) return WT_NO_POSITION;
+  // The smallest e with 2^e >= span = hi - lo + 1 is findMSB(hi - lo) + 1 (0 for a span of 1).
+  uvec2 e = min(uvec2(findMSB(hi - lo) + ivec2(1)), uvec2(WT_MAX_POSITION_LOG2));
+  return (lo.x << WT_POS_X_SHIFT) | (lo.y << WT_POS_Y_SHIFT) | (e.x << WT_POS_LOG2_WIDTH_SHIFT) | (e.y << WT_POS_LOG2_HEIGHT_SHIFT);
+}
+
+// The warp's position word; every lane calls it (subgroup operations), helper lanes do not count.
+uint wtPosition_() {
+  uvec2 pixel = wtPixel_();
+#if WT_SUBGROUP
+  // Subgroup-uniform: a wide subgroup's word 3 holds lanes 32..63.
+  if (gl_SubgroupSize > 32u) return WT_NO_POSITION;
+  bool live = wtLive_();
+  return wtPackPosition_(subgroupMin(live ? pixel : uvec2(0xffffffffu)), subgroupMax(live ? pixel : uvec2(0u)));
+#else
+  return wtPackPosition_(pixel, pixel);
+#endif
+}
+#endif
+
+#endif // WARPTRACE_POSITION_GLSL
