@@ -6,6 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { stageOfShaderFile } from '../../capture/capture-run/shaders.js';
 import { repoPath } from './paths.js';
 
 const run = promisify(execFile);
@@ -41,22 +42,6 @@ export function validationEnv(version: string): string {
   }
 }
 
-const STAGE_OF_EXTENSION: Record<string, string> = {
-  vert: 'VS',
-  tesc: 'TCS',
-  tese: 'TES',
-  geom: 'GS',
-  frag: 'FS',
-  comp: 'CS',
-  task: 'TASK',
-  mesh: 'MESH',
-  rgen: 'RAYGEN',
-  rahit: 'ANY_HIT',
-  rchit: 'CLOSEST_HIT',
-  rmiss: 'MISS',
-  rint: 'INTERSECTION',
-  rcall: 'CALLABLE',
-};
 /** The graphics and compute stages every SPIR-V version has (ray tracing needs 1.4, mesh shaders 1.4 or NV). */
 export const CLASSIC_STAGE_NAMES = ['VS', 'TCS', 'TES', 'GS', 'FS', 'CS'];
 
@@ -92,8 +77,7 @@ export async function compileCorpus(stages?: readonly string[]): Promise<CorpusM
   const jobs: { source: string; stage: string; env: string; spirv: string; hlsl: boolean }[] = [];
   for (const source of readdirSync(dir).sort()) {
     const hlsl = source.endsWith('.hlsl');
-    const ext = (hlsl ? source.slice(0, -5) : source).split('.').pop()!;
-    const stage = STAGE_OF_EXTENSION[ext];
+    const stage = stageOfShaderFile(hlsl ? source.slice(0, -5) : source);
     if (stage === undefined || (stages !== undefined && !stages.includes(stage))) continue;
     const text = readFileSync(join(dir, source), 'utf8');
     const declared = /^\/\/ targets: (.*)$/m.exec(text)?.[1]?.split(/\s+/);
