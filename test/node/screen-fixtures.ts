@@ -5,19 +5,8 @@
  * cover a target draw after draw.
  */
 import { packPosition, NO_POSITION } from '../../shared-schema/position.js';
+import { makeRandom } from '../../shared-schema/synthetic.js';
 import type { ScreenColumns } from '../../analysis/screen-columns.js';
-
-/** Deterministic PRNG (mulberry32) so failures reproduce. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface RandomScreenSpec {
   readonly warps: number;
@@ -34,7 +23,7 @@ export interface RandomScreenSpec {
 
 /** Random warps: footprints up to 16 × 16 px placed anywhere (some reaching past the target's edge), a few without SM id. */
 export function randomScreenColumns(spec: RandomScreenSpec): ScreenColumns {
-  const rnd = prng(spec.seed);
+  const rnd = makeRandom(spec.seed);
   const n = spec.warps;
   const step = spec.startStepNs ?? 1;
   const sms = Array.from({ length: spec.sms }, (_, i) => i);
