@@ -33,9 +33,9 @@
  * 1/16 ns are rounded, as in the JSON export. They are ≥ 0, as uint64 needs:
  * the model has no warp before the capture origin (buildTrace refuses one).
  */
-import { UNKNOWN_SLOT, UNKNOWN_SM, type Trace } from '../../shared-schema/model.js';
+import { UNKNOWN_SM, type Trace } from '../../shared-schema/model.js';
 import { STAGES, STAGE_COUNT } from '../../shared-schema/stages.js';
-import { EXTRA_LANES, LanePool, MAX_LANES } from './perfetto.js';
+import { MAX_LANES, WarpLanes, laneName } from './warp-lanes.js';
 import { drawSpans, isAncestor, laneEvents, regionSpans, spanLanes, type Span } from './perfetto-spans.js';
 import { ProtoBuffer, put, size, utf8Bytes } from './protobuf.js';
 
@@ -177,13 +177,10 @@ export function* perfettoProtoChunks(trace: Trace, options: PerfettoProtoOptions
 
   const laneSeq = new Uint32Array(MAX_LANES); // 0: lane not started on this SM
   const laneLast = new Float64Array(MAX_LANES); // the incremental clock's value
-  const laneEnd = new Float64Array(MAX_LANES); // latest end, for the overlap check
   const laneNames: (Map<number, number> | undefined)[] = new Array(MAX_LANES);
-  const pool = new LanePool();
+  const warpLanes = new WarpLanes();
   let nextLaneUuid = 2;
   let lanes = 0;
-  let slotOverlaps = 0;
-  let forcedOverlaps = 0;
   const { sm: groupSm, offsets } = w.smGroups;
   for (let g = 0; g < groupSm.length; g++) {
     const sm = groupSm[g]!;
@@ -193,35 +190,21 @@ export function* perfettoProtoChunks(trace: Trace, options: PerfettoProtoOptions
     laneSeq.fill(0);
     // Sequence ids restart on each SM (its lanes' sequences start with a state clear): ids below 128 cost 1 byte per packet.
     let nextSeq = GLOBAL_SEQ + 1;
-    laneEnd.fill(-Infinity);
     laneNames.fill(undefined);
-    pool.reset(EXTRA_LANES, MAX_LANES);
+    warpLanes.startSm();
     const tidBase = (g + 1) * MAX_LANES;
     for (let i = offsets[g]!, last = offsets[g + 1]!; i < last; i++) {
       const s = Math.round(startNs[i]!);
       const e = Math.round(startNs[i]! + durationNs[i]!);
       const slot = warpSlot[i]!;
-      let lane: number;
-      let forced = false;
-      if (slot !== UNKNOWN_SLOT && laneEnd[slot]! <= s) {
-        lane = slot;
-      } else {
-        if (slot !== UNKNOWN_SLOT) slotOverlaps++;
-        lane = pool.take(s, e);
-        if (lane < 0) {
-          lane = MAX_LANES - 1;
-          forced = true;
-          forcedOverlaps++;
-        }
-      }
-      laneEnd[lane] = Math.max(laneEnd[lane]!, e);
+      const lane = warpLanes.assign(slot, s, e);
+      const forced = warpLanes.forced;
       let seq = laneSeq[lane]!;
       if (seq === 0) {
         seq = laneSeq[lane] = nextSeq++;
         lanes++;
-        const name = lane < EXTRA_LANES ? `${smName} / slot ${lane}` : slot === UNKNOWN_SLOT ? `${smName} / lane ${lane - EXTRA_LANES}` : `${smName} / extra ${lane - EXTRA_LANES}`;
         const uuid = nextLaneUuid++;
-        threadTrack(uuid, pid, tidBase + lane, name);
+        threadTrack(uuid, pid, tidBase + lane, laneName(smName, lane, slot));
         startSequence(out, seq, uuid);
         laneLast[lane] = 0;
         laneNames[lane] = new Map();
@@ -275,7 +258,7 @@ export function* perfettoProtoChunks(trace: Trace, options: PerfettoProtoOptions
     }
   }
   if (out.pos > 0) yield flush();
-  return { warps: w.count, lanes, slotOverlaps, forcedOverlaps, internedNames, bytes };
+  return { warps: w.count, lanes, slotOverlaps: warpLanes.slotOverlaps, forcedOverlaps: warpLanes.forcedOverlaps, internedNames, bytes };
 }
 
 /**

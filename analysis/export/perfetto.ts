@@ -19,9 +19,10 @@
  */
 import { popcount32 } from '../../shared-schema/columns.js';
 import { maxOf } from '../../shared-schema/extent.js';
-import { UNKNOWN_SLOT, UNKNOWN_SM, type Trace } from '../../shared-schema/model.js';
+import { UNKNOWN_SM, type Trace } from '../../shared-schema/model.js';
 import { STAGES } from '../../shared-schema/stages.js';
 import type { AnalysisSummary, Finding } from '../summary.js';
+import { MAX_LANES, WarpLanes, laneName } from './warp-lanes.js';
 
 export interface PerfettoOptions {
   /** Adds the Draws and Findings tracks. */
@@ -43,10 +44,6 @@ export interface PerfettoStats {
   readonly forcedOverlaps: number;
 }
 
-/** Lanes per SM: thread ids are (group + 1) × MAX_LANES + lane, unique and below 2^32. */
-export const MAX_LANES = 4096;
-/** First lane for warps that cannot use their slot's lane. */
-export const EXTRA_LANES = 256;
 const DRAWS_PID = 70000;
 const FINDINGS_PID = 70001;
 const DRAWS_TID_BASE = 300_000_000;
@@ -101,12 +98,9 @@ export function* perfettoJsonChunks(trace: Trace, options: PerfettoOptions = {})
   const drawArgs = trace.draws.map((d) =>
     withLabels && d.label !== '' ? `"args":{"draw":${d.index},"drawLabel":${JSON.stringify(d.label)},` : `"args":{"draw":${d.index},`,
   );
-  const laneEnd = new Float64Array(MAX_LANES);
   const laneNamed = new Uint8Array(MAX_LANES);
-  const pool = new LanePool();
+  const warpLanes = new WarpLanes();
   let lanes = 0;
-  let slotOverlaps = 0;
-  let forcedOverlaps = 0;
   const { sm: groupSm, offsets } = w.smGroups;
   for (let g = 0; g < groupSm.length; g++) {
     const sm = groupSm[g]!;
@@ -114,32 +108,19 @@ export function* perfettoJsonChunks(trace: Trace, options: PerfettoOptions = {})
     const smName = sm === UNKNOWN_SM ? 'SM unknown' : `SM ${sm}`;
     meta('process_name', pid, 0, smName);
     meta('process_sort_index', pid, 0, sm + 10);
-    laneEnd.fill(-Infinity);
     laneNamed.fill(0);
-    pool.reset(EXTRA_LANES, MAX_LANES);
+    warpLanes.startSm();
     const tidBase = (g + 1) * MAX_LANES;
     for (let i = offsets[g]!, last = offsets[g + 1]!; i < last; i++) {
       const s = Math.round(startNs[i]!);
       const e = Math.round(startNs[i]! + durationNs[i]!);
       const slot = warpSlot[i]!;
-      let lane: number;
-      if (slot !== UNKNOWN_SLOT && laneEnd[slot]! <= s) {
-        lane = slot;
-      } else {
-        if (slot !== UNKNOWN_SLOT) slotOverlaps++;
-        lane = pool.take(s, e);
-        if (lane < 0) {
-          lane = MAX_LANES - 1;
-          forcedOverlaps++;
-        }
-      }
-      laneEnd[lane] = Math.max(laneEnd[lane]!, e);
+      const lane = warpLanes.assign(slot, s, e);
       const tid = tidBase + lane;
       if (laneNamed[lane] === 0) {
         laneNamed[lane] = 1;
         lanes++;
-        const name = lane < EXTRA_LANES ? `${smName} / slot ${lane}` : slot === UNKNOWN_SLOT ? `${smName} / lane ${lane - EXTRA_LANES}` : `${smName} / extra ${lane - EXTRA_LANES}`;
-        meta('thread_name', pid, tid, name);
+        meta('thread_name', pid, tid, laneName(smName, lane, slot));
         meta('thread_sort_index', pid, tid, lane);
       }
       let lanesActive = popcount32(activeMask[i]!);
@@ -154,7 +135,7 @@ export function* perfettoJsonChunks(trace: Trace, options: PerfettoOptions = {})
   const rest = flush();
   if (rest !== null) yield rest;
   yield '\n]}\n';
-  return { warps: w.count, lanes, slotOverlaps, forcedOverlaps };
+  return { warps: w.count, lanes, slotOverlaps: warpLanes.slotOverlaps, forcedOverlaps: warpLanes.forcedOverlaps };
 }
 
 /** The Draws and Findings processes, from an analysis summary. */
@@ -292,69 +273,3 @@ class MinHeap {
     return top;
   }
 }
-
-/** Extra lanes of one SM: reuse the lane that frees up first (min-heap on lane end). */
-export class LanePool {
-  private ends = new Float64Array(64);
-  private ids = new Uint32Array(64);
-  private size = 0;
-  private next = 0;
-  private limit = 0;
-
-  reset(firstLane: number, limit: number): void {
-    this.size = 0;
-    this.next = firstLane;
-    this.limit = limit;
-  }
-
-  /** A lane free at `start` (reserved until `end`), or -1 when out of lanes. */
-  take(start: number, end: number): number {
-    if (this.size > 0 && this.ends[0]! <= start) {
-      const lane = this.ids[0]!;
-      this.replaceTop(end, lane);
-      return lane;
-    }
-    if (this.next >= this.limit - 1) return -1;
-    const lane = this.next++;
-    this.push(end, lane);
-    return lane;
-  }
-
-  private push(end: number, id: number): void {
-    if (this.size === this.ends.length) {
-      const ends = new Float64Array(this.size * 2);
-      ends.set(this.ends);
-      const ids = new Uint32Array(this.size * 2);
-      ids.set(this.ids);
-      this.ends = ends;
-      this.ids = ids;
-    }
-    let i = this.size++;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (this.ends[p]! <= end) break;
-      this.ends[i] = this.ends[p]!;
-      this.ids[i] = this.ids[p]!;
-      i = p;
-    }
-    this.ends[i] = end;
-    this.ids[i] = id;
-  }
-
-  private replaceTop(end: number, id: number): void {
-    const n = this.size;
-    let i = 0;
-    for (;;) {
-      let c = 2 * i + 1;
-      if (c >= n) break;
-      if (c + 1 < n && this.ends[c + 1]! < this.ends[c]!) c++;
-      if (this.ends[c]! >= end) break;
-      this.ends[i] = this.ends[c]!;
-      this.ids[i] = this.ids[c]!;
-      i = c;
-    }
-    this.ends[i] = end;
-    this.ids[i] = id;
-  }
-}
-
