@@ -12,7 +12,7 @@ import { ModuleEditor, Section } from '../../capture/spirv/module.js';
 import { CUSTOM_ID_SOURCES, customIdsFor, INSTRUMENTED_STAGES, targetOptions, type CustomIdSource, type InstrumentOptions } from '../../capture/spirv/options.js';
 import { BuiltIn, Decoration, Op, StorageClass } from '../../capture/spirv/spec.js';
 import { RecordFlag, RecordWord, RAW_UNKNOWN_SLOT, RAW_UNKNOWN_SM, packIds, Stage } from '../../shared-schema/index.js';
-import { compileCorpus, compileCorpusFile, compileGlsl, pool, spirvAs, spirvLink, spirvVal, validationEnv, type CorpusModule } from './spirv-tools.js';
+import { compileCorpus, legacy, compileCorpusFile, compileGlsl, pool, spirvAs, spirvLink, spirvVal, validationEnv, type CorpusModule } from './spirv-tools.js';
 
 let corpus: CorpusModule[] = [];
 before(async () => {
@@ -21,7 +21,6 @@ before(async () => {
 
 const nvidia = targetOptions('nvidia');
 const lavapipe = targetOptions('lavapipe');
-const legacy = (m: CorpusModule) => Number(m.spirv.split('.')[1]) < 3;
 
 interface Outcome {
   module: CorpusModule;

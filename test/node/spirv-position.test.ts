@@ -19,7 +19,7 @@ import { ModuleEditor, Section } from '../../capture/spirv/module.js';
 import { checkOptions, targetOptions, type InstrumentOptions } from '../../capture/spirv/options.js';
 import { BuiltIn, Capability, Decoration, Op } from '../../capture/spirv/spec.js';
 import { MAX_POSITION_COORD, PackedIds, RecordFlag, RecordWord } from '../../shared-schema/index.js';
-import { compileCorpus, pool, spirvVal, validationEnv, workDir, type CorpusModule } from './spirv-tools.js';
+import { compileCorpus, legacy, pool, spirvVal, validationEnv, workDir, type CorpusModule } from './spirv-tools.js';
 import { repoPath } from './paths.js';
 
 let corpus: CorpusModule[] = [];
@@ -30,7 +30,6 @@ before(async () => {
 const nvidia = targetOptions('nvidia');
 const lavapipe = targetOptions('lavapipe');
 const positioned = (m: CorpusModule) => m.stage === 'FS' || m.stage === 'RAYGEN' || m.stage === 'CS';
-const legacy = (m: CorpusModule) => Number(m.spirv.split('.')[1]) < 3;
 
 function wrapperBody(module: ReturnType<typeof instrumentSpirv>['module']): Instruction[] {
   const editor = new ModuleEditor(module);

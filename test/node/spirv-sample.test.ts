@@ -19,7 +19,7 @@ import { ModuleEditor } from '../../capture/spirv/module.js';
 import { checkOptions, INSTRUMENTED_STAGES, targetOptions, type InstrumentOptions } from '../../capture/spirv/options.js';
 import { Op } from '../../capture/spirv/spec.js';
 import { repoPath } from './paths.js';
-import { compileCorpus, pool, spirvVal, validationEnv, workDir, type CorpusModule } from './spirv-tools.js';
+import { compileCorpus, legacy, pool, spirvVal, validationEnv, workDir, type CorpusModule } from './spirv-tools.js';
 
 let corpus: CorpusModule[] = [];
 before(async () => {
@@ -28,7 +28,6 @@ before(async () => {
 
 const nvidia = targetOptions('nvidia');
 const lavapipe = targetOptions('lavapipe');
-const legacy = (m: CorpusModule) => Number(m.spirv.split('.')[1]) < 3;
 
 async function validateAll(modules: readonly CorpusModule[], config: string, options: InstrumentOptions): Promise<string[]> {
   const bad = await pool(modules, 2, async (m) => {

@@ -55,6 +55,9 @@ export interface CorpusModule {
   readonly bytes: Uint8Array;
 }
 
+/** SPIR-V before 1.3: subgroup operations only through the legacy extensions. */
+export const legacy = (m: CorpusModule): boolean => Number(m.spirv.split('.')[1]) < 3;
+
 /** Runs async jobs with at most `limit` at once (CI has 2 cores). */
 export async function pool<T, R>(items: readonly T[], limit: number, job: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array<R>(items.length);

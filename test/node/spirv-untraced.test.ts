@@ -21,7 +21,7 @@ import { instrumentSpirv } from '../../capture/spirv/instrument.js';
 import { ModuleEditor } from '../../capture/spirv/module.js';
 import { INSTRUMENTED_STAGES, targetOptions, type InstrumentOptions } from '../../capture/spirv/options.js';
 import { BuiltIn, Decoration, Op } from '../../capture/spirv/spec.js';
-import { compileCorpus, workDir, type CorpusModule } from './spirv-tools.js';
+import { compileCorpus, legacy, workDir, type CorpusModule } from './spirv-tools.js';
 
 let corpus: CorpusModule[] = [];
 before(async () => {
@@ -30,7 +30,6 @@ before(async () => {
 
 const nvidia = targetOptions('nvidia');
 const lavapipe = targetOptions('lavapipe');
-const legacy = (m: CorpusModule) => Number(m.spirv.split('.')[1]) < 3;
 
 /** Opcodes of the record code that an untraced draw must skip. */
 const RECORD_CODE = new Set<number>([
