@@ -3,7 +3,7 @@
  * time base; dropped records and unknown SM ids limit what the numbers mean.
  * Said next to the results, never silently.
  */
-import { ALIGNED_RESIDUAL_NS } from '../shared-schema/calibration-record.js';
+import { residualsWithinStep } from '../shared-schema/calibration-record.js';
 import { drawBoundsOfTrace } from '../shared-schema/draw-bounds.js';
 import { formatNs } from './format.js';
 import { UNKNOWN_SM, type Trace } from '../shared-schema/model.js';
@@ -33,8 +33,7 @@ export function crossSmUncertaintyNs(trace: Trace, outsideDraws: boolean): numbe
   const crossCheck = cal.quality?.crossCheck;
   if (cal.method !== 'per-sm-fit' || outsideDraws || crossCheck === undefined || crossCheck.failed === 0) return Infinity;
   // The decoder's other conditions for 'aligned', read back from the stored segments.
-  const step = Math.max(trace.device.clocks.deviceClockGranularityNs ?? 0, ALIGNED_RESIDUAL_NS);
-  const residualsFit = cal.perSm.every((c) => c.residualRmsNs <= step);
+  const residualsFit = residualsWithinStep(cal.perSm, trace.device.clocks.deviceClockGranularityNs ?? 0);
   const rateFitted = trace.device.clocks.smClockRateHz !== null && cal.perSm.some((c) => c.fit !== 'rebased');
   return residualsFit && rateFitted && Number.isFinite(crossCheck.worstNs) ? crossCheck.worstNs : Infinity;
 }

@@ -10,6 +10,12 @@ import { formatNs } from './units.js';
 /** Residuals up to max(granularity, this) still count as aligned. */
 export const ALIGNED_RESIDUAL_NS = 8;
 
+/** Whether every segment's kept residuals stay within the device clock's step (or ALIGNED_RESIDUAL_NS): one condition of 'aligned'. */
+export function residualsWithinStep(perSm: readonly SmCalibration[], granularityNs: number): boolean {
+  const limit = Math.max(granularityNs, ALIGNED_RESIDUAL_NS);
+  return perSm.every((c) => c.residualRmsNs <= limit);
+}
+
 /**
  * The calibration record of per-sm-fit, from every segment's entry and the
  * quality measured over all samples. Aligned when some SM had a slope of its
@@ -17,9 +23,8 @@ export const ALIGNED_RESIDUAL_NS = 8;
  * cross-check passes (the draws' timestamps are checked after: withDrawBounds).
  */
 export function perSmCalibration(perSm: SmCalibration[], granularityNs: number, anySlope: boolean, smClockRateHz: number | null, quality: CalibrationQuality): Calibration {
-  const limit = Math.max(granularityNs, ALIGNED_RESIDUAL_NS);
   const worstRms = perSm.reduce((m, c) => Math.max(m, c.residualRmsNs), 0);
-  const residualsFit = perSm.every((c) => c.residualRmsNs <= limit);
+  const residualsFit = residualsWithinStep(perSm, granularityNs);
   const { crossCheck } = quality;
   const aligned = anySlope && residualsFit && crossCheck.failed === 0;
   const sms = new Set(perSm.map((c) => c.sm)).size;
