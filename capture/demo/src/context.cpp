@@ -147,6 +147,8 @@ static VkShaderStageFlagBits stageOf(const std::string &file) {
   if (ends(".geom")) return VK_SHADER_STAGE_GEOMETRY_BIT;
   if (ends(".frag")) return VK_SHADER_STAGE_FRAGMENT_BIT;
   if (ends(".comp")) return VK_SHADER_STAGE_COMPUTE_BIT;
+  if (ends(".task")) return VK_SHADER_STAGE_TASK_BIT_EXT;
+  if (ends(".mesh")) return VK_SHADER_STAGE_MESH_BIT_EXT;
   fatal("internal: no stage for %s", file.c_str());
 }
 
@@ -161,12 +163,14 @@ static VkShaderModule moduleFor(Context &ctx, const std::string &dir, const std:
 
 VkPipeline Context::graphics(const std::string &dir, const GraphicsPipelineDesc &desc) {
   std::vector<VkPipelineShaderStageCreateInfo> stages;
+  bool meshShaded = false;
   for (const std::string &file : desc.shaders) {
     VkPipelineShaderStageCreateInfo s{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
     s.stage = stageOf(file);
     s.module = moduleFor(*this, dir, file);
     s.pName = "main";
     stages.push_back(s);
+    meshShaded = meshShaded || s.stage == VK_SHADER_STAGE_MESH_BIT_EXT;
   }
   VkPipelineVertexInputStateCreateInfo vertexInput{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
   VkPipelineInputAssemblyStateCreateInfo assembly{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
@@ -206,8 +210,9 @@ VkPipeline Context::graphics(const std::string &dir, const GraphicsPipelineDesc 
   if (gpu.executableStats) ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   ci.stageCount = static_cast<uint32_t>(stages.size());
   ci.pStages = stages.data();
-  ci.pVertexInputState = &vertexInput;
-  ci.pInputAssemblyState = &assembly;
+  // A mesh shader makes its own primitives: no vertex input or input assembly.
+  ci.pVertexInputState = meshShaded ? nullptr : &vertexInput;
+  ci.pInputAssemblyState = meshShaded ? nullptr : &assembly;
   ci.pTessellationState = desc.patchControlPoints ? &tess : nullptr;
   ci.pViewportState = &viewport;
   ci.pRasterizationState = &raster;
@@ -215,7 +220,7 @@ VkPipeline Context::graphics(const std::string &dir, const GraphicsPipelineDesc 
   ci.pDepthStencilState = &depthState;
   ci.pColorBlendState = &blend;
   ci.pDynamicState = &dynamic;
-  ci.layout = layout;
+  ci.layout = desc.layout != VK_NULL_HANDLE ? desc.layout : layout;
   VkPipeline pipeline;
   VkResult r = vkCreateGraphicsPipelines(gpu.device, VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline);
   if (r != VK_SUCCESS) fatal("the driver could not build the pipeline of %s/%s... (VkResult %d)", dir.c_str(), desc.shaders[0].c_str(), r);

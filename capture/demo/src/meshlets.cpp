@@ -10,7 +10,6 @@ namespace {
 
 const VkShaderStageFlags kPushStages = VK_SHADER_STAGE_TASK_BIT_EXT | VK_SHADER_STAGE_MESH_BIT_EXT | VK_SHADER_STAGE_FRAGMENT_BIT;
 const char *const kShaderFiles[] = {"meshlets.task", "meshlets.mesh", "shade.frag"};
-const VkShaderStageFlagBits kShaderStages[] = {VK_SHADER_STAGE_TASK_BIT_EXT, VK_SHADER_STAGE_MESH_BIT_EXT, VK_SHADER_STAGE_FRAGMENT_BIT};
 
 /* The pipeline layout (push constants reach task and mesh shaders) and the draw entry point, per Context. */
 struct MeshState {
@@ -38,63 +37,12 @@ std::shared_ptr<MeshState> createState(Context &ctx) {
   return s;
 }
 
+/* The task + mesh + fragment pipeline, on the state's layout (push constants reach task and mesh shaders). */
 VkPipeline createPipeline(MeshState &s, const std::string &dir) {
-  Context &ctx = *s.ctx;
-  std::vector<VkPipelineShaderStageCreateInfo> stages;
-  for (size_t i = 0; i < 3; i++) {
-    std::string path = dir + "/" + kShaderFiles[i] + ".spv";
-    auto it = ctx.modules.find(path);
-    VkShaderModule module = it != ctx.modules.end() ? it->second : (ctx.modules[path] = loadShaderModule(ctx.gpu, path));
-    VkPipelineShaderStageCreateInfo st{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-    st.stage = kShaderStages[i];
-    st.module = module;
-    st.pName = "main";
-    stages.push_back(st);
-  }
-  VkPipelineViewportStateCreateInfo viewport{VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
-  viewport.viewportCount = 1;
-  viewport.scissorCount = 1;
-  VkPipelineRasterizationStateCreateInfo raster{VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
-  raster.polygonMode = VK_POLYGON_MODE_FILL;
-  raster.cullMode = VK_CULL_MODE_NONE;
-  raster.lineWidth = 1.0f;
-  VkPipelineMultisampleStateCreateInfo multisample{VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
-  multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
-  VkPipelineDepthStencilStateCreateInfo depth{VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
-  depth.depthTestEnable = VK_TRUE;
-  depth.depthWriteEnable = VK_TRUE;
-  depth.depthCompareOp = VK_COMPARE_OP_LESS_OR_EQUAL;
-  VkPipelineColorBlendAttachmentState attachment{};
-  attachment.colorWriteMask = 0xf;
-  VkPipelineColorBlendStateCreateInfo blend{VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
-  blend.attachmentCount = 1;
-  blend.pAttachments = &attachment;
-  VkDynamicState dynamics[2] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
-  VkPipelineDynamicStateCreateInfo dynamic{VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO};
-  dynamic.dynamicStateCount = 2;
-  dynamic.pDynamicStates = dynamics;
-  VkPipelineRenderingCreateInfo rendering{VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO};
-  rendering.colorAttachmentCount = 1;
-  rendering.pColorAttachmentFormats = &ctx.color.format;
-  rendering.depthAttachmentFormat = ctx.depth.format;
-
-  // No vertex input or input assembly: the mesh shader makes the primitives.
-  VkGraphicsPipelineCreateInfo ci{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
-  ci.pNext = &rendering;
-  ci.stageCount = static_cast<uint32_t>(stages.size());
-  ci.pStages = stages.data();
-  ci.pViewportState = &viewport;
-  ci.pRasterizationState = &raster;
-  ci.pMultisampleState = &multisample;
-  ci.pDepthStencilState = &depth;
-  ci.pColorBlendState = &blend;
-  ci.pDynamicState = &dynamic;
-  ci.layout = s.layout;
-  VkPipeline pipeline;
-  VkResult r = vkCreateGraphicsPipelines(ctx.gpu.device, VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline);
-  if (r != VK_SUCCESS) fatal("the driver could not build the mesh pipeline of %s (VkResult %d)", dir.c_str(), r);
-  ctx.pipelines.push_back(pipeline);
-  return pipeline;
+  GraphicsPipelineDesc desc;
+  desc.shaders = {std::begin(kShaderFiles), std::end(kShaderFiles)};
+  desc.layout = s.layout;
+  return s.ctx->graphics(dir, desc);
 }
 
 class MeshletDraw : public Workload {

@@ -42,6 +42,7 @@ struct GraphicsPipelineDesc {
   VkPrimitiveTopology topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
   uint32_t patchControlPoints = 0;
   bool depthTest = true;
+  VkPipelineLayout layout = VK_NULL_HANDLE;  // VK_NULL_HANDLE: the context's layout
 };
 
 class Frame;
