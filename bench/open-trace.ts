@@ -44,14 +44,18 @@ export interface LongTaskParts {
   readonly marks: string[];
 }
 
-/** The renderer main thread's tasks over `minMs`, from `startMark` (a performance.mark name) on. */
-export function longTasksOfTrace(path: string, startMark: string, minMs = 50): LongTaskParts[] {
+/**
+ * The renderer main thread's tasks over `minMs`, from `startMark` (a performance.mark name
+ * that names the thread) on, or from `originMark` when given and found on that thread
+ * (`navigationStart` for a page that opens a trace as it loads).
+ */
+export function longTasksOfTrace(path: string, startMark: string, minMs = 50, originMark = startMark): LongTaskParts[] {
   const parsed = JSON.parse(readFileSync(path, 'utf8')) as { traceEvents: TraceEvent[] } | TraceEvent[];
   const events = Array.isArray(parsed) ? parsed : parsed.traceEvents;
   const main = events.find((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain' && events.some((x) => x.pid === e.pid && x.tid === e.tid && x.name === startMark));
   if (main === undefined) return [];
   const onMain = events.filter((e) => e.pid === main.pid && e.tid === main.tid).sort((a, b) => a.ts - b.ts);
-  const origin = onMain.find((e) => e.name === startMark)!.ts;
+  const origin = (onMain.find((e) => e.name === originMark) ?? onMain.find((e) => e.name === startMark)!).ts;
   const marks = onMain.filter((e) => e.cat.includes('user_timing') && e.name.startsWith('warptrace:'));
   const complete = onMain.filter((e) => e.ph === 'X' && e.dur !== undefined);
   const tasks = complete.filter((e) => TASK_NAMES.has(e.name) && e.ts >= origin && e.dur! >= minMs * 1000);

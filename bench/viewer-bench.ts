@@ -9,7 +9,9 @@
  *   GPU sync (a 1-pixel readback, so software GL rasterization counts);
  * - long tasks: main-thread tasks over 50 ms (PerformanceObserver 'longtask')
  *   from open until the analysis panels show their summary (goal: none over
- *   100 ms);
+ *   100 ms), for the open on a page that is up (`openUrl`) and for the cold
+ *   open, a fresh page loading `?trace=` (cold-open.ts), where the page's own
+ *   start counts too;
  * - memory: JS heap plus ArrayBuffer backing stores after GC, before and
  *   after opening the trace, per warp.
  *
@@ -21,9 +23,10 @@ import { createReadStream, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import puppeteer, { type Page } from 'puppeteer-core';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { build, preview, type Plugin } from 'vite';
 import { encodeWtrace, synthesizeTrace } from '../shared-schema/index.js';
+import { type ColdOpenResult, coldOpen } from './cold-open.js';
 import { OPEN_TRACE_CATEGORIES, longTasksOfTrace, printLongTaskParts } from './open-trace.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -65,6 +68,8 @@ interface SizeResult {
   longTaskAt: number[];
   /** Open until the analysis panels show their summary. */
   analysedMs: number;
+  /** The same trace opened by a fresh page's ?trace= (cold-open.ts). */
+  cold: ColdOpenResult;
 }
 
 function percentile(values: readonly number[], p: number): number {
@@ -81,7 +86,7 @@ async function heapBytes(page: Page): Promise<number> {
   return usage.usedSize + (usage.backingStorageSize ?? 0);
 }
 
-async function benchSize(page: Page, url: string, warps: number, fileBytes: number): Promise<SizeResult> {
+async function benchSize(page: Page, url: string, warps: number, fileBytes: number): Promise<Omit<SizeResult, 'cold'>> {
   await page.goto(url, { waitUntil: 'load' });
   await page.waitForFunction(() => customElements.get('warptrace-app') !== undefined);
   await new Promise((r) => setTimeout(r, 500));
@@ -174,6 +179,26 @@ async function benchSize(page: Page, url: string, warps: number, fileBytes: numb
     longTaskAt: opened.longTaskAt,
     analysedMs: opened.analysedMs,
   };
+}
+
+/** The cold open in a page of its own, with its Chrome trace when --trace is given. */
+async function benchColdOpen(browser: Browser, address: string, warps: number): Promise<ColdOpenResult> {
+  const page = await browser.newPage();
+  await page.setViewport({ width, height });
+  page.on('pageerror', (e) => console.error('page error:', e));
+  const traceFile = tracePath === '' ? null : `${tracePath}.${warps}.cold.json`;
+  if (traceFile !== null) await page.tracing.start({ path: traceFile, categories: OPEN_TRACE_CATEGORIES });
+  try {
+    const result = await coldOpen(page, address, `bench-traces/synthetic-${warps}.wtrace`);
+    if (traceFile !== null) {
+      await page.tracing.stop();
+      console.log('cold open (?trace= on a fresh page), from the document\'s start:');
+      printLongTaskParts(longTasksOfTrace(traceFile, 'warptrace:open', 50, 'navigationStart'));
+    }
+    return result;
+  } finally {
+    await page.close();
+  }
 }
 
 /**
@@ -318,8 +343,9 @@ async function main(): Promise<void> {
       await page.setViewport({ width, height });
       page.on('pageerror', (e) => console.error('page error:', e));
       console.log(`benchmarking ${warps.toLocaleString('en-US')} warps…`);
-      results.push(await benchSize(page, address, warps, files.get(warps)!));
+      const warm = await benchSize(page, address, warps, files.get(warps)!);
       await page.close();
+      results.push({ ...warm, cold: await benchColdOpen(browser, address, warps) });
     }
   } finally {
     await browser.close();
@@ -367,6 +393,20 @@ function printTable(results: readonly SizeResult[], browserVersion: string): voi
     ]);
   }
   table(busy);
+  const cold: string[][] = [['warps', 'cold open (?trace=, fresh page) → first frame', '→ analysis shown', 'long tasks (> 50 ms)', 'longest', 'over 100 ms', 'all: ms @ start after the document\'s start']];
+  for (const r of results) {
+    const c = r.cold;
+    cold.push([
+      r.warps.toLocaleString('en-US'),
+      ms(c.firstFrameMs),
+      ms(c.analysedMs),
+      String(c.longTasks.length),
+      c.longTasks.length > 0 ? ms(Math.max(...c.longTasks)) : '-',
+      String(c.longTasks.filter((d) => d > 100).length),
+      c.longTasks.map((d, k) => `${d.toFixed(0)} @ ${(c.longTaskAt[k]! / 1000).toFixed(1)} s`).join(', '),
+    ]);
+  }
+  table(cold);
   const frames: string[][] = [['warps', 'session part', 'frames', 'rebuilt', 'JS p50', 'JS p95', 'JS+GPU p50', 'JS+GPU p95', 'JS+GPU max', 'rects p50 / max']];
   for (const r of results) {
     const parts = [...new Set(r.phases)].map((p) => [p, r.phases.map((q, k) => (q === p ? k : -1)).filter((k) => k >= 0)] as const);

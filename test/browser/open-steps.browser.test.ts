@@ -36,4 +36,24 @@ describe('opening a trace', () => {
     assertEqual(frames, 1, 'one frame drawn for the open');
     timeline.onFrame = null;
   });
+
+  it('where the header wraps once the trace is shown (the timeline gets shorter), the one frame of the open is drawn at the new size', async () => {
+    app = await mountApp();
+    app.style.width = '900px';
+    const opening = app.openFile(new Blob([encodeWtrace(passFrameTrace()) as BlobPart]), 'frame.wtrace');
+    const timeline = await waitFor('the timeline while loading', () => (app!.loading !== null ? app!.timeline : null));
+    await timeline.ready();
+    const loadingHeight = timeline.getBoundingClientRect().height;
+    const heights: number[] = [];
+    timeline.onFrame = () => void heights.push(timeline.screenLayout.height);
+    assert(await opening, 'opens');
+    const shownHeight = timeline.getBoundingClientRect().height;
+    assert(shownHeight < loadingHeight - 10, `the header wrapped: the timeline went from ${loadingHeight} to ${shownHeight} px`);
+    // Let a frame the resize observer would ask for come, if any.
+    await new Promise((r) => setTimeout(r, 150));
+    assertEqual(heights.length, 1, `one frame drawn for the open (drawn at ${heights.join(', ')} px)`);
+    assertEqual(heights[0], Math.floor(shownHeight), 'at the height the timeline is shown at');
+    assert(timeline.lastFrame !== null && timeline.lastFrame.rebuilt, 'that frame reports the geometry built for it (in the task before it)');
+    timeline.onFrame = null;
+  });
 });

@@ -36,6 +36,7 @@ export class TimelineElement extends LitElement implements SurfaceHost {
     highlightRows: { attribute: false },
     baseline: { attribute: false },
     showGhost: { type: Boolean, attribute: false },
+    sharedDrawLayout: { attribute: false },
   };
 
   declare trace: Trace | null;
@@ -52,9 +53,20 @@ export class TimelineElement extends LitElement implements SurfaceHost {
   declare baseline: Trace | null;
   /** Whether the ghost track shows its draws (else only its label strip). */
   declare showGhost: boolean;
+  /**
+   * buildDrawLayout(trace, index) when the app has built it already (it is set with the
+   * trace, in the same update), so the open does not build it twice; null: the timeline
+   * builds its own.
+   */
+  declare sharedDrawLayout: DrawLayout | null;
 
   /** Statistics of the last rendered frame (for the benchmark). */
   lastFrame: FrameStats | null = null;
+  /** Frames drawn so far (frameDrawnSince waits on it). */
+  framesDrawn = 0;
+  private readonly frameWaiters = new Set<() => void>();
+  /** The trace changed: the next frame builds all its geometry, in a task before it (prepareThenDraw). */
+  private newTraceFrame = false;
   /** Called after every rendered frame with its timings (benchmark hook). */
   onFrame: ((stats: FrameStats, ms: number) => void) | null = null;
 
@@ -86,6 +98,7 @@ export class TimelineElement extends LitElement implements SurfaceHost {
     this.highlightRows = null;
     this.baseline = null;
     this.showGhost = true;
+    this.sharedDrawLayout = null;
   }
 
   static override styles = timelineStyles;
@@ -109,11 +122,12 @@ export class TimelineElement extends LitElement implements SurfaceHost {
 
   override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('trace') || changed.has('index')) {
+      this.newTraceFrame = true;
       this.lanes.reset();
       this.hover.clear();
       this.surface.invalidate();
       if (this.trace !== null && this.index !== null) {
-        this.drawLayout = buildDrawLayout(this.trace, this.index);
+        this.drawLayout = this.sharedDrawLayout ?? buildDrawLayout(this.trace, this.index);
         this.bounds = traceBounds(this.index.startNs, this.index.endNs);
         this.view = this.bounds;
         this.occupancyScale = occupancyScaleFor(this.index.peakOccupancy, this.trace.device.warpsPerSm);
@@ -138,7 +152,12 @@ export class TimelineElement extends LitElement implements SurfaceHost {
   }
 
   override updated(): void {
-    this.requestFrame();
+    if (this.newTraceFrame) {
+      this.newTraceFrame = false;
+      this.surface.prepareThenDraw();
+    } else {
+      this.requestFrame();
+    }
   }
 
   protected relayout(): void {
@@ -191,8 +210,25 @@ export class TimelineElement extends LitElement implements SurfaceHost {
     };
   }
 
+  /** Resolves true once more than `count` frames have been drawn, false after `timeoutMs` without. */
+  frameDrawnSince(count: number, timeoutMs: number): Promise<boolean> {
+    if (this.framesDrawn > count) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (drawn: boolean) => {
+        clearTimeout(timer);
+        this.frameWaiters.delete(waiter);
+        resolve(drawn);
+      };
+      const waiter = () => done(true);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.frameWaiters.add(waiter);
+    });
+  }
+
   frameDrawn(stats: FrameStats, ms: number): void {
     this.lastFrame = stats;
+    this.framesDrawn++;
+    for (const waiter of [...this.frameWaiters]) waiter();
     this.onFrame?.(stats, ms);
     if (this.viewEventPending) {
       this.viewEventPending = false;

@@ -7,7 +7,7 @@ import type { Trace } from '../../shared-schema/index.js';
 import type { LaneIndex } from '../model/lane-index.js';
 import { fittedLaneLayout } from '../model/lane-fit.js';
 import { DEFAULT_LANE_OPTIONS, type LaneLayout } from '../model/lane-layout.js';
-import { groupOfRow } from '../timeline/timeline-renderer.js';
+import { groupOfRow } from '../timeline/frame-chrome.js';
 import { stepWarpOnLane, warpSlotY } from './timeline-navigation.js';
 
 /** What the lanes are laid out from. */

@@ -5,6 +5,7 @@
  * destroys the renderer when the element leaves the document.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { nextTask } from '../base/tasks.js';
 import type { TimelineFrame } from '../timeline/frame.js';
 import { readCanvasPixels } from '../timeline/read-pixels.js';
 import { TimelineRenderer, type FrameStats } from '../timeline/timeline-renderer.js';
@@ -27,6 +28,10 @@ export class TimelineSurface implements ReactiveController {
   private pending: Promise<void> | null = null;
   private resizeObserver: ResizeObserver | null = null;
   private frameRequested = 0;
+  /** A geometry build is queued in a task of its own; the frame is requested after it. */
+  private preparing = false;
+  /** The surface's size as last followed (CSS px). */
+  private size = { width: -1, height: -1 };
 
   constructor(private readonly host: SurfaceHost) {
     host.addController(this);
@@ -52,6 +57,7 @@ export class TimelineSurface implements ReactiveController {
     this.frameRequested = 0;
     this.renderer?.destroy();
     this.renderer = null;
+    this.size = { width: -1, height: -1 };
   }
 
   /** Creates the renderer (after the first render: the canvases must exist). */
@@ -88,14 +94,44 @@ export class TimelineSurface implements ReactiveController {
   }
 
   private onResize(): void {
-    const rect = this.element.getBoundingClientRect();
-    this.renderer?.resize(rect.width, rect.height);
-    this.host.surfaceResized(rect.width, rect.height);
-    this.requestFrame();
+    if (this.measure()) this.requestFrame();
+  }
+
+  /** Follows the surface's size now; true when it changed. */
+  private measure(): boolean {
+    const { width, height } = this.element.getBoundingClientRect();
+    if (width === this.size.width && height === this.size.height) return false;
+    this.size = { width, height };
+    this.renderer?.resize(width, height);
+    this.host.surfaceResized(width, height);
+    return true;
+  }
+
+  /**
+   * The next frame in two tasks: the geometry (level of detail, draw track,
+   * overview) in a task of its own now, then the frame in an animation frame.
+   * For a new trace, whose first frame builds everything: neither task holds
+   * the page for both.
+   */
+  prepareThenDraw(): void {
+    if (this.preparing) return;
+    this.preparing = true;
+    cancelAnimationFrame(this.frameRequested);
+    this.frameRequested = 0;
+    void nextTask().then(() => {
+      this.preparing = false;
+      // What showed the trace may have moved the surface (a header that wraps): take the
+      // size now, so the frame is drawn once at the size it is shown at, not once before
+      // the resize observer reports it and again after.
+      if (this.renderer !== null) this.measure();
+      const frame = this.renderer === null ? null : this.host.frameToDraw();
+      if (frame !== null) this.renderer!.prepare(frame);
+      this.requestFrame();
+    });
   }
 
   requestFrame(): void {
-    if (this.frameRequested !== 0) return;
+    if (this.frameRequested !== 0 || this.preparing) return;
     this.frameRequested = requestAnimationFrame(() => {
       this.frameRequested = 0;
       this.renderNow();

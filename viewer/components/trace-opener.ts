@@ -1,6 +1,7 @@
 // Opening traces for <warptrace-app>: decode in a worker with progress, cancel an older
 // open, show the first frame, time it, and keep the trace in Recent.
 import type { Trace } from '../../shared-schema/index.js';
+import { nextTask, whenIdle } from '../base/tasks.js';
 import { buildDrawLayout } from '../model/draw-layout.js';
 import type { DecodeRequest } from '../loading/protocol.js';
 import { loadTrace } from '../loading/trace-loader.js';
@@ -56,6 +57,9 @@ export class TraceOpener {
     const t0 = performance.now();
     performance.mark('warptrace:open');
     host.loading = { name: meta.name, progress: { phase: 'read', loaded: 0, total: null } };
+    // The page's first toLocaleString loads ICU's locale data (~13 ms): let that happen
+    // while the worker decodes, not in the task that shows the trace (its header).
+    whenIdle(() => (0).toLocaleString('en-US'));
     let loaded;
     try {
       loaded = await loadTrace(request, (progress) => (host.loading = { name: meta.name, progress }), abort.signal);
@@ -85,14 +89,14 @@ export class TraceOpener {
     performance.mark('warptrace:shown');
     const timeline = host.timeline;
     if (timeline !== null && host.opened === opened) {
-      // The timeline draws its first frame of the trace in the next animation frame (its
-      // update asked for one); draw it here only when that frame does not come soon
-      // (a hidden tab), so it is drawn once.
-      const before = timeline.lastFrame;
+      // The timeline draws its first frame of the trace itself (its geometry in a task of
+      // its own, then the frame in an animation frame); draw it here only when that frame
+      // does not come soon (a hidden tab), so it is drawn once.
+      const before = timeline.framesDrawn;
       await timeline.ready();
       await timeline.updateComplete;
-      await nextFrame(FIRST_FRAME_WAIT_MS);
-      if (timeline.lastFrame === before && host.opened === opened) timeline.renderNow();
+      const drawn = await timeline.frameDrawnSince(before, FIRST_FRAME_WAIT_MS);
+      if (!drawn && host.opened === opened) timeline.renderNow();
     }
     const t1 = performance.now();
     performance.mark('warptrace:first-frame');
@@ -177,31 +181,3 @@ export class TraceOpener {
 
 /** How long the open waits for the timeline's own first frame before drawing it itself, ms. */
 const FIRST_FRAME_WAIT_MS = 200;
-
-/** Resolves after the next animation frame's callbacks, or after `timeoutMs` (rAF does not run in hidden tabs). */
-function nextFrame(timeoutMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      cancelAnimationFrame(frame);
-      resolve();
-    }, timeoutMs);
-    const frame = requestAnimationFrame(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}
-
-/** Resolves in a new task (scheduler.yield where the browser has it, else a message to itself; not throttled like timers). */
-function nextTask(): Promise<void> {
-  const scheduler = (globalThis as { scheduler?: { yield?: () => Promise<void> } }).scheduler;
-  if (scheduler?.yield !== undefined) return scheduler.yield();
-  return new Promise((resolve) => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => {
-      channel.port1.close();
-      resolve();
-    };
-    channel.port2.postMessage(null);
-  });
-}

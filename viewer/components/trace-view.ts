@@ -44,6 +44,7 @@ export function traceView(s: TraceViewState, o: OpenedTrace | null, besideTimeli
         <wt-timeline
           .trace=${o?.trace ?? null}
           .index=${o?.index ?? null}
+          .sharedDrawLayout=${o?.drawLayout ?? null}
           .hiddenStages=${s.hiddenStages}
           .showAllSms=${s.showAllSms}
           .selectedDraw=${s.selectedDraw}

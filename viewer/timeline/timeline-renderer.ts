@@ -10,16 +10,18 @@
  * Every mesh is one draw call.
  */
 import { Application } from 'pixi.js';
-import { THEME, packRgba } from '../model/colors.js';
+import { nextTask } from '../base/tasks.js';
+import { THEME } from '../model/colors.js';
 import { drawsInWindow } from '../model/draw-layout.js';
 import { buildDrawTrack } from '../model/draw-track.js';
 import { pushGhostBars } from '../model/ghost-track.js';
 import { InstanceWriter } from '../model/instances.js';
-import { lanesInRange, slotRowOf } from '../model/lane-layout.js';
+import { lanesInRange } from '../model/lane-layout.js';
 import { LaneLodBuilder, type LodStats } from '../model/lane-lod.js';
 import { buildOverview } from '../model/overview.js';
 import { timeWidth } from '../model/screen-layout.js';
 import { lodColumnNs, spanOf } from '../model/time-scale.js';
+import { pushChrome, pushOverlay } from './frame-chrome.js';
 import type { TimelineFrame } from './frame.js';
 import { QuadMesh, isSoftwareRenderer, type QuadLayout } from './quad-mesh.js';
 import { drawText, type TextGeometry } from './text-overlay.js';
@@ -49,15 +51,6 @@ export interface FrameStats {
 /** Geometry is built this fraction of the view beyond each side. */
 const MARGIN = 0.25;
 const LANE_MARGIN_PX = 60;
-const OVERLAY_DIM = packRgba(0x000000, 110);
-const RANGE_FILL = packRgba(THEME.selection, 46);
-const RANGE_EDGE = packRgba(THEME.selection, 220);
-const CURSOR = packRgba(THEME.cursor, 230);
-const HOVER = packRgba(THEME.hover, 230);
-const SELECTED = packRgba(THEME.selection, 255);
-const VIEW_BOX = packRgba(0xffffff, 40);
-const VIEW_EDGE = packRgba(0xffffff, 160);
-const FOCUS = packRgba(THEME.selection, 255);
 
 export class TimelineRenderer {
   private readonly chrome: QuadMesh;
@@ -71,8 +64,11 @@ export class TimelineRenderer {
   private overviewKey = '';
   private overviewSource: object | null = null;
   private drawsOrigin = 0;
+  /** Statistics of a geometry build not yet reported with a frame. */
+  private built: FrameStats | null = null;
   private width = 1;
   private height = 1;
+  private dpr = 0;
   private destroyed = false;
 
   private constructor(
@@ -103,8 +99,8 @@ export class TimelineRenderer {
     const app = new Application();
     await app.init({
       canvas,
-      width: Math.max(1, width),
-      height: Math.max(1, height),
+      width: Math.max(1, Math.floor(width)),
+      height: Math.max(1, Math.floor(height)),
       preference: 'webgl',
       background: THEME.background,
       antialias: false,
@@ -113,22 +109,56 @@ export class TimelineRenderer {
       resolution: globalThis.devicePixelRatio || 1,
       autoDensity: true,
     });
+    // pixi's start is one long task already: the meshes, and the programs pixi compiles the
+    // first time it draws them, come in a task of their own, not in the first frame of a trace.
+    await nextTask();
     const gl = (app.renderer as unknown as { gl: WebGL2RenderingContext }).gl;
     const r = new TimelineRenderer(app, textCanvas, layout ?? (isSoftwareRenderer(gl) ? 'vertices' : 'instanced'));
+    // init sized the drawing buffer already: only the text layer needs its size.
+    r.width = app.renderer.width;
+    r.height = app.renderer.height;
+    r.dpr = app.renderer.resolution;
+    r.sizeTextLayer();
     r.resize(width, height);
+    r.warmUp();
     return r;
   }
 
+  /** Draws every mesh once with one rectangle clipped away: programs compiled, buffers bound, nothing shown. */
+  private warmUp(): void {
+    if (this.destroyed) return;
+    const meshes = [this.chrome, this.lanesMesh, this.drawsMesh, this.overviewMesh, this.overlay];
+    const w = this.scratch;
+    w.reset();
+    w.push(0, 1, 0, 1, 0);
+    for (const m of meshes) {
+      m.setInstances(w);
+      m.setClip(0, 0, 0, 0);
+    }
+    this.app.render();
+    w.reset();
+    for (const m of meshes) m.setInstances(w);
+  }
+
   resize(width: number, height: number): void {
-    this.width = Math.max(1, Math.floor(width));
-    this.height = Math.max(1, Math.floor(height));
-    this.app.renderer.resize(this.width, this.height);
     const dpr = globalThis.devicePixelRatio || 1;
-    this.textCanvas.width = Math.round(this.width * dpr);
-    this.textCanvas.height = Math.round(this.height * dpr);
+    const w = Math.max(1, Math.floor(width));
+    const h = Math.max(1, Math.floor(height));
+    // Resizing reallocates the drawing buffer (~10 ms on software GL): not for the size it has.
+    if (w === this.width && h === this.height && dpr === this.dpr) return;
+    this.width = w;
+    this.height = h;
+    this.dpr = dpr;
+    this.app.renderer.resize(this.width, this.height);
+    this.sizeTextLayer();
+    this.overviewKey = '';
+  }
+
+  private sizeTextLayer(): void {
+    this.textCanvas.width = Math.round(this.width * this.dpr);
+    this.textCanvas.height = Math.round(this.height * this.dpr);
     this.textCanvas.style.width = `${this.width}px`;
     this.textCanvas.style.height = `${this.height}px`;
-    this.overviewKey = '';
   }
 
   /** Forgets cached geometry (call when the trace or lane layout object changes identity is not enough). */
@@ -137,16 +167,17 @@ export class TimelineRenderer {
     this.overviewKey = '';
   }
 
-  render(f: TimelineFrame): FrameStats {
-    const stats: FrameStats = { buildMs: 0, rebuilt: false, instances: 0, lod: null };
-    if (this.destroyed) return stats;
+  /**
+   * Builds what the frame needs of the lanes' level of detail, the draw track and the
+   * overview, when it is not built already. render() calls it; calling it alone first
+   * (in a task of its own) leaves the frame only the drawing.
+   */
+  prepare(f: TimelineFrame): void {
+    if (this.destroyed) return;
     const s = f.screen;
     const tw = timeWidth(s);
     const span = spanOf(f.view);
-    const pxPerNs = tw / span;
     const colNs = lodColumnNs(span / tw);
-    const lanesTop = s.lanes.y;
-    const lanesBottom = s.lanes.y + s.lanes.height;
 
     // Lanes: rebuild geometry only when needed.
     const [visFirst, visLast] = lanesInRange(f.lanes, f.scrollY, f.scrollY + s.lanes.height);
@@ -172,7 +203,7 @@ export class TimelineRenderer {
       const originNs = Math.floor((f.view.startNs - span * MARGIN) / colNs) * colNs;
       const columns = Math.ceil((span * (1 + 2 * MARGIN)) / colNs) + 2;
       const [firstLane, lastLane] = lanesInRange(f.lanes, f.scrollY - LANE_MARGIN_PX, f.scrollY + s.lanes.height + LANE_MARGIN_PX);
-      stats.lod = this.lod.build({
+      const lod = this.lod.build({
         trace: f.trace,
         index: f.index,
         layout: f.lanes,
@@ -211,15 +242,8 @@ export class TimelineRenderer {
         lastLane,
         occupancyScale: f.occupancyScale,
       };
-      stats.rebuilt = true;
-      stats.buildMs = performance.now() - t0;
+      this.built = { buildMs: performance.now() - t0, rebuilt: true, instances: 0, lod };
     }
-    const lk = this.lodKey!;
-    this.lanesMesh.setMap(pxPerNs, s.gutter + (lk.originNs - f.view.startNs) * pxPerNs, lanesTop - f.scrollY, 1);
-    this.lanesMesh.setClip(s.gutter, s.width, lanesTop, lanesBottom);
-    this.drawsMesh.setMap(pxPerNs, s.gutter + (this.drawsOrigin - f.view.startNs) * pxPerNs, 0, 1);
-    this.drawsMesh.setClip(s.gutter, s.width, s.draws.y, s.ghost.y + s.ghost.height);
-
     // Overview: whole bounds, one column per pixel; rebuilt on resize or filter change.
     const overviewKey = `${tw}|${f.bounds.startNs}|${f.bounds.endNs}|${f.hiddenStages}|${s.overview.height}`;
     if (overviewKey !== this.overviewKey || this.overviewSource !== f.index) {
@@ -229,126 +253,43 @@ export class TimelineRenderer {
       this.overviewKey = overviewKey;
       this.overviewSource = f.index;
     }
+  }
+
+  render(f: TimelineFrame): FrameStats {
+    if (this.destroyed) return { buildMs: 0, rebuilt: false, instances: 0, lod: null };
+    this.prepare(f);
+    // The build's statistics go with the first frame drawn after it.
+    const stats: FrameStats = this.built ?? { buildMs: 0, rebuilt: false, instances: 0, lod: null };
+    this.built = null;
+    const s = f.screen;
+    const tw = timeWidth(s);
+    const pxPerNs = tw / spanOf(f.view);
+    const lanesTop = s.lanes.y;
+    const lanesBottom = s.lanes.y + s.lanes.height;
+
+    const lk = this.lodKey!;
+    this.lanesMesh.setMap(pxPerNs, s.gutter + (lk.originNs - f.view.startNs) * pxPerNs, lanesTop - f.scrollY, 1);
+    this.lanesMesh.setClip(s.gutter, s.width, lanesTop, lanesBottom);
+    this.drawsMesh.setMap(pxPerNs, s.gutter + (this.drawsOrigin - f.view.startNs) * pxPerNs, 0, 1);
+    this.drawsMesh.setClip(s.gutter, s.width, s.draws.y, s.ghost.y + s.ghost.height);
+
     const overviewScale = tw / spanOf(f.bounds);
     this.overviewMesh.setMap(overviewScale, s.gutter, 0, 1);
     this.overviewMesh.setClip(s.gutter, s.width, s.overview.y, s.overview.y + s.overview.height);
 
-    this.buildChrome(f);
-    this.buildOverlay(f, pxPerNs);
+    pushChrome(f, this.scratch);
+    this.chrome.setInstances(this.scratch);
+    this.chrome.setMap(1, 0, 0, 0);
+    this.chrome.setClip(0, s.width, 0, s.height);
+    pushOverlay(f, pxPerNs, this.scratch);
+    this.overlay.setInstances(this.scratch);
+    this.overlay.setMap(1, 0, 0, 0);
+    this.overlay.setClip(0, s.width, 0, s.height);
     this.app.render();
     const text: TextGeometry = { labels: this.lod.labels, labelsOriginNs: lk.originNs };
     drawText(this.textCanvas, f, text);
     stats.instances = this.lanesMesh.count + this.drawsMesh.count + this.overviewMesh.count + this.overlay.count + this.chrome.count;
     return stats;
-  }
-
-  private buildChrome(f: TimelineFrame): void {
-    const s = f.screen;
-    const w = this.scratch;
-    w.reset();
-    w.push(0, s.width, s.overview.y, s.overview.y + s.overview.height, packRgba(0x101216));
-    w.push(0, s.width, s.axis.y, s.axis.y + s.axis.height, packRgba(THEME.headerBackground));
-    w.push(0, s.width, s.draws.y, s.draws.y + s.draws.height, packRgba(0x181b21));
-    if (s.ghost.height > 0) w.push(0, s.width, s.ghost.y, s.ghost.y + s.ghost.height, packRgba(0x13151a));
-    w.push(0, s.width, s.lanes.y - 1, s.lanes.y, packRgba(THEME.laneLine));
-    w.push(0, s.gutter, s.lanes.y, s.height, packRgba(THEME.headerBackground));
-    w.push(s.gutter - 1, s.gutter, 0, s.height, packRgba(THEME.laneLine));
-    this.chrome.setInstances(w);
-    this.chrome.setMap(1, 0, 0, 0);
-    this.chrome.setClip(0, s.width, 0, s.height);
-  }
-
-  private buildOverlay(f: TimelineFrame, pxPerNs: number): void {
-    const s = f.screen;
-    const w = this.scratch;
-    w.reset();
-    const x = (ns: number) => s.gutter + (ns - f.view.startNs) * pxPerNs;
-    const contentTop = s.axis.y;
-    const lanesTop = s.lanes.y;
-    // Dim time outside the selected draw.
-    if (f.selectedDraw >= 0) {
-      const ds = f.drawLayout.spans[2 * f.selectedDraw]!;
-      const de = f.drawLayout.spans[2 * f.selectedDraw + 1]!;
-      if (!Number.isNaN(ds)) {
-        w.push(s.gutter, Math.max(s.gutter, x(ds)), s.draws.y, s.height, OVERLAY_DIM);
-        w.push(Math.min(s.width, x(de)), s.width, s.draws.y, s.height, OVERLAY_DIM);
-      }
-    }
-    if (f.range !== null) {
-      const x0 = x(f.range.startNs);
-      const x1 = Math.max(x0 + 1, x(f.range.endNs));
-      w.push(x0, x1, contentTop, s.height, RANGE_FILL);
-      w.push(x0 - 1, x0, contentTop, s.height, RANGE_EDGE);
-      w.push(x1, x1 + 1, contentTop, s.height, RANGE_EDGE);
-    }
-    // Warp outlines: hover, then selection on top.
-    this.pushWarpOutline(f, f.hoverWarp, pxPerNs, HOVER, 1);
-    this.pushWarpOutline(f, f.selectedWarp, pxPerNs, SELECTED, 2);
-    if (f.cursorNs !== null) {
-      const cx = Math.round(x(f.cursorNs));
-      w.push(cx, cx + 1, contentTop, s.height, CURSOR);
-    }
-    if (f.focusedLane >= 0 && f.focusedLane < f.lanes.rows.length) {
-      const row = f.lanes.rows[f.focusedLane]!;
-      const y0 = lanesTop + row.y - f.scrollY;
-      w.push(0, 3, Math.max(lanesTop, y0), Math.max(lanesTop, y0 + row.height), FOCUS);
-    }
-    // Overview: the visible window.
-    const ob = f.bounds;
-    const os = timeWidth(s) / spanOf(ob);
-    const ox0 = s.gutter + (f.view.startNs - ob.startNs) * os;
-    const ox1 = Math.max(ox0 + 2, s.gutter + (f.view.endNs - ob.startNs) * os);
-    const oy0 = s.overview.y;
-    const oy1 = s.overview.y + s.overview.height;
-    w.push(ox0, ox1, oy0, oy1, VIEW_BOX);
-    w.push(ox0, ox0 + 1, oy0, oy1, VIEW_EDGE);
-    w.push(ox1 - 1, ox1, oy0, oy1, VIEW_EDGE);
-    if (f.cursorNs !== null) {
-      const cx = s.gutter + (f.cursorNs - ob.startNs) * os;
-      w.push(cx, cx + 1, oy0, oy1, CURSOR);
-    }
-    this.overlay.setInstances(w);
-    this.overlay.setMap(1, 0, 0, 0);
-    this.overlay.setClip(0, s.width, 0, s.height);
-  }
-
-  private pushWarpOutline(f: TimelineFrame, row: number, pxPerNs: number, color: number, thickness: number): void {
-    if (row < 0 || row >= f.trace.warps.count) return;
-    const s = f.screen;
-    const g = groupOfRow(f.trace.warps.smGroups.offsets, row);
-    const laneRow = f.lanes.rows.findIndex((r) => r.group === g);
-    if (laneRow < 0) return;
-    const lane = f.lanes.rows[laneRow]!;
-    const start = f.trace.warps.startNs[row]!;
-    const end = start + f.trace.warps.durationNs[row]!;
-    let x0 = s.gutter + (start - f.view.startNs) * pxPerNs;
-    let x1 = s.gutter + (end - f.view.startNs) * pxPerNs;
-    if (x1 - x0 < 3) {
-      const mid = (x0 + x1) / 2;
-      x0 = mid - 1.5;
-      x1 = mid + 1.5;
-    }
-    if (x1 < s.gutter || x0 > s.width) return;
-    x0 = Math.max(s.gutter, x0);
-    x1 = Math.min(s.width, x1);
-    const base = s.lanes.y + lane.y - f.scrollY;
-    let y0: number;
-    let y1: number;
-    if (lane.expanded) {
-      const r = slotRowOf(lane, f.index.lanes[g]!, f.trace.warps.warpSlot[row]!, row);
-      y0 = base + lane.headerHeight + 2 + r * lane.slotRowHeight;
-      y1 = y0 + lane.slotRowHeight;
-    } else {
-      y0 = base + lane.headerHeight - 3;
-      y1 = base + lane.headerHeight;
-    }
-    if (y1 < s.lanes.y || y0 > s.height) return;
-    const w = this.scratch;
-    const t = thickness;
-    w.push(x0 - t, x1 + t, y0 - t, y0, color);
-    w.push(x0 - t, x1 + t, y1, y1 + t, color);
-    w.push(x0 - t, x0, y0, y1, color);
-    w.push(x1, x1 + t, y0, y1, color);
   }
 
   destroy(): void {
@@ -357,16 +298,4 @@ export class TimelineRenderer {
     for (const m of [this.chrome, this.lanesMesh, this.drawsMesh, this.overviewMesh, this.overlay]) m.destroy();
     this.app.destroy({ removeView: false }, { children: true });
   }
-}
-
-/** SM group (index into smGroups) of warp row `row`. */
-export function groupOfRow(offsets: Uint32Array, row: number): number {
-  let lo = 0;
-  let hi = offsets.length - 2;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if (offsets[mid]! <= row) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }

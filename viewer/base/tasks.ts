@@ -1,0 +1,40 @@
+/**
+ * Yielding to the page between steps of a long piece of work, so that no one
+ * task holds the main thread for all of them (input, painting and other
+ * tasks run in between).
+ */
+
+/** Resolves in a new task, ahead of timers where the browser has scheduler.yield. */
+export function nextTask(): Promise<void> {
+  const scheduler = (globalThis as { scheduler?: { yield?: () => Promise<void> } }).scheduler;
+  if (scheduler?.yield !== undefined) return scheduler.yield();
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+}
+
+/** Resolves after the next animation frame's callbacks, or after `timeoutMs` (rAF does not run in hidden tabs). */
+export function nextFrame(timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      cancelAnimationFrame(frame);
+      resolve();
+    }, timeoutMs);
+    const frame = requestAnimationFrame(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/** Runs `work` when the page is idle (requestIdleCallback; a timer where there is none). */
+export function whenIdle(work: () => void): void {
+  const idle = (globalThis as { requestIdleCallback?: (cb: () => void, options?: { timeout: number }) => number }).requestIdleCallback;
+  if (idle !== undefined) idle(work, { timeout: 2000 });
+  else setTimeout(work, 50);
+}
