@@ -15,12 +15,12 @@
  * - memory: JS heap plus ArrayBuffer backing stores after GC, before and
  *   after opening the trace, per warp.
  *
- * Usage: npm run bench:viewer [-- --sizes 1000000,10000000 --open-only --trace FILE]
- * (--trace: a Chrome trace of the open into FILE.<warps>.json, and its long tasks named, open-trace.ts)
+ * Usage: npm run bench:viewer [-- --sizes 1000000,10000000 --open-only --trace FILE --draws-per-pass N]
+ * (--trace: a Chrome trace of the open into FILE.<warps>.json, and its long tasks named, open-trace.ts;
+ * --draws-per-pass: the draws grouped into labelled passes, e.g. 220 puts 10 M warps' 5,040 draws in 23)
  * Goals (issue 4): 10 M warps first frame ≤ 3 s, p95 ≤ 16 ms, ≤ 24 B/warp.
  */
 import { createReadStream, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
@@ -28,6 +28,7 @@ import { build, preview, type Plugin } from 'vite';
 import { encodeWtrace, synthesizeTrace } from '../shared-schema/index.js';
 import { type ColdOpenResult, coldOpen } from './cold-open.js';
 import { OPEN_TRACE_CATEGORIES, longTasksOfTrace, printLongTaskParts } from './open-trace.js';
+import { printTable, type SizeResult } from './viewer-bench-report.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const outDir = join(root, 'dist', 'viewer-app');
@@ -41,42 +42,9 @@ const sizes = arg('sizes', '1000000,10000000').split(',').map(Number);
 const width = Number(arg('width', '1600'));
 const height = Number(arg('height', '1000'));
 const tracePath = arg('trace', '');
-
-interface SizeResult {
-  warps: number;
-  fileBytes: number;
-  openMs: number;
-  readMs: number;
-  decodeMs: number;
-  indexMs: number;
-  firstFrameMs: number;
-  framesJs: number[];
-  framesGpu: number[];
-  rebuilds: number;
-  instances: number[];
-  phases: string[];
-  rebuiltFrames: boolean[];
-  /** Right after the first frame. */
-  heapOpenBytes: number;
-  heapBeforeBytes: number;
-  heapAfterBytes: number;
-  traceBytes: number;
-  indexBytes: number;
-  /** Main-thread long tasks (PerformanceObserver 'longtask', > 50 ms) from open until the analysis panels have their summary. */
-  longTasks: number[];
-  /** Their start, ms after the open began. */
-  longTaskAt: number[];
-  /** Open until the analysis panels show their summary. */
-  analysedMs: number;
-  /** The same trace opened by a fresh page's ?trace= (cold-open.ts). */
-  cold: ColdOpenResult;
-}
-
-function percentile(values: readonly number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
-}
+/** Draws per labelled pass (a game-like frame's hierarchy in the draw list and region tracks); 0: none. */
+const drawsPerPass = Number(arg('draws-per-pass', '0'));
+const traceName = (warps: number) => `synthetic-${warps}${drawsPerPass > 0 ? `-passes-${drawsPerPass}` : ''}.wtrace`;
 
 async function heapBytes(page: Page): Promise<number> {
   const cdp = await page.createCDPSession();
@@ -91,7 +59,7 @@ async function benchSize(page: Page, url: string, warps: number, fileBytes: numb
   await page.waitForFunction(() => customElements.get('warptrace-app') !== undefined);
   await new Promise((r) => setTimeout(r, 500));
   const heapBeforeBytes = await heapBytes(page);
-  const file = `bench-traces/synthetic-${warps}.wtrace`;
+  const file = `bench-traces/${traceName(warps)}`;
   const traceFile = tracePath === '' ? null : `${tracePath}.${warps}.json`;
   if (traceFile !== null) await page.tracing.start({ path: traceFile, categories: OPEN_TRACE_CATEGORIES });
   const opened = await page.evaluate(async (f: string) => {
@@ -189,7 +157,7 @@ async function benchColdOpen(browser: Browser, address: string, warps: number): 
   const traceFile = tracePath === '' ? null : `${tracePath}.${warps}.cold.json`;
   if (traceFile !== null) await page.tracing.start({ path: traceFile, categories: OPEN_TRACE_CATEGORIES });
   try {
-    const result = await coldOpen(page, address, `bench-traces/synthetic-${warps}.wtrace`);
+    const result = await coldOpen(page, address, `bench-traces/${traceName(warps)}`);
     if (traceFile !== null) {
       await page.tracing.stop();
       console.log('cold open (?trace= on a fresh page), from the document\'s start:');
@@ -315,9 +283,9 @@ async function main(): Promise<void> {
   mkdirSync(traceDir, { recursive: true });
   const files = new Map<number, number>();
   for (const warps of sizes) {
-    const path = join(traceDir, `synthetic-${warps}.wtrace`);
-    process.stdout.write(`generating ${warps.toLocaleString('en-US')} warps… `);
-    const trace = synthesizeTrace({ warps, seed: 1 });
+    const path = join(traceDir, traceName(warps));
+    process.stdout.write(`generating ${warps.toLocaleString('en-US')} warps${drawsPerPass > 0 ? `, ${drawsPerPass} draws per pass` : ''}… `);
+    const trace = synthesizeTrace({ warps, seed: 1, drawsPerPass });
     writeFileSync(path, encodeWtrace(trace));
     files.set(warps, statSync(path).size);
     console.log(`${(statSync(path).size / 1e6).toFixed(1)} MB`);
@@ -351,87 +319,7 @@ async function main(): Promise<void> {
     await browser.close();
     await new Promise<void>((r) => server.httpServer.close(() => r()));
   }
-  printTable(results, version);
-}
-
-function printTable(results: readonly SizeResult[], browserVersion: string): void {
-  const ms = (v: number) => `${v.toFixed(v < 10 ? 1 : 0)} ms`;
-  const table = (rows: string[][]) => {
-    const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => row[c]!.length)));
-    rows.forEach((row, k) => {
-      console.log(`| ${row.map((cell, c) => cell.padEnd(widths[c]!)).join(' | ')} |`);
-      if (k === 0) console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-    });
-    console.log('');
-  };
-  console.log(`\nwarptrace viewer benchmark · ${browserVersion} headless, SwiftShader (software GL) · ${cpus().length} cores (${cpus()[0]?.model ?? '?'}) · ${(totalmem() / 2 ** 30).toFixed(0)} GiB · viewport ${width}×${height}\n`);
-  const open: string[][] = [['warps', 'file', 'open → first frame', 'read', 'decode', 'index', 'to first frame', 'heap B/warp (open / after session)', 'trace columns B/warp', 'lane index B/warp']];
-  for (const r of results) {
-    open.push([
-      r.warps.toLocaleString('en-US'),
-      `${(r.fileBytes / 1e6).toFixed(1)} MB`,
-      ms(r.openMs),
-      ms(r.readMs),
-      ms(r.decodeMs),
-      ms(r.indexMs),
-      ms(r.firstFrameMs),
-      `${((r.heapOpenBytes - r.heapBeforeBytes) / r.warps).toFixed(1)} / ${((r.heapAfterBytes - r.heapBeforeBytes) / r.warps).toFixed(1)}`,
-      (r.traceBytes / r.warps).toFixed(1),
-      (r.indexBytes / r.warps).toFixed(2),
-    ]);
-  }
-  table(open);
-  const busy: string[][] = [['warps', 'open → analysis shown', 'main-thread long tasks (> 50 ms)', 'longest', 'over 100 ms', 'all: ms @ start after open']];
-  for (const r of results) {
-    busy.push([
-      r.warps.toLocaleString('en-US'),
-      ms(r.analysedMs),
-      String(r.longTasks.length),
-      r.longTasks.length > 0 ? ms(Math.max(...r.longTasks)) : '-',
-      String(r.longTasks.filter((d) => d > 100).length),
-      r.longTasks.map((d, k) => `${d.toFixed(0)} @ ${(r.longTaskAt[k]! / 1000).toFixed(1)} s`).join(', '),
-    ]);
-  }
-  table(busy);
-  const cold: string[][] = [['warps', 'cold open (?trace=, fresh page) → first frame', '→ analysis shown', 'long tasks (> 50 ms)', 'longest', 'over 100 ms', 'all: ms @ start after the document\'s start']];
-  for (const r of results) {
-    const c = r.cold;
-    cold.push([
-      r.warps.toLocaleString('en-US'),
-      ms(c.firstFrameMs),
-      ms(c.analysedMs),
-      String(c.longTasks.length),
-      c.longTasks.length > 0 ? ms(Math.max(...c.longTasks)) : '-',
-      String(c.longTasks.filter((d) => d > 100).length),
-      c.longTasks.map((d, k) => `${d.toFixed(0)} @ ${(c.longTaskAt[k]! / 1000).toFixed(1)} s`).join(', '),
-    ]);
-  }
-  table(cold);
-  const frames: string[][] = [['warps', 'session part', 'frames', 'rebuilt', 'JS p50', 'JS p95', 'JS+GPU p50', 'JS+GPU p95', 'JS+GPU max', 'rects p50 / max']];
-  for (const r of results) {
-    const parts = [...new Set(r.phases)].map((p) => [p, r.phases.map((q, k) => (q === p ? k : -1)).filter((k) => k >= 0)] as const);
-    for (const [name, idx] of [['all', r.phases.map((_, k) => k)] as const, ...parts]) {
-      const js = idx.map((k) => r.framesJs[k]!);
-      const gpu = idx.map((k) => r.framesGpu[k]!);
-      const quads = idx.map((k) => r.instances[k]!);
-      frames.push([
-        r.warps.toLocaleString('en-US'),
-        name,
-        String(idx.length),
-        String(idx.filter((k) => r.rebuiltFrames[k]).length),
-        ms(percentile(js, 50)),
-        ms(percentile(js, 95)),
-        ms(percentile(gpu, 50)),
-        ms(percentile(gpu, 95)),
-        ms(Math.max(...gpu)),
-        `${Math.round(percentile(quads, 50) / 100) / 10}k / ${Math.round(Math.max(...quads) / 100) / 10}k`,
-      ]);
-    }
-  }
-  table(frames);
-  console.log('JS: the work of a frame on the main thread (level of detail, buffer upload, pixi render calls, text).');
-  console.log('JS+GPU: until a 1-pixel readback returns, i.e. including SwiftShader rasterizing the frame on the CPU.');
-  console.log('Goals: 10 M warps open → first frame ≤ 3000 ms, frame p95 ≤ 16 ms, heap ≤ 24 B/warp.');
+  printTable(results, version, { width, height });
 }
 
 main().catch((e: unknown) => {

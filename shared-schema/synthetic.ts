@@ -5,7 +5,7 @@
  * captures live in samples/.
  */
 import { buildTrace } from './build.js';
-import type { DrawInput, Trace } from './model.js';
+import type { DrawInput, RegionInput, Trace } from './model.js';
 import { NO_POSITION, packPosition } from './position.js';
 import { Stage } from './stages.js';
 
@@ -25,7 +25,18 @@ export interface SyntheticOptions {
    * (benchmarks, most tests) stay as they were.
    */
   readonly positions?: boolean;
+  /**
+   * Draws per pass: the draws are grouped, in order, into labelled passes
+   * ("GBuffer", "Lighting", …, numbered once the names run out), each a
+   * debug-label region with an "Opaque" and an "Alpha" child holding its
+   * first and second half, and draws are labelled "<pass> <kind> <k>", as a
+   * game's frame reads. Off (0) by default: no regions, labels "<kind> <d>".
+   */
+  readonly drawsPerPass?: number;
 }
+
+/** Pass names of a game-like frame, for drawsPerPass. */
+const PASS_NAMES = ['Shadows/CSM0', 'Shadows/CSM1', 'DepthPrepass', 'GBuffer', 'Decals', 'SSAO', 'Lighting', 'Sky', 'Opaque Forward', 'Water', 'Particles', 'Transparent', 'Bloom', 'DOF', 'Tonemap', 'UI'];
 
 /** The synthetic render target, in pixels. */
 export const SYNTHETIC_TARGET = { width: 1280, height: 720 } as const;
@@ -99,6 +110,8 @@ export function synthesizeTrace(options: SyntheticOptions): Trace {
   // When each slot of each SM frees up: warps queue for slots like on the GPU.
   const slotFree = new Float64Array(smCount * warpsPerSm);
   const draws: DrawInput[] = [];
+  const drawsPerPass = Math.max(0, Math.floor(options.drawsPerPass ?? 0));
+  const regions: RegionInput[] = [];
 
   let clock = 1000;
   let row = 0;
@@ -141,7 +154,9 @@ export function synthesizeTrace(options: SyntheticOptions): Trace {
       activeMask[row] = random() < 0.9 ? 0xffffffff : (0xffffffff >>> Math.floor(random() * 31)) >>> 0;
     }
     const target = positions && plan.kind === 'draw' ? { target: { ...SYNTHETIC_TARGET } } : {};
-    draws.push({ index: d, label: `${plan.kind} ${d}`, kind: plan.kind, gpuBeginNs: drawStart - 200, gpuEndNs: drawEnd + 200, ...target });
+    const pass = drawsPerPass > 0 ? passOf(d, drawsPerPass, regions) : null;
+    const label = pass === null ? `${plan.kind} ${d}` : `${pass.name} ${plan.kind} ${d % drawsPerPass}`;
+    draws.push({ index: d, label, kind: plan.kind, gpuBeginNs: drawStart - 200, gpuEndNs: drawEnd + 200, ...target, ...(pass === null ? {} : { region: pass.region }) });
     clock = drawStart + (drawEnd - drawStart) * 0.6;
   }
   return buildTrace({
@@ -181,8 +196,23 @@ export function synthesizeTrace(options: SyntheticOptions): Trace {
       overhead: null,
     },
     draws,
+    ...(regions.length > 0 ? { regions } : {}),
     warps: { startNs, endNs, sm, warpSlot, stage, draw, customId, activeMask, position },
   });
+}
+
+/** Draw d's pass (adding its regions when d opens it): its name and the region the draw lies in. */
+function passOf(d: number, drawsPerPass: number, regions: RegionInput[]): { name: string; region: number } {
+  const p = Math.floor(d / drawsPerPass);
+  const name = p < PASS_NAMES.length ? PASS_NAMES[p]! : `Pass ${p}`;
+  if (d % drawsPerPass === 0) {
+    const top = regions.length;
+    regions.push({ label: name, parent: null, source: 'debug-label' });
+    regions.push({ label: `${name}/Opaque`, parent: top, source: 'debug-label' });
+    regions.push({ label: `${name}/Alpha`, parent: top, source: 'debug-label' });
+  }
+  const opaque = regions.length - 2;
+  return { name, region: d % drawsPerPass < drawsPerPass / 2 ? opaque : opaque + 1 };
 }
 
 function maxOf(values: Float64Array): number {
