@@ -47,15 +47,17 @@ export interface LongTaskParts {
 /**
  * The renderer main thread's tasks over `minMs`, from `startMark` (a performance.mark name
  * that names the thread) on, or from `originMark` when given and found on that thread
- * (`navigationStart` for a page that opens a trace as it loads).
+ * (`navigationStart` for a page that opens a trace as it loads); `which`: the origin mark's
+ * first or last occurrence (the second of two opens).
  */
-export function longTasksOfTrace(path: string, startMark: string, minMs = 50, originMark = startMark): LongTaskParts[] {
+export function longTasksOfTrace(path: string, startMark: string, minMs = 50, originMark = startMark, which: 'first' | 'last' = 'first'): LongTaskParts[] {
   const parsed = JSON.parse(readFileSync(path, 'utf8')) as { traceEvents: TraceEvent[] } | TraceEvent[];
   const events = Array.isArray(parsed) ? parsed : parsed.traceEvents;
   const main = events.find((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain' && events.some((x) => x.pid === e.pid && x.tid === e.tid && x.name === startMark));
   if (main === undefined) return [];
   const onMain = events.filter((e) => e.pid === main.pid && e.tid === main.tid).sort((a, b) => a.ts - b.ts);
-  const origin = (onMain.find((e) => e.name === originMark) ?? onMain.find((e) => e.name === startMark)!).ts;
+  const pick = (name: string) => (which === 'first' ? onMain.find((e) => e.name === name) : [...onMain].reverse().find((e) => e.name === name));
+  const origin = (pick(originMark) ?? pick(startMark)!).ts;
   const marks = onMain.filter((e) => e.cat.includes('user_timing') && e.name.startsWith('warptrace:'));
   const complete = onMain.filter((e) => e.ph === 'X' && e.dur !== undefined);
   const tasks = complete.filter((e) => TASK_NAMES.has(e.name) && e.ts >= origin && e.dur! >= minMs * 1000);

@@ -3,6 +3,7 @@
  * (warm and cold open), and the frame times of the scripted session.
  */
 import { cpus, totalmem } from 'node:os';
+import type { AbOpenResult } from './ab-open.js';
 import type { ColdOpenResult } from './cold-open.js';
 
 export interface SizeResult {
@@ -33,6 +34,8 @@ export interface SizeResult {
   analysedMs: number;
   /** The same trace opened by a fresh page's ?trace= (cold-open.ts). */
   cold: ColdOpenResult;
+  /** B opened against A as the baseline (--ab), else null. */
+  ab: AbOpenResult | null;
 }
 
 function percentile(values: readonly number[], p: number): number {
@@ -95,6 +98,25 @@ export function printTable(results: readonly SizeResult[], browserVersion: strin
     ]);
   }
   table(cold);
+  const abRows = results.filter((r) => r.ab !== null);
+  if (abRows.length > 0) {
+    const ab: string[][] = [['warps (A and B)', 'B → first frame', '→ analysis and comparison shown', 'long tasks (> 50 ms)', 'longest', 'over 100 ms', 'all: ms @ start after B\'s open', 'ghost draws', 'compare panel']];
+    for (const r of abRows) {
+      const c = r.ab!;
+      ab.push([
+        r.warps.toLocaleString('en-US'),
+        ms(c.firstFrameMs),
+        ms(c.analysedMs),
+        String(c.longTasks.length),
+        c.longTasks.length > 0 ? ms(Math.max(...c.longTasks)) : '-',
+        String(c.longTasks.filter((d) => d > 100).length),
+        c.longTasks.map((d, k) => `${d.toFixed(0)} @ ${(c.longTaskAt[k]! / 1000).toFixed(1)} s`).join(', '),
+        c.ghostDraws.toLocaleString('en-US'),
+        c.comparePanel ? 'shown' : 'missing',
+      ]);
+    }
+    table(ab);
+  }
   const frames: string[][] = [['warps', 'session part', 'frames', 'rebuilt', 'JS p50', 'JS p95', 'JS+GPU p50', 'JS+GPU p95', 'JS+GPU max', 'rects p50 / max']];
   for (const r of results) {
     const parts = [...new Set(r.phases)].map((p) => [p, r.phases.map((q, k) => (q === p ? k : -1)).filter((k) => k >= 0)] as const);

@@ -15,9 +15,10 @@
  * - memory: JS heap plus ArrayBuffer backing stores after GC, before and
  *   after opening the trace, per warp.
  *
- * Usage: npm run bench:viewer [-- --sizes 1000000,10000000 --open-only --trace FILE --draws-per-pass N]
+ * Usage: npm run bench:viewer [-- --sizes 1000000,10000000 --open-only --trace FILE --draws-per-pass N --ab]
  * (--trace: a Chrome trace of the open into FILE.<warps>.json, and its long tasks named, open-trace.ts;
- * --draws-per-pass: the draws grouped into labelled passes, e.g. 220 puts 10 M warps' 5,040 draws in 23)
+ * --draws-per-pass: the draws grouped into labelled passes, e.g. 220 puts 10 M warps' 5,040 draws in 23;
+ * --ab: also a second trace opened against the first as the A/B baseline, ab-open.ts)
  * Goals (issue 4): 10 M warps first frame ≤ 3 s, p95 ≤ 16 ms, ≤ 24 B/warp.
  */
 import { createReadStream, mkdirSync, statSync, writeFileSync } from 'node:fs';
@@ -26,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { build, preview, type Plugin } from 'vite';
 import { encodeWtrace, synthesizeTrace } from '../shared-schema/index.js';
+import { type AbOpenResult, abOpen } from './ab-open.js';
 import { type ColdOpenResult, coldOpen } from './cold-open.js';
 import { OPEN_TRACE_CATEGORIES, longTasksOfTrace, printLongTaskParts } from './open-trace.js';
 import { printTable, type SizeResult } from './viewer-bench-report.js';
@@ -44,7 +46,9 @@ const height = Number(arg('height', '1000'));
 const tracePath = arg('trace', '');
 /** Draws per labelled pass (a game-like frame's hierarchy in the draw list and region tracks); 0: none. */
 const drawsPerPass = Number(arg('draws-per-pass', '0'));
-const traceName = (warps: number) => `synthetic-${warps}${drawsPerPass > 0 ? `-passes-${drawsPerPass}` : ''}.wtrace`;
+const traceName = (warps: number, seed = 1) => `synthetic-${warps}${drawsPerPass > 0 ? `-passes-${drawsPerPass}` : ''}${seed === 1 ? '' : `-seed-${seed}`}.wtrace`;
+/** Also open a second trace (seed 2) against the first as the A/B baseline (ab-open.ts). */
+const withAb = process.argv.includes('--ab');
 
 async function heapBytes(page: Page): Promise<number> {
   const cdp = await page.createCDPSession();
@@ -54,7 +58,7 @@ async function heapBytes(page: Page): Promise<number> {
   return usage.usedSize + (usage.backingStorageSize ?? 0);
 }
 
-async function benchSize(page: Page, url: string, warps: number, fileBytes: number): Promise<Omit<SizeResult, 'cold'>> {
+async function benchSize(page: Page, url: string, warps: number, fileBytes: number): Promise<Omit<SizeResult, 'cold' | 'ab'>> {
   await page.goto(url, { waitUntil: 'load' });
   await page.waitForFunction(() => customElements.get('warptrace-app') !== undefined);
   await new Promise((r) => setTimeout(r, 500));
@@ -162,6 +166,26 @@ async function benchColdOpen(browser: Browser, address: string, warps: number): 
       await page.tracing.stop();
       console.log('cold open (?trace= on a fresh page), from the document\'s start:');
       printLongTaskParts(longTasksOfTrace(traceFile, 'warptrace:open', 50, 'navigationStart'));
+    }
+    return result;
+  } finally {
+    await page.close();
+  }
+}
+
+/** B opened against A as the baseline, in a page of its own, with its Chrome trace when --trace is given. */
+async function benchAbOpen(browser: Browser, address: string, warps: number): Promise<AbOpenResult> {
+  const page = await browser.newPage();
+  await page.setViewport({ width, height });
+  page.on('pageerror', (e) => console.error('page error:', e));
+  const traceFile = tracePath === '' ? null : `${tracePath}.${warps}.ab.json`;
+  try {
+    if (traceFile !== null) await page.tracing.start({ path: traceFile, categories: OPEN_TRACE_CATEGORIES });
+    const result = await abOpen(page, address, `bench-traces/${traceName(warps)}`, `bench-traces/${traceName(warps, 2)}`);
+    if (traceFile !== null) {
+      await page.tracing.stop();
+      console.log('A/B open (B against A as the baseline), from B\'s open:');
+      printLongTaskParts(longTasksOfTrace(traceFile, 'warptrace:open', 50, 'warptrace:open', 'last'));
     }
     return result;
   } finally {
@@ -283,12 +307,13 @@ async function main(): Promise<void> {
   mkdirSync(traceDir, { recursive: true });
   const files = new Map<number, number>();
   for (const warps of sizes) {
-    const path = join(traceDir, traceName(warps));
-    process.stdout.write(`generating ${warps.toLocaleString('en-US')} warps${drawsPerPass > 0 ? `, ${drawsPerPass} draws per pass` : ''}… `);
-    const trace = synthesizeTrace({ warps, seed: 1, drawsPerPass });
-    writeFileSync(path, encodeWtrace(trace));
-    files.set(warps, statSync(path).size);
-    console.log(`${(statSync(path).size / 1e6).toFixed(1)} MB`);
+    for (const seed of withAb ? [1, 2] : [1]) {
+      const path = join(traceDir, traceName(warps, seed));
+      process.stdout.write(`generating ${warps.toLocaleString('en-US')} warps${drawsPerPass > 0 ? `, ${drawsPerPass} draws per pass` : ''}, seed ${seed}… `);
+      writeFileSync(path, encodeWtrace(synthesizeTrace({ warps, seed, drawsPerPass })));
+      if (seed === 1) files.set(warps, statSync(path).size);
+      console.log(`${(statSync(path).size / 1e6).toFixed(1)} MB`);
+    }
   }
   const server = await preview({
     root,
@@ -313,7 +338,8 @@ async function main(): Promise<void> {
       console.log(`benchmarking ${warps.toLocaleString('en-US')} warps…`);
       const warm = await benchSize(page, address, warps, files.get(warps)!);
       await page.close();
-      results.push({ ...warm, cold: await benchColdOpen(browser, address, warps) });
+      const cold = await benchColdOpen(browser, address, warps);
+      results.push({ ...warm, cold, ab: withAb ? await benchAbOpen(browser, address, warps) : null });
     }
   } finally {
     await browser.close();

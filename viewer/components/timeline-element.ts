@@ -12,7 +12,7 @@ import type { LaneIndex } from '../model/lane-index.js';
 import type { LaneLayout } from '../model/lane-layout.js';
 import { occupancyScaleFor } from '../model/occupancy.js';
 import { rowHighlight, type RowHighlight } from '../model/row-highlight.js';
-import { buildGhostTrack, ghostRows } from '../model/ghost-track.js';
+import { buildGhostTrack, ghostRows, rememberDrawSpans } from '../model/ghost-track.js';
 import { ghostBandHeight, screenLayout, type ScreenLayout } from '../model/screen-layout.js';
 import { clampWindow, spanOf, traceBounds, windowAround, type TimeWindow } from '../model/time-scale.js';
 import type { GhostFrame, TimeRange, TimelineFrame } from '../timeline/frame.js';
@@ -128,6 +128,7 @@ export class TimelineElement extends LitElement implements SurfaceHost {
       this.surface.invalidate();
       if (this.trace !== null && this.index !== null) {
         this.drawLayout = this.sharedDrawLayout ?? buildDrawLayout(this.trace, this.index);
+        rememberDrawSpans(this.trace, this.index.drawSpans);
         this.bounds = traceBounds(this.index.startNs, this.index.endNs);
         this.view = this.bounds;
         this.occupancyScale = occupancyScaleFor(this.index.peakOccupancy, this.trace.device.warpsPerSm);

@@ -18,6 +18,7 @@
 import { LitElement, css, html, type PropertyValues } from 'lit';
 import type { AnalysisSummary } from '../../analysis/summary.js';
 import type { Trace } from '../../shared-schema/model.js';
+import { nextTask } from '../base/tasks.js';
 import { analyzeInWorker } from '../loading/analysis-client.js';
 import { panelStyles } from '../components/shared-styles.js';
 import './wt-compare-panel.js';
@@ -34,6 +35,7 @@ export class WtAnalysisPanels extends LitElement {
     analyzing: { state: true },
     problem: { state: true },
     baseline: { state: true },
+    comparedSummary: { state: true },
   };
 
   static override styles = [
@@ -54,6 +56,13 @@ export class WtAnalysisPanels extends LitElement {
   declare problem: string | null;
   /** The A side of the comparison: a summary kept from an earlier trace, with its name. */
   declare baseline: { summary: AnalysisSummary; name: string; trace: Trace | null } | null;
+  /**
+   * The summary the comparison shows for: set a task after the summary is shown, so that
+   * the panels and the comparison (pairing thousands of draws, every per-draw delta) are
+   * not one long task; until then the comparison says it is coming.
+   */
+  declare comparedSummary: AnalysisSummary | null;
+  private compareScheduled = false;
   /** The trace the summary belongs to (a new trace invalidates it). */
   private analyzedTrace: Trace | null = null;
   private pending: AbortController | null = null;
@@ -67,6 +76,7 @@ export class WtAnalysisPanels extends LitElement {
     this.analyzing = false;
     this.problem = null;
     this.baseline = null;
+    this.comparedSummary = null;
   }
 
   private useAsBaseline(): void {
@@ -89,7 +99,9 @@ export class WtAnalysisPanels extends LitElement {
       <h3>Compare</h3>
       ${same
         ? html`<p class="muted">Baseline A: ${base.name}. Open another trace to compare it with.</p>`
-        : html`<wt-compare-panel .a=${base.summary} .b=${current} .traceA=${base.trace} .traceB=${this.trace} labelA=${base.name} labelB=${this.fileName}></wt-compare-panel>`}
+        : this.comparedSummary !== current
+          ? html`<p class="muted" role="status">Comparing with ${base.name}…</p>`
+          : html`<wt-compare-panel .a=${base.summary} .b=${current} .traceA=${base.trace} .traceB=${this.trace} labelA=${base.name} labelB=${this.fileName}></wt-compare-panel>`}
       <button @click=${() => (this.baseline = null)}>Clear baseline</button>
       ${same ? null : html`<button @click=${() => this.useAsBaseline()}>Use this trace as A</button>`}
     </section>`;
@@ -131,6 +143,14 @@ export class WtAnalysisPanels extends LitElement {
   }
 
   protected override updated(changed: PropertyValues<this>): void {
+    const wantsCompare = this.summary !== null && this.baseline !== null && this.baseline.trace !== this.trace;
+    if (wantsCompare && this.comparedSummary !== this.summary && !this.compareScheduled) {
+      this.compareScheduled = true;
+      void nextTask().then(() => {
+        this.compareScheduled = false;
+        this.comparedSummary = this.summary;
+      });
+    }
     // The shell shows the baseline on the timeline (its ghost track): tell it when A changes.
     if (changed.has('baseline') && (changed.get('baseline')?.trace ?? null) !== (this.baseline?.trace ?? null)) {
       this.dispatchEvent(new CustomEvent('wt-baseline-change', { detail: { trace: this.baseline?.trace ?? null }, bubbles: true, composed: true }));
