@@ -44,6 +44,16 @@ function percentile(values: readonly number[], p: number): number {
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
 }
 
+/** Count, longest, how many over 100 ms, and each "ms @ start" of a run's long tasks. */
+function longTaskCells(tasks: readonly number[], at: readonly number[]): string[] {
+  return [
+    String(tasks.length),
+    tasks.length > 0 ? `${Math.max(...tasks).toFixed(0)} ms` : '-',
+    String(tasks.filter((d) => d > 100).length),
+    tasks.map((d, k) => `${d.toFixed(0)} @ ${(at[k]! / 1000).toFixed(1)} s`).join(', '),
+  ];
+}
+
 export function printTable(results: readonly SizeResult[], browserVersion: string, viewport: { width: number; height: number }): void {
   const { width, height } = viewport;
   const ms = (v: number) => `${v.toFixed(v < 10 ? 1 : 0)} ms`;
@@ -77,10 +87,7 @@ export function printTable(results: readonly SizeResult[], browserVersion: strin
     busy.push([
       r.warps.toLocaleString('en-US'),
       ms(r.analysedMs),
-      String(r.longTasks.length),
-      r.longTasks.length > 0 ? ms(Math.max(...r.longTasks)) : '-',
-      String(r.longTasks.filter((d) => d > 100).length),
-      r.longTasks.map((d, k) => `${d.toFixed(0)} @ ${(r.longTaskAt[k]! / 1000).toFixed(1)} s`).join(', '),
+      ...longTaskCells(r.longTasks, r.longTaskAt),
     ]);
   }
   table(busy);
@@ -91,10 +98,7 @@ export function printTable(results: readonly SizeResult[], browserVersion: strin
       r.warps.toLocaleString('en-US'),
       ms(c.firstFrameMs),
       ms(c.analysedMs),
-      String(c.longTasks.length),
-      c.longTasks.length > 0 ? ms(Math.max(...c.longTasks)) : '-',
-      String(c.longTasks.filter((d) => d > 100).length),
-      c.longTasks.map((d, k) => `${d.toFixed(0)} @ ${(c.longTaskAt[k]! / 1000).toFixed(1)} s`).join(', '),
+      ...longTaskCells(c.longTasks, c.longTaskAt),
     ]);
   }
   table(cold);
@@ -107,10 +111,7 @@ export function printTable(results: readonly SizeResult[], browserVersion: strin
         r.warps.toLocaleString('en-US'),
         ms(c.firstFrameMs),
         ms(c.analysedMs),
-        String(c.longTasks.length),
-        c.longTasks.length > 0 ? ms(Math.max(...c.longTasks)) : '-',
-        String(c.longTasks.filter((d) => d > 100).length),
-        c.longTasks.map((d, k) => `${d.toFixed(0)} @ ${(c.longTaskAt[k]! / 1000).toFixed(1)} s`).join(', '),
+        ...longTaskCells(c.longTasks, c.longTaskAt),
         c.ghostDraws.toLocaleString('en-US'),
         c.comparePanel ? 'shown' : 'missing',
       ]);
