@@ -20,7 +20,7 @@ export interface CaptureSelection {
   readonly submits: SubmitRange | null;
   /** File whose appearance captures the next frame. */
   readonly trigger: string | null;
-  /** Stage names for WARPTRACE_STAGES (vs, tcs, tes, gs, fs, cs); null: all. */
+  /** Stage names for WARPTRACE_STAGES (vs, tcs, tes, gs, fs, cs, task, mesh); null: all. */
   readonly stages: readonly string[] | null;
   /** Label glob or draw index range; null: every draw. */
   readonly draws: string | null;

@@ -51,7 +51,7 @@ test('capture -- APP: the app is ended after capture-written and its raw dump be
     'fake-app',
     `writeFileSync(${JSON.stringify(envDump)}, JSON.stringify(process.env));
 process.on('SIGTERM', () => { writeFileSync(${JSON.stringify(marker)}, 'bye'); process.exit(0); });
-await client.request('event', { event: 'skipped', what: 'pipeline 0xbeef', why: 'mesh shaders are not traced' });
+await client.request('event', { event: 'skipped', what: 'pipeline 0xbeef', why: 'it has a ray-tracing stage (not traced by the layer yet)' });
 await client.request('event', { event: 'capture-started', frame: Number(process.env.WARPTRACE_FRAME) });
 const out = process.env.WARPTRACE_OUTPUT;
 copyFileSync(${JSON.stringify(sampleRaw)}, out + '.tmp');
@@ -63,7 +63,7 @@ setInterval(() => {}, 1000);`,
   );
   const out = join(dir, 'out.wtrace');
   const raw = join(dir, 'kept.wtraw');
-  const r = run(['capture', '--exit-after', '--frame', '5', '--stages', 'fs,VS', '--draws', 'GBuffer*', '--sample-fs', '8', '--positions', 'cs,FS', '--raw', raw, '-o', out, '--', process.execPath, app, '--help']);
+  const r = run(['capture', '--exit-after', '--frame', '5', '--stages', 'fs,mesh,VS,Task', '--draws', 'GBuffer*', '--sample-fs', '8', '--positions', 'cs,FS', '--raw', raw, '-o', out, '--', process.execPath, app, '--help']);
   assert.equal(r.code, 0, r.err);
   assert.equal(existsSync(marker), true, 'the app got SIGTERM');
   const expected = wtrawToWtrace(new Uint8Array(readFileSync(sampleRaw)));
@@ -75,7 +75,7 @@ setInterval(() => {}, 1000);`,
   assert.match(r.out, /records kept, [\d,]+ dropped/);
   assert.match(r.out, /calibration \S+, SMs aligned: (yes|NO)/);
   assert.match(r.out, /fragment warps sampled: one in 8 records \(FS warp counts are ~1\/8 of the real ones/);
-  assert.match(r.out, /not traced \(1; their warps are missing\):\n {4}pipeline 0xbeef: mesh shaders are not traced/);
+  assert.match(r.out, /not traced \(1; their warps are missing\):\n {4}pipeline 0xbeef: it has a ray-tracing stage \(not traced by the layer yet\)/);
   assert.doesNotMatch(r.out, /fake app/);
   assert.match(r.err, /fake app: frame rendered/);
   assert.match(r.err, /layer loaded in fake-app .* on Fake GPU/);
@@ -84,7 +84,7 @@ setInterval(() => {}, 1000);`,
   assert.equal(env['VK_INSTANCE_LAYERS'], 'VK_LAYER_WARPTRACE_capture:VK_LAYER_user_own');
   assert.equal(env['VK_ADD_LAYER_PATH']!.split(':')[0], layerDir);
   assert.equal(env['WARPTRACE_FRAME'], '5');
-  assert.equal(env['WARPTRACE_STAGES'], 'vs,fs');
+  assert.equal(env['WARPTRACE_STAGES'], 'vs,fs,task,mesh', 'in stage order, the mesh stages included');
   assert.equal(env['WARPTRACE_DRAWS'], 'GBuffer*');
   assert.equal(env['WARPTRACE_SAMPLE_FS'], '8');
   assert.equal(env['WARPTRACE_POSITIONS'], 'cs,fs');

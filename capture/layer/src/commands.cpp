@@ -170,7 +170,6 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkCmdDrawIndexed(VkCommandBuffer commandBuf
   }
 WTL_INDIRECT(vkCmdDrawIndirect, CmdDrawIndirect)
 WTL_INDIRECT(vkCmdDrawIndexedIndirect, CmdDrawIndexedIndirect)
-#undef WTL_INDIRECT
 #undef WTL_ARGS
 
 #define WTL_ARGS buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride
@@ -187,7 +186,6 @@ WTL_INDIRECT_COUNT(vkCmdDrawIndirectCountKHR, CmdDrawIndirectCountKHR)
 WTL_INDIRECT_COUNT(vkCmdDrawIndexedIndirectCountKHR, CmdDrawIndexedIndirectCountKHR)
 WTL_INDIRECT_COUNT(vkCmdDrawIndirectCountAMD, CmdDrawIndirectCountAMD)
 WTL_INDIRECT_COUNT(vkCmdDrawIndexedIndirectCountAMD, CmdDrawIndexedIndirectCountAMD)
-#undef WTL_INDIRECT_COUNT
 #undef WTL_ARGS
 
 #define WTL_ARGS drawCount, pVertexInfo, instanceCount, firstInstance, stride
@@ -208,6 +206,36 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkCmdDrawMultiIndexedEXT(VkCommandBuffer co
            "vkCmdDrawMultiIndexedEXT(" + std::to_string(drawCount) + ")", CmdDrawMultiIndexedEXT)
 }
 #undef WTL_ARGS
+
+// Mesh draws: the task and mesh stages' warps get the draw's id like any draw's (graphics bind point).
+#define WTL_ARGS groupCountX, groupCountY, groupCountZ
+static VKAPI_ATTR void VKAPI_CALL wl_vkCmdDrawMeshTasksEXT(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY,
+                                                           uint32_t groupCountZ) {
+  WTL_DRAW(VK_PIPELINE_BIND_POINT_GRAPHICS, WT_KIND_DRAW, "vkCmdDrawMeshTasksEXT",
+           field("groupCountX", groupCountX, true) + field("groupCountY", groupCountY) + field("groupCountZ", groupCountZ),
+           "vkCmdDrawMeshTasksEXT(" + std::to_string(groupCountX) + ", " + std::to_string(groupCountY) + ", " + std::to_string(groupCountZ) + ")",
+           CmdDrawMeshTasksEXT)
+}
+#undef WTL_ARGS
+
+#define WTL_ARGS taskCount, firstTask
+static VKAPI_ATTR void VKAPI_CALL wl_vkCmdDrawMeshTasksNV(VkCommandBuffer commandBuffer, uint32_t taskCount, uint32_t firstTask) {
+  WTL_DRAW(VK_PIPELINE_BIND_POINT_GRAPHICS, WT_KIND_DRAW, "vkCmdDrawMeshTasksNV", field("taskCount", taskCount, true) + field("firstTask", firstTask),
+           "vkCmdDrawMeshTasksNV(" + std::to_string(taskCount) + ")", CmdDrawMeshTasksNV)
+}
+#undef WTL_ARGS
+
+#define WTL_ARGS buffer, offset, drawCount, stride
+WTL_INDIRECT(vkCmdDrawMeshTasksIndirectEXT, CmdDrawMeshTasksIndirectEXT)
+WTL_INDIRECT(vkCmdDrawMeshTasksIndirectNV, CmdDrawMeshTasksIndirectNV)
+#undef WTL_ARGS
+
+#define WTL_ARGS buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride
+WTL_INDIRECT_COUNT(vkCmdDrawMeshTasksIndirectCountEXT, CmdDrawMeshTasksIndirectCountEXT)
+WTL_INDIRECT_COUNT(vkCmdDrawMeshTasksIndirectCountNV, CmdDrawMeshTasksIndirectCountNV)
+#undef WTL_ARGS
+#undef WTL_INDIRECT
+#undef WTL_INDIRECT_COUNT
 
 #define WTL_ARGS groupCountX, groupCountY, groupCountZ
 static VKAPI_ATTR void VKAPI_CALL wl_vkCmdDispatch(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY,
@@ -263,7 +291,9 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkCmdExecuteCommands(VkCommandBuffer cb, ui
   X(vkCmdDrawIndexedIndirect) X(vkCmdDrawIndirectCount) X(vkCmdDrawIndexedIndirectCount) X(vkCmdDrawIndirectCountKHR)  \
   X(vkCmdDrawIndexedIndirectCountKHR) X(vkCmdDrawIndirectCountAMD) X(vkCmdDrawIndexedIndirectCountAMD)                 \
   X(vkCmdDrawMultiEXT) X(vkCmdDrawMultiIndexedEXT) X(vkCmdDispatch) X(vkCmdDispatchIndirect) X(vkCmdDispatchBase)      \
-  X(vkCmdDispatchBaseKHR) X(vkCmdExecuteCommands)
+  X(vkCmdDispatchBaseKHR) X(vkCmdExecuteCommands) X(vkCmdDrawMeshTasksEXT) X(vkCmdDrawMeshTasksIndirectEXT)                \
+  X(vkCmdDrawMeshTasksIndirectCountEXT) X(vkCmdDrawMeshTasksNV) X(vkCmdDrawMeshTasksIndirectNV)                         \
+  X(vkCmdDrawMeshTasksIndirectCountNV)
 
 PFN_vkVoidFunction findCommandHook(const char *name) {
 #define WTL_FIND(fn) \

@@ -7,6 +7,7 @@
 
 #include "hooks.hpp"
 #include "frame_timing.hpp"
+#include "stages.hpp"
 #include "tracer_glue.hpp"
 
 extern "C" char *program_invocation_short_name;
@@ -152,6 +153,23 @@ static std::string extensionProblem(const VkDeviceCreateInfo *info) {
   return "";
 }
 
+/** The mesh and task stages the app enabled (VK_EXT_mesh_shader or VK_NV_mesh_shader features), as stage bits. */
+static VkShaderStageFlags meshStagesEnabled(const VkDeviceCreateInfo *info) {
+  VkShaderStageFlags stages = 0;
+  for (auto *s = (const VkBaseInStructure *)info->pNext; s; s = s->pNext) {
+    if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT) {
+      auto *f = (const VkPhysicalDeviceMeshShaderFeaturesEXT *)s;
+      if (f->taskShader) stages |= VK_SHADER_STAGE_TASK_BIT_EXT;
+      if (f->meshShader) stages |= VK_SHADER_STAGE_MESH_BIT_EXT;
+    } else if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_NV) {
+      auto *f = (const VkPhysicalDeviceMeshShaderFeaturesNV *)s;
+      if (f->taskShader) stages |= VK_SHADER_STAGE_TASK_BIT_NV;
+      if (f->meshShader) stages |= VK_SHADER_STAGE_MESH_BIT_NV;
+    }
+  }
+  return stages;
+}
+
 /** The tracer, the trace set index, and the CLI connection. */
 static void prepareTracing(DeviceState *device, const VkDeviceCreateInfo *appInfo) {
   const Settings &s = settings();
@@ -162,12 +180,12 @@ static void prepareTracing(DeviceState *device, const VkDeviceCreateInfo *appInf
     return;
   }
   device->untraceableWhy = extensionProblem(appInfo);
+  device->meshStages = meshStagesEnabled(appInfo);
   if (device->untraceableWhy.empty()) {
     VkShaderStageFlags stages = 0;
-    for (uint32_t i = 0; i < 6; i++)
-      if (s.stageMask & (1u << i)) stages |= (VkShaderStageFlags[]){VK_SHADER_STAGE_VERTEX_BIT, VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT,
-                                                                     VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT, VK_SHADER_STAGE_GEOMETRY_BIT,
-                                                                     VK_SHADER_STAGE_FRAGMENT_BIT, VK_SHADER_STAGE_COMPUTE_BIT}[i];
+    for (int i = 0; i < kTracedStageCount; i++)
+      if (s.stageMask & (1u << i)) stages |= kTracedStageBits[i];
+    stages &= ~kMeshStageBits | device->meshStages;
     wtCaps caps = device->caps;
     caps.maxBoundDescriptorSets = 32;  // the layer picks its own set index below; the library's check is about WT_SET 7
     if (const char *why = wtUnsupportedReason(&caps, stages)) device->untraceableWhy = why;
@@ -187,6 +205,8 @@ static void prepareTracing(DeviceState *device, const VkDeviceCreateInfo *appInf
     ti.capacity = s.capacity;
     ti.maxDraws = kSlotCapacity;
     ti.allocator = device->allocator;
+    // The trace set is visible to every stage the device runs: the mesh stages only where the app enabled them.
+    ti.stages = VK_SHADER_STAGE_ALL_GRAPHICS | VK_SHADER_STAGE_COMPUTE_BIT | device->meshStages;
     DeviceScope scope(device);
     VkResult r = wtCreateTracer(&ti, &device->tracer);
     if (r != VK_SUCCESS) device->untraceableWhy = "cannot create the trace buffer (VkResult " + std::to_string((int)r) + ")";

@@ -104,8 +104,10 @@ std::unique_ptr<PipelineRecipe> PipelineRecipe::ofGraphics(DeviceState *device, 
   g = info;
   if (!r->copyChain(info.pNext, &g.pNext)) return nullptr;
   bool tessellation = false;
+  bool mesh = false;
   for (uint32_t i = 0; i < info.stageCount; i++) {
     tessellation |= info.pStages[i].stage == VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT;
+    mesh |= info.pStages[i].stage == VK_SHADER_STAGE_MESH_BIT_EXT;  // the NV bit has the same value
     if (!r->copyStage(device, info.pStages[i])) return nullptr;
   }
   // What the driver ignores, the copy must not read (the app may leave such pointers dangling).
@@ -118,7 +120,8 @@ std::unique_ptr<PipelineRecipe> PipelineRecipe::ofGraphics(DeviceState *device, 
     d.pDynamicStates = r->keep(d.pDynamicStates, d.dynamicStateCount);
     g.pDynamicState = r->keep(&d);
   }
-  if (info.pVertexInputState && !hasDynamic(dynamic, VK_DYNAMIC_STATE_VERTEX_INPUT_EXT)) {
+  // A mesh shader makes the primitives: vertex input and input assembly are ignored.
+  if (!mesh && info.pVertexInputState && !hasDynamic(dynamic, VK_DYNAMIC_STATE_VERTEX_INPUT_EXT)) {
     VkPipelineVertexInputStateCreateInfo v = *info.pVertexInputState;
     if (!r->copyChain(v.pNext, &v.pNext)) return nullptr;
     v.pVertexBindingDescriptions = r->keep(v.pVertexBindingDescriptions, v.vertexBindingDescriptionCount);
@@ -127,8 +130,9 @@ std::unique_ptr<PipelineRecipe> PipelineRecipe::ofGraphics(DeviceState *device, 
   } else {
     g.pVertexInputState = nullptr;
   }
-  g.pInputAssemblyState = info.pInputAssemblyState && !info.pInputAssemblyState->pNext ? r->keep(info.pInputAssemblyState) : nullptr;
-  if (info.pInputAssemblyState && info.pInputAssemblyState->pNext) return nullptr;
+  const VkPipelineInputAssemblyStateCreateInfo *assembly = mesh ? nullptr : info.pInputAssemblyState;
+  g.pInputAssemblyState = assembly && !assembly->pNext ? r->keep(assembly) : nullptr;
+  if (assembly && assembly->pNext) return nullptr;
   if (tessellation && info.pTessellationState) {
     VkPipelineTessellationStateCreateInfo t = *info.pTessellationState;
     if (!r->copyChain(t.pNext, &t.pNext)) return nullptr;

@@ -6,23 +6,16 @@
 #include "command_buffers.hpp"
 #include "hooks.hpp"
 #include "pipeline_recipe.hpp"
+#include "stages.hpp"
 #include "tracer_glue.hpp"
 
 namespace wtl {
 
-static const char *const kStageNames[6] = {"VS", "TCS", "TES", "GS", "FS", "CS"};
-
-/** Stage code (VS 0 .. CS 5) of a graphics or compute stage, or -1 for stages the instrumenter refuses. */
+/** Stage code (VS 0 .. CS 5, TASK 6, MESH 7) of a graphics, mesh or compute stage, or -1 (ray tracing). */
 static int stageCode(VkShaderStageFlagBits stage) {
-  switch (stage) {
-    case VK_SHADER_STAGE_VERTEX_BIT: return 0;
-    case VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT: return 1;
-    case VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT: return 2;
-    case VK_SHADER_STAGE_GEOMETRY_BIT: return 3;
-    case VK_SHADER_STAGE_FRAGMENT_BIT: return 4;
-    case VK_SHADER_STAGE_COMPUTE_BIT: return 5;
-    default: return -1;
-  }
+  for (int i = 0; i < kTracedStageCount; i++)
+    if (stage == kTracedStageBits[i]) return i;  // the NV mesh and task bits equal the EXT ones
+  return -1;
 }
 
 static std::string hexHandle(uint64_t handle) {
@@ -103,12 +96,9 @@ static bool instrument(DeviceState *device, const std::vector<uint32_t> &code, i
                        std::string &why) {
   const wtCaps &c = device->caps;
   std::string subgroupStages;
-  static const VkShaderStageFlags bits[6] = {VK_SHADER_STAGE_VERTEX_BIT, VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT,
-                                             VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT, VK_SHADER_STAGE_GEOMETRY_BIT,
-                                             VK_SHADER_STAGE_FRAGMENT_BIT, VK_SHADER_STAGE_COMPUTE_BIT};
-  for (int i = 0; i < 6; i++)
-    if (c.subgroupStages & bits[i]) subgroupStages += std::string(subgroupStages.empty() ? "" : ", ") + "\"" + kStageNames[i] + "\"";
-  std::string json = std::string("{\"stage\": \"") + kStageNames[stage] + "\", \"entryPoint\": " + jsonString(entry) +
+  for (int i = 0; i < kTracedStageCount; i++)
+    if (c.subgroupStages & kTracedStageBits[i]) subgroupStages += std::string(subgroupStages.empty() ? "" : ", ") + "\"" + kTracedStageNames[i] + "\"";
+  std::string json = std::string("{\"stage\": \"") + kTracedStageNames[stage] + "\", \"entryPoint\": " + jsonString(entry) +
                      ", \"set\": " + std::to_string(device->traceSet) + ", \"binding\": 0, \"smBuiltins\": " + (c.smBuiltins ? "true" : "false") +
                      ", \"subgroupClock\": " + (c.subgroupClock ? "true" : "false") + ", \"deviceClock\": " + (c.deviceClock ? "true" : "false") +
                      ", \"subgroupStages\": [" + subgroupStages + "], \"fsCustomId\": \"" +
@@ -130,7 +120,7 @@ static bool twinStages(DeviceState *device, const VkPipelineShaderStageCreateInf
     VkPipelineShaderStageCreateInfo stage = stages[i];
     int code = stageCode(stage.stage);
     if (code < 0) {
-      why = "it has a stage the instrumenter does not handle (mesh, task or ray tracing)";
+      why = "it has a ray-tracing stage (not traced by the layer yet)";
       return false;
     }
     if (!(settings().stageMask & (1u << code))) {
@@ -148,12 +138,12 @@ static bool twinStages(DeviceState *device, const VkPipelineShaderStageCreateInf
       if (it != device->modules.end()) spirv = it->second;
     }
     if (!spirv) {
-      why = std::string("the SPIR-V of its ") + kStageNames[code] + " shader is unknown to the layer";
+      why = std::string("the SPIR-V of its ") + kTracedStageNames[code] + " shader is unknown to the layer";
       return false;
     }
     std::vector<uint8_t> traced;
     if (!instrument(device, *spirv, code, stage.pName, traced, why)) {
-      why = std::string(kStageNames[code]) + " shader: " + why;
+      why = std::string(kTracedStageNames[code]) + " shader: " + why;
       return false;
     }
     VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
@@ -162,7 +152,7 @@ static bool twinStages(DeviceState *device, const VkPipelineShaderStageCreateInf
     VkShaderModule module = VK_NULL_HANDLE;
     VkResult r = device->d.CreateShaderModule(device->device, &mi, nullptr, &module);
     if (r != VK_SUCCESS) {
-      why = std::string("the driver refused its instrumented ") + kStageNames[code] + " shader (VkResult " + std::to_string((int)r) + ")";
+      why = std::string("the driver refused its instrumented ") + kTracedStageNames[code] + " shader (VkResult " + std::to_string((int)r) + ")";
       return false;
     }
     made.push_back(module);

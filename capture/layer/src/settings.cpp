@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "stages.hpp"
+
 namespace wtl {
 
 static bool parseU64(const char *text, uint64_t &out) {
@@ -23,7 +25,6 @@ static bool parseRange(const char *text, uint64_t &first, uint64_t &last) {
 }
 
 static uint32_t parseStages(const char *text, std::string &problems) {
-  static const char *const names[6] = {"vs", "tcs", "tes", "gs", "fs", "cs"};
   uint32_t mask = 0;
   std::string list(text);
   size_t start = 0;
@@ -31,8 +32,8 @@ static uint32_t parseStages(const char *text, std::string &problems) {
     size_t comma = list.find(',', start);
     std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     bool found = false;
-    for (uint32_t i = 0; i < 6; i++)
-      if (strcasecmp(name.c_str(), names[i]) == 0) mask |= 1u << i, found = true;
+    for (int i = 0; i < kTracedStageCount; i++)
+      if (strcasecmp(name.c_str(), kTracedStageOptions[i]) == 0) mask |= 1u << i, found = true;
     if (!found) problems += "WARPTRACE_STAGES: unknown stage '" + name + "'; ";
     if (comma == std::string::npos) break;
     start = comma + 1;

@@ -180,6 +180,7 @@ struct DeviceState {
   bool traceable = false;
   std::string untraceableWhy;
   uint32_t traceSet = 7;
+  VkShaderStageFlags meshStages = 0;  // task/mesh stage bits the app enabled (features); their pipelines are traced
   wtTracer *tracer = nullptr;
   VkDescriptorSetLayout emptySetLayout = VK_NULL_HANDLE;
   uint32_t slotCapacity = 0;
