@@ -77,6 +77,14 @@ export function positionedWarpsPerDraw(cols: ScreenColumns, drawCount: number): 
   return counts;
 }
 
+/** The `limit` draws with the most positioned warps (ties: the earlier draw), ascending; draws without any are left out. */
+export function busiestDraws(counts: Uint32Array, limit: number): number[] {
+  const draws: number[] = [];
+  for (let d = 0; d < counts.length; d++) if (counts[d]! > 0) draws.push(d);
+  draws.sort((a, b) => counts[b]! - counts[a]! || a - b);
+  return draws.slice(0, Math.max(0, limit)).sort((a, b) => a - b);
+}
+
 /**
  * The draw whose target-sharing set holds the most positioned warps (the
  * frame's main target, not a shadow map), or -1 when no warp has a position.

@@ -15,10 +15,11 @@
  * - memory: JS heap plus ArrayBuffer backing stores after GC, before and
  *   after opening the trace, per warp.
  *
- * Usage: npm run bench:viewer [-- --sizes 1000000,10000000 --open-only --trace FILE --draws-per-pass N --ab]
+ * Usage: npm run bench:viewer [-- --sizes 1000000,10000000 --open-only --trace FILE --draws-per-pass N --ab --positions]
  * (--trace: a Chrome trace of the open into FILE.<warps>.json, and its long tasks named, open-trace.ts;
  * --draws-per-pass: the draws grouped into labelled passes, e.g. 220 puts 10 M warps' 5,040 draws in 23;
- * --ab: also a second trace opened against the first as the A/B baseline, ab-open.ts)
+ * --ab: also a second trace opened against the first as the A/B baseline, ab-open.ts;
+ * --positions: fragment warps carry screen positions, so the screen panel opens too)
  * Goals (issue 4): 10 M warps first frame ≤ 3 s, p95 ≤ 16 ms, ≤ 24 B/warp.
  */
 import { createReadStream, mkdirSync, statSync, writeFileSync } from 'node:fs';
@@ -46,7 +47,10 @@ const height = Number(arg('height', '1000'));
 const tracePath = arg('trace', '');
 /** Draws per labelled pass (a game-like frame's hierarchy in the draw list and region tracks); 0: none. */
 const drawsPerPass = Number(arg('draws-per-pass', '0'));
-const traceName = (warps: number, seed = 1) => `synthetic-${warps}${drawsPerPass > 0 ? `-passes-${drawsPerPass}` : ''}${seed === 1 ? '' : `-seed-${seed}`}.wtrace`;
+/** Fragment warps with screen positions (the screen panel opens beside the timeline). */
+const withPositions = process.argv.includes('--positions');
+const traceName = (warps: number, seed = 1) =>
+  `synthetic-${warps}${drawsPerPass > 0 ? `-passes-${drawsPerPass}` : ''}${withPositions ? '-positions' : ''}${seed === 1 ? '' : `-seed-${seed}`}.wtrace`;
 /** Also open a second trace (seed 2) against the first as the A/B baseline (ab-open.ts). */
 const withAb = process.argv.includes('--ab');
 
@@ -310,7 +314,7 @@ async function main(): Promise<void> {
     for (const seed of withAb ? [1, 2] : [1]) {
       const path = join(traceDir, traceName(warps, seed));
       process.stdout.write(`generating ${warps.toLocaleString('en-US')} warps${drawsPerPass > 0 ? `, ${drawsPerPass} draws per pass` : ''}, seed ${seed}… `);
-      writeFileSync(path, encodeWtrace(synthesizeTrace({ warps, seed, drawsPerPass })));
+      writeFileSync(path, encodeWtrace(synthesizeTrace({ warps, seed, drawsPerPass, positions: withPositions })));
       if (seed === 1) files.set(warps, statSync(path).size);
       console.log(`${(statSync(path).size / 1e6).toFixed(1)} MB`);
     }

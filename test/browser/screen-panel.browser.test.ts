@@ -6,9 +6,9 @@ import { screenOrder } from '../../analysis/screen-order.js';
 import { rowsInRect } from '../../analysis/screen-query.js';
 import { NO_ENTRY, screenImage } from '../../analysis/screen-raster.js';
 import type { ScreenMetric } from '../../analysis/screen-metric.js';
-import { unpackPosition } from '../../shared-schema/position.js';
+import { NO_POSITION, unpackPosition } from '../../shared-schema/position.js';
 import '../../viewer/screen/wt-screen-panel.js';
-import type { ScreenPanelTrace, WtScreenPanel } from '../../viewer/screen/wt-screen-panel.js';
+import { MAX_DRAW_OPTIONS, type ScreenPanelTrace, type WtScreenPanel } from '../../viewer/screen/wt-screen-panel.js';
 import { ScreenClient } from '../../viewer/screen/screen-client.js';
 import { randomScreenColumns } from '../node/screen-fixtures.js';
 import { assert, assertEqual } from './assert.js';
@@ -154,5 +154,27 @@ describe('screen panel', () => {
       const f = unpackPosition(cols.position[row]!)!;
       assert(f.x < 29 && f.x + f.width > 20 && f.y < 16 && f.y + f.height > 10 && cols.draw[row] !== 1, `row ${row} lies outside the brush`);
     }
+  });
+
+  it('on a frame of many draws the draw selector lists the busiest ones and the selected draw, not every draw', async () => {
+    const drawCount = 300;
+    const many = randomScreenColumns({ warps: 30_000, sms: 8, draws: drawCount, width: W, height: H, seed: 12 });
+    // Later draws get more warps (draw of row i ~ sqrt(i)): the busiest are near the end.
+    for (let i = 0; i < many.count; i++) many.draw[i] = Math.floor(drawCount * Math.sqrt(i / many.count));
+    const manyTrace: ScreenPanelTrace = { warps: many, device: { subgroupSize: 32 }, draws: Array.from({ length: drawCount }, (_, d) => ({ label: `draw ${d}`, target: { width: W, height: H } })) };
+    const panel = await mountPanel({ trace: manyTrace, selectedDraw: 3 });
+    await waitFor('the first image', () => panel.image);
+    await panel.updateComplete;
+    const options = [...panel.shadowRoot!.querySelectorAll<HTMLOptionElement>('select.draw option')].map((o) => Number(o.value));
+    assertEqual(options.length, 1 + MAX_DRAW_OPTIONS + 1, 'the main target, the busiest draws and the selected one');
+    assertEqual(options[0], -1, 'the main target first');
+    assert(options.includes(3), 'the selected draw is listed though it is not among the busiest');
+    // The busiest by a count of their own: positioned warps per draw, most first (ties: the earlier draw).
+    const counts = new Array<number>(drawCount).fill(0);
+    for (let i = 0; i < many.count; i++) if (many.position[i] !== NO_POSITION) counts[many.draw[i]!]!++;
+    const want = counts.map((n, d) => [n, d] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]).slice(0, MAX_DRAW_OPTIONS).map(([, d]) => d).sort((a, b) => a - b);
+    assert(!want.includes(3), 'draw 3 is not among the busiest (the test needs it so)');
+    assertEqual(options.filter((d) => d >= 0 && d !== 3).join(','), want.join(','), 'the busiest draws, in draw order');
+    panel.remove();
   });
 });

@@ -2,7 +2,7 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 import { COLORMAP_RGB, COLORMAP_SIZE, NO_WARP_RGB } from '../../analysis/screen-colormap.js';
-import { busiestTargetDraw, drawSet, footprintExtent, imageSize, positionedWarpsPerDraw, screenColumns, type ScreenColumns } from '../../analysis/screen-columns.js';
+import { busiestDraws, busiestTargetDraw, drawSet, footprintExtent, imageSize, positionedWarpsPerDraw, screenColumns, type ScreenColumns } from '../../analysis/screen-columns.js';
 import { metricDomain, metricValues, screenLegend } from '../../analysis/screen-metric.js';
 import { orderSpan, screenOrder, startedBy, type ScreenOrder } from '../../analysis/screen-order.js';
 import { rowAtPixel, rowsInRect } from '../../analysis/screen-query.js';
@@ -182,6 +182,15 @@ test('draw sets by target size, the busiest target, and the image size', () => {
   const order = screenOrder(cols, drawSet(draws, 1, true));
   assert.deepEqual(imageSize(draws, cols, order.rows), { width: 64, height: 48 });
   assert.deepEqual(imageSize(draws, cols, screenOrder(cols, null).rows), footprintExtent(cols, screenOrder(cols, null).rows));
+});
+
+test('the draw selector lists the draws with the most positioned warps, in draw order, none without positions', () => {
+  const counts = new Uint32Array([5, 0, 9, 9, 1, 7, 0, 3]);
+  assert.deepEqual(busiestDraws(counts, 3), [2, 3, 5], 'the three busiest, ascending');
+  assert.deepEqual(busiestDraws(counts, 4), [0, 2, 3, 5]);
+  assert.deepEqual(busiestDraws(new Uint32Array([4, 4, 4]), 2), [0, 1], 'ties: the earlier draws');
+  assert.deepEqual(busiestDraws(counts, 100), [0, 2, 3, 4, 5, 7], 'a large limit: every draw with positions, none without');
+  assert.deepEqual(busiestDraws(counts, 0), []);
 });
 
 test('columns without positions are not screen columns', () => {

@@ -11,10 +11,11 @@
  * timeline). A timeline range shows only the warps in flight in it.
  */
 import { LitElement, html, nothing, type PropertyValues } from 'lit';
-import { busiestTargetDraw, drawSet, positionedWarpsPerDraw, screenColumns, type ScreenDraw } from '../../analysis/screen-columns.js';
+import { busiestDraws, busiestTargetDraw, drawSet, positionedWarpsPerDraw, screenColumns, type ScreenDraw } from '../../analysis/screen-columns.js';
 import { SCREEN_METRICS, SCREEN_METRIC_LABELS, isScreenMetric, type ScreenMetric } from '../../analysis/screen-metric.js';
 import type { PixelRect } from '../../analysis/screen-query.js';
 import { formatNs } from '../../shared-schema/units.js';
+import { nextTask } from '../base/tasks.js';
 import { panelStyles } from '../components/shared-styles.js';
 import type { TimeRange } from '../timeline/frame.js';
 import { ScreenClient, type ScreenTrace } from './screen-client.js';
@@ -29,8 +30,12 @@ export interface ScreenPanelTrace extends ScreenTrace {
 
 /** Slider steps a play-through takes from the first warp's start to the last warp's end. */
 const PLAY_STEPS = 150;
-/** Draws listed in the draw selector at most (the others stay reachable from the draw list). */
-const MAX_DRAW_OPTIONS = 5000;
+/**
+ * Draws the draw selector lists: those with the most positioned warps (and the selected
+ * draw). A real frame has thousands of draws: a select of every one is slow to render at
+ * each slider step and unusable; the draw list and the timeline reach the others.
+ */
+export const MAX_DRAW_OPTIONS = 40;
 
 export class WtScreenPanel extends LitElement {
   static override properties = {
@@ -44,6 +49,7 @@ export class WtScreenPanel extends LitElement {
     brush: { state: true },
     playing: { state: true },
     error: { state: true },
+    counted: { state: true },
   };
 
   declare trace: ScreenPanelTrace | null;
@@ -60,11 +66,15 @@ export class WtScreenPanel extends LitElement {
   declare brush: PixelRect | null;
   declare playing: boolean;
   declare error: string | null;
+  /** The trace's positioned warps are counted per draw (a scan of every warp, in a task after the trace arrives). */
+  declare counted: boolean;
 
   static override styles = [panelStyles, screenPanelStyles];
   private readonly client = new ScreenClient();
   private positionedPerDraw: Uint32Array = new Uint32Array(0);
   private busiestDraw = -1;
+  /** The draws the selector lists, ascending (MAX_DRAW_OPTIONS with the most positioned warps). */
+  private drawOptions: number[] = [];
   private brushStart: { x: number; y: number } | null = null;
   private fitObserver: ResizeObserver | null = null;
   private playFrame = 0;
@@ -81,6 +91,7 @@ export class WtScreenPanel extends LitElement {
     this.brush = null;
     this.playing = false;
     this.error = null;
+    this.counted = false;
   }
 
   override connectedCallback(): void {
@@ -120,9 +131,21 @@ export class WtScreenPanel extends LitElement {
       const t = this.trace;
       const cols = t === null ? null : screenColumns(t.warps);
       this.hidden = cols === null;
-      this.positionedPerDraw = cols === null || t === null ? new Uint32Array(0) : positionedWarpsPerDraw(cols, t.draws.length);
-      this.busiestDraw = t === null ? -1 : busiestTargetDraw(t.draws, this.positionedPerDraw);
-      if (t !== null && cols !== null) this.client.setTrace(t);
+      this.positionedPerDraw = new Uint32Array(0);
+      this.busiestDraw = -1;
+      this.drawOptions = [];
+      this.counted = false;
+      if (t !== null && cols !== null) {
+        this.client.setTrace(t);
+        // Not in the task that shows the trace: the count reads every warp (~25 ms at 10 M).
+        void nextTask().then(() => {
+          if (this.trace !== t) return;
+          this.positionedPerDraw = positionedWarpsPerDraw(cols, t.draws.length);
+          this.busiestDraw = busiestTargetDraw(t.draws, this.positionedPerDraw);
+          this.drawOptions = busiestDraws(this.positionedPerDraw, MAX_DRAW_OPTIONS);
+          this.counted = true;
+        });
+      }
       this.untilNs = Infinity;
       this.image = null;
       this.stopPlaying();
@@ -131,8 +154,8 @@ export class WtScreenPanel extends LitElement {
   }
 
   protected override updated(changed: PropertyValues<this>): void {
-    if (this.trace === null || this.hidden) return;
-    const viewChanged = ['trace', 'range', 'selectedDraw', 'metric', 'allWithTarget', 'untilNs'].some((k) => changed.has(k as keyof WtScreenPanel));
+    if (this.trace === null || this.hidden || !this.counted) return;
+    const viewChanged = ['counted', 'range', 'selectedDraw', 'metric', 'allWithTarget', 'untilNs'].some((k) => changed.has(k as keyof WtScreenPanel));
     if (viewChanged) void this.requestImage();
     if (changed.has('image')) this.paint();
     this.observeFit();
@@ -277,9 +300,8 @@ export class WtScreenPanel extends LitElement {
     const span = reply?.span ?? null;
     const base = this.baseDraw;
     const target = base >= 0 ? (t.draws[base]?.target ?? null) : null;
-    const options: number[] = [];
-    for (let d = 0; d < this.positionedPerDraw.length && options.length < MAX_DRAW_OPTIONS; d++) if (this.positionedPerDraw[d]! > 0) options.push(d);
     const following = base === this.selectedDraw;
+    const options = following && base >= 0 && !this.drawOptions.includes(base) ? [...this.drawOptions, base].sort((a, b) => a - b) : this.drawOptions;
     return html`
       <div class="row">
         <h3>Screen</h3>
@@ -291,7 +313,7 @@ export class WtScreenPanel extends LitElement {
         </select>
       </div>
       <div class="row">
-        <select class="draw" aria-label="Draw" .value=${String(following ? base : -1)} @change=${this.onDrawPicked}>
+        <select class="draw" aria-label="Draw" title="The ${MAX_DRAW_OPTIONS} draws with the most positioned warps; select any other in the draw list or on the timeline" .value=${String(following ? base : -1)} @change=${this.onDrawPicked}>
           <option value="-1" ?selected=${!following}>
             ${this.selectedDraw < 0 ? 'no draw selected' : `draw ${this.selectedDraw} has no positions`}: the main target
           </option>
