@@ -132,6 +132,14 @@ static std::string field(const char *name, int64_t value, bool first = false) {
   return std::string(first ? "" : ", ") + "\"" + name + "\": " + std::to_string(value);
 }
 
+/** A grid-launching call's counts (dispatches, mesh draws): its params and its default label "name(x, y, z)". */
+static std::string groupParams(uint32_t x, uint32_t y, uint32_t z) {
+  return field("groupCountX", x, true) + field("groupCountY", y) + field("groupCountZ", z);
+}
+static std::string groupLabel(const char *call, uint32_t x, uint32_t y, uint32_t z) {
+  return std::string(call) + "(" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + ")";
+}
+
 /** Forwards a draw to the app's buffer, and to the shadow between beginDraw and endDraw. */
 #define WTL_DRAW(bp, kind, callName, params, label, forward)                                           \
   CommandState *cs = findCommandState(commandBuffer);                                                 \
@@ -211,10 +219,8 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkCmdDrawMultiIndexedEXT(VkCommandBuffer co
 #define WTL_ARGS groupCountX, groupCountY, groupCountZ
 static VKAPI_ATTR void VKAPI_CALL wl_vkCmdDrawMeshTasksEXT(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY,
                                                            uint32_t groupCountZ) {
-  WTL_DRAW(VK_PIPELINE_BIND_POINT_GRAPHICS, WT_KIND_DRAW, "vkCmdDrawMeshTasksEXT",
-           field("groupCountX", groupCountX, true) + field("groupCountY", groupCountY) + field("groupCountZ", groupCountZ),
-           "vkCmdDrawMeshTasksEXT(" + std::to_string(groupCountX) + ", " + std::to_string(groupCountY) + ", " + std::to_string(groupCountZ) + ")",
-           CmdDrawMeshTasksEXT)
+  WTL_DRAW(VK_PIPELINE_BIND_POINT_GRAPHICS, WT_KIND_DRAW, "vkCmdDrawMeshTasksEXT", groupParams(groupCountX, groupCountY, groupCountZ),
+           groupLabel("vkCmdDrawMeshTasksEXT", groupCountX, groupCountY, groupCountZ), CmdDrawMeshTasksEXT)
 }
 #undef WTL_ARGS
 
@@ -240,10 +246,8 @@ WTL_INDIRECT_COUNT(vkCmdDrawMeshTasksIndirectCountNV, CmdDrawMeshTasksIndirectCo
 #define WTL_ARGS groupCountX, groupCountY, groupCountZ
 static VKAPI_ATTR void VKAPI_CALL wl_vkCmdDispatch(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY,
                                                    uint32_t groupCountZ) {
-  WTL_DRAW(VK_PIPELINE_BIND_POINT_COMPUTE, WT_KIND_DISPATCH, "vkCmdDispatch",
-           field("groupCountX", groupCountX, true) + field("groupCountY", groupCountY) + field("groupCountZ", groupCountZ),
-           "vkCmdDispatch(" + std::to_string(groupCountX) + ", " + std::to_string(groupCountY) + ", " + std::to_string(groupCountZ) + ")",
-           CmdDispatch)
+  WTL_DRAW(VK_PIPELINE_BIND_POINT_COMPUTE, WT_KIND_DISPATCH, "vkCmdDispatch", groupParams(groupCountX, groupCountY, groupCountZ),
+           groupLabel("vkCmdDispatch", groupCountX, groupCountY, groupCountZ), CmdDispatch)
 }
 #undef WTL_ARGS
 
@@ -252,11 +256,8 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkCmdDispatch(VkCommandBuffer commandBuffer
   static VKAPI_ATTR void VKAPI_CALL wl_##name(VkCommandBuffer commandBuffer, uint32_t baseGroupX, uint32_t baseGroupY,      \
                                               uint32_t baseGroupZ, uint32_t groupCountX, uint32_t groupCountY,            \
                                               uint32_t groupCountZ) {                                                     \
-    WTL_DRAW(VK_PIPELINE_BIND_POINT_COMPUTE, WT_KIND_DISPATCH, #name,                                                      \
-             field("groupCountX", groupCountX, true) + field("groupCountY", groupCountY) + field("groupCountZ", groupCountZ), \
-             std::string(#name "(") + std::to_string(groupCountX) + ", " + std::to_string(groupCountY) + ", " +            \
-                 std::to_string(groupCountZ) + ")",                                                                        \
-             forward)                                                                                                      \
+    WTL_DRAW(VK_PIPELINE_BIND_POINT_COMPUTE, WT_KIND_DISPATCH, #name, groupParams(groupCountX, groupCountY, groupCountZ),    \
+             groupLabel(#name, groupCountX, groupCountY, groupCountZ), forward)                                            \
   }
 WTL_DISPATCH_BASE(vkCmdDispatchBase, CmdDispatchBase)
 WTL_DISPATCH_BASE(vkCmdDispatchBaseKHR, CmdDispatchBaseKHR)
