@@ -7,11 +7,10 @@
  * open are what this measures.
  */
 import type { Page } from 'puppeteer-core';
+import { installLongTaskProbe, type LongTasks, type LongTaskWindow } from './long-task-probe.js';
 
-export interface AbOpenResult {
-  /** Main-thread tasks over 50 ms from B's open, and their start (ms after it). */
-  readonly longTasks: number[];
-  readonly longTaskAt: number[];
+/** Long tasks from B's open (their start: ms after it), and: */
+export interface AbOpenResult extends LongTasks {
   /** B's open until its first frame, and until its analysis (with the comparison) shows. */
   readonly firstFrameMs: number;
   readonly analysedMs: number;
@@ -22,6 +21,7 @@ export interface AbOpenResult {
 
 /** Opens `fileA`, makes it the baseline, then opens `fileB` on a fresh page at `address`. */
 export async function abOpen(page: Page, address: string, fileA: string, fileB: string): Promise<AbOpenResult> {
+  await installLongTaskProbe(page);
   await page.goto(address, { waitUntil: 'load' });
   await page.waitForFunction(() => customElements.get('warptrace-app') !== undefined);
   return page.evaluate(
@@ -40,12 +40,6 @@ export async function abOpen(page: Page, address: string, fileA: string, fileB: 
       await panels.updateComplete;
       await new Promise((r) => setTimeout(r, 1000));
 
-      const longTasks: number[] = [];
-      const longTaskAt: number[] = [];
-      const observer = new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) longTasks.push(e.duration), longTaskAt.push(e.startTime - t0);
-      });
-      observer.observe({ type: 'longtask' });
       const t0 = performance.now();
       const bReady = analysed();
       if (!(await app.openUrl(b))) throw new Error(`could not open ${b}: ${app.error}`);
@@ -55,8 +49,7 @@ export async function abOpen(page: Page, address: string, fileA: string, fileB: 
       for (let k = 0; k < 500 && panels.shadowRoot!.querySelector('wt-compare-panel') === null; k++) await new Promise((r) => setTimeout(r, 10));
       const analysedMs = performance.now() - t0;
       await new Promise((r) => setTimeout(r, 300));
-      for (const e of observer.takeRecords()) longTasks.push(e.duration), longTaskAt.push(e.startTime - t0);
-      observer.disconnect();
+      const { longTasks, longTaskAt } = (window as unknown as LongTaskWindow).__wtLongTasks.since(t0);
       const timeline = app.timeline!;
       const ghost = (timeline as unknown as { ghost: { track: { baselineDraw: Int32Array } } | null }).ghost;
       let ghostDraws = 0;

@@ -30,6 +30,7 @@ import { build, preview, type Plugin } from 'vite';
 import { encodeWtrace, synthesizeTrace } from '../shared-schema/index.js';
 import { type AbOpenResult, abOpen } from './ab-open.js';
 import { type ColdOpenResult, coldOpen } from './cold-open.js';
+import { installLongTaskProbe, type LongTaskWindow } from './long-task-probe.js';
 import { OPEN_TRACE_CATEGORIES, longTasksOfTrace, printLongTaskParts } from './open-trace.js';
 import { printTable, type SizeResult } from './viewer-bench-report.js';
 
@@ -63,6 +64,7 @@ async function heapBytes(page: Page): Promise<number> {
 }
 
 async function benchSize(page: Page, url: string, warps: number, fileBytes: number): Promise<Omit<SizeResult, 'cold' | 'ab'>> {
+  await installLongTaskProbe(page);
   await page.goto(url, { waitUntil: 'load' });
   await page.waitForFunction(() => customElements.get('warptrace-app') !== undefined);
   await new Promise((r) => setTimeout(r, 500));
@@ -73,12 +75,6 @@ async function benchSize(page: Page, url: string, warps: number, fileBytes: numb
   const opened = await page.evaluate(async (f: string) => {
     const app = document.querySelector('warptrace-app')!;
     const panels = document.querySelector('wt-analysis-panels');
-    const longTasks: number[] = [];
-    const longTaskAt: number[] = [];
-    const observer = new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) longTasks.push(e.duration), longTaskAt.push(e.startTime - t0);
-    });
-    observer.observe({ type: 'longtask' });
     const t0 = performance.now();
     const analysed = new Promise<void>((r) => {
       if (panels === null) r();
@@ -106,8 +102,7 @@ async function benchSize(page: Page, url: string, warps: number, fileBytes: numb
     const analysedMs = performance.now() - t0;
     // Let the frames after the summary land, then collect what the observer saw.
     await new Promise((r) => setTimeout(r, 300));
-    for (const e of observer.takeRecords()) longTasks.push(e.duration), longTaskAt.push(e.startTime - t0);
-    observer.disconnect();
+    const { longTasks, longTaskAt } = (window as unknown as LongTaskWindow).__wtLongTasks.since(t0);
     loaf.disconnect();
     return { ok, error: app.error, timings: app.lastOpenTimings, longTasks, longTaskAt, analysedMs, culprits };
   }, file);
