@@ -215,13 +215,18 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkCmdDrawMultiIndexedEXT(VkCommandBuffer co
 }
 #undef WTL_ARGS
 
-// Mesh draws: the task and mesh stages' warps get the draw's id like any draw's (graphics bind point).
+// Calls that launch a grid of workgroups (x, y, z): a dispatch, or a mesh draw on the graphics bind point.
 #define WTL_ARGS groupCountX, groupCountY, groupCountZ
-static VKAPI_ATTR void VKAPI_CALL wl_vkCmdDrawMeshTasksEXT(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY,
-                                                           uint32_t groupCountZ) {
-  WTL_DRAW(VK_PIPELINE_BIND_POINT_GRAPHICS, WT_KIND_DRAW, "vkCmdDrawMeshTasksEXT", groupParams(groupCountX, groupCountY, groupCountZ),
-           groupLabel("vkCmdDrawMeshTasksEXT", groupCountX, groupCountY, groupCountZ), CmdDrawMeshTasksEXT)
-}
+#define WTL_GRID(bp, kind, name, forward)                                                                                  \
+  static VKAPI_ATTR void VKAPI_CALL wl_##name(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY,  \
+                                              uint32_t groupCountZ) {                                                 \
+    WTL_DRAW(bp, kind, #name, groupParams(groupCountX, groupCountY, groupCountZ),                                        \
+             groupLabel(#name, groupCountX, groupCountY, groupCountZ), forward)                                        \
+  }
+// Mesh draws: the task and mesh stages' warps get the draw's id like any draw's.
+WTL_GRID(VK_PIPELINE_BIND_POINT_GRAPHICS, WT_KIND_DRAW, vkCmdDrawMeshTasksEXT, CmdDrawMeshTasksEXT)
+WTL_GRID(VK_PIPELINE_BIND_POINT_COMPUTE, WT_KIND_DISPATCH, vkCmdDispatch, CmdDispatch)
+#undef WTL_GRID
 #undef WTL_ARGS
 
 #define WTL_ARGS taskCount, firstTask
@@ -242,14 +247,6 @@ WTL_INDIRECT_COUNT(vkCmdDrawMeshTasksIndirectCountNV, CmdDrawMeshTasksIndirectCo
 #undef WTL_ARGS
 #undef WTL_INDIRECT
 #undef WTL_INDIRECT_COUNT
-
-#define WTL_ARGS groupCountX, groupCountY, groupCountZ
-static VKAPI_ATTR void VKAPI_CALL wl_vkCmdDispatch(VkCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY,
-                                                   uint32_t groupCountZ) {
-  WTL_DRAW(VK_PIPELINE_BIND_POINT_COMPUTE, WT_KIND_DISPATCH, "vkCmdDispatch", groupParams(groupCountX, groupCountY, groupCountZ),
-           groupLabel("vkCmdDispatch", groupCountX, groupCountY, groupCountZ), CmdDispatch)
-}
-#undef WTL_ARGS
 
 #define WTL_ARGS baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ
 #define WTL_DISPATCH_BASE(name, forward)                                                                                       \
