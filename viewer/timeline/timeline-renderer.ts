@@ -97,16 +97,17 @@ export class TimelineRenderer {
     layout?: QuadLayout,
   ): Promise<TimelineRenderer> {
     const app = new Application();
+    const size = { width: Math.max(1, Math.floor(width)), height: Math.max(1, Math.floor(height)), dpr: globalThis.devicePixelRatio || 1 };
     await app.init({
       canvas,
-      width: Math.max(1, Math.floor(width)),
-      height: Math.max(1, Math.floor(height)),
+      width: size.width,
+      height: size.height,
       preference: 'webgl',
       background: THEME.background,
       antialias: false,
       autoStart: false,
       sharedTicker: false,
-      resolution: globalThis.devicePixelRatio || 1,
+      resolution: size.dpr,
       autoDensity: true,
     });
     // pixi's start is one long task already: the meshes, and the programs pixi compiles the
@@ -115,11 +116,10 @@ export class TimelineRenderer {
     const gl = (app.renderer as unknown as { gl: WebGL2RenderingContext }).gl;
     const r = new TimelineRenderer(app, textCanvas, layout ?? (isSoftwareRenderer(gl) ? 'vertices' : 'instanced'));
     // init sized the drawing buffer already: only the text layer needs its size.
-    r.width = app.renderer.width;
-    r.height = app.renderer.height;
-    r.dpr = app.renderer.resolution;
+    r.width = size.width;
+    r.height = size.height;
+    r.dpr = size.dpr;
     r.sizeTextLayer();
-    r.resize(width, height);
     r.warmUp();
     return r;
   }
