@@ -18,6 +18,15 @@ export function nextTask(): Promise<void> {
   });
 }
 
+/**
+ * Resolves in a task behind those already queued (a 0 ms timer): for background work in
+ * slices, such as copying columns to a worker, which should not go ahead of the page's
+ * other tasks as nextTask's continuations do.
+ */
+export function afterQueuedTasks(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 /** Resolves after the next animation frame's callbacks, or after `timeoutMs` (rAF does not run in hidden tabs). */
 export function nextFrame(timeoutMs: number): Promise<void> {
   return new Promise((resolve) => {

@@ -20,6 +20,7 @@ import {
   type ColumnShape,
 } from './analysis-protocol.js';
 import { takeAnalysisCopy } from './analysis-copies.js';
+import { afterQueuedTasks } from '../base/tasks.js';
 
 /** Bytes copied per page task (a few ms of memcpy on a slow machine). */
 export const CHUNK_BYTES = 2 << 20;
@@ -41,8 +42,6 @@ function columnsOf(w: Trace['warps']): Record<ColumnName, ColumnArray | null> {
     position: w.position,
   };
 }
-
-const nextTask = () => new Promise<void>((r) => setTimeout(r, 0));
 
 export async function analyzeInWorker(trace: Trace, signal?: AbortSignal): Promise<{ summary: AnalysisSummary; ms: number }> {
   const aborted = () => new DOMException('analysis cancelled', 'AbortError');
@@ -95,7 +94,7 @@ export async function analyzeInWorker(trace: Trace, signal?: AbortSignal): Promi
       if (a === null) continue;
       const step = Math.max(1, Math.floor(CHUNK_BYTES / a.BYTES_PER_ELEMENT));
       for (let offset = 0; offset < a.length; offset += step) {
-        await nextTask();
+        await afterQueuedTasks();
         if (stopped) return await result;
         const data = a.slice(offset, Math.min(a.length, offset + step));
         post({ kind: 'chunk', column: name, offset, data }, [data.buffer]);

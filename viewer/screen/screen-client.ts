@@ -9,9 +9,7 @@ import { drawTargets, screenColumns, type MaybePositionedColumns, type ScreenDra
 import type { ScreenMetric } from '../../analysis/screen-metric.js';
 import type { PixelRect } from '../../analysis/screen-query.js';
 import { SCREEN_COLUMNS, columnShape, type ScreenColumnArray, type ScreenColumnName, type ScreenColumnShape, type ScreenImageReply, type ScreenReply, type ScreenRequest, type ScreenView } from './screen-protocol.js';
-
-
-const nextTask = () => new Promise<void>((r) => setTimeout(r, 0));
+import { afterQueuedTasks } from '../base/tasks.js';
 
 /** A trace as the screen view reads it. */
 export interface ScreenTrace {
@@ -76,7 +74,7 @@ export class ScreenClient {
         if (traceId !== this.traceId || this.worker === null) return; // another trace (or none) since
         const slice = column.slice(offset, offset + step);
         this.ensureWorker().postMessage({ kind: 'slice', traceId, column: name, offset, data: slice } satisfies ScreenRequest, [slice.buffer]);
-        await nextTask();
+        await afterQueuedTasks();
       }
     }
   }
