@@ -12,16 +12,11 @@ import { ghostRowOf } from '../../viewer/model/ghost-track.js';
 import { editFrame } from '../node/frame-edits.js';
 import { passFrameTrace } from '../node/pass-frame.js';
 import { assert, assertEqual } from './assert.js';
-import { mountApp, rgbText, waitFor } from './viewer-helpers.js';
+import { mountApp, rgbText, waitFor, afterTwoFrames } from './viewer-helpers.js';
 import '../../viewer/panels/index.js';
 
 let app: WarptraceApp;
 let tl: WtTimeline;
-
-async function frame(): Promise<void> {
-  await new Promise((r) => requestAnimationFrame(r));
-  await new Promise((r) => requestAnimationFrame(r));
-}
 
 function xOf(tNs: number): number {
   const s = tl.screenLayout;
@@ -56,7 +51,7 @@ describe('timeline ghost track', () => {
     const s0 = layout.spans[2 * stretched]!;
     const e0 = layout.spans[2 * stretched + 1]!;
     tl.zoomTo(s0, e0, 0.3);
-    await frame();
+    await afterTwoFrames();
     const ghostY = (d: number) => Math.round(s.ghost.y + 2 + (ghostRowOf(layout as never, d) + 0.5) * s.ghostRowHeight);
     // The ghost of the stretched draw covers its first third (A's length) in red.
     const red = tl.readPixels(Math.round(xOf(s0 + (e0 - s0) / 6)), ghostY(stretched), 1, 1);
@@ -72,7 +67,7 @@ describe('timeline ghost track', () => {
     // An unchanged draw: a grey ghost.
     const same = 500;
     tl.zoomTo(layout.spans[2 * same]!, layout.spans[2 * same + 1]!, 0.3);
-    await frame();
+    await afterTwoFrames();
     const grey = tl.readPixels(Math.round(xOf((layout.spans[2 * same]! + layout.spans[2 * same + 1]!) / 2)), ghostY(same), 1, 1);
     assert(Math.abs(grey[0]! - grey[1]!) < 15 && grey[0]! > 45, `grey ghost for an unchanged draw: ${rgbText(grey)}`);
     // The gutter label hides the ghosts (a strip stays) and shows them again.

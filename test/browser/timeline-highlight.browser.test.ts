@@ -7,15 +7,10 @@ import { STAGE_DIM_RGBA, THEME } from '../../viewer/model/colors.js';
 import { timeWidth } from '../../viewer/model/screen-layout.js';
 import { Stage } from '../../shared-schema/index.js';
 import { assert } from './assert.js';
-import { fixtureWtrace, mountApp, near, rgbText, stageRgb } from './viewer-helpers.js';
+import { fixtureWtrace, mountApp, near, rgbText, stageRgb, afterTwoFrames } from './viewer-helpers.js';
 
 let app: WarptraceApp;
 let tl: WtTimeline;
-
-async function frame(): Promise<void> {
-  await new Promise((r) => requestAnimationFrame(r));
-  await new Promise((r) => requestAnimationFrame(r));
-}
 
 /** The pixel at time t (ns) and lane-area y, surface coordinates. */
 function pixelAt(tNs: number, laneY: number): Uint8ClampedArray {
@@ -48,14 +43,14 @@ describe('timeline highlightRows', () => {
     tl = app.timeline!;
     await tl.ready();
     tl.setView({ startNs: 1000, endNs: 9000 });
-    await frame();
+    await afterTwoFrames();
   });
   afterEach(() => app.remove());
 
   it('expanded lanes: highlighted warps keep their colors, the others dim, null restores them', async () => {
     tl.toggleLane(0, true);
     tl.toggleLane(5, true);
-    await frame();
+    await afterTwoFrames();
     // Rows in canonical order: 0 TCS (SM 0, slot 0, 1000-9000), 2 FS (SM 5, slot 3, 2000-6000).
     const tcsBefore = pixelAt(4000, slotY(0, 0));
     assert(near(tcsBefore, stageRgb('TCS')), `TCS bright before: ${rgbText(tcsBefore)}`);

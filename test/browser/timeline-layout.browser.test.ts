@@ -7,15 +7,10 @@ import type { WtTimeline } from '../../viewer/components/wt-timeline.js';
 import { axisTicks } from '../../viewer/model/time-axis.js';
 import { timeWidth } from '../../viewer/model/screen-layout.js';
 import { assert } from './assert.js';
-import { fixtureWtrace, mountApp, waitFor } from './viewer-helpers.js';
+import { fixtureWtrace, mountApp, waitFor, afterTwoFrames } from './viewer-helpers.js';
 
 let app: WarptraceApp;
 let tl: WtTimeline;
-
-async function frame(): Promise<void> {
-  await new Promise((r) => requestAnimationFrame(r));
-  await new Promise((r) => requestAnimationFrame(r));
-}
 
 function surfaceRect(): DOMRect {
   return tl.shadowRoot!.querySelector('.surface')!.getBoundingClientRect();
@@ -38,7 +33,7 @@ async function open(height = 800): Promise<void> {
   assert(await app.openFile(await fixtureWtrace(), 'fixture.wtrace'), 'fixture opens');
   tl = app.timeline!;
   await tl.ready();
-  await frame();
+  await afterTwoFrames();
 }
 
 describe('timeline layout', () => {
@@ -75,11 +70,11 @@ describe('timeline layout', () => {
     await open(620);
     // A 300 px timeline: the two collapsed lanes grow to fill it (up to 120 px each), so SM 5's reaches the bottom.
     app.style.height = `${620 + 300 - surfaceRect().height}px`;
-    await frame();
-    await frame();
+    await afterTwoFrames();
+    await afterTwoFrames();
     tl.toggleLane(5, true);
     tl.setView({ startNs: 1000, endNs: 9000 });
-    await frame();
+    await afterTwoFrames();
     const rect = surfaceRect();
     // SM 5's CS warp runs 7000-9500: hover it 6 px from the right edge.
     const row = tl.laneLayout.rows.find((r) => r.sm === 5)!;
@@ -92,7 +87,7 @@ describe('timeline layout', () => {
     assert(box.right <= rect.right + 0.5 && box.right <= x, `flipped left of the pointer: ${box.left.toFixed(0)}…${box.right.toFixed(0)}, pointer ${x}, edge ${rect.right}`);
     // Near the bottom of SM 5's lane, collapsed again (its occupancy tooltip): above the pointer, inside.
     tl.toggleLane(5, false);
-    await frame();
+    await afterTwoFrames();
     const last = tl.laneLayout.rows[tl.laneLayout.rows.length - 1]!;
     assert(last.sm === 5 && rect.top + tl.screenLayout.lanes.y + last.y + last.height >= rect.bottom - 4, `SM 5's lane reaches the bottom: ${JSON.stringify(last)}`);
     const bottomY = Math.round(rect.bottom - 8);
@@ -108,7 +103,7 @@ describe('timeline layout', () => {
   it('a draw-track tooltip goes away when the pointer moves to the axis, the overview or the gutter', async () => {
     await open();
     tl.setView({ startNs: 1000, endNs: 9000 });
-    await frame();
+    await afterTwoFrames();
     const rect = surfaceRect();
     const s = tl.screenLayout;
     // Draw 0 ("patches") spans 1000-9000 in the top draw row.

@@ -29,6 +29,12 @@ export async function mountApp(options: { autoOpen?: boolean; dbName?: string; s
   return app;
 }
 
+/** Two animation frames: a frame the timeline asked for in the first has been drawn by the end of the second. */
+export async function afterTwoFrames(): Promise<void> {
+  await new Promise((r) => requestAnimationFrame(r));
+  await new Promise((r) => requestAnimationFrame(r));
+}
+
 export async function waitFor<T>(what: string, probe: () => T | null | undefined | false, timeoutMs = 20000): Promise<T> {
   const t0 = performance.now();
   for (;;) {

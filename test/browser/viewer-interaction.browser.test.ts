@@ -7,7 +7,7 @@ import { STAGE_DIM_RGBA } from '../../viewer/model/colors.js';
 import { timeWidth } from '../../viewer/model/screen-layout.js';
 import { Stage, formatNs } from '../../shared-schema/index.js';
 import { assert, assertEqual } from './assert.js';
-import { deepText, fixtureWtrace, mountApp, near, rgbText, stageRgb, waitFor } from './viewer-helpers.js';
+import { deepText, fixtureWtrace, mountApp, near, rgbText, stageRgb, waitFor, afterTwoFrames } from './viewer-helpers.js';
 
 let app: WarptraceApp;
 let tl: WtTimeline;
@@ -25,11 +25,6 @@ function at(tNs: number, laneY: number): [number, number] {
 function slotY(lane: number, slot: number): number {
   const row = tl.laneLayout.rows[lane]!;
   return row.y + row.headerHeight + 2 + (slot + 0.5) * row.slotRowHeight;
-}
-
-async function frame(): Promise<void> {
-  await new Promise((r) => requestAnimationFrame(r));
-  await new Promise((r) => requestAnimationFrame(r));
 }
 
 function timeAt(x: number): number {
@@ -51,7 +46,7 @@ describe('viewer interactions', () => {
     tl.toggleLane(5, true);
     // Inside the pan limits (the trace plus 2%), so the view can move both ways.
     tl.setView({ startNs: 1000, endNs: 9000 });
-    await frame();
+    await afterTwoFrames();
   });
   afterEach(async () => {
     await resetMouse();
@@ -63,12 +58,12 @@ describe('viewer interactions', () => {
     const before = tl.visibleWindow;
     const surface = tl.shadowRoot!.querySelector('.surface')!;
     surface.dispatchEvent(new WheelEvent('wheel', { deltaY: -300, clientX: x, clientY: y, bubbles: true, cancelable: true }));
-    await frame();
+    await afterTwoFrames();
     const after = tl.visibleWindow;
     assert(after.endNs - after.startNs < (before.endNs - before.startNs) * 0.6, `zoomed in: ${JSON.stringify(after)}`);
     assert(Math.abs(timeAt(x) - 4000) < 20, `time under the pointer kept: ${timeAt(x)}`);
     surface.dispatchEvent(new WheelEvent('wheel', { deltaY: 300, shiftKey: true, clientX: x, clientY: y, bubbles: true, cancelable: true }));
-    await frame();
+    await afterTwoFrames();
     assert(tl.visibleWindow.startNs > after.startNs, 'Shift+wheel pans');
   });
 
@@ -77,22 +72,22 @@ describe('viewer interactions', () => {
     const span = () => tl.visibleWindow.endNs - tl.visibleWindow.startNs;
     const s0 = span();
     await sendKeys({ press: 'w' });
-    await frame();
+    await afterTwoFrames();
     const s1 = span();
     assert(s1 < s0, `W zooms in: ${s0} → ${s1}`);
     await sendKeys({ press: 's' });
     await sendKeys({ press: 's' });
-    await frame();
+    await afterTwoFrames();
     assert(span() > s1, 'S zooms out');
     const start = tl.visibleWindow.startNs;
     await sendKeys({ press: 'w' });
     await sendKeys({ press: 'w' });
     await sendKeys({ press: 'd' });
-    await frame();
+    await afterTwoFrames();
     const later = tl.visibleWindow.startNs;
     assert(later > start, `D pans later: ${start} → ${later}`);
     await sendKeys({ press: 'a' });
-    await frame();
+    await afterTwoFrames();
     assert(tl.visibleWindow.startNs < later, 'A pans earlier');
   });
 
@@ -104,7 +99,7 @@ describe('viewer interactions', () => {
     await sendMouse({ type: 'move', position: [x - 150, y] });
     await sendMouse({ type: 'move', position: [x - 300, y] });
     await sendMouse({ type: 'up' });
-    await frame();
+    await afterTwoFrames();
     const pxPerNs = timeWidth(tl.screenLayout) / (before.endNs - before.startNs);
     const moved = tl.visibleWindow.startNs - before.startNs;
     // Dragging left shows later times: by 300 px, or up to the end of the pan limits (trace + 2%).
@@ -184,7 +179,7 @@ describe('viewer interactions', () => {
     await waitFor('draw 0', () => app.selectedDraw === 0);
     await sendKeys({ press: ']' });
     await waitFor('draw 1', () => app.selectedDraw === 1);
-    await frame();
+    await afterTwoFrames();
     const v = tl.visibleWindow;
     // Draw 1 ("shade") is the FS warp, 2000-6000 ns: the view frames it.
     assert(v.startNs < 2000 && v.startNs > 1000 && v.endNs > 6000 && v.endNs < 7000, `view ${JSON.stringify(v)}`);
@@ -226,7 +221,7 @@ describe('viewer interactions', () => {
     assertEqual(app.hiddenStages, 1 << Stage.CS, 'CS hidden');
     const [x, y] = at(8000, slotY(1, 4));
     const rect = tl.shadowRoot!.querySelector('.surface')!.getBoundingClientRect();
-    await frame();
+    await afterTwoFrames();
     const p = tl.readPixels(x - rect.left, y - rect.top, 1, 1);
     assert(!near(p, stageRgb('CS'), 40), `hidden CS warp not drawn: ${rgbText(p)}`);
     const toggle = app.shadowRoot!.querySelector<HTMLInputElement>('.toggle input')!;
