@@ -118,8 +118,11 @@ export function fitSegment(xs: Float64Array, ys: Float64Array, band: Band, prior
   const fractions = quarterLate.map((c, q) => c / (Math.floor(((q + 1) * n) / 4) - Math.floor((q * n) / 4) || 1));
   const lateSkew = Math.max(...fractions) - Math.min(...fractions);
   const rmsNs = Math.sqrt(sq / count);
-  // Quantization noise (step/√12) is the floor of what a sample tells, even when residuals happen to be small.
-  const noise = Math.max(rmsNs, (2 * band.halfStepNs) / Math.sqrt(12));
+  // Quantization noise (step/√12) is the floor of what a sample tells, even when residuals happen to be small:
+  // the device clock's step, and the SM clock's own (x counts whole cycles). With a 1 ns device clock
+  // (lavapipe) the first is 0, and a segment whose samples sit exactly on a line would claim a slope
+  // known to infinite precision, which an infinite weight turns into NaN where it is pooled.
+  const noise = Math.max(rmsNs, (2 * band.halfStepNs) / Math.sqrt(12), band.cycleNs / Math.sqrt(12));
   const slopeError = noise / Math.sqrt(spread);
   return { line: sharp, fit: 'linear', slopeError, late: n - count, lateSkew, rmsNs, maxAbsNs: max };
 }
