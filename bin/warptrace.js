@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Entry point for `npx warptrace`; the TypeScript is compiled to dist/ by `npm ci` (prepare).
-import { main } from '../dist/capture/cli/main.js';
+import { main } from '../dist/cli/main.js';
 
 // `warptrace stats x | head` closes the pipe early: that is not an error.
 for (const stream of [process.stdout, process.stderr]) {

@@ -6,8 +6,8 @@
  * stderr are the terminal's.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { InputError } from '../cli/command.js';
-import { systemMessage } from '../cli/files.js';
+import { InputError } from '../../cli/command.js';
+import { systemMessage } from '../../cli/files.js';
 
 /** How long an app gets to exit after SIGTERM before it is killed. */
 export const STOP_GRACE_MS = 3000;

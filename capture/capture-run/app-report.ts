@@ -3,8 +3,8 @@
  * capture, and why there is none when the app ended first.
  */
 import type { TraceHeader } from '../../shared-schema/index.js';
-import { oneLine } from '../cli/command.js';
-import { formatBytes } from '../cli/files.js';
+import { oneLine } from '../../cli/command.js';
+import { formatBytes } from '../../cli/files.js';
 import type { HelloInfo } from '../layer-server/requests.js';
 import type { ServerStats } from '../layer-server/server.js';
 import { describeExit, type AppExit } from './app-process.js';

@@ -6,11 +6,11 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { InputError } from '../cli/command.js';
-import { SpirvFormatError } from '../spirv/binary.js';
-import { InstrumentError } from '../spirv/errors.js';
-import { instrumentSpirv } from '../spirv/instrument.js';
-import { DEFAULT_OPTIONS, INSTRUMENTED_STAGES, type InstrumentOptions } from '../spirv/options.js';
+import { InputError } from '../../cli/command.js';
+import { SpirvFormatError } from '../../instrument/model/binary.js';
+import { InstrumentError } from '../../instrument/errors.js';
+import { instrumentSpirv } from '../../instrument/instrument.js';
+import { DEFAULT_OPTIONS, INSTRUMENTED_STAGES, type InstrumentOptions } from '../../instrument/options.js';
 import { buildDir } from './paths.js';
 import { stageOfShaderFile, type DeviceProfile } from './shaders.js';
 

@@ -4,7 +4,7 @@
  * the tessellationShader feature") become InputErrors.
  */
 import { STAGES, type StageName } from '../../shared-schema/index.js';
-import { InputError } from '../cli/command.js';
+import { InputError } from '../../cli/command.js';
 import type { DeviceProfile } from './shaders.js';
 import { lastLine, runTool } from './tools.js';
 

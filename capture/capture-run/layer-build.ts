@@ -11,7 +11,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
-import { InputError } from '../cli/command.js';
+import { InputError } from '../../cli/command.js';
 import { REPO_ROOT, buildDir } from './paths.js';
 import { lastLine, runTool } from './tools.js';
 

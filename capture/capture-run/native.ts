@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { InputError } from '../cli/command.js';
+import { InputError } from '../../cli/command.js';
 import { NATIVE_SOURCE_DIR, buildDir } from './paths.js';
 import { lastLine, runTool } from './tools.js';
 

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:f
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import type { StageName } from '../../shared-schema/index.js';
-import { InputError } from '../cli/command.js';
+import { InputError } from '../../cli/command.js';
 import { DEMO_SHADER_DIR, TRACE_SHADER_DIR, buildDir } from './paths.js';
 import { inParallel, runTool } from './tools.js';
 

@@ -3,7 +3,7 @@
  * native harness) with one-line errors a user can act on.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { InputError } from '../cli/command.js';
+import { InputError } from '../../cli/command.js';
 
 export interface ToolResult {
   readonly code: number;

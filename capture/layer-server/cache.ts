@@ -16,8 +16,8 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TOOL_VERSION } from '../cli/version.js';
-import type { InstrumentOptions } from '../spirv/options.js';
+import { TOOL_VERSION } from '../../cli/version.js';
+import type { InstrumentOptions } from '../../instrument/options.js';
 
 /** "WTSC": a warptrace SPIR-V cache file. */
 const FILE_MAGIC = 0x43535457;
@@ -41,15 +41,17 @@ export function defaultCacheDir(override?: string): string {
 
 let cachedVersion: string | null = null;
 
-/** TOOL_VERSION plus a hash of the compiled instrumenter (capture/spirv/*.js next to this build). */
+/** TOOL_VERSION plus a hash of the compiled instrumenter (every .js of instrument/ next to this build). */
 export function instrumenterVersion(): string {
   if (cachedVersion !== null) return cachedVersion;
   const hash = createHash('sha256');
-  const spirvDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'spirv');
+  const instrumentDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'instrument');
   try {
-    for (const name of readdirSync(spirvDir).filter((n) => n.endsWith('.js')).sort()) {
-      hash.update(name).update('\0').update(readFileSync(join(spirvDir, name))).update('\0');
-    }
+    // Every pass and the module model, by path relative to the instrumenter's folder (tools/ only generates code).
+    const files = (readdirSync(instrumentDir, { recursive: true, encoding: 'utf8' }) as string[])
+      .filter((n) => n.endsWith('.js') && !n.startsWith('tools'))
+      .sort();
+    for (const name of files) hash.update(name).update('\0').update(readFileSync(join(instrumentDir, name))).update('\0');
   } catch {
     // Unreadable sources (an odd install): the tool version alone still separates releases.
   }

@@ -15,7 +15,7 @@ import {
   type CustomIdSource,
   type InstrumentedStage,
   type InstrumentOptions,
-} from '../spirv/options.js';
+} from '../../instrument/options.js';
 
 /** A request whose JSON is malformed (missing or mistyped field). */
 export class RequestError extends Error {

@@ -11,7 +11,7 @@
 import { rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { instrumentSpirv } from '../spirv/instrument.js';
+import { instrumentSpirv } from '../../instrument/instrument.js';
 import { SpirvCache, cacheKey, defaultCacheDir } from './cache.js';
 import {
   FrameReader,

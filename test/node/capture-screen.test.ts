@@ -35,7 +35,7 @@ function capture(name: string, params: readonly string[]): Promise<Trace> {
 test('the GLSL library\'s switches: positions in fragment and ray-generation shaders by default, compute when asked, none with WT_POSITION=0', () => {
   const spirv = (shader: string, defines: readonly string[]) => {
     const spv = join(dir, `${shader.replace(/\W/g, '-')}-${defines.join('')}.spv`);
-    const c = spawnSync('glslangValidator', ['-V', '--target-env', 'vulkan1.2', `-I${repoPath('capture/shaders')}`, '-DWT_ENABLE', ...defines, repoPath(`capture/demo/shaders/${shader}`), '-o', spv], { encoding: 'utf8' });
+    const c = spawnSync('glslangValidator', ['-V', '--target-env', 'vulkan1.2', `-I${repoPath('capture/shaders')}`, '-DWT_ENABLE', ...defines, repoPath(`capture/workloads/shaders/${shader}`), '-o', spv], { encoding: 'utf8' });
     assert.equal(c.status, 0, c.stdout + c.stderr);
     const v = spawnSync('spirv-val', ['--target-env', 'vulkan1.2', spv], { encoding: 'utf8' });
     assert.equal(v.status, 0, v.stdout + v.stderr);

@@ -288,7 +288,7 @@ test('unknown workloads and knobs are named in the error', { skip }, async () =>
 });
 
 test('tracing off compiles wtBegin/wtEnd to nothing; tracing on reads clocks and appends with one atomic', { skip }, () => {
-  const shader = repoPath('capture/demo/shaders/shade.frag');
+  const shader = repoPath('capture/workloads/shaders/shade.frag');
   const spv = join(dir, 'shade.spv');
   const dis = (defines: string[]) => {
     const c = spawnSync('glslangValidator', ['-V', '--target-env', 'vulkan1.2', `-I${repoPath('capture/shaders')}`, ...defines, shader, '-o', spv], { encoding: 'utf8' });

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { oneLine } from '../../capture/cli/command.js';
+import { oneLine } from '../../cli/command.js';
 import { repoPath } from './paths.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'warptrace-errors-'));

@@ -6,8 +6,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InputError } from '../../capture/cli/command.js';
-import { writeFileAtomic, type WriteCall } from '../../capture/cli/files.js';
+import { InputError } from '../../cli/command.js';
+import { writeFileAtomic, type WriteCall } from '../../cli/files.js';
 import { encodeWtrace, synthesizeTrace } from '../../shared-schema/index.js';
 import { repoPath } from './paths.js';
 

@@ -28,7 +28,7 @@ const dir = mkdtempSync(join(tmpdir(), 'warptrace-layer-harness-'));
 /** Hard limit on one `warptrace capture -- APP` run: a hang fails the test. */
 const RUN_LIMIT_MS = 120_000;
 const FRAMES = 3;
-/** `--app` submits: 0 sets up the attachments, 1 + i is frame i (capture/demo/src/app.cpp). The second frame: pipelines warm. */
+/** `--app` submits: 0 sets up the attachments, 1 + i is frame i (capture/workloads/src/app.cpp). The second frame: pipelines warm. */
 const SUBMIT = 2;
 
 const WORKLOADS: readonly { workload: string; params: readonly (readonly [string, number])[] }[] = [

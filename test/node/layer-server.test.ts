@@ -12,8 +12,8 @@ import { LayerClient } from '../../capture/layer-server/client.js';
 import { SpirvCache, cacheKey, canonicalJson } from '../../capture/layer-server/cache.js';
 import { FrameReader, FramingError, HEADER_BYTES, MAX_JSON_BYTES, MAX_PAYLOAD_BYTES, REQUEST_MAGIC, encodeFrame } from '../../capture/layer-server/protocol.js';
 import type { HelloInfo, LayerEvent } from '../../capture/layer-server/requests.js';
-import { instrumentSpirv } from '../../capture/spirv/instrument.js';
-import { DEFAULT_CUSTOM_IDS, DEFAULT_POSITION_STAGES, type InstrumentOptions, type PositionStage } from '../../capture/spirv/options.js';
+import { instrumentSpirv } from '../../instrument/instrument.js';
+import { DEFAULT_CUSTOM_IDS, DEFAULT_POSITION_STAGES, type InstrumentOptions, type PositionStage } from '../../instrument/options.js';
 import { compileCorpusFile, spirvVal, validationEnv } from './spirv-tools.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'warptrace-layer-server-'));

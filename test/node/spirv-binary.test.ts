@@ -2,8 +2,8 @@
 // orders), strings, and clear errors on malformed input.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SpirvFormatError, decodeString, encodeString, isSpirv, parseSpirv, writeSpirv } from '../../capture/spirv/binary.js';
-import { ModuleEditor } from '../../capture/spirv/module.js';
+import { SpirvFormatError, decodeString, encodeString, isSpirv, parseSpirv, writeSpirv } from '../../instrument/model/binary.js';
+import { ModuleEditor } from '../../instrument/model/module.js';
 import { compileCorpus, spirvDis, type CorpusModule } from './spirv-tools.js';
 
 let corpus: CorpusModule[] = [];

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { optionsFromFlags, FlagError } from '../../capture/spirv/cli-options.js';
-import { DEFAULT_CUSTOM_IDS } from '../../capture/spirv/options.js';
+import { optionsFromFlags, FlagError } from '../../instrument/cli-options.js';
+import { DEFAULT_CUSTOM_IDS } from '../../instrument/options.js';
 import { compileGlsl, spirvVal, workDir } from './spirv-tools.js';
 import { repoPath } from './paths.js';
 

@@ -3,11 +3,11 @@
 // mean one of them); refusal messages read right for every stage.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseSpirv, type SpirvModule } from '../../capture/spirv/binary.js';
-import { SpirvIdError, checkIds } from '../../capture/spirv/ids.js';
-import { InstrumentError } from '../../capture/spirv/errors.js';
-import { instrumentSpirv } from '../../capture/spirv/instrument.js';
-import { Decoration, HEADER_WORDS, Op } from '../../capture/spirv/spec.js';
+import { parseSpirv, type SpirvModule } from '../../instrument/model/binary.js';
+import { SpirvIdError, checkIds } from '../../instrument/model/ids.js';
+import { InstrumentError } from '../../instrument/errors.js';
+import { instrumentSpirv } from '../../instrument/instrument.js';
+import { Decoration, HEADER_WORDS, Op } from '../../instrument/model/spec.js';
 import { compileCorpus, spirvAs, spirvVal, type CorpusModule } from './spirv-tools.js';
 
 let corpus: CorpusModule[] = [];
@@ -157,7 +157,7 @@ const COMPUTE_AND_ANY_HIT = `
 `;
 
 test('stage refusals: "a Kernel"; --entry suggested only when it would select something; ray tracing is instrumented', async () => {
-  const { DEFAULT_OPTIONS } = await import('../../capture/spirv/options.js');
+  const { DEFAULT_OPTIONS } = await import('../../instrument/options.js');
   const mixed = await spirvAs(COMPUTE_AND_ANY_HIT, 'spv1.4');
   // Compute and any-hit in one module: both are wrapped.
   assert.deepEqual(instrumentSpirv(mixed).entryPoints.map((e) => e.stage), ['CS', 'ANY_HIT']);

@@ -4,13 +4,13 @@
 // and carry the record exactly as shared-schema lays it out.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseSpirv, type SpirvModule } from '../../capture/spirv/binary.js';
-import { InstrumentError } from '../../capture/spirv/errors.js';
-import { parseFunctions } from '../../capture/spirv/functions.js';
-import { instrumentSpirv, type InstrumentResult } from '../../capture/spirv/instrument.js';
-import { ModuleEditor, Section } from '../../capture/spirv/module.js';
-import { CUSTOM_ID_SOURCES, customIdsFor, INSTRUMENTED_STAGES, targetOptions, type CustomIdSource, type InstrumentOptions } from '../../capture/spirv/options.js';
-import { BuiltIn, Decoration, Op, StorageClass } from '../../capture/spirv/spec.js';
+import { parseSpirv, type SpirvModule } from '../../instrument/model/binary.js';
+import { InstrumentError } from '../../instrument/errors.js';
+import { parseFunctions } from '../../instrument/model/functions.js';
+import { instrumentSpirv, type InstrumentResult } from '../../instrument/instrument.js';
+import { ModuleEditor, Section } from '../../instrument/model/module.js';
+import { CUSTOM_ID_SOURCES, customIdsFor, INSTRUMENTED_STAGES, targetOptions, type CustomIdSource, type InstrumentOptions } from '../../instrument/options.js';
+import { BuiltIn, Decoration, Op, StorageClass } from '../../instrument/model/spec.js';
 import { RecordFlag, RecordWord, RAW_UNKNOWN_SLOT, RAW_UNKNOWN_SM, packIds, Stage } from '../../shared-schema/index.js';
 import { compileCorpus, legacy, compileCorpusFile, compileGlsl, pool, spirvAs, spirvLink, spirvVal, validationEnv, type CorpusModule } from './spirv-tools.js';
 

@@ -12,12 +12,12 @@ import { join } from 'node:path';
 import { decodeWtraw, Stage, type Trace } from '../../shared-schema/index.js';
 import { autoInstrumentOptions, autoInstrumentSet } from '../../capture/capture-run/auto-instrument.js';
 import { runCapture } from '../../capture/capture-run/harness.js';
-import { FlagError, optionsFromFlags } from '../../capture/spirv/cli-options.js';
-import { InstrumentError } from '../../capture/spirv/errors.js';
-import { instrumentSpirv } from '../../capture/spirv/instrument.js';
-import { ModuleEditor } from '../../capture/spirv/module.js';
-import { checkOptions, INSTRUMENTED_STAGES, targetOptions, type InstrumentOptions } from '../../capture/spirv/options.js';
-import { Op } from '../../capture/spirv/spec.js';
+import { FlagError, optionsFromFlags } from '../../instrument/cli-options.js';
+import { InstrumentError } from '../../instrument/errors.js';
+import { instrumentSpirv } from '../../instrument/instrument.js';
+import { ModuleEditor } from '../../instrument/model/module.js';
+import { checkOptions, INSTRUMENTED_STAGES, targetOptions, type InstrumentOptions } from '../../instrument/options.js';
+import { Op } from '../../instrument/model/spec.js';
 import { repoPath } from './paths.js';
 import { compileCorpus, legacy, pool, spirvVal, validationEnv, workDir, type CorpusModule } from './spirv-tools.js';
 

@@ -15,12 +15,12 @@ import { decodeWtraw, RecordFlag, RecordWord, Stage, type Trace } from '../../sh
 import { MAX_DRAWS } from '../../shared-schema/errors.js';
 import { autoInstrumentOptions, autoInstrumentSet } from '../../capture/capture-run/auto-instrument.js';
 import { runCapture } from '../../capture/capture-run/harness.js';
-import type { Instruction } from '../../capture/spirv/binary.js';
-import { UNTRACED_DRAW } from '../../capture/spirv/index.js';
-import { instrumentSpirv } from '../../capture/spirv/instrument.js';
-import { ModuleEditor } from '../../capture/spirv/module.js';
-import { INSTRUMENTED_STAGES, targetOptions, type InstrumentOptions } from '../../capture/spirv/options.js';
-import { BuiltIn, Decoration, Op } from '../../capture/spirv/spec.js';
+import type { Instruction } from '../../instrument/model/binary.js';
+import { UNTRACED_DRAW } from '../../instrument/index.js';
+import { instrumentSpirv } from '../../instrument/instrument.js';
+import { ModuleEditor } from '../../instrument/model/module.js';
+import { INSTRUMENTED_STAGES, targetOptions, type InstrumentOptions } from '../../instrument/options.js';
+import { BuiltIn, Decoration, Op } from '../../instrument/model/spec.js';
 import { compileCorpus, legacy, workDir, type CorpusModule } from './spirv-tools.js';
 
 let corpus: CorpusModule[] = [];

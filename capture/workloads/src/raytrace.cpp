@@ -1,0 +1,264 @@
+// Ray-traced reference workload: one primary ray per pixel of a width x height launch, and a
+// shadow ray from every hit, through a scene of triangles (an opaque ground, an alpha-tested
+// fence whose any-hit shader cuts holes) and procedural spheres (AABBs + an intersection
+// shader). Every stage is instrumented, so warps are seen re-forming at each trace call.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "raytrace_scene.hpp"
+#include "workloads.hpp"
+
+namespace {
+
+/* Push constants of capture/workloads/shaders/rt_common.glsl. */
+struct RtKnobs {
+  uint32_t shading = 16;
+  uint32_t sphereCount = 0;
+  uint32_t pad[2] = {0, 0};
+};
+
+const VkShaderStageFlags kRtStages = VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_ANY_HIT_BIT_KHR | VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR |
+                                     VK_SHADER_STAGE_MISS_BIT_KHR | VK_SHADER_STAGE_INTERSECTION_BIT_KHR;
+
+VkDeviceSize alignUp(VkDeviceSize value, VkDeviceSize alignment) { return (value + alignment - 1) / alignment * alignment; }
+
+/* One pipeline's shader binding table: raygen, two miss records (primary, shadow), three hit groups. */
+struct BindingTable {
+  Buffer buffer;
+  VkStridedDeviceAddressRegionKHR raygen{}, miss{}, hit{}, callable{};
+};
+
+/* What the workload builds once per Context: the scene, its descriptor set and layout, the output image. */
+struct RtState {
+  Context *ctx = nullptr;
+  RtScene scene;
+  Image output;
+  VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  std::vector<std::pair<VkPipeline, BindingTable>> tables;
+  PFN_vkCreateRayTracingPipelinesKHR createPipelines = nullptr;
+  PFN_vkGetRayTracingShaderGroupHandlesKHR groupHandles = nullptr;
+  PFN_vkCmdTraceRaysKHR traceRays = nullptr;
+
+  void destroy() {
+    VkDevice d = ctx->gpu.device;
+    for (auto &t : tables) destroyBuffer(ctx->gpu, t.second.buffer);
+    vkDestroyPipelineLayout(d, layout, nullptr);
+    vkDestroyDescriptorPool(d, pool, nullptr);
+    vkDestroyDescriptorSetLayout(d, setLayout, nullptr);
+    destroyImage(ctx->gpu, output);
+    destroyRtScene(ctx->gpu, scene);
+  }
+};
+
+std::shared_ptr<RtState> createState(Context &ctx, uint32_t sphereCount) {
+  auto s = std::make_shared<RtState>();
+  s->ctx = &ctx;
+  Gpu &gpu = ctx.gpu;
+  s->createPipelines = reinterpret_cast<PFN_vkCreateRayTracingPipelinesKHR>(vkGetDeviceProcAddr(gpu.device, "vkCreateRayTracingPipelinesKHR"));
+  s->groupHandles = reinterpret_cast<PFN_vkGetRayTracingShaderGroupHandlesKHR>(vkGetDeviceProcAddr(gpu.device, "vkGetRayTracingShaderGroupHandlesKHR"));
+  s->traceRays = reinterpret_cast<PFN_vkCmdTraceRaysKHR>(vkGetDeviceProcAddr(gpu.device, "vkCmdTraceRaysKHR"));
+  if (!s->createPipelines || !s->groupHandles || !s->traceRays) fatal("unsupported: ray-tracing pipelines (no vkCmdTraceRaysKHR)");
+  s->scene = buildRtScene(gpu, sphereCount);
+
+  s->output = createImage(gpu, ctx.width, ctx.height, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                          VK_IMAGE_ASPECT_COLOR_BIT);
+  VkCommandBuffer cmd = beginCommands(gpu);
+  VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+  b.dstAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  b.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  b.newLayout = VK_IMAGE_LAYOUT_GENERAL;
+  b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  b.image = s->output.image;
+  b.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, nullptr, 0, nullptr, 1, &b);
+  submitAndWait(gpu, cmd);
+
+  // Set 0: the scene (binding 0), the output image (1), the spheres (2).
+  VkDescriptorSetLayoutBinding bindings[3] = {};
+  VkDescriptorType types[3] = {VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER};
+  VkDescriptorPoolSize sizes[3];
+  for (uint32_t i = 0; i < 3; i++) {
+    bindings[i].binding = i;
+    bindings[i].descriptorType = types[i];
+    bindings[i].descriptorCount = 1;
+    bindings[i].stageFlags = kRtStages;
+    sizes[i] = {types[i], 1};
+  }
+  VkDescriptorSetLayoutCreateInfo li{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  li.bindingCount = 3;
+  li.pBindings = bindings;
+  check(vkCreateDescriptorSetLayout(gpu.device, &li, nullptr, &s->setLayout), "vkCreateDescriptorSetLayout (ray tracing)");
+  VkDescriptorPoolCreateInfo pi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  pi.maxSets = 1;
+  pi.poolSizeCount = 3;
+  pi.pPoolSizes = sizes;
+  check(vkCreateDescriptorPool(gpu.device, &pi, nullptr, &s->pool), "vkCreateDescriptorPool (ray tracing)");
+  VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  ai.descriptorPool = s->pool;
+  ai.descriptorSetCount = 1;
+  ai.pSetLayouts = &s->setLayout;
+  check(vkAllocateDescriptorSets(gpu.device, &ai, &s->set), "vkAllocateDescriptorSets (ray tracing)");
+
+  VkWriteDescriptorSetAccelerationStructureKHR asWrite{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET_ACCELERATION_STRUCTURE_KHR};
+  asWrite.accelerationStructureCount = 1;
+  asWrite.pAccelerationStructures = &s->scene.tlas.handle;
+  VkDescriptorImageInfo image{VK_NULL_HANDLE, s->output.view, VK_IMAGE_LAYOUT_GENERAL};
+  VkDescriptorBufferInfo spheres{s->scene.spheres.buffer, 0, VK_WHOLE_SIZE};
+  VkWriteDescriptorSet w[3] = {{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}, {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}, {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
+  for (uint32_t i = 0; i < 3; i++) {
+    w[i].dstSet = s->set;
+    w[i].dstBinding = i;
+    w[i].descriptorCount = 1;
+    w[i].descriptorType = types[i];
+  }
+  w[0].pNext = &asWrite;
+  w[1].pImageInfo = &image;
+  w[2].pBufferInfo = &spheres;
+  vkUpdateDescriptorSets(gpu.device, 3, w, 0, nullptr);
+
+  // Set 0 the scene, 1..WT_SET-1 empty, WT_SET the trace (none for an untraced app).
+  std::vector<VkDescriptorSetLayout> sets(ctx.tracer ? WT_DEFAULT_SET + 1 : 1, ctx.emptyLayout);
+  sets[0] = s->setLayout;
+  if (ctx.tracer) sets[WT_DEFAULT_SET] = wtTracerSetLayout(ctx.tracer);
+  VkPushConstantRange range{kRtStages, 0, sizeof(RtKnobs)};
+  VkPipelineLayoutCreateInfo pl{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  pl.setLayoutCount = static_cast<uint32_t>(sets.size());
+  pl.pSetLayouts = sets.data();
+  pl.pushConstantRangeCount = 1;
+  pl.pPushConstantRanges = &range;
+  check(vkCreatePipelineLayout(gpu.device, &pl, nullptr, &s->layout), "vkCreatePipelineLayout (ray tracing)");
+  return s;
+}
+
+/* The shader files, in pipeline stage order (the group table below indexes them). */
+const char *const kShaderFiles[] = {"rt.rgen", "rt.rmiss", "rt_shadow.rmiss", "rt.rchit", "rt.rahit", "rt_sphere.rchit", "rt.rint"};
+const VkShaderStageFlagBits kShaderStages[] = {VK_SHADER_STAGE_RAYGEN_BIT_KHR,      VK_SHADER_STAGE_MISS_BIT_KHR,
+                                               VK_SHADER_STAGE_MISS_BIT_KHR,        VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR,
+                                               VK_SHADER_STAGE_ANY_HIT_BIT_KHR,     VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR,
+                                               VK_SHADER_STAGE_INTERSECTION_BIT_KHR};
+
+VkPipeline createPipeline(RtState &s, const std::string &dir) {
+  Context &ctx = *s.ctx;
+  std::vector<VkPipelineShaderStageCreateInfo> stages;
+  for (size_t i = 0; i < 7; i++) {
+    std::string path = dir + "/" + kShaderFiles[i] + ".spv";
+    auto it = ctx.modules.find(path);
+    VkShaderModule module = it != ctx.modules.end() ? it->second : (ctx.modules[path] = loadShaderModule(ctx.gpu, path));
+    VkPipelineShaderStageCreateInfo st{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+    st.stage = kShaderStages[i];
+    st.module = module;
+    st.pName = "main";
+    stages.push_back(st);
+  }
+  auto group = [](VkRayTracingShaderGroupTypeKHR type, uint32_t general, uint32_t closest, uint32_t any, uint32_t intersection) {
+    VkRayTracingShaderGroupCreateInfoKHR g{VK_STRUCTURE_TYPE_RAY_TRACING_SHADER_GROUP_CREATE_INFO_KHR};
+    g.type = type;
+    g.generalShader = general, g.closestHitShader = closest, g.anyHitShader = any, g.intersectionShader = intersection;
+    return g;
+  };
+  const uint32_t none = VK_SHADER_UNUSED_KHR;
+  // Hit group = instance offset + geometry index: 0 ground, 1 fence (any-hit), 2 spheres (intersection).
+  VkRayTracingShaderGroupCreateInfoKHR groups[6] = {
+      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, 0, none, none, none),
+      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, 1, none, none, none),
+      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, 2, none, none, none),
+      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_TRIANGLES_HIT_GROUP_KHR, none, 3, none, none),
+      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_TRIANGLES_HIT_GROUP_KHR, none, 3, 4, none),
+      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_PROCEDURAL_HIT_GROUP_KHR, none, 5, none, 6),
+  };
+  VkRayTracingPipelineCreateInfoKHR ci{VK_STRUCTURE_TYPE_RAY_TRACING_PIPELINE_CREATE_INFO_KHR};
+  ci.stageCount = static_cast<uint32_t>(stages.size());
+  ci.pStages = stages.data();
+  ci.groupCount = 6;
+  ci.pGroups = groups;
+  ci.maxPipelineRayRecursionDepth = 1;  // only ray generation traces
+  ci.layout = s.layout;
+  VkPipeline pipeline;
+  VkResult r = s.createPipelines(ctx.gpu.device, VK_NULL_HANDLE, VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline);
+  if (r != VK_SUCCESS) fatal("the driver could not build the ray-tracing pipeline of %s (VkResult %d)", dir.c_str(), r);
+  ctx.pipelines.push_back(pipeline);
+
+  // The binding table: each region starts at the base alignment, records at the handle alignment.
+  VkPhysicalDeviceRayTracingPipelinePropertiesKHR rt{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_PROPERTIES_KHR};
+  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  props.pNext = &rt;
+  vkGetPhysicalDeviceProperties2(ctx.gpu.physical, &props);
+  VkDeviceSize handle = rt.shaderGroupHandleSize, record = alignUp(handle, rt.shaderGroupHandleAlignment);
+  VkDeviceSize base = rt.shaderGroupBaseAlignment;
+  VkDeviceSize raygenSize = alignUp(record, base), missOffset = raygenSize, missSize = alignUp(2 * record, base);
+  VkDeviceSize hitOffset = missOffset + missSize, hitSize = alignUp(3 * record, base);
+  std::vector<uint8_t> handles(6 * handle);
+  check(s.groupHandles(ctx.gpu.device, pipeline, 0, 6, handles.size(), handles.data()), "vkGetRayTracingShaderGroupHandlesKHR");
+  BindingTable t;
+  t.buffer = createBuffer(ctx.gpu, hitOffset + hitSize + base,
+                          VK_BUFFER_USAGE_SHADER_BINDING_TABLE_BIT_KHR | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT, true);
+  VkBufferDeviceAddressInfo bi{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+  bi.buffer = t.buffer.buffer;
+  VkDeviceAddress address = vkGetBufferDeviceAddress(ctx.gpu.device, &bi);
+  VkDeviceSize shift = alignUp(address, base) - address;  // the buffer's own address may be less aligned
+  uint8_t *map = static_cast<uint8_t *>(t.buffer.map) + shift;
+  std::memset(t.buffer.map, 0, static_cast<size_t>(t.buffer.size));
+  std::memcpy(map, &handles[0], handle);
+  for (uint32_t m = 0; m < 2; m++) std::memcpy(map + missOffset + m * record, &handles[(1 + m) * handle], handle);
+  for (uint32_t h = 0; h < 3; h++) std::memcpy(map + hitOffset + h * record, &handles[(3 + h) * handle], handle);
+  address += shift;
+  t.raygen = {address, raygenSize, raygenSize};
+  t.miss = {address + missOffset, record, 2 * record};
+  t.hit = {address + hitOffset, record, 3 * record};
+  s.tables.emplace_back(pipeline, t);
+  return pipeline;
+}
+
+class RayTracedScene : public Workload {
+ public:
+  RayTracedScene() {
+    params.define("width", 1280, "launch width: one primary ray per pixel");
+    params.define("height", 720, "launch height");
+    params.define("spheres", 24, "procedural spheres (AABBs + intersection shader)");
+    params.define("shading", 16, "closest-hit busy-loop iterations");
+  }
+  const char *name() const override { return "ray-tracing"; }
+  const char *summary() const override {
+    return "ray-traced scene: primary + shadow ray per pixel; triangles (opaque ground, alpha-tested fence: any-hit) and procedural spheres "
+           "(intersection shader)";
+  }
+  uint32_t needs() const override { return kNeedsRayTracing; }
+  std::vector<std::string> shaderFiles() const override { return {std::begin(kShaderFiles), std::end(kShaderFiles)}; }
+  std::vector<VkPipeline> pipelines(Context &ctx, const std::string &dir) const override {
+    if (!state_ || state_->ctx != &ctx) {
+      state_ = createState(ctx, std::max(1u, params.u("spheres")));
+      std::shared_ptr<RtState> s = state_;
+      ctx.cleanups.push_back([s] { s->destroy(); });
+    }
+    return {createPipeline(*state_, dir)};
+  }
+  void record(Frame &f, const std::vector<VkPipeline> &p) const override {
+    RtState &s = *state_;
+    auto table = std::find_if(s.tables.begin(), s.tables.end(), [&](const auto &t) { return t.first == p[0]; });
+    if (table == s.tables.end()) fatal("internal: no binding table for the ray-tracing pipeline");
+    RtKnobs k;
+    k.shading = params.u("shading");
+    k.sphereCount = s.scene.sphereCount;
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, p[0]);
+    vkCmdBindDescriptorSets(f.cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, s.layout, 0, 1, &s.set, 0, nullptr);
+    vkCmdPushConstants(f.cmd, s.layout, kRtStages, 0, sizeof k, &k);
+    const BindingTable &t = table->second;
+    uint32_t width = f.ctx.width, height = f.ctx.height;
+    f.custom("trace rays: primary + shadow ray per pixel", VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, s.layout, WT_KIND_TRACE_RAYS, width, height,
+             [&] { s.traceRays(f.cmd, &t.raygen, &t.miss, &t.hit, &t.callable, width, height, 1); });
+  }
+  std::string drawStagesJson() const override {
+    return R"([["RAYGEN","MISS","CLOSEST_HIT","ANY_HIT","INTERSECTION"]])";
+  }
+
+ private:
+  mutable std::shared_ptr<RtState> state_;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> makeRayTracingWorkload() { return std::unique_ptr<Workload>(new RayTracedScene()); }

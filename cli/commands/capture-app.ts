@@ -1,0 +1,166 @@
+/**
+ * The app mode of `warptrace capture`: `capture [options] -- APP ARGS...`
+ * traces an unmodified Vulkan app through the capture layer. This file reads
+ * and checks the options; capture/capture-run/app-capture.ts does the run.
+ */
+import { resolve } from 'node:path';
+import { DEFAULT_TIMEOUT_SECONDS, captureApp } from '../../capture/capture-run/app-capture.js';
+import type { CaptureSelection, SubmitRange } from '../../capture/capture-run/app-environment.js';
+import { UsageError, parseCommandArgs, type CliIo } from '../command.js';
+import { checkOutputs } from '../files.js';
+import { MAX_SAMPLE_FRAGMENT } from '../../instrument/options.js';
+
+export const DEFAULT_FRAME = 60;
+/** Untraced runs timed before a --submits capture: a median of three is robust to one slow run. */
+export const DEFAULT_OVERHEAD_RUNS = 3;
+const LAYER_STAGES = ['vs', 'tcs', 'tes', 'gs', 'fs', 'cs', 'task', 'mesh'] as const;
+/** A trace buffer record is 32 bytes; the buffer's size in bytes must stay a u32 for the layer's allocation. */
+const MAX_CAPACITY = 0xffffffff / 32;
+
+export const APP_CAPTURE_HELP = `App mode: trace an unmodified Vulkan app through the capture layer
+(VK_LAYER_WARPTRACE_capture, built from capture/layer/ into .capture-build/layer):
+  warptrace capture -o OUT.wtrace [--frame N | --submits N..M | --trigger FILE]
+                    [--stages vs,fs] [--draws GLOB|A..B] [--sample-fs N] [--exit-after] -- APP ARGS...
+
+Everything after the first -- is the app's command line. The app runs with the
+layer enabled (VK_ADD_LAYER_PATH, VK_INSTANCE_LAYERS prepended) and asks this
+command to instrument its shaders (cached by content in
+$XDG_CACHE_HOME/warptrace/spirv); the raw dump the layer writes is converted
+into OUT. The app's stdout goes to stderr, so stdout carries only the summary.
+
+  -o, --output OUT       the .wtrace to write
+  --frame N              capture frame N, counted in presents (default ${DEFAULT_FRAME})
+  --submits N..M         capture queue submits N to M (0-based, inclusive) instead,
+                         for apps that never present
+  --overhead-runs K      with --submits: run the app K times untraced first and time the
+                         same submits, for the traced run's overhead figure (default
+                         ${DEFAULT_OVERHEAD_RUNS}; 0: skip; the app must do the same work each run)
+  --trigger FILE         capture the frame after FILE appears (the layer deletes it):
+                         run \`touch FILE\` when the app shows what you want
+  --stages LIST          stages to trace, comma-separated: vs,tcs,tes,gs,fs,cs,task,mesh (default all)
+  --draws SPEC           draws to trace: a label glob (GBuffer*, * and ?) or an index range A..B
+  --capacity RECORDS     trace buffer size in records (default 2097152 = 64 MiB)
+  --sample-fs N          one fragment warp in N writes its record (1..${MAX_SAMPLE_FRAGMENT}; default 1: all),
+                         to cut the cost of tracing: the others still read their clocks
+                         but skip the record. FS warp counts are then ~1/N of the real
+                         ones; the sampled warps' times and positions are real
+  --positions LIST       warps that record their screen position: fs, cs (comma-separated)
+                         or none (default fs: fragment warps; positions cost ~10% of a
+                         light fragment-bound frame on the H100, see bench/RESULTS.md)
+  --exit-after           end the app (SIGTERM, SIGKILL 3 s later) once the capture is written;
+                         without it the command waits for the app to exit
+  --timeout SECONDS      end the app and fail when nothing is captured in time
+                         (default ${DEFAULT_TIMEOUT_SECONDS}; 0: no limit)
+  --raw FILE.wtraw       also keep the raw dump
+  --cache DIR            SPIR-V cache folder (default $XDG_CACHE_HOME/warptrace/spirv,
+                         or $WARPTRACE_SPIRV_CACHE)
+  --force                replace OUT (and --raw) if they exist
+
+Ctrl-C is passed on to the app. WARPTRACE_LAYER_DIR names a prebuilt layer folder
+(holding VkLayer_warptrace.json): then nothing is built.
+Exit status: 0 captured; 1 the app exited or timed out before the capture, the layer
+never loaded or failed; 2 usage error; 130 interrupted.`;
+
+/** Runs `capture OPTIONS -- APP ARGS`: `own` are the options before the --, `app` the command line after it. */
+export async function runAppCapture(own: readonly string[], app: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(own, {
+    output: { type: 'string', short: 'o' },
+    frame: { type: 'string' },
+    submits: { type: 'string' },
+    trigger: { type: 'string' },
+    stages: { type: 'string' },
+    draws: { type: 'string' },
+    capacity: { type: 'string' },
+    'sample-fs': { type: 'string' },
+    positions: { type: 'string' },
+    'exit-after': { type: 'boolean' },
+    'overhead-runs': { type: 'string' },
+    timeout: { type: 'string' },
+    raw: { type: 'string' },
+    cache: { type: 'string' },
+    force: { type: 'boolean' },
+  });
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]} before -- (the app's command line goes after it)`);
+  if (app.length === 0 || app[0] === '') throw new UsageError('no app after -- (usage: warptrace capture -o OUT.wtrace -- APP ARGS...)');
+  if (values.output === undefined) throw new UsageError('missing -o OUT.wtrace');
+  if (values.frame !== undefined && values.submits !== undefined) throw new UsageError('--frame and --submits exclude each other');
+  if (values.trigger !== undefined && values.submits !== undefined) throw new UsageError('--trigger and --submits exclude each other');
+  if (values.trigger === '') throw new UsageError('--trigger needs a file path');
+  if (values.cache === '') throw new UsageError('--cache needs a folder');
+  const capacity = values.capacity === undefined ? null : wholeNumber(values.capacity, '--capacity', 1, MAX_CAPACITY);
+  const selection: CaptureSelection = {
+    // A trigger alone decides the frame; --frame with it is passed on for the layer to combine.
+    frame: values.frame !== undefined ? wholeNumber(values.frame, '--frame', 1, 0xffffffff) : values.submits !== undefined || values.trigger !== undefined ? null : DEFAULT_FRAME,
+    submits: values.submits === undefined ? null : parseRange(values.submits, '--submits'),
+    // Absolute: the app may change its working directory before the layer looks.
+    trigger: values.trigger === undefined ? null : resolve(values.trigger),
+    stages: values.stages === undefined ? null : parseStages(values.stages),
+    draws: values.draws === undefined ? null : parseDraws(values.draws),
+    capacity,
+    sampleFs: values['sample-fs'] === undefined ? null : wholeNumber(values['sample-fs'], '--sample-fs', 1, MAX_SAMPLE_FRAGMENT),
+    positions: values.positions === undefined ? null : parsePositions(values.positions),
+  };
+  const timeoutSeconds = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : wholeNumber(values.timeout, '--timeout', 0, 7 * 24 * 3600);
+  if (values['overhead-runs'] !== undefined && values.submits === undefined) {
+    throw new UsageError('--overhead-runs applies to --submits (a frame is measured against the untraced frames before it)');
+  }
+  const overheadRuns = values['overhead-runs'] === undefined ? (values.submits === undefined ? 0 : DEFAULT_OVERHEAD_RUNS) : wholeNumber(values['overhead-runs'], '--overhead-runs', 0, 100);
+  const force = values.force === true;
+  checkOutputs([{ option: '-o', path: values.output }, ...(values.raw === undefined ? [] : [{ option: '--raw', path: values.raw }])], [], force);
+  return captureApp(
+    {
+      app,
+      output: values.output,
+      raw: values.raw ?? null,
+      force,
+      selection,
+      exitAfter: values['exit-after'] === true,
+      timeoutSeconds,
+      overheadRuns,
+      ...(values.cache === undefined ? {} : { cacheDir: values.cache }),
+    },
+    io,
+  );
+}
+
+function wholeNumber(text: string, flag: string, min: number, max: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max) throw new UsageError(`${flag} needs a whole number from ${min} to ${Math.floor(max)}, got "${text}"`);
+  return value;
+}
+
+function parseRange(text: string, flag: string): SubmitRange {
+  const match = /^(\d+)\.\.(\d+)$/.exec(text);
+  if (match === null) throw new UsageError(`${flag} needs N..M (whole numbers), got "${text}"`);
+  const first = Number(match[1]);
+  const last = Number(match[2]);
+  if (first > 0xffffffff || last > 0xffffffff || first > last) throw new UsageError(`${flag} needs N <= M (32-bit), got "${text}"`);
+  return { first, last };
+}
+
+function parseStages(text: string): string[] {
+  const stages = [...new Set(text.split(',').map((s) => s.trim().toLowerCase()))];
+  for (const stage of stages) {
+    if (!(LAYER_STAGES as readonly string[]).includes(stage)) throw new UsageError(`--stages takes ${LAYER_STAGES.join(',')}, got "${stage}"`);
+  }
+  return LAYER_STAGES.filter((s) => stages.includes(s));
+}
+
+/** A glob the layer can match (printable, no separators it would misread) or an index range A..B. */
+function parseDraws(text: string): string {
+  if (/^\d+\.\.\d+$/.test(text)) {
+    parseRange(text, '--draws');
+    return text;
+  }
+  if (text === '' || text.length > 1024 || /[\u0000-\u001f\u007f]/.test(text)) throw new UsageError(`--draws needs a label glob or an index range A..B, got "${text}"`);
+  return text;
+}
+
+/** --positions: 'none', or stages among fs and cs (the stages the layer traces that can record a position). */
+export function parsePositions(text: string): string {
+  const list = text.split(',').map((s) => s.trim().toLowerCase());
+  if (list.length === 1 && list[0] === 'none') return 'none';
+  const bad = list.find((s) => s !== 'fs' && s !== 'cs');
+  if (bad !== undefined) throw new UsageError(`--positions: expected fs, cs (comma-separated) or none, got "${bad}"`);
+  return [...new Set(list)].join(',');
+}

@@ -1,0 +1,141 @@
+import { analyzeTrace, type AnalysisSummary } from '../../analysis/index.js';
+import { summaryCsvChunks } from '../../analysis/export/csv.js';
+import { summaryJsonChunks } from '../../analysis/export/json.js';
+import { summaryToMarkdown } from '../../analysis/export/markdown.js';
+import { perfettoJsonChunks, type PerfettoStats } from '../../analysis/export/perfetto.js';
+import { perfettoProtoChunks, type PerfettoProtoStats } from '../../analysis/export/perfetto-proto.js';
+import { checkOutputs, formatBytes, readTraceFile, writeFileAtomic, type Output } from '../files.js';
+import { UsageError, parseCommandArgs, type Command } from '../command.js';
+import { THRESHOLD_OPTION, thresholdsFrom } from './analysis-shared.js';
+import { SCREEN_HELP, SCREEN_OPTIONS, renderScreenExport, screenExportSpec } from './export-screen.js';
+
+export const exportCommand: Command = {
+  name: 'export',
+  summary: 'export a trace for Perfetto (protobuf or Chrome JSON), its statistics as JSON, Markdown or CSV, or its screen image as PNG',
+  help: `usage: warptrace export FILE [--perfetto OUT [--perfetto-format proto|json]
+                        [--perfetto-names stage|stage-draw]] [--json OUT] [--md OUT]
+                        [--csv-stages OUT] [--csv-draws OUT] [--csv-draw-stages OUT]
+                        [--csv-findings OUT] [--no-findings] [--no-draw-labels]
+                        [--threshold NAME=VALUE]... [--force]
+       warptrace export FILE --screen METRIC [--draw N] [--until NS] -o OUT.png
+
+Writes one or more files from FILE (.wtrace, .wtraw or warptrace JSON):
+
+  --perfetto OUT   a trace for ui.perfetto.dev: a process per SM, a thread per
+                   warp slot ("SM n / slot k"), a slice per warp named by stage.
+                   Perfetto's protobuf format (OUT.perfetto-trace; ~25 B/warp,
+                   integer ns): plus "Draws" and, when the capture recorded
+                   regions, nested "Regions" tracks.
+  --perfetto-format proto|json
+                   proto (default), or Chrome JSON (the default when OUT ends
+                   in .json) for small traces and chrome://tracing: args {draw,
+                   drawLabel, customId, activeLanes} on every warp, ts/dur in
+                   µs, "Draws" and "Findings" tracks; ~170 B/warp.
+  --perfetto-names stage|stage-draw
+                   protobuf warp slice names: "FS" (default) or "FS draw 12"
+                   (~36 B/warp when draws spread over every SM).
+  --json OUT       the analysis summary (versioned JSON schema)
+  --md OUT         the Markdown report
+  --csv-stages OUT, --csv-draws OUT, --csv-draw-stages OUT, --csv-findings OUT
+                   CSV tables
+${SCREEN_HELP}
+
+Options:
+  --no-findings     JSON: leave the Draws and Findings tracks out of --perfetto
+                    (skips the analysis when only --perfetto is asked for)
+  --no-draw-labels  JSON: leave draw labels out of every warp's args
+  --threshold NAME=VALUE   detector threshold (see warptrace stats --help)
+  --force           replace existing output files
+  -h, --help
+
+Each file is written to a temporary file and renamed into place: a failed run
+never leaves a partial file, and never replaces an existing one without --force.
+Exit status: 0 ok, 1 bad input or unwritable output, 2 usage error.`,
+  async run(argv, io) {
+    const { values, positionals } = parseCommandArgs(argv, {
+      perfetto: { type: 'string' },
+      'perfetto-format': { type: 'string' },
+      'perfetto-names': { type: 'string' },
+      json: { type: 'string' },
+      md: { type: 'string' },
+      'csv-stages': { type: 'string' },
+      'csv-draws': { type: 'string' },
+      'csv-draw-stages': { type: 'string' },
+      'csv-findings': { type: 'string' },
+      'no-findings': { type: 'boolean' },
+      'no-draw-labels': { type: 'boolean' },
+      threshold: THRESHOLD_OPTION,
+      force: { type: 'boolean' },
+      ...SCREEN_OPTIONS,
+    });
+    if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
+    const summaryOutputs: [keyof typeof values & string, (s: AnalysisSummary) => Iterable<string>][] = [
+      ['json', (s) => summaryJsonChunks(s)],
+      ['md', (s) => [summaryToMarkdown(s)]],
+      ['csv-stages', (s) => summaryCsvChunks(s, 'stages')],
+      ['csv-draws', (s) => summaryCsvChunks(s, 'draws')],
+      ['csv-draw-stages', (s) => summaryCsvChunks(s, 'draw-stages')],
+      ['csv-findings', (s) => summaryCsvChunks(s, 'findings')],
+    ];
+    const wanted = summaryOutputs.flatMap(([option, format]) => {
+      const path = values[option];
+      return typeof path === 'string' ? [{ option: `--${option}`, path, format }] : [];
+    });
+    const screen = screenExportSpec(values);
+    if (values.perfetto === undefined && wanted.length === 0 && screen === null) throw new UsageError('nothing to export: give at least one of --perfetto, --json, --md, --csv-*, --screen');
+    const outputs: Output[] = [
+      ...(values.perfetto === undefined ? [] : [{ option: '--perfetto', path: values.perfetto }]),
+      ...wanted,
+      ...(screen === null ? [] : [{ option: '-o', path: screen.path }]),
+    ];
+    const format = values['perfetto-format'] ?? (values.perfetto?.toLowerCase().endsWith('.json') ? 'json' : 'proto');
+    if (format !== 'proto' && format !== 'json') throw new UsageError(`--perfetto-format must be proto or json, not ${JSON.stringify(format)}`);
+    const warpNames = values['perfetto-names'] ?? 'stage';
+    if (warpNames !== 'stage' && warpNames !== 'stage-draw') throw new UsageError(`--perfetto-names must be stage or stage-draw, not ${JSON.stringify(warpNames)}`);
+    const thresholds = thresholdsFrom(values.threshold);
+    const force = values.force === true;
+    checkOutputs(outputs, positionals, force);
+
+    const trace = readTraceFile(positionals[0]!);
+    // The protobuf export has no Findings track: it needs no analysis.
+    const needSummary = wanted.length > 0 || (values.perfetto !== undefined && format === 'json' && values['no-findings'] !== true);
+    const summary = needSummary ? analyzeTrace(trace, { thresholds }) : null;
+    for (const warning of summary?.reliability.warnings ?? []) io.err(`warning: ${warning}`);
+    if (screen !== null) {
+      const { png, image, draws } = renderScreenExport(trace, screen, positionals[0]!);
+      const bytes = await writeFileAtomic(screen.path, [png], { overwrite: force });
+      io.out(`wrote ${screen.path} (${formatBytes(bytes)}, PNG ${image.width} x ${image.height}): ${image.shown.toLocaleString('en-US')} warps of draws ${draws}`);
+      io.out(`legend: ${image.legend.text}`);
+    }
+    for (const { path, format } of wanted) {
+      const bytes = await writeFileAtomic(path, format(summary!), { overwrite: force });
+      io.out(`wrote ${path} (${formatBytes(bytes)})`);
+    }
+    if (values.perfetto !== undefined && format === 'proto') {
+      const result: { stats?: PerfettoProtoStats } = {};
+      const bytes = await writeFileAtomic(values.perfetto, keepReturn(perfettoProtoChunks(trace, { warpNames }), result), { overwrite: force });
+      const s = result.stats!;
+      io.out(
+        `wrote ${values.perfetto} (${formatBytes(bytes)}, Perfetto protobuf): ${s.warps.toLocaleString('en-US')} warps on ${s.lanes} lanes (Perfetto threads)` +
+          (s.slotOverlaps > 0 ? `; ${s.slotOverlaps} warps overlapped their slot's previous warp and went to extra lanes` : '') +
+          (s.forcedOverlaps > 0 ? `; ${s.forcedOverlaps} warps had to share a lane (over 4096 in flight on one SM)` : ''),
+      );
+    } else if (values.perfetto !== undefined) {
+      const result: { stats?: PerfettoStats } = {};
+      const chunks = perfettoJsonChunks(trace, { summary: values['no-findings'] === true ? null : summary, drawLabels: values['no-draw-labels'] !== true });
+      const bytes = await writeFileAtomic(values.perfetto, keepReturn(chunks, result), { overwrite: force });
+      const s = result.stats!;
+      io.out(
+        `wrote ${values.perfetto} (${formatBytes(bytes)}): ${s.warps.toLocaleString('en-US')} warps on ${s.lanes} lanes (Perfetto threads)` +
+          (s.slotOverlaps > 0 ? `; ${s.slotOverlaps} warps overlapped their slot's previous warp and went to extra lanes` : '') +
+          (s.forcedOverlaps > 0 ? `; ${s.forcedOverlaps} warps had to share a lane (over 4096 in flight on one SM)` : ''),
+      );
+    }
+    return 0;
+  },
+};
+
+/** Iterates a generator and keeps its return value. */
+function* keepReturn<T, R>(gen: Generator<T, R, undefined>, box: { stats?: R }): Generator<T, void, undefined> {
+  box.stats = yield* gen;
+}

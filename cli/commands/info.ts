@@ -1,0 +1,134 @@
+import { decodeTrace, detectTraceKind, formatNs, formatSmRanges, knownSmCount, STAGES, type Trace } from '../../shared-schema/index.js';
+import { storedCapture, storedRegion } from '../../shared-schema/draw-details.js';
+import { UsageError, parseCommandArgs, type Command } from '../command.js';
+import { formatBytes, readInputFile } from '../files.js';
+import { formatTable } from '../table.js';
+import { calibrationLines } from '../../analysis/calibration-quality.js';
+import { smLabel, summarizeTrace, type TraceSummary } from '../trace-summary.js';
+
+export const infoCommand: Command = {
+  name: 'info',
+  summary: 'describe a trace: device, warps per stage / draw / SM, span, drops, calibration',
+  help: `usage: warptrace info FILE [--json]
+
+Prints what a trace holds: the device, warp counts per stage, per draw and per
+SM, the time span, records written vs kept (dropped records are never hidden),
+and how well the clocks were calibrated: residual RMS over the samples the fit
+kept and over all samples (p99), the late share, the cross-check of lines
+fitted on disjoint samples, the SM clock rate weighted by warps, and warps
+outside their draw's GPU timestamps (files written before these were measured
+say "unknown"; their draw check is made on reading). Captures made by the
+Vulkan layer also list their labelled regions (the top-level ones), each
+draw's call and region, and the work the layer could not trace. FILE may be
+.wtrace, .wtraw or JSON.
+
+Options:
+  --json   print the summary as JSON instead of text
+  -h, --help
+
+Exit status: 0 ok, 1 unreadable or invalid file, 2 usage error.`,
+  async run(argv, io) {
+    const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } });
+    if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
+    const path = positionals[0]!;
+    const bytes = readInputFile(path);
+    const trace = decodeTrace(bytes);
+    const summary = summarizeTrace(trace);
+    if (values.json) {
+      // Stored forms: the layer's record and the regions only when there are some, so older files print as they did.
+      const regions = trace.regions.length > 0 ? { regions: trace.regions.map(storedRegion) } : {};
+      io.out(JSON.stringify({ file: path, bytes: bytes.length, format: detectTraceKind(bytes), device: trace.device, capture: storedCapture(trace.capture), ...regions, summary }, null, 2));
+    } else {
+      io.out(formatInfo(path, bytes.length, detectTraceKind(bytes) ?? '?', trace, summary));
+    }
+    return 0;
+  },
+};
+
+function formatInfo(path: string, size: number, kind: string, trace: Trace, s: TraceSummary): string {
+  const d = trace.device;
+  const c = trace.capture;
+  const clocks = d.clocks;
+  const out: string[] = [];
+  const row = (label: string, text: string) => out.push(`${label.padEnd(12)}${text}`);
+  row('file', `${path} (${formatBytes(size)}, .${kind}${s.warps > 0 ? `, ${(size / s.warps).toFixed(1)} B/warp` : ''})`);
+  const api = [d.api && `${d.api} ${d.apiVersion}`.trim(), d.driverVersion && `driver ${d.driverVersion}`].filter(Boolean).join(', ');
+  row('device', `${d.name}${api ? ` (${api})` : ''}`);
+  row('', `${d.smCount ?? '?'} SMs × ${d.warpsPerSm ?? '?'} warp slots, subgroup ${d.subgroupSize}, SM builtins ${d.smBuiltins ? 'yes' : 'no'}`);
+  row('', `subgroup ops in: ${d.subgroupStages.length > 0 ? d.subgroupStages.join(' ') : 'none'} (other stages record once per invocation)`);
+  const clockParts = [
+    clocks.smClock ? 'SM clock' : null,
+    clocks.deviceClock ? `device clock${clocks.deviceClockGranularityNs !== null ? ` (step ${clocks.deviceClockGranularityNs} ns)` : ''}` : null,
+    // The fitted rate is in the calibration lines (warp-weighted, with its range); files before it stored a median.
+    clocks.smClockRateHz !== null && s.calibration.smClockHz === null ? `SM clock ≈ ${(clocks.smClockRateHz / 1e9).toFixed(3)} GHz` : null,
+  ].filter((p): p is string => p !== null);
+  row('clocks', clockParts.length > 0 ? clockParts.join(', ') : 'times given by the producer');
+  row('capture', `${c.workload || '(unnamed)'} by ${c.tool} ${c.toolVersion}${c.capturedAt ? ` at ${c.capturedAt}` : ''}`);
+  const params = Object.entries(c.parameters);
+  if (params.length > 0) row('', params.map(([k, v]) => `${k}=${String(v)}`).join(' '));
+  row('records', `${s.recordsWritten.toLocaleString('en-US')} written, ${s.recordsKept.toLocaleString('en-US')} kept, ${s.dropped.toLocaleString('en-US')} dropped${s.dropped > 0 ? ' (buffer full: increase its capacity)' : ''} — buffer ${c.bufferCapacity.toLocaleString('en-US')}`);
+  const cal = s.calibration;
+  calibrationLines(cal, s.warps).forEach((line, k) => row(k === 0 ? 'calibration' : '', line));
+  // The decoder's sentence says why a capture is not aligned, or what was assumed without a fit.
+  if (cal.note && (!cal.alignedAcrossSms || cal.method !== 'per-sm-fit')) row('', cal.note);
+  if (s.spanNs !== null) row('span', `${formatNs(s.spanNs.start)} – ${formatNs(s.spanNs.end)} (${formatNs(s.spanNs.end - s.spanNs.start)}), ${s.warps.toLocaleString('en-US')} warps, ${trace.draws.length} draws`);
+  if (c.overhead !== null) {
+    const o = c.overhead;
+    row('overhead', `traced ${formatNs(o.tracedFrameNs)} vs plain ${formatNs(o.plainFrameNs)} per frame: ${(o.tracedFrameNs / o.plainFrameNs).toFixed(3)}× (${o.frames} frames each)`);
+  }
+  layerLines(trace).forEach(([label, text]) => row(label, text));
+  out.push('', 'Warps per stage');
+  out.push(
+    formatTable(
+      ['stage', 'warps', 'SMs', 'on SMs', 'warp-time', 'mean'],
+      s.stages.map((st) => [st.stage, st.warps, knownSmCount(st.sms), formatSmRanges(st.sms), formatNs(st.totalWarpNs), formatNs(st.totalWarpNs / st.warps)]),
+    ),
+  );
+  out.push('', 'Warps per draw');
+  // Call and region columns only for captures that recorded them: the table of any other file is unchanged.
+  const withCalls = s.draws.some((dr) => dr.call !== undefined || dr.region !== undefined);
+  out.push(
+    formatTable(
+      ['#', 'label', 'kind', ...(withCalls ? ['call', 'region'] : []), 'warps', 'stages', 'warps span', 'GPU timestamps'],
+      s.draws.map((dr) => [
+        dr.index,
+        dr.label,
+        dr.kind,
+        ...(withCalls ? [dr.call ?? '-', dr.region ?? '-'] : []),
+        dr.warps,
+        dr.stages.join(' '),
+        dr.firstStartNs === null ? '-' : `${formatNs(dr.firstStartNs)} – ${formatNs(dr.lastEndNs!)}`,
+        dr.gpuBeginNs === null ? '-' : `${formatNs(dr.gpuBeginNs)} – ${formatNs(dr.gpuEndNs!)}`,
+      ]),
+    ),
+  );
+  const stageNames = STAGES.filter((st) => s.stages.some((x) => x.stage === st.name)).map((st) => st.name);
+  out.push('', `Warps per SM (${s.sms.length} SMs ran warps${d.smCount !== null ? ` of ${d.smCount}` : ''})`);
+  out.push(formatTable(['SM', 'warps', ...stageNames], s.sms.map((sm) => [smLabel(sm.sm), sm.warps, ...stageNames.map((n) => sm.byStage[n] ?? 0)])));
+  return out.join('\n');
+}
+
+/** Top-level regions and skipped work listed in full up to this many, then counted. */
+const LISTED = 12;
+
+/** What the capture layer recorded: its regions (the top-level ones named) and what it could not trace. None for other captures. */
+function layerLines(trace: Trace): [string, string][] {
+  const lines: [string, string][] = [];
+  const regions = trace.regions;
+  if (regions.length > 0) {
+    const top = regions.filter((r) => r.parent === null);
+    const named = top.slice(0, LISTED).map((r) => r.label || `region ${r.index}`);
+    const more = top.length > LISTED ? `, … ${top.length - LISTED} more` : '';
+    lines.push(['regions', `${regions.length.toLocaleString('en-US')} labelled regions, ${top.length.toLocaleString('en-US')} at the top level: ${named.join(', ')}${more}`]);
+  }
+  const layer = trace.capture.layer;
+  if (layer !== null) {
+    const scope = layer.frame !== null ? `frame ${layer.frame}` : layer.submits !== null ? `submits ${layer.submits}` : 'scope not recorded';
+    lines.push(['layer', `version ${layer.version || '?'}, ${scope}, descriptor set ${layer.set}`]);
+    // Warps of skipped work are missing from the trace: say so rather than let the counts look complete.
+    if (layer.skipped.length === 0) lines.push(['', 'Not traced: nothing (the layer skipped no work)']);
+    for (const item of layer.skipped.slice(0, LISTED)) lines.push(['', `Not traced: ${item.what} (${item.why})`]);
+    if (layer.skipped.length > LISTED) lines.push(['', `Not traced: … ${layer.skipped.length - LISTED} more`]);
+  }
+  return lines;
+}

@@ -1,0 +1,10 @@
+/**
+ * The instrumenter's passes, in the order each phase runs them (pass.ts).
+ * A new pass is a file beside these and an entry here.
+ */
+import { endingsPass } from './endings.js';
+import type { InstrumentPass } from './pass.js';
+import { positionsPass } from './positions.js';
+import { recordsPass } from './records.js';
+
+export const PASSES: readonly InstrumentPass[] = [recordsPass, positionsPass, endingsPass];

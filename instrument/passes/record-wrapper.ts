@@ -1,0 +1,284 @@
+/**
+ * Code generation for one entry point's wrapper (Vulkan Vision style):
+ *
+ *   void wrapper() {
+ *     start = clock();                      // subgroup clock, else device clock
+ *     original_entry();
+ *     end = clock(); device = deviceClock();
+ *     drawId = draw.drawId;                  // the draw-id block (binding + 1), uniform over the draw
+ *     if (drawId != UNTRACED_DRAW) {         // every stage: the host marks draws it does not trace
+ *      if (!helper) {                        // fragment shaders only
+ *       if (sampled(start)) {                // fragment with --sample-fs N > 1 only: see ifSampled
+ *         mask = ballot(true);               // per warp; per invocation: mask = 1
+ *         if (elect()) {
+ *           slot = atomicAdd(buf.count, 1);  // Device (QueueFamily) scope, relaxed
+ *           if (slot < buf.records.length() / 2) { buf.records[2 slot] = ...; buf.records[2 slot + 1] = ...; }
+ *         }
+ *       }
+ *      }
+ *     }
+ *     if (ended) end;                       // deferred discard / any-hit ending / task emit, see endings.ts
+ *   }
+ *
+ * The record words are placed by shared-schema's RecordWord, so the layout
+ * is the GLSL library's by construction.
+ */
+import { BufferWord, RAW_UNKNOWN_SLOT, RAW_UNKNOWN_SM, RECORD_WORDS, RecordFlag, RecordWord, packIds, PackedIds } from '../../shared-schema/raw-layout.js';
+import type { Instruction } from '../model/binary.js';
+import { CommonDeclarations, RECORDS_MEMBER, RECORD_VECTOR_WORDS, VECTORS_PER_RECORD } from '../model/declarations.js';
+import { FunctionCode } from '../model/function-code.js';
+import { endingCode, endingGlobals, type DeferredEndings } from './ending-deferral.js';
+import type { CustomIdSource, InstrumentedStage, PositionStage } from '../options.js';
+import { fragCoordXY, ownBox, positionWords, subgroupBox, type PixelBox } from './position-code.js';
+import { stageCode } from '../options.js';
+import { BuiltIn, MemorySemantics, Op, Scope, StorageClass } from '../model/spec.js';
+
+import type { SubgroupMode } from './pass.js';
+
+export interface WrapperPlan {
+  readonly stage: InstrumentedStage;
+  readonly originalFunction: number;
+  /** The entry point's interface ids (its own built-in variables are reused). */
+  readonly entryInterface: readonly number[];
+  readonly subgroup: SubgroupMode;
+  readonly smBuiltins: boolean;
+  readonly subgroupClock: boolean;
+  readonly deviceClock: boolean;
+  readonly customId: CustomIdSource;
+  /** Memory scope of the slot atomic: Device, or QueueFamily under the Vulkan memory model. */
+  readonly atomicScope: number;
+  /** Fragment: use OpIsHelperInvocationEXT (modules that demote) instead of the HelperInvocation built-in. */
+  readonly helperViaInstruction: boolean;
+  readonly set: number;
+  readonly binding: number;
+  /** Deferred endings (discard, any-hit ignore/terminate, task emit): performed after the record. */
+  readonly ending: DeferredEndings | null;
+  /** Fragment only: one warp (or invocation, without subgroup operations) in N writes its record; 1: all. */
+  readonly sampleEvery: number;
+  /** Record the warp's screen position (word 3 and RecordFlag.POSITION) from this stage's pixel; null: none. */
+  readonly position: PositionStage | null;
+  /** TaskNV / MeshNV: no NumWorkgroups built-in (one-dimensional launches): workgroup-id is gl_WorkGroupID.x. */
+  readonly nvMesh: boolean;
+}
+
+export interface Wrapper {
+  readonly functionId: number;
+  readonly code: Instruction[];
+  /** Global variables the wrapper uses (for OpEntryPoint's interface). */
+  readonly globals: number[];
+  /** The record flags this wrapper writes. */
+  readonly flags: number;
+}
+
+export function recordFlags(plan: Pick<WrapperPlan, 'subgroup' | 'subgroupClock' | 'deviceClock'>): number {
+  return (plan.subgroupClock ? RecordFlag.SM_CLOCK : 0) | (plan.deviceClock ? RecordFlag.DEVICE_CLOCK : 0) | (plan.subgroup === 'none' ? RecordFlag.PER_INVOCATION : 0);
+}
+
+export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrapper {
+  const g = new FunctionCode(decl, plan.stage === 'FS', plan.entryInterface);
+  const fragment = plan.stage === 'FS';
+  const flags = recordFlags(plan);
+  const functionId = g.id();
+  g.op(Op.Function, decl.void, functionId, 0, decl.voidFunction);
+  g.label(g.id());
+
+  const primaryScope = plan.subgroupClock ? Scope.Subgroup : Scope.Device;
+  const start = g.clockLow(primaryScope);
+  g.value(Op.FunctionCall, decl.void, plan.originalFunction);
+  const end = g.clockLow(primaryScope);
+  // Without the SM clock, CLOCK_START/END are device ticks already and DEVICE_CLOCK stays 0 (as in the GLSL library).
+  const device = plan.subgroupClock && plan.deviceClock ? g.clockLow(Scope.Device) : decl.u32(0);
+
+  const trace = g.global(decl.traceBuffer(plan.set, plan.binding));
+  const traceUint = decl.pointer(decl.traceStorageClass, decl.uint);
+  // The draw id is read once, before any record code: it is the record's DRAW_ID word and the untraced-draw test.
+  const drawPtr = g.value(Op.AccessChain, decl.pointer(StorageClass.Uniform, decl.uint), g.global(decl.drawIdBlock(plan.set, plan.binding + 1)), decl.u32(0));
+  const drawId = g.value(Op.Load, decl.uint, drawPtr);
+
+  const writeRecord = (maskLo: () => number, maskHi: () => number, box: (() => PixelBox) | null) => {
+    const countPtr = g.value(Op.AccessChain, traceUint, trace, decl.u32(BufferWord.COUNT));
+    const slot = g.value(Op.AtomicIAdd, decl.uint, countPtr, decl.u32(plan.atomicScope), decl.u32(MemorySemantics.Relaxed), decl.u32(1));
+    // Like the GLSL library, bound the slot by the buffer's real size (not the host-written CAPACITY word).
+    const vectors = g.value(Op.ArrayLength, decl.uint, trace, RECORDS_MEMBER);
+    const capacity = g.value(Op.UDiv, decl.uint, vectors, decl.u32(VECTORS_PER_RECORD));
+    const fits = g.value(Op.ULessThan, decl.bool, slot, capacity);
+    g.ifThen(fits, () => {
+      const words = new Array<number>(RECORD_WORDS);
+      words[RecordWord.CLOCK_START] = start;
+      words[RecordWord.CLOCK_END] = end;
+      words[RecordWord.DEVICE_CLOCK] = device;
+      words[RecordWord.ACTIVE_MASK_HI] = maskHi();
+      words[RecordWord.PACKED_IDS] = packedIds(g, plan, flags);
+      if (box !== null) {
+        const { word3, ids } = positionWords(g, box(), words[RecordWord.ACTIVE_MASK_HI], words[RecordWord.PACKED_IDS]);
+        words[RecordWord.POSITION] = word3;
+        words[RecordWord.PACKED_IDS] = ids;
+      }
+      words[RecordWord.DRAW_ID] = drawId;
+      words[RecordWord.CUSTOM_ID] = customId(g, plan.customId, plan.nvMesh);
+      words[RecordWord.ACTIVE_MASK_LO] = maskLo();
+      const first = g.value(Op.IMul, decl.uint, slot, decl.u32(VECTORS_PER_RECORD));
+      const recordVector = decl.pointer(decl.traceStorageClass, decl.uvec4);
+      for (let v = 0; v < VECTORS_PER_RECORD; v++) {
+        const index = v === 0 ? first : g.value(Op.IAdd, decl.uint, first, decl.u32(v));
+        const value = g.value(Op.CompositeConstruct, decl.uvec4, ...words.slice(v * RECORD_VECTOR_WORDS, (v + 1) * RECORD_VECTOR_WORDS));
+        const pointer = g.value(Op.AccessChain, recordVector, trace, decl.u32(RECORDS_MEMBER), index);
+        g.op(Op.Store, pointer, value);
+      }
+    });
+  };
+
+  const perWarp = () => {
+    let ballot: number;
+    let elected: number;
+    if (plan.subgroup === 'core') {
+      ballot = g.value(Op.GroupNonUniformBallot, decl.uvec4, decl.u32(Scope.Subgroup), decl.true);
+      elected = g.value(Op.GroupNonUniformElect, decl.bool, decl.u32(Scope.Subgroup));
+    } else {
+      ballot = g.value(Op.SubgroupBallotKHR, decl.uvec4, decl.true);
+      const lane = g.loadUint(g.builtin(BuiltIn.SubgroupLocalInvocationId, 'uint'));
+      const firstLane = g.value(Op.SubgroupFirstInvocationKHR, decl.uint, lane);
+      elected = g.value(Op.IEqual, decl.bool, lane, firstLane);
+    }
+    // The position's min and max take every active lane: before the election.
+    const box = plan.position === null ? null : subgroupBox(g, plan.position);
+    g.ifThen(elected, () =>
+      writeRecord(
+        () => g.value(Op.CompositeExtract, decl.uint, ballot, 0),
+        () => g.value(Op.CompositeExtract, decl.uint, ballot, 1),
+        box === null ? null : () => box,
+      ),
+    );
+  };
+  const position = plan.position;
+  const record = plan.subgroup === 'none' ? () => writeRecord(() => decl.u32(1), () => decl.u32(0), position === null ? null : () => ownBox(g, position)) : perWarp;
+  const sampledRecord = fragment && plan.sampleEvery > 1 ? () => ifSampled(g, plan, start, record) : record;
+  const body = fragment
+    ? () => {
+        // Helper invocations' stores are discarded: an elected helper would lose the warp's record.
+        const helper = plan.helperViaInstruction ? g.value(Op.IsHelperInvocationEXT, decl.bool) : g.load(g.builtin(BuiltIn.HelperInvocation, 'bool'));
+        g.ifThen(g.value(Op.LogicalNot, decl.bool, helper), sampledRecord);
+      }
+    : sampledRecord;
+
+  // A draw the host does not trace (outside `--draws A..B`) has UNTRACED_DRAW in its slot of the
+  // draw-id table. The whole draw reads that one uniform, so the branch is uniform: its warps skip
+  // the helper test, the sampling hash, ballot, election, atomic and stores together (the clocks
+  // above are still read). Ordinary draws pay one compare and branch on the id they store anyway.
+  g.ifThen(g.value(Op.INotEqual, decl.bool, drawId, decl.u32(UNTRACED_DRAW)), body);
+  if (plan.ending !== null) {
+    // Lanes that ended early took part in the record above; end them now.
+    for (const id of endingGlobals(plan.ending)) g.global(id);
+    g.code.push(...endingCode(decl, plan.ending, () => g.id()));
+  }
+  g.op(Op.Return);
+  g.op(Op.FunctionEnd);
+  return { functionId, code: g.code, globals: [...g.globals], flags };
+}
+
+/**
+ * The draw id the host writes into a draw's slot of the draw-id table for a draw it does
+ * not trace (the layer: draws outside `--draws A..B`); that draw's wrappers write no record.
+ * Never a real draw id: the decoders accept at most MAX_DRAWS (10,000,000, shared-schema/errors.ts)
+ * draws, and the host library's tables hold far fewer (WT_DEFAULT_MAX_DRAWS 4096); it is also the
+ * host library's WT_NO_DRAW (capture/host/warptrace.h).
+ */
+export const UNTRACED_DRAW = 0xffffffff;
+
+/** 2^32: the sampling threshold is a fraction of the 32-bit hash range. */
+const HASH_RANGE = 0x100000000;
+/** 2^32 / golden ratio: spreads the packed pixel over all 32 bits before it is mixed with the clock. */
+const GOLDEN = 0x9e3779b1;
+
+/**
+ * `if (hash(broadcastFirst(start ^ pixel * GOLDEN)) < 2^32 / N) then()`.
+ *
+ * The decision must be the same in every lane, so that an unsampled warp skips
+ * the ballot, election, atomic and stores together (a lane-wise decision would
+ * still run them for any warp with one sampled lane, and split its mask).
+ * The seed is therefore the first active lane's value, broadcast
+ * (OpGroupNonUniformBroadcastFirst, or OpSubgroupFirstInvocationKHR); without
+ * subgroup operations each invocation is its own record and decides alone.
+ * The seed is the start clock (different for every warp and every run: no
+ * fixed set of pixels or draws is favoured) mixed with that lane's pixel, which
+ * keeps warps apart where the clock is coarse (a device clock that ticks every
+ * microsecond would otherwise sample or skip whole tiles of warps together).
+ * A full 32-bit finalizer (lowbias32: xor-shift, multiply) then makes nearby
+ * seeds independent, so regularly spaced start times cannot line up with a
+ * screen pattern. Threshold floor(2^32 / N): a probability within 2^-32 of 1/N.
+ */
+function ifSampled(g: FunctionCode, plan: WrapperPlan, start: number, then: () => void): void {
+  const { decl } = g;
+  const spread = g.value(Op.IMul, decl.uint, fragPixel(g), decl.u32(GOLDEN));
+  const own = g.value(Op.BitwiseXor, decl.uint, start, spread);
+  const seed =
+    plan.subgroup === 'core'
+      ? g.value(Op.GroupNonUniformBroadcastFirst, decl.uint, decl.u32(Scope.Subgroup), own)
+      : plan.subgroup === 'khr-ballot'
+        ? g.value(Op.SubgroupFirstInvocationKHR, decl.uint, own)
+        : own;
+  let h = seed;
+  const xorShift = (bits: number) => (h = g.value(Op.BitwiseXor, decl.uint, h, g.value(Op.ShiftRightLogical, decl.uint, h, decl.u32(bits))));
+  const multiply = (by: number) => (h = g.value(Op.IMul, decl.uint, h, decl.u32(by)));
+  xorShift(16);
+  multiply(0x7feb352d);
+  xorShift(15);
+  multiply(0x846ca68b);
+  xorShift(16);
+  const threshold = Math.floor(HASH_RANGE / plan.sampleEvery);
+  g.ifThen(g.value(Op.ULessThan, decl.bool, h, decl.u32(threshold)), then);
+}
+
+/** The pixel as `uint(gl_FragCoord.x) | uint(gl_FragCoord.y) << 16`. */
+function fragPixel(g: FunctionCode): number {
+  const { decl } = g;
+  const [x, y] = fragCoordXY(g);
+  return g.value(Op.BitwiseOr, decl.uint, x, g.value(Op.ShiftLeftLogical, decl.uint, y, decl.u32(16)));
+}
+
+function packedIds(g: FunctionCode, plan: WrapperPlan, flags: number): number {
+  const { decl } = g;
+  const stage = stageCode(plan.stage);
+  if (!plan.smBuiltins) return decl.u32(packIds(RAW_UNKNOWN_SM, RAW_UNKNOWN_SLOT, stage, flags));
+  const sm = g.value(Op.BitwiseAnd, decl.uint, g.loadUint(g.builtin(BuiltIn.SMIDNV, 'uint')), decl.u32(PackedIds.SM_MASK));
+  const warp = g.value(Op.BitwiseAnd, decl.uint, g.loadUint(g.builtin(BuiltIn.WarpIDNV, 'uint')), decl.u32(PackedIds.SLOT_MASK));
+  const ids = g.value(Op.BitwiseOr, decl.uint, g.value(Op.ShiftLeftLogical, decl.uint, warp, decl.u32(PackedIds.SLOT_SHIFT)), sm);
+  return g.value(Op.BitwiseOr, decl.uint, ids, decl.u32(packIds(0, 0, stage, flags)));
+}
+
+/** x + sizeX * (y + sizeY * z) of a uvec3 id in a uvec3 grid. */
+function flatten(g: FunctionCode, id: number, size: number): number {
+  const { decl } = g;
+  const c = (v: number, i: number) => g.value(Op.CompositeExtract, decl.uint, v, i);
+  const yz = g.value(Op.IAdd, decl.uint, c(id, 1), g.value(Op.IMul, decl.uint, c(size, 1), c(id, 2)));
+  return g.value(Op.IAdd, decl.uint, c(id, 0), g.value(Op.IMul, decl.uint, c(size, 0), yz));
+}
+
+function customId(g: FunctionCode, source: CustomIdSource, nvMesh: boolean): number {
+  const { decl } = g;
+  switch (source) {
+    case 'none':
+      return decl.u32(0);
+    case 'vertex-index':
+      return g.loadUint(g.builtin(BuiltIn.VertexIndex, 'int'));
+    case 'instance-index':
+      return g.loadUint(g.builtin(BuiltIn.InstanceIndex, 'int'));
+    case 'primitive-id':
+      return g.loadUint(g.builtin(BuiltIn.PrimitiveId, 'int'));
+    case 'invocation-id':
+      return g.loadUint(g.builtin(BuiltIn.InvocationId, 'int'));
+    case 'local-invocation-index':
+      return g.loadUint(g.builtin(BuiltIn.LocalInvocationIndex, 'uint'));
+    case 'workgroup-id': {
+      const id = g.load(g.builtin(BuiltIn.WorkgroupId, 'uvec3'));
+      if (nvMesh) return g.value(Op.CompositeExtract, decl.uint, id, 0);
+      return flatten(g, id, g.load(g.builtin(BuiltIn.NumWorkgroups, 'uvec3')));
+    }
+    case 'launch-id':
+      return flatten(g, g.load(g.builtin(BuiltIn.LaunchIdKHR, 'uvec3')), g.load(g.builtin(BuiltIn.LaunchSizeKHR, 'uvec3')));
+    case 'instance-custom-index':
+      return g.loadUint(g.builtin(BuiltIn.InstanceCustomIndexKHR, 'int'));
+    case 'frag-coord':
+      return fragPixel(g);
+  }
+}

@@ -1,0 +1,21 @@
+/** One human-readable paragraph about an instrumented module (CLI output). */
+import { RecordFlag } from '../shared-schema/raw-layout.js';
+import type { InstrumentResult } from './instrument.js';
+import type { InstrumentOptions } from './options.js';
+
+/** Where a position's pixel comes from, per stage that records one. */
+const PIXEL_SOURCE: Partial<Record<string, string>> = { FS: 'gl_FragCoord.xy', RAYGEN: 'gl_LaunchIDEXT.xy', CS: 'gl_GlobalInvocationID.xy' };
+
+export function describeResult(output: string, result: InstrumentResult, options: InstrumentOptions): string {
+  const version = result.inputVersion === result.outputVersion ? `SPIR-V ${result.outputVersion}` : `SPIR-V ${result.inputVersion} -> ${result.outputVersion}`;
+  const lines = [`wrote ${output} (${version}, ${result.bytes.length.toLocaleString('en-US')} bytes); trace buffer set ${options.set} binding ${options.binding}, draw id binding ${options.binding + 1}`];
+  for (const e of result.entryPoints) {
+    const record = e.subgroup === 'none' ? 'one record per invocation' : `one record per warp${e.subgroup === 'khr-ballot' ? ' (SPV_KHR_shader_ballot)' : ''}`;
+    const clocks = [(e.flags & RecordFlag.SM_CLOCK) !== 0 ? 'SM clock' : null, (e.flags & RecordFlag.DEVICE_CLOCK) !== 0 ? 'device clock' : null].filter((c) => c !== null).join(' + ');
+    const sampled = e.sampleEvery > 1 ? ` (sampled: one ${e.subgroup === 'none' ? 'invocation' : 'warp'} in ${e.sampleEvery} records)` : '';
+    const position = e.position ? `, screen position (${PIXEL_SOURCE[e.stage] ?? 'its pixel'}${e.subgroup === 'none' ? '' : ', subgroups up to 32 lanes'})` : '';
+    lines.push(`  ${e.stage.padEnd(3)} "${e.name}": ${record}${sampled}, ${clocks}, ${e.smBuiltins ? 'SM id and warp slot' : 'no SM id'}, custom id ${e.customId}${position}`);
+  }
+  for (const note of result.notes) lines.push(`  note: ${note}`);
+  return lines.join('\n');
+}
