@@ -197,3 +197,18 @@ test('VK_EXT_headless_surface from the layer (the driver lacks it): a windowless
   assert.equal(plainRun.code, 0, `untraced: ${describe(plainRun)}`);
   assertSameImage(traced, plain, 'frame 5 of wt-headless-present, traced vs untraced');
 });
+
+test('--trigger through offscreen presents: a trigger file present from the start captures frame 4 (the first present sees it) and is deleted', { skip }, async () => {
+  assert.ok(existsSync(presentBin), `${presentBin} was not built (glslangValidator missing?)`);
+  const trigger = join(dir, 'trigger');
+  writeFileSync(trigger, '');
+  const out = join(dir, 'trigger.wtrace');
+  const args = ['capture', '--offscreen', '-o', out, '--trigger', trigger, '--', presentBin, '12'];
+  const run = await runGroup([process.execPath, bin, ...args], { ...process.env, WARPTRACE_SPIRV_CACHE: join(dir, 'cache') }, false);
+  assert.equal(run.code, 0, `warptrace ${args.join(' ')}: ${describe(run)}`);
+  assert.ok(!existsSync(trigger), 'the layer deleted the trigger file');
+  const trace = decodeWtrace(new Uint8Array(readFileSync(out)));
+  // Seen at the first present's frame boundary: one frame to record shadows, the warm-up, then the captured frame.
+  assert.equal(trace.capture.layer?.frame, 4);
+  assert.equal(trace.draws.length, 1);
+});

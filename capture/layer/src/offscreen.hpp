@@ -53,6 +53,10 @@ bool offscreenSwapchainImages(DeviceState *device, VkSwapchainKHR swapchain, uin
  */
 VkResult presentSwapchains(DeviceState *device, VkQueue queue, const VkPresentInfoKHR *info);
 
+/** An X window's size (xcb connection / Xlib Display) through the app's own libxcb / libX11 (offscreen_window.cpp); false if unknown. */
+bool xcbWindowSize(void *connection, uint32_t window, VkExtent2D &extent);
+bool xlibWindowSize(void *display, unsigned long window, VkExtent2D &extent);
+
 /** At vkDestroyDevice: what is left of the device's offscreen swapchains. */
 void releaseOffscreenSwapchains(DeviceState *device);
 

@@ -5,9 +5,6 @@
 // where the device cannot present to it: its creation below failed, or no queue
 // family of any physical device supports it. Their swapchains are
 // offscreen_swapchain.cpp's.
-#include <dlfcn.h>
-
-#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
@@ -139,46 +136,9 @@ VkResult createWindowSurface(VkInstance instance, SurfaceKind kind, void *connec
   return VK_SUCCESS;
 }
 
-// The window's size where the window system can tell it, through the library the app
-// already loaded (RTLD_NOLOAD: the layer never loads or links X11 itself).
-struct XcbGeometryCookie {
-  unsigned int sequence;
-};
-struct XcbGeometryReply {  // xcb_get_geometry_reply_t, the X protocol's GetGeometry reply
-  uint8_t responseType, depth;
-  uint16_t sequence;
-  uint32_t length;
-  uint32_t root;
-  int16_t x, y;
-  uint16_t width, height, borderWidth;
-  uint8_t pad[2];
-};
-
 bool windowSize(const OffscreenSurface &s, VkExtent2D &extent) {
-  if (s.kind == SurfaceKind::Xcb) {
-    void *lib = dlopen("libxcb.so.1", RTLD_LAZY | RTLD_NOLOAD);
-    if (!lib) return false;
-    auto request = (XcbGeometryCookie(*)(void *, uint32_t))dlsym(lib, "xcb_get_geometry");
-    auto reply = (XcbGeometryReply * (*)(void *, XcbGeometryCookie, void **)) dlsym(lib, "xcb_get_geometry_reply");
-    XcbGeometryReply *geometry = request && reply ? reply(s.connection, request(s.connection, (uint32_t)s.window), nullptr) : nullptr;
-    dlclose(lib);
-    if (!geometry) return false;
-    extent = {geometry->width, geometry->height};
-    free(geometry);
-    return extent.width > 0 && extent.height > 0;
-  }
-  if (s.kind == SurfaceKind::Xlib) {
-    void *lib = dlopen("libX11.so.6", RTLD_LAZY | RTLD_NOLOAD);
-    if (!lib) return false;
-    auto get = (int (*)(void *, unsigned long, unsigned long *, int *, int *, unsigned *, unsigned *, unsigned *, unsigned *))dlsym(lib, "XGetGeometry");
-    unsigned long root = 0;
-    int x = 0, y = 0;
-    unsigned width = 0, height = 0, border = 0, depth = 0;
-    bool ok = get && get(s.connection, s.window, &root, &x, &y, &width, &height, &border, &depth) != 0;
-    dlclose(lib);
-    extent = {width, height};
-    return ok && width > 0 && height > 0;
-  }
+  if (s.kind == SurfaceKind::Xcb) return xcbWindowSize(s.connection, (uint32_t)s.window, extent);
+  if (s.kind == SurfaceKind::Xlib) return xlibWindowSize(s.connection, s.window, extent);
   return false;  // headless and Wayland: the swapchain decides (as on Wayland itself)
 }
 
