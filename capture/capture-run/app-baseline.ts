@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { InstrumentServer } from '../layer-server/server.js';
 import { AppProcess } from './app-process.js';
 import { layerEnvironment, type CaptureSelection } from './app-environment.js';
+import { addOffscreenEnvironment } from './offscreen-manifest.js';
 
 export interface BaselineOptions {
   readonly app: readonly string[];
@@ -20,6 +21,8 @@ export interface BaselineOptions {
   readonly exitAfter: boolean;
   readonly timeoutSeconds: number;
   readonly env: NodeJS.ProcessEnv;
+  /** --offscreen: the app presents into the layer's own images, as in the traced run. */
+  readonly offscreen?: boolean;
 }
 
 export interface Baseline {
@@ -63,6 +66,7 @@ async function timeOneRun(options: BaselineOptions): Promise<number | null> {
   try {
     const env = layerEnvironment(options.env, { manifestDir: options.manifestDir, socketPath: server.socketPath, rawOutput: join(temp, 'unused.wtraw'), selection: options.selection });
     env['WARPTRACE_TIME_ONLY'] = '1';
+    if (options.offscreen === true) addOffscreenEnvironment(env, options.manifestDir, join(temp, 'offscreen'));
     app = await AppProcess.start(options.app, env, () => {});
     void app.exited.then(() => reported(null));
     if (options.timeoutSeconds > 0) timer = setTimeout(() => reported(null), options.timeoutSeconds * 1000);

@@ -16,6 +16,7 @@ import type { HelloInfo, LayerEvent } from '../layer-server/requests.js';
 import { AppProcess, describeExit, type AppExit } from './app-process.js';
 import { describeSelection, layerEnvironment, type CaptureSelection } from './app-environment.js';
 import { buildLayer } from './layer-build.js';
+import { addOffscreenEnvironment } from './offscreen-manifest.js';
 import { timeUntracedSubmits, type Baseline } from './app-baseline.js';
 import { captureSummary, notCapturedMessage, type LayerProgress } from './app-report.js';
 
@@ -43,6 +44,8 @@ export interface AppCaptureOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** --submits: untraced runs timed first, for the overhead figure (0: none). */
   readonly overheadRuns?: number;
+  /** --offscreen: the app presents into the layer's own images (WARPTRACE_OFFSCREEN=1). */
+  readonly offscreen?: boolean;
 }
 
 /** The first thing that ended the wait for a capture. */
@@ -95,6 +98,7 @@ export async function captureApp(options: AppCaptureOptions, io: CliIo): Promise
   let timer: NodeJS.Timeout | null = null;
   try {
     const env = layerEnvironment(options.env ?? process.env, { manifestDir, socketPath: server.socketPath, rawOutput: rawPath, selection: options.selection });
+    if (options.offscreen === true) addOffscreenEnvironment(env, manifestDir, join(temp, 'offscreen'));
     if (baseline !== null) {
       env['WARPTRACE_PLAIN_NS'] = String(Math.round(baseline.medianNs));
       env['WARPTRACE_PLAIN_RUNS'] = String(baseline.runs);
@@ -171,7 +175,7 @@ async function untracedBaseline(options: AppCaptureOptions, manifestDir: string,
   const say = (text: string) => io.err(`warptrace: ${oneLine(text)}`);
   say(`timing ${describeSelection(options.selection)} in ${runs} untraced run(s) first (--overhead-runs)`);
   const baseline = await timeUntracedSubmits(
-    { app: options.app, manifestDir, selection: options.selection, exitAfter: options.exitAfter, timeoutSeconds: options.timeoutSeconds, env: options.env ?? process.env },
+    { app: options.app, manifestDir, selection: options.selection, exitAfter: options.exitAfter, timeoutSeconds: options.timeoutSeconds, env: options.env ?? process.env, offscreen: options.offscreen === true },
     runs,
     say,
   );

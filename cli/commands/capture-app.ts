@@ -20,7 +20,8 @@ const MAX_CAPACITY = 0xffffffff / 32;
 export const APP_CAPTURE_HELP = `App mode: trace an unmodified Vulkan app through the capture layer
 (VK_LAYER_WARPTRACE_capture, built from capture/layer/ into .capture-build/layer):
   warptrace capture -o OUT.wtrace [--frame N | --submits N..M | --trigger FILE]
-                    [--stages vs,fs] [--draws GLOB|A..B] [--sample-fs N] [--exit-after] -- APP ARGS...
+                    [--stages vs,fs] [--draws GLOB|A..B] [--sample-fs N] [--offscreen]
+                    [--exit-after] -- APP ARGS...
 
 Everything after the first -- is the app's command line. The app runs with the
 layer enabled (VK_ADD_LAYER_PATH, VK_INSTANCE_LAYERS prepended) and asks this
@@ -47,6 +48,14 @@ into OUT. The app's stdout goes to stderr, so stdout carries only the summary.
   --positions LIST       warps that record their screen position: fs, cs (comma-separated)
                          or none (default fs: fragment warps; positions cost ~10% of a
                          light fragment-bound frame on the H100, see bench/RESULTS.md)
+  --offscreen            the app presents into the layer's own images, never to a display:
+                         window surfaces (xcb, Xlib, Wayland) and VK_EXT_headless_surface
+                         (which the layer provides where the driver lacks it) get
+                         swapchains of ordinary images; frames, --frame and --trigger
+                         count as usual. For GPUs with no display (datacentre GPUs) and
+                         CI. A windowed app still needs its window system (X: run it
+                         under xvfb-run). Without it the layer does the same for a window
+                         the device cannot present to (WARPTRACE_OFFSCREEN=0: never)
   --exit-after           end the app (SIGTERM, SIGKILL 3 s later) once the capture is written;
                          without it the command waits for the app to exit
   --timeout SECONDS      end the app and fail when nothing is captured in time
@@ -74,6 +83,7 @@ export async function runAppCapture(own: readonly string[], app: readonly string
     'sample-fs': { type: 'string' },
     positions: { type: 'string' },
     'exit-after': { type: 'boolean' },
+    offscreen: { type: 'boolean' },
     'overhead-runs': { type: 'string' },
     timeout: { type: 'string' },
     raw: { type: 'string' },
@@ -117,6 +127,7 @@ export async function runAppCapture(own: readonly string[], app: readonly string
       exitAfter: values['exit-after'] === true,
       timeoutSeconds,
       overheadRuns,
+      offscreen: values.offscreen === true,
       ...(values.cache === undefined ? {} : { cacheDir: values.cache }),
     },
     io,

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "hooks.hpp"
+#include "offscreen.hpp"
 #include "frame_timing.hpp"
 #include "stages.hpp"
 #include "tracer_glue.hpp"
@@ -313,6 +314,7 @@ VKAPI_ATTR void VKAPI_CALL wl_vkDestroyDevice(VkDevice handle, const VkAllocatio
       if (entry.second.shadowPool) device->d.DestroyCommandPool(handle, entry.second.shadowPool, nullptr);
     if (device->capturePool) device->d.DestroyCommandPool(handle, device->capturePool, nullptr);
     frameTimingRelease(device);
+    releaseOffscreenSwapchains(device);
     if (device->tracer) wtDestroyTracer(device->tracer);
   }
   device->d.DestroyDevice(handle, allocator);

@@ -10,6 +10,7 @@
 #include "frame_draws.hpp"
 #include "frame_timing.hpp"
 #include "hooks.hpp"
+#include "offscreen.hpp"
 #include "tracer_glue.hpp"
 
 namespace wtl {
@@ -328,7 +329,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkQueuePresentKHR(VkQueue queue, const VkPrese
       c.armed = true;
     }
   }
-  return device->d.QueuePresentKHR(queue, &present);
+  return presentSwapchains(device, queue, &present);  // the window's present, or the layer's offscreen one
 }
 
 VKAPI_ATTR void VKAPI_CALL wl_vkQueueBeginDebugUtilsLabelEXT(VkQueue queue, const VkDebugUtilsLabelEXT *label) {

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "hooks.hpp"
+#include "offscreen.hpp"
 #include "state.hpp"
 
 namespace wtl {
@@ -87,6 +88,11 @@ static VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateInstance(const VkInstanceCreate
   if (enumerateVersion) enumerateVersion(&loaderVersion);
   std::string note;
   std::vector<const char *> extensions(info->ppEnabledExtensionNames, info->ppEnabledExtensionNames + info->enabledExtensionCount);
+  // The layer provides VK_EXT_headless_surface itself (offscreen_surface.cpp): the driver below never sees it.
+  if (removeLayerProvidedExtensions(extensions)) {
+    patched.enabledExtensionCount = (uint32_t)extensions.size();
+    patched.ppEnabledExtensionNames = extensions.data();
+  }
   if (!settings().socketPath.empty() && !settings().timeOnly && asked < VK_API_VERSION_1_1 && loaderVersion >= VK_API_VERSION_1_1) {
     app.apiVersion = VK_API_VERSION_1_1;
     patched.pApplicationInfo = &app;
@@ -120,6 +126,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateInstance(const VkInstanceCreate
   for (uint32_t i = 0; i < info->enabledExtensionCount; i++)
     if (!strcmp(info->ppEnabledExtensionNames[i], VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME)) state->appEnabledProperties2 = true;
   loadInstanceDispatch(state->d, gipa, *out);
+  loadOffscreenInstance(state, gipa);
   std::unique_lock<std::shared_mutex> guard(gRegistryLock);
   gInstances[dispatchKey(*out)] = state;
   return VK_SUCCESS;
@@ -140,6 +147,7 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkDestroyInstance(VkInstance instance, cons
 static PFN_vkVoidFunction findDeviceHook(const char *pName) {
   WTL_DEVICE_HOOKS(WTL_HOOK)
   if (PFN_vkVoidFunction f = findCommandHook(pName)) return f;
+  if (PFN_vkVoidFunction f = findOffscreenDeviceHook(pName)) return f;
   return nullptr;
 }
 
@@ -155,6 +163,7 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL wl_vkGetInstanceProcAddr(VkInsta
   InstanceState *state = findInstance(dispatchKey(instance));
   if (!state) return nullptr;
   PFN_vkVoidFunction next = state->d.GetInstanceProcAddr(instance, pName);
+  if (PFN_vkVoidFunction hook = findOffscreenInstanceHook(pName, next)) return hook;
   // Device functions reached through the instance must still pass through the layer, but only where they exist below.
   if (next)
     if (PFN_vkVoidFunction hook = findDeviceHook(pName)) return hook;

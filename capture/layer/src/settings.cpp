@@ -96,6 +96,11 @@ static Settings read() {
     if (!parseU64(v, c) || c == 0 || c > (1u << 26)) s.problems += "WARPTRACE_CAPACITY: expected 1..67108864 records; ";
     else s.capacity = (uint32_t)c;
   }
+  if (const char *v = getenv("WARPTRACE_OFFSCREEN")) {
+    if (!strcmp(v, "1")) s.offscreen = Settings::Offscreen::Always;
+    else if (!strcmp(v, "0")) s.offscreen = Settings::Offscreen::Never;
+    else if (*v) s.problems += "WARPTRACE_OFFSCREEN: expected 1 or 0; ";
+  }
   return s;
 }
 

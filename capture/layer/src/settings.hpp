@@ -26,6 +26,8 @@ struct Settings {
   bool timeOnly = false;     // WARPTRACE_TIME_ONLY=1: trace nothing, time the --submits range (the untraced baseline)
   double plainNs = 0;        // WARPTRACE_PLAIN_NS: that baseline's median GPU time, from earlier runs
   uint32_t plainRuns = 0;    // WARPTRACE_PLAIN_RUNS: how many runs it is the median of
+  /** WARPTRACE_OFFSCREEN: 1 every window presents offscreen; 0 never; unset only where the device cannot present (offscreen.hpp). */
+  enum class Offscreen { Auto, Always, Never } offscreen = Offscreen::Auto;
   std::string problems;      // settings that could not be read, reported once
 };
 

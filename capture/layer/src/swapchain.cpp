@@ -7,6 +7,7 @@
 
 #include "command_buffers.hpp"
 #include "hooks.hpp"
+#include "offscreen.hpp"
 #include "tracer_glue.hpp"
 
 namespace wtl {
@@ -16,14 +17,17 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateSwapchainKHR(VkDevice handle, const Vk
   DeviceState *device = findDevice(dispatchKey(handle));
   VkResult r = VK_ERROR_UNKNOWN;
   bool copyable = false;
-  if (!settings().imagePath.empty() && !(info->imageUsage & VK_IMAGE_USAGE_TRANSFER_SRC_BIT)) {
+  if (isOffscreenSurface(info->surface)) {
+    r = createOffscreenSwapchain(device, info, out);  // its images always have TRANSFER_SRC
+    copyable = true;
+  } else if (!settings().imagePath.empty() && !(info->imageUsage & VK_IMAGE_USAGE_TRANSFER_SRC_BIT)) {
     // Only to read the frame back; without WARPTRACE_IMAGE the app's swapchain is created as asked.
     VkSwapchainCreateInfoKHR patched = *info;
     patched.imageUsage |= VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
     r = device->d.CreateSwapchainKHR(handle, &patched, allocator, out);
     copyable = r == VK_SUCCESS;
   }
-  if (r != VK_SUCCESS) {
+  if (r != VK_SUCCESS && !isOffscreenSurface(info->surface)) {
     r = device->d.CreateSwapchainKHR(handle, info, allocator, out);
     copyable = (info->imageUsage & VK_IMAGE_USAGE_TRANSFER_SRC_BIT) != 0;
   }
@@ -43,12 +47,13 @@ VKAPI_ATTR void VKAPI_CALL wl_vkDestroySwapchainKHR(VkDevice handle, VkSwapchain
     std::lock_guard<std::mutex> guard(device->lock);
     device->swapchains.erase(swapchain);
   }
-  device->d.DestroySwapchainKHR(handle, swapchain, allocator);
+  if (!destroyOffscreenSwapchain(device, swapchain)) device->d.DestroySwapchainKHR(handle, swapchain, allocator);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL wl_vkGetSwapchainImagesKHR(VkDevice handle, VkSwapchainKHR swapchain, uint32_t *count, VkImage *images) {
   DeviceState *device = findDevice(dispatchKey(handle));
-  VkResult r = device->d.GetSwapchainImagesKHR(handle, swapchain, count, images);
+  VkResult r;
+  if (!offscreenSwapchainImages(device, swapchain, count, images, r)) r = device->d.GetSwapchainImagesKHR(handle, swapchain, count, images);
   if ((r == VK_SUCCESS || r == VK_INCOMPLETE) && images) {
     std::lock_guard<std::mutex> guard(device->lock);
     auto &list = device->swapchains[swapchain].images;
