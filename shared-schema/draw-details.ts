@@ -24,7 +24,7 @@ import { MAX_TARGET_SIZE } from './position.js';
 
 /** Largest region count any reader accepts (as many as draws: a capture opens at most a few per draw). */
 export const MAX_REGIONS = MAX_DRAWS;
-/** Largest list of skipped work a layer record may hold. */
+/** Largest list of skipped work (and of notes) a layer record may hold. */
 export const MAX_SKIPPED = 100_000;
 
 const U32_MAX = 0xffffffff;
@@ -99,17 +99,19 @@ function readDrawParams(value: unknown, field: string): DrawParams | null {
 export function readLayerInfo(value: unknown, field: string): LayerInfo | null {
   if (value === undefined || value === null) return null;
   const o = readObject(value, field);
-  const skipped = o['skipped'] === undefined || o['skipped'] === null ? [] : readArray(o, 'skipped', field, MAX_SKIPPED);
+  const list = (key: string): SkippedWork[] =>
+    (o[key] === undefined || o[key] === null ? [] : readArray(o, key, field, MAX_SKIPPED)).map((entry, k): SkippedWork => {
+      const f = `${field}.${key}[${k}]`;
+      const e = readObject(entry, f);
+      return { what: readString(e, 'what', f), why: readString(e, 'why', f) };
+    });
   return {
     version: readString(o, 'version', field),
     set: readInteger(o, 'set', field, 0, U32_MAX),
     frame: readNullableInteger(o, 'frame', field, 0, Number.MAX_SAFE_INTEGER),
     submits: readNullableString(o, 'submits', field),
-    skipped: skipped.map((entry, k): SkippedWork => {
-      const f = `${field}.skipped[${k}]`;
-      const e = readObject(entry, f);
-      return { what: readString(e, 'what', f), why: readString(e, 'why', f) };
-    }),
+    skipped: list('skipped'),
+    notes: list('notes'),
   };
 }
 

@@ -197,6 +197,11 @@ export interface LayerInfo {
   readonly submits: string | null;
   /** Work the layer ran untraced (a pipeline, a queue, a command buffer...), and why: its warps are missing from the trace. */
   readonly skipped: readonly SkippedWork[];
+  /**
+   * What the layer changed or could not learn while tracing every draw (e.g. the instance version it created below a
+   * Vulkan 1.0 app): worth knowing, but no warp is missing for it. Absent in older files: [].
+   */
+  readonly notes: readonly SkippedWork[];
 }
 
 export interface SkippedWork {

@@ -62,7 +62,7 @@ export async function captureApp(options: AppCaptureOptions, io: CliIo): Promise
   // A fresh private folder: the socket's path must be short (sun_path is 108 bytes) and no other user may connect.
   const temp = mkdtempSync(join(tmpdir(), 'warptrace-app-'));
   const rawPath = resolve(options.raw ?? join(temp, 'capture.wtraw'));
-  const progress: LayerProgress = { hellos: [], started: null, frames: null, skipped: [] };
+  const progress: LayerProgress = { hellos: [], started: null, frames: null, skipped: [], notes: [] };
   let settle: (outcome: Outcome) => void = () => {};
   const outcome = new Promise<Outcome>((resolvePromise) => (settle = resolvePromise));
   const say = (text: string) => io.err(`warptrace: ${oneLine(text)}`);
@@ -79,6 +79,9 @@ export async function captureApp(options: AppCaptureOptions, io: CliIo): Promise
       switch (event.event) {
         case 'skipped':
           say(`not traced: ${event.what} (${event.why})`);
+          break;
+        case 'note':
+          say(`note: ${event.what} (${event.why})`);
           break;
         case 'capture-started':
           say(`capturing ${event.frame === null ? describeSelection(options.selection) : `frame ${event.frame}`}`);
@@ -199,6 +202,7 @@ async function waitForApp(app: AppProcess, exitAfter: boolean, say: (text: strin
 
 function track(progress: LayerProgress, event: LayerEvent): void {
   if (event.event === 'skipped') progress.skipped.push({ what: event.what, why: event.why });
+  if (event.event === 'note') progress.notes.push({ what: event.what, why: event.why });
   if (event.event === 'capture-started') progress.started = event.frame ?? 0;
   if ((event.event === 'capture-started' || event.event === 'capture-failed') && event.frames !== null) {
     progress.frames = Math.max(progress.frames ?? 0, event.frames);

@@ -85,7 +85,16 @@ export class AppProcess {
   }
 }
 
-/** "exit code 3" / "killed by SIGSEGV", for messages. */
+/** Signals a process gets from its own fault (or abort()), not from someone ending it. */
+const CRASH_SIGNALS: readonly NodeJS.Signals[] = ['SIGSEGV', 'SIGBUS', 'SIGILL', 'SIGFPE', 'SIGABRT', 'SIGTRAP', 'SIGSYS'];
+
+/** Whether the app died of its own fault (a crash signal). */
+export function crashed(exit: AppExit): boolean {
+  return exit.signal !== null && CRASH_SIGNALS.includes(exit.signal);
+}
+
+/** "exit code 3" / "crashed with SIGSEGV" / "killed by SIGKILL", for messages. */
 export function describeExit(exit: AppExit): string {
-  return exit.signal !== null ? `killed by ${exit.signal}` : `exit code ${exit.code ?? '?'}`;
+  if (exit.signal === null) return `exit code ${exit.code ?? '?'}`;
+  return crashed(exit) ? `crashed with ${exit.signal}` : `killed by ${exit.signal}`;
 }

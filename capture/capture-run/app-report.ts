@@ -7,7 +7,7 @@ import { oneLine } from '../../cli/command.js';
 import { formatBytes } from '../../cli/files.js';
 import type { HelloInfo } from '../layer-server/requests.js';
 import type { ServerStats } from '../layer-server/server.js';
-import { describeExit, type AppExit } from './app-process.js';
+import { crashed, describeExit, type AppExit } from './app-process.js';
 import { describeSelection, type CaptureSelection } from './app-environment.js';
 
 /** What the layer's hellos and events told so far. */
@@ -18,6 +18,8 @@ export interface LayerProgress {
   /** Frames (presents) the layer saw, when it said. */
   frames: number | null;
   readonly skipped: { readonly what: string; readonly why: string }[];
+  /** What the layer changed or could not learn with every draw traced: told, never counted as missing warps. */
+  readonly notes: { readonly what: string; readonly why: string }[];
 }
 
 /** Skipped items listed one by one; the rest are counted. */
@@ -27,6 +29,8 @@ const SKIPPED_LISTED = 8;
 export function notCapturedMessage(progress: LayerProgress, selection: CaptureSelection, exit: AppExit | null): string {
   const how = exit === null ? '' : ` (${describeExit(exit)})`;
   if (progress.hellos.length === 0) {
+    // The layer reports in when the app creates its device: a crash before that says nothing about whether it is a Vulkan app.
+    if (exit !== null && crashed(exit)) return `the app ${describeExit(exit)} before the layer reported in (it does when the app creates its Vulkan device)`;
     return exit === null
       ? 'the layer never loaded: is the app a Vulkan program?'
       : `the app exited${how} and the layer never loaded: is the app a Vulkan program?`;
@@ -72,6 +76,8 @@ export function captureSummary(s: SummaryInput): string {
     for (const item of s.progress.skipped.slice(0, SKIPPED_LISTED)) lines.push(`    ${oneLine(item.what)}: ${oneLine(item.why)}`);
     if (s.progress.skipped.length > SKIPPED_LISTED) lines.push(`    ... and ${s.progress.skipped.length - SKIPPED_LISTED} more`);
   }
+  for (const note of s.progress.notes.slice(0, SKIPPED_LISTED)) lines.push(`  note: ${oneLine(note.what)}: ${oneLine(note.why)}`);
+  if (s.progress.notes.length > SKIPPED_LISTED) lines.push(`  ... and ${s.progress.notes.length - SKIPPED_LISTED} more notes`);
   if (s.raw !== null) lines.push(`  raw dump kept: ${s.raw}`);
   return lines.join('\n');
 }

@@ -68,9 +68,12 @@ export interface ShaderSetOptions {
   readonly stageVariants?: Readonly<Partial<Record<StageName, number>>>;
   /** More -D switches for the traced stages (e.g. -DWT_EARLY_FRAGMENT_TESTS=1). */
   readonly extraDefines?: readonly string[];
+  /** glslangValidator's --target-env; default vulkan1.2. vulkan1.0 gives SPIR-V 1.0, for the harness's --app --vulkan-1.0. */
+  readonly targetEnv?: 'vulkan1.0' | 'vulkan1.2';
 }
 
 export const ALL_STAGES: readonly StageName[] = ['VS', 'TCS', 'TES', 'GS', 'FS', 'CS', 'TASK', 'MESH', 'RAYGEN', 'ANY_HIT', 'CLOSEST_HIT', 'MISS', 'INTERSECTION', 'CALLABLE'];
+const VULKAN_1_0_STAGES: readonly StageName[] = ['VS', 'TCS', 'TES', 'GS', 'FS', 'CS'];
 export const TRACED: ShaderSetOptions = { tracedStages: ALL_STAGES };
 export const PLAIN: ShaderSetOptions = { tracedStages: [] };
 
@@ -118,7 +121,9 @@ export async function compileShaderSet(profile: DeviceProfile, options: ShaderSe
   const dir = outDir ?? join(buildDir(), 'spv', setKey(profile, options));
   mkdirSync(dir, { recursive: true });
   const newest = newestSourceMs();
-  const jobs = demoShaderFiles().map((file) => async () => {
+  // Vulkan 1.0 has no task, mesh or ray-tracing stage (the harness's 1.0 app runs only workloads without them).
+  const files = options.targetEnv === 'vulkan1.0' ? demoShaderFiles().filter((f) => VULKAN_1_0_STAGES.includes(stageOfShaderFile(f)!)) : demoShaderFiles();
+  const jobs = files.map((file) => async () => {
     const out = join(dir, `${file}.spv`);
     if (existsSync(out) && statSync(out).mtimeMs >= newest) return;
     const stage = stageOfShaderFile(file)!;
@@ -127,7 +132,7 @@ export async function compileShaderSet(profile: DeviceProfile, options: ShaderSe
     const args = [
       '-V',
       '--target-env',
-      'vulkan1.2',
+      options.targetEnv ?? 'vulkan1.2',
       `-I${TRACE_SHADER_DIR}`,
       ...(traced ? [...traceDefines(profile, stage, options.stageVariants?.[stage] ?? options.variant), ...(options.extraDefines ?? [])] : []),
       join(DEMO_SHADER_DIR, file),

@@ -139,6 +139,8 @@ export function readHello(o: Fields): HelloInfo {
 /** The events the layer reports (CONTRACT.md); `frames` is presents seen so far, when the layer says. */
 export type LayerEvent =
   | { readonly event: 'skipped'; readonly what: string; readonly why: string }
+  /** Something the layer changed or could not learn while every draw is still traced (not skipped work). */
+  | { readonly event: 'note'; readonly what: string; readonly why: string }
   | { readonly event: 'capture-started'; readonly frame: number | null; readonly frames: number | null }
   | {
       readonly event: 'capture-written';
@@ -152,7 +154,7 @@ export type LayerEvent =
   /** WARPTRACE_TIME_ONLY: the GPU time of the --submits range in an untraced run. */
   | { readonly event: 'timing'; readonly gpuNs: number };
 
-export const EVENT_NAMES = ['skipped', 'capture-started', 'capture-written', 'capture-failed', 'timing'] as const;
+export const EVENT_NAMES = ['skipped', 'note', 'capture-started', 'capture-written', 'capture-failed', 'timing'] as const;
 
 /** A typed event, or null for an event name this CLI does not know (a newer layer's: acknowledged, ignored). */
 export function readEvent(o: Fields): LayerEvent | null {
@@ -160,6 +162,8 @@ export function readEvent(o: Fields): LayerEvent | null {
   switch (name) {
     case 'skipped':
       return { event: 'skipped', what: readText(o, 'what'), why: readText(o, 'why') };
+    case 'note':
+      return { event: 'note', what: readText(o, 'what'), why: readText(o, 'why') };
     case 'capture-started':
       return { event: 'capture-started', frame: optionalU32(o, 'frame'), frames: optionalU32(o, 'frames') };
     case 'capture-written':

@@ -129,6 +129,9 @@ function layerLines(trace: Trace): [string, string][] {
     if (layer.skipped.length === 0) lines.push(['', 'Not traced: nothing (the layer skipped no work)']);
     for (const item of layer.skipped.slice(0, LISTED)) lines.push(['', `Not traced: ${item.what} (${item.why})`]);
     if (layer.skipped.length > LISTED) lines.push(['', `Not traced: … ${layer.skipped.length - LISTED} more`]);
+    // Notes miss no warp (what the layer changed below the app, what it could not learn): told apart from skipped work.
+    for (const item of layer.notes.slice(0, LISTED)) lines.push(['', `Note: ${item.what} (${item.why})`]);
+    if (layer.notes.length > LISTED) lines.push(['', `Note: … ${layer.notes.length - LISTED} more`]);
   }
   return lines;
 }

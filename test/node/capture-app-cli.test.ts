@@ -100,6 +100,39 @@ test('an app that exits at once: exit 1, the layer never loaded', () => {
   assert.equal(existsSync(join(dir, 'never.wtrace')), false);
 });
 
+test('an app that crashes before the layer reports in: the crash and its signal, not "is the app a Vulkan program?"', () => {
+  // As a Vulkan app that dies inside vkCreateInstance (before: "the app exited (killed by SIGSEGV) and the layer never loaded").
+  const app = fakeApp('crashes', "process.kill(process.pid, 'SIGSEGV');", false);
+  const r = run(['capture', '-o', join(dir, 'crash.wtrace'), '--', process.execPath, app]);
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.err, /the app crashed with SIGSEGV before the layer reported in/);
+  assert.doesNotMatch(r.err, /never loaded|Vulkan program\?/);
+});
+
+test('an app that crashes after the layer loaded: the crash and its signal', () => {
+  const app = fakeApp('crashes-later', "process.kill(process.pid, 'SIGSEGV');");
+  const r = run(['capture', '-o', join(dir, 'crash-later.wtrace'), '--frame', '4', '--', process.execPath, app]);
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.err, /the app exited \(crashed with SIGSEGV\), before frame 4/);
+});
+
+test('notes from the layer are told as notes, not as skipped work', () => {
+  const app = fakeApp(
+    'noted',
+    `await client.request('event', { event: 'note', what: 'instance', why: 'created as Vulkan 1.1 below the app' });
+const out = process.env.WARPTRACE_OUTPUT;
+copyFileSync(${JSON.stringify(sampleRaw)}, out + '.tmp');
+renameSync(out + '.tmp', out);
+await client.request('event', { event: 'capture-written', path: out, draws: 3, records: 10, counter: 10, capacity: 100 });
+setInterval(() => {}, 1000);`,
+  );
+  const r = run(['capture', '--exit-after', '-o', join(dir, 'noted.wtrace'), '--', process.execPath, app]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /\n {2}note: instance: created as Vulkan 1\.1 below the app/);
+  assert.doesNotMatch(r.out, /not traced/);
+  assert.match(r.err, /warptrace: note: instance \(created as Vulkan 1\.1 below the app\)/);
+});
+
 test('an app that exits before its frame: exit 1 naming the frame and how far it got', () => {
   const app = fakeApp('short', `await client.request('event', { event: 'capture-failed', why: 'device lost', frames: 7 }).catch(() => {});\nprocess.exit(3);`);
   const r = run(['capture', '-o', join(dir, 'short.wtrace'), '--frame', '9', '--', process.execPath, app]);

@@ -41,6 +41,7 @@ export const LAYER_INFO: LayerInfo = {
     { what: 'pipeline 0x0000558a3c2f1e40', why: 'mesh shaders are not instrumented' },
     { what: 'queue family 2', why: 'no timestamp support' },
   ],
+  notes: [{ what: 'instance', why: 'the app asked for Vulkan 1.0; the layer created its instance as 1.1 below the app' }],
 };
 
 /** `t` as a capture layer would record it: the same warps, with LAYER_REGIONS, call details on most draws and LAYER_INFO. */

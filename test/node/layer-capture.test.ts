@@ -5,7 +5,9 @@
 // the traced vkcube presents is compared byte for byte with the same frame of
 // an untraced run: tracing must not change what the app draws; and the fragment
 // warps' screen positions are checked against that frame's drawn pixels.
-// Needs xvfb-run, vkcube (vulkan-tools) and vkd3d-gears (vkd3d-demos): see
+// Last, vkcube is traced beside the Khronos validation layer, in both orders.
+// Needs xvfb-run, vkcube (vulkan-tools), vkd3d-gears (vkd3d-demos) and the
+// validation layer (vulkan-validationlayers): see
 // scripts/install-system-deps.sh. Set WARPTRACE_SKIP_GPU_TESTS=1 to skip on a
 // machine without Vulkan.
 import { after, before, test } from 'node:test';
@@ -17,6 +19,7 @@ import { join } from 'node:path';
 import { STAGES, decodeWtrace, unpackPosition, type Trace } from '../../shared-schema/index.js';
 import { LAYER_NAME, buildLayer } from '../../capture/capture-run/layer-build.js';
 import { repoPath } from './paths.js';
+import { VALIDATION_LAYER, validationAsImplicitLayer, validationMessages, validationSettings } from './validation-layer.js';
 
 const skip = process.env['WARPTRACE_SKIP_GPU_TESTS'] === '1';
 const bin = repoPath('bin/warptrace.js');
@@ -313,4 +316,63 @@ test('vkd3d-gears with --draws 2..3, --sample-fs 4 and --positions none: two dra
   assert.equal(trace.capture.parameters['positions'], 'none');
   assert.equal(trace.warps.position, null, 'no warp records a position with --positions none');
   assert.match(skippedList(trace), /4 draws outside --draws 2\.\.3/);
+});
+
+// Beside the Khronos validation layer (vulkan-validationlayers), in both orders: below ours it also checks every call
+// the layer makes (twins, shadow command buffers, the trace set, queries), above ours it checks the app's calls through
+// the layer. The layer must add no validation message to those of the same app run untraced with validation alone.
+// Before: the app died of SIGSEGV (the layer asked the next layer for vkEnumerateInstanceVersion with a null instance),
+// and the layer's extended device queries broke the rules of the app's Vulkan 1.0 instance. The loader (1.3.239)
+// orders layers named in VK_INSTANCE_LAYERS by where it found them, not as listed: the capture layer (VK_ADD_LAYER_PATH)
+// always lands above an installed validation layer. Implicit layers sit above all of them, so validation goes above
+// ours as an implicit layer: a copy of its manifest with a disable variable, in a private XDG_DATA_HOME.
+let plainValidation: Promise<string[]> | null = null;
+
+/** vkcube with the validation layer alone, untraced: the messages the app causes by itself. */
+function untracedValidationMessages(): Promise<string[]> {
+  plainValidation ??= (async () => {
+    const { env, log } = validationSettings(dir, 'alone');
+    const run = await underX(['vkcube', '--c', String(FRAME + 2)], { ...process.env, ...env, VK_INSTANCE_LAYERS: VALIDATION_LAYER });
+    assert.equal(run.code, 0, `vkcube with the validation layer alone: ${describe(run)}`);
+    return validationMessages(log);
+  })();
+  return plainValidation;
+}
+
+function assertNoNewMessages(log: string, plain: readonly string[]): void {
+  const added = validationMessages(log).filter((m) => !plain.includes(m));
+  assert.deepEqual(added.slice(0, 20), [], `${added.length} validation messages the app alone did not cause (log: ${log})`);
+}
+
+for (const [order, environment] of [
+  ['below', (): Record<string, string> => ({ VK_INSTANCE_LAYERS: VALIDATION_LAYER })],
+  ['above', validationAsImplicitLayer],
+] as const) {
+  test(`vkcube with the validation layer ${order} the capture layer: captured, no validation message the app alone does not cause`, { skip }, async () => {
+    const plain = await untracedValidationMessages();
+    const { env, log } = validationSettings(dir, order);
+    const out = join(dir, `cube-validation-${order}.wtrace`);
+    const args = ['capture', '-o', out, '--frame', String(FRAME), '--exit-after', '--', 'vkcube', '--c', '100'];
+    const run = await warptrace(args, { ...env, ...environment(dir) });
+    assert.equal(run.code, 0, `warptrace ${args.join(' ')} (validation ${order}): ${describe(run)}`);
+    const trace = decodeWtrace(new Uint8Array(readFileSync(out)));
+    assert.equal(trace.draws.length, 1, `draws: ${JSON.stringify(trace.draws)}`);
+    const counts = stageCounts(trace);
+    assert.ok((counts.get('VS') ?? 0) > 0 && (counts.get('FS') ?? 0) > 0, `VS and FS warps: ${JSON.stringify([...counts])}`);
+    assertNoNewMessages(log, plain);
+  });
+}
+
+test('vkcube with the capture layer loaded but not tracing (no socket) above the validation layer: no validation message the app alone does not cause', { skip }, async () => {
+  // Untraced, the layer leaves the app's Vulkan 1.0 instance as it is: its own device queries must keep to 1.0 and the extension.
+  const plain = await untracedValidationMessages();
+  const { env, log } = validationSettings(dir, 'untraced-layer');
+  const run = await underX(['vkcube', '--c', String(FRAME + 2)], {
+    ...process.env,
+    ...env,
+    VK_ADD_LAYER_PATH: layerDir,
+    VK_INSTANCE_LAYERS: `${LAYER_NAME}:${VALIDATION_LAYER}`,
+  });
+  assert.equal(run.code, 0, `vkcube with the layer untraced and validation: ${describe(run)}`);
+  assertNoNewMessages(log, plain);
 });

@@ -8,6 +8,9 @@
 // the same multiset of (draw, stage, custom id, active mask, screen position):
 // fragment warps carry positions both ways (the library's default, the layer's
 // instrument requests' default), so the positions are compared warp for warp.
+// Last, the harness as a Vulkan 1.0 app (`--app --vulkan-1.0`: apiVersion 1.0, no
+// VK_KHR_get_physical_device_properties2, render passes, SPIR-V 1.0), against the
+// same library capture.
 // Set WARPTRACE_SKIP_GPU_TESTS=1 to skip on a machine without Vulkan.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -39,15 +42,16 @@ const WORKLOADS: readonly { workload: string; params: readonly (readonly [string
   { workload: 'busy-loop', params: [] },
 ];
 
-let setup: { binary: string; hand: string; plain: string; layerDir: string } | null = null;
+let setup: { binary: string; hand: string; plain: string; plain10: string; layerDir: string } | null = null;
 before(async () => {
   if (skip) return;
   const binary = await buildNative();
   const device = await probeDevice(binary);
   const hand = await compileShaderSet(device, TRACED);
   const plain = await compileShaderSet(device, PLAIN);
+  const plain10 = await compileShaderSet(device, { ...PLAIN, targetEnv: 'vulkan1.0' });
   // Built once here; the captures below load this build (WARPTRACE_LAYER_DIR) instead of rebuilding.
-  setup = { binary, hand, plain, layerDir: await buildLayer() };
+  setup = { binary, hand, plain, plain10, layerDir: await buildLayer() };
 });
 
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -152,3 +156,54 @@ for (const { workload, params } of WORKLOADS) {
     );
   });
 }
+
+/** Every FS warp of the trace has a valid position (valid: the converter accepted it, so here: present). */
+function fragmentPositions(trace: Trace): { fragment: number; positioned: number } {
+  const fs = STAGES.findIndex((st) => st.name === 'FS');
+  let fragment = 0;
+  let positioned = 0;
+  for (let i = 0; i < trace.warps.count; i++) {
+    if (trace.warps.stage[i] !== fs) continue;
+    fragment++;
+    if (trace.warps.position !== null && trace.warps.position[i] !== NO_POSITION) positioned++;
+  }
+  return { fragment, positioned };
+}
+
+test('a Vulkan 1.0 app without VK_KHR_get_physical_device_properties2 (--app --vulkan-1.0): traced with the device\'s real subgroup size, positions valid, the library\'s warps', { skip }, async () => {
+  // Before: the loader hid the extended properties from the layer, which assumed 64-lane subgroups on lavapipe (8 lanes),
+  // and the converter refused the whole dump ("flag POSITION in a 64-lane subgroup").
+  assert.ok(setup !== null);
+  const workload = 'syncs';
+  const params = [['width', 320], ['height', 180]] as const;
+  const libraryRaw = join(dir, 'vulkan10-library.wtraw');
+  await runCapture(setup.binary, { workload, tracedShaders: setup.hand, plainShaders: null, out: libraryRaw, params, overheadFrames: 0 });
+  const library = decodeWtraw(new Uint8Array(readFileSync(libraryRaw)));
+
+  const out = join(dir, 'vulkan10.wtrace');
+  const layerRaw = join(dir, 'vulkan10.wtraw');
+  const app = [setup.binary, '--app', '--vulkan-1.0', '--workload', workload, '--plain-shaders', setup.plain10, '--frames', String(FRAMES), ...params.flatMap(([k, v]) => ['--param', `${k}=${v}`])];
+  const args = ['capture', '--submits', `${SUBMIT}..${SUBMIT}`, '--overhead-runs', '0', '-o', out, '--raw', layerRaw, '--timeout', '100', '--', ...app];
+  const r = await warptrace(args);
+  const context = `warptrace ${args.join(' ')}: exit ${r.code}\n--- stdout\n${r.out}\n--- stderr\n${r.err.slice(-6000)}`;
+  assert.equal(r.code, 0, context);
+  assert.ok(existsSync(out), context);
+  const layer = decodeWtraw(new Uint8Array(readFileSync(layerRaw)));
+  const c = layer.capture;
+  assert.ok(c.layer !== null, 'the trace carries the layer record');
+  assert.deepEqual(c.layer.skipped, [], `nothing skipped: ${JSON.stringify(c.layer.skipped)}`);
+  // What the layer changed below the app is a note, not skipped work, in the CLI's summary and in the trace.
+  assert.deepEqual(c.layer.notes.map((n) => n.what), ['instance'], JSON.stringify(c.layer.notes));
+  assert.match(c.layer.notes[0]!.why, /asked for Vulkan 1\.0.*1\.1/);
+  assert.doesNotMatch(r.out, /not traced/, context);
+  assert.match(r.out, /note: instance: /, context);
+  assert.equal(layer.device.subgroupSize, library.device.subgroupSize, 'the device\'s real subgroup size, not a guess');
+  assert.deepEqual(layer.device.subgroupStages, library.device.subgroupStages, 'the device\'s real subgroup stages');
+  assert.equal(c.recordsWritten, c.recordsKept, 'nothing dropped');
+  assert.deepEqual(layer.draws.map((d) => d.kind), library.draws.map((d) => d.kind), 'the same draws');
+  const positions = fragmentPositions(layer);
+  assert.ok(positions.fragment > 0 && positions.positioned === positions.fragment, `every FS warp has a position: ${JSON.stringify(positions)}`);
+  const a = signature(library);
+  const b = signature(layer);
+  assert.deepEqual(sorted(b.warps), sorted(a.warps), `(draw, stage, custom id, mask, position): ${differences(a.warps, b.warps)}`);
+});

@@ -117,7 +117,7 @@ test('the metadata exactly as the layer writes it (nulls, a queue list, keys thi
   ]);
   assert.deepEqual(details(t).draws[0], { index: 0, call: 'vkCmdDrawIndexedIndirect', pipeline: null, region: 1, params: { drawCount: 4 } });
   assert.deepEqual(details(t).draws[1], { index: 1, call: null, pipeline: null, region: null, params: null });
-  assert.deepEqual(t.capture.layer, { version: '0.2.0', set: 3, frame: null, submits: '0..4', skipped: [] });
+  assert.deepEqual(t.capture.layer, { version: '0.2.0', set: 3, frame: null, submits: '0..4', skipped: [], notes: [] });
 });
 
 function expectRefused(decode: () => unknown, code: string, field: string, message?: RegExp): void {
@@ -248,6 +248,8 @@ test('warptrace info lists the regions, each draw\'s call and region, and what t
   assert.match(out, /\nregions {5}5 labelled regions, 2 at the top level: Frame, Depth-only Pass #2\n/);
   assert.match(out, /\nlayer {7}version 0\.1\.0, frame 60, descriptor set 7\n/);
   assert.match(out, /\n {12}Not traced: pipeline 0x0000558a3c2f1e40 \(mesh shaders are not instrumented\)\n {12}Not traced: queue family 2 \(no timestamp support\)\n/);
+  // A note misses no warp: told apart from skipped work.
+  assert.match(out, /\n {12}Note: instance \(the app asked for Vulkan 1\.0; the layer created its instance as 1\.1 below the app\)\n/);
   assert.match(out, /#\s+label\s+kind\s+call\s+region\s+warps/);
   assert.match(out, /\n1\s+draw 1\s+draw\s+vkCmdDrawIndexed\s+Lighting\s+\d+/);
   const json = JSON.parse(info(layeredPath, '--json')) as { capture: { layer: unknown }; regions: unknown[]; summary: { draws: { call?: string; region?: string }[] } };

@@ -133,6 +133,7 @@ export function randomInput(random: Random, options: RandomOptions = {}): { inpu
         frame: pick([null, 1, 60, 2 ** 53 - 1]),
         submits: pick([null, '0..3', text()]),
         skipped: Array.from({ length: int(3) }, () => ({ what: text(), why: text() })),
+        notes: Array.from({ length: int(2) }, () => ({ what: text(), why: text() })),
       };
   const recordsWritten = count + pick([0, 1, int(1000), 2 ** 53 - 1 - count]);
   const parameters = JSON.parse('{"shading": 64, "zero": -0, "flag": true, "emoji🙂": "v", "constructor": "c"}') as Record<string, string | number | boolean>;

@@ -115,31 +115,35 @@ class DeviceCreatePatch {
   std::vector<std::pair<VkBool32 *, VkBool32>> restore_;
 };
 
+void reportNote(DeviceState *device, const std::string &what, const std::string &why) {
+  logLine("note: %s: %s", what.c_str(), why.c_str());
+  device->notes.push_back({what, why});
+  if (device->client && device->client->connected())
+    device->client->event("{\"event\": \"note\", \"what\": " + jsonString(what) + ", \"why\": " + jsonString(why) + "}");
+}
+
 /**
- * For an app that asked for Vulkan 1.0 without VK_KHR_get_physical_device_properties2
- * the loader emulates vkGetPhysicalDeviceFeatures2/Properties2 and drops every
- * extension struct, whatever the layer passes down: the shader clock, SM built-ins and
- * subgroup stages read as absent. The device's extension list still tells the truth
- * about the extensions; what they offer is assumed (enabling a feature the driver lacks
- * fails device creation, and the app then gets its device untraced). Returns what was
- * assumed, or "".
+ * A Vulkan 1.0 instance (the app asked for 1.0 and the driver refused the 1.1 the layer asks for below it, see
+ * wl_vkCreateInstance): the subgroup properties are 1.1, and without VK_KHR_get_physical_device_properties2 the
+ * extension features (shader clocks, SM built-ins) cannot be read either. Nothing a shader would depend on is guessed:
+ * SM built-ins and subgroup operations (SPIR-V 1.3) are not used, no warp records a screen position, whose record word
+ * needs the unknown subgroup size (the header says 64, the widest, so no lane is out of range), and hidden clocks are
+ * asked for (a driver without them refuses the device, and the app gets it untraced). Returns what was assumed, or "".
  */
-static std::string assumeHiddenCaps(const InstanceState *instance, wtCaps &caps) {
-  if (instance->appApiVersion >= VK_API_VERSION_1_1 || instance->appEnabledProperties2) return "";
-  if (!caps.hasShaderClockExtension || caps.subgroupClock || caps.deviceClock) return "";
-  bool nvidia = caps.vendorId == 0x10de;
-  caps.subgroupClock = caps.deviceClock = VK_TRUE;
-  caps.smBuiltins = caps.hasSmBuiltinsExtension;
-  // NVIDIA runs subgroup operations in every stage with 32 lanes (measured on the H100); elsewhere only
-  // fragment and compute are assumed, with up to 64 lanes.
-  caps.subgroupStages = nvidia ? (VkShaderStageFlags)(VK_SHADER_STAGE_ALL_GRAPHICS | VK_SHADER_STAGE_COMPUTE_BIT)
-                               : (VkShaderStageFlags)(VK_SHADER_STAGE_FRAGMENT_BIT | VK_SHADER_STAGE_COMPUTE_BIT);
-  if (!caps.subgroupSize) caps.subgroupSize = nvidia ? 32 : 64;
+static std::string fillHiddenCaps(const InstanceState *instance, DeviceState *device) {
+  wtCaps &caps = device->caps;
+  if (instance->apiVersion >= VK_API_VERSION_1_1) return "";
+  caps.smBuiltins = VK_FALSE;
+  caps.subgroupStages = 0;
+  caps.subgroupSize = 64;
+  device->lanesUnknown = true;
+  bool clocksHidden = !instance->appEnabledProperties2 && caps.hasShaderClockExtension && !caps.subgroupClock && !caps.deviceClock;
+  if (clocksHidden) caps.subgroupClock = caps.deviceClock = VK_TRUE;
   // The driver's name is hidden too; the decoder needs llvmpipe's (its timestamps follow its rasterizer).
   if (!caps.driverName[0] && !strncmp(caps.deviceName, "llvmpipe", 8)) snprintf(caps.driverName, sizeof caps.driverName, "llvmpipe");
-  return std::string("the app asked for Vulkan 1.0, so the loader hides extended device properties; the layer assumed both shader "
-                     "clocks") + (caps.smBuiltins ? ", SM built-ins (SM count unknown)" : "") + ", subgroup operations in " +
-         (nvidia ? "every stage" : "fragment and compute shaders") + " and " + std::to_string(caps.subgroupSize) + "-lane subgroups";
+  return std::string("a Vulkan 1.0 instance (the driver refused 1.1) hides the subgroup size: the layer records one warp per "
+                     "invocation (no subgroup operations) and no screen positions") +
+         (clocksHidden ? "; the shader clocks are hidden too: the layer asked for both" : "");
 }
 
 /** Why the app's enabled extensions keep this device from being traced, or "". */
@@ -254,9 +258,9 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateDevice(VkPhysicalDevice physical, cons
   device->physical = physical;
   device->allocator = allocator;
   queryCaps(instance, physical, &device->caps);
-  std::string assumed = assumeHiddenCaps(instance, device->caps);
   // The untraced baseline (time only) creates the device exactly as the app asks.
   bool wantTracing = !settings().socketPath.empty() && !settings().timeOnly;
+  std::string assumed = wantTracing ? fillHiddenCaps(instance, device) : "";
   VkResult r;
   {
     DeviceCreatePatch patch(info, device->caps);
@@ -289,7 +293,8 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateDevice(VkPhysicalDevice physical, cons
     reportSkipped(device, std::string("device ") + device->caps.deviceName, patchFailure);
   } else {
     prepareTracing(device, info);
-    if (!assumed.empty() && !settings().timeOnly) reportSkipped(device, "device properties", assumed);
+    if (wantTracing && !instance->apiVersionNote.empty()) reportNote(device, "instance", instance->apiVersionNote);
+    if (!assumed.empty()) reportNote(device, "device properties", assumed);
   }
   return VK_SUCCESS;
 }

@@ -87,9 +87,12 @@ static std::string layerJson(DeviceState *device) {
     if (times > 1) what += " (" + std::to_string(times) + " times)";
     skipped += std::string(skipped.empty() ? "" : ", ") + "{\"what\": " + jsonString(what) + ", \"why\": " + jsonString(why) + "}";
   }
+  std::string notes;
+  for (const auto &[what, why] : device->notes)
+    notes += std::string(notes.empty() ? "" : ", ") + "{\"what\": " + jsonString(what) + ", \"why\": " + jsonString(why) + "}";
   std::string when = s.submitMode ? "\"submits\": \"" + std::to_string(s.firstSubmit) + ".." + std::to_string(s.lastSubmit) + "\""
                                    : "\"frame\": " + std::to_string(device->capture.targetFrame);
-  return "\"layer\": {\"version\": \"0.1.0\", \"set\": " + std::to_string(device->traceSet) + ", " + when + ", \"skipped\": [" + skipped + "]}";
+  return "\"layer\": {\"version\": \"0.1.0\", \"set\": " + std::to_string(device->traceSet) + ", " + when + ", \"skipped\": [" + skipped + "], \"notes\": [" + notes + "]}";
 }
 
 /** After the frame's last submit: copy the records back, wait, write the .wtraw, tell the CLI. */
@@ -136,7 +139,8 @@ static void finishCapture(DeviceState *device) {
   // The knobs that change what the trace holds: a sampled fragment stage has ~1/N of its warps.
   std::string params = settings().submitMode ? "{" : "{\"frame\": " + std::to_string(c.targetFrame);
   if (settings().sampleFs > 1) params += std::string(params.size() > 1 ? ", " : "") + "\"sampleFs\": " + std::to_string(settings().sampleFs);
-  if (!settings().positions.empty()) params += std::string(params.size() > 1 ? ", " : "") + "\"positions\": " + jsonString(settings().positions);
+  std::string positions = device->lanesUnknown ? "none" : settings().positions;  // no positions where the lane count is unknown
+  if (!positions.empty()) params += std::string(params.size() > 1 ? ", " : "") + "\"positions\": " + jsonString(positions);
   params += "}";
   info.parametersJson = params.c_str();
   info.extraJson = extra.c_str();

@@ -109,5 +109,7 @@ void finishCaptureAtDeviceEnd(DeviceState *device);
 
 /** Reports something the capture leaves out: stderr, the CLI, and the trace's metadata. */
 void reportSkipped(DeviceState *device, const std::string &what, const std::string &why);
+/** Something the layer changed or could not learn, with every draw still traced: a `note` event and layer.notes. */
+void reportNote(DeviceState *device, const std::string &what, const std::string &why);
 
 }  // namespace wtl

@@ -104,7 +104,10 @@ static bool instrument(DeviceState *device, const std::vector<uint32_t> &code, i
                      ", \"subgroupStages\": [" + subgroupStages + "], \"fsCustomId\": \"" +
                      (c.geometryShader ? "primitive-id" : "frag-coord") + "\"" +
                      (stage == 4 && settings().sampleFs > 1 ? ", \"sampleFs\": " + std::to_string(settings().sampleFs) : std::string()) +
-                     (settings().positionJson.empty() ? std::string() : ", \"position\": " + settings().positionJson) + "}";
+                     (device->lanesUnknown           ? std::string(", \"position\": []")
+                      : settings().positionJson.empty() ? std::string()
+                                                        : ", \"position\": " + settings().positionJson) +
+                     "}";
   std::string reply;
   return device->client->request(kInstrument, json, code.data(), (uint32_t)(code.size() * 4), out, reply, why);
 }

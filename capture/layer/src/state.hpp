@@ -28,7 +28,9 @@ struct InstanceState {
   /** The version the app asked for: the loader answers extended device queries by it (1.0: emulated, extension structs dropped). */
   uint32_t appApiVersion = VK_API_VERSION_1_0;
   bool appEnabledProperties2 = false;
-  /** What the layer changed at vkCreateInstance (reported in the trace). */
+  /** A 1.0 instance's vkGetPhysicalDeviceProperties2KHR (the app enabled the extension), behind d.GetPhysicalDeviceProperties2. */
+  PFN_vkGetPhysicalDeviceProperties2 properties2KHR = nullptr;
+  /** What the layer changed at vkCreateInstance (a note in the trace); empty: nothing. */
   std::string apiVersionNote;
 };
 
@@ -185,6 +187,13 @@ struct DeviceState {
   VkDescriptorSetLayout emptySetLayout = VK_NULL_HANDLE;
   uint32_t slotCapacity = 0;
   std::vector<std::string> skipped;  // "what: why", reported in the trace
+  /** What the layer changed or could not learn, with nothing left untraced (what, why): the trace's layer.notes. */
+  std::vector<std::pair<std::string, std::string>> notes;
+  /**
+   * The subgroup size is unknown (the loader hid the device's properties): no shader depends on it, so no subgroup
+   * operations and no screen positions (which take record word 3, lanes 32..63 in wide subgroups).
+   */
+  bool lanesUnknown = false;
 
   std::unique_ptr<InstrumentClient> client;
   std::mutex twinLock;  // one twin made at a time (ensureTwin)

@@ -18,7 +18,8 @@
 int runApp(const AppRun &run) {
   std::unique_ptr<Workload> w = requireWorkload(run.workload);
   for (auto &kv : run.params) w->params.set(kv.first, kv.second);
-  Gpu gpu = createGpu(run.device, false, false, w->needs());
+  if (run.vulkan10 && w->needs()) fatal("--vulkan-1.0: %s needs device features beyond Vulkan 1.0", w->name());
+  Gpu gpu = createGpu(run.device, false, false, w->needs(), run.vulkan10);
   VkPhysicalDeviceProperties props;
   vkGetPhysicalDeviceProperties(gpu.physical, &props);
   uint32_t submits = 0;

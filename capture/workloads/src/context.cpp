@@ -72,7 +72,8 @@ Context::Context(Gpu &g, uint32_t frameWidth, uint32_t frameHeight, wtTracer *t,
   b[0].subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
   b[1] = b[0];
   b[1].dstAccessMask = VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
-  b[1].newLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
+  // DEPTH_ATTACHMENT_OPTIMAL is Vulkan 1.2.
+  b[1].newLayout = gpu.vulkan10 ? VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
   b[1].image = depth.image;
   b[1].subresourceRange.aspectMask = VK_IMAGE_ASPECT_DEPTH_BIT;
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, nullptr, 0, nullptr, 2, b);
@@ -119,6 +120,7 @@ Context::Context(Gpu &g, uint32_t frameWidth, uint32_t frameHeight, wtTracer *t,
   pl.pushConstantRangeCount = 1;
   pl.pPushConstantRanges = &range;
   check(vkCreatePipelineLayout(gpu.device, &pl, nullptr, &layout), "vkCreatePipelineLayout");
+  if (gpu.vulkan10) createRenderPasses10(*this);
 }
 
 Context::~Context() {
@@ -128,6 +130,7 @@ Context::~Context() {
   for (auto &cleanup : cleanups) cleanup();
   for (auto &m : modules) vkDestroyShaderModule(d, m.second, nullptr);
   vkDestroyPipelineLayout(d, layout, nullptr);
+  if (gpu.vulkan10) destroyRenderPasses10(*this);
   vkDestroyDescriptorPool(d, pool, nullptr);
   vkDestroyDescriptorSetLayout(d, dataLayout, nullptr);
   vkDestroyDescriptorSetLayout(d, emptyLayout, nullptr);
@@ -206,7 +209,8 @@ VkPipeline Context::graphics(const std::string &dir, const GraphicsPipelineDesc 
   rendering.depthAttachmentFormat = kDepthFormat;
 
   VkGraphicsPipelineCreateInfo ci{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
-  ci.pNext = &rendering;
+  if (gpu.vulkan10) ci.renderPass = renderPassLoad;
+  else ci.pNext = &rendering;
   if (gpu.executableStats) ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   ci.stageCount = static_cast<uint32_t>(stages.size());
   ci.pStages = stages.data();
@@ -269,12 +273,18 @@ void Frame::beginRendering(bool clear) {
   info.colorAttachmentCount = 1;
   info.pColorAttachments = &colorAttachment;
   info.pDepthAttachment = &depthAttachment;
-  vkCmdBeginRendering(cmd, &info);
+  if (ctx.gpu.vulkan10) {
+    VkClearValue clearValues[2] = {colorAttachment.clearValue, depthAttachment.clearValue};
+    beginRenderPass10(ctx, cmd, clear, clearValues);
+  } else {
+    vkCmdBeginRendering(cmd, &info);
+  }
   rendering_ = true;
 }
 
 void Frame::endRendering() {
-  vkCmdEndRendering(cmd);
+  if (ctx.gpu.vulkan10) vkCmdEndRenderPass(cmd);
+  else vkCmdEndRendering(cmd);
   rendering_ = false;
 }
 

@@ -21,14 +21,14 @@ void check(VkResult result, const char *what) {
   if (result != VK_SUCCESS) fatal("%s failed (VkResult %d)", what, static_cast<int>(result));
 }
 
-VkInstance createInstance() {
+VkInstance createInstance(bool vulkan10) {
   uint32_t version = 0;
   // The loader may be missing its 1.1 entry point on very old systems.
-  if (vkEnumerateInstanceVersion(&version) != VK_SUCCESS || version < VK_API_VERSION_1_1)
+  if (!vulkan10 && (vkEnumerateInstanceVersion(&version) != VK_SUCCESS || version < VK_API_VERSION_1_1))
     fatal("no Vulkan device: the Vulkan loader is older than 1.1");
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.pApplicationName = "wt-capture-vk";
-  app.apiVersion = VK_API_VERSION_1_3;
+  app.apiVersion = vulkan10 ? VK_API_VERSION_1_0 : VK_API_VERSION_1_3;
   VkInstanceCreateInfo ci{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
   ci.pApplicationInfo = &app;
   VkInstance instance = VK_NULL_HANDLE;
@@ -58,9 +58,12 @@ static int graphicsComputeFamily(VkPhysicalDevice pd) {
   return -1;
 }
 
-Gpu createGpu(int index, bool wantExecutableStats, bool tracing, uint32_t needs) {
+Gpu createGpu(int index, bool wantExecutableStats, bool tracing, uint32_t needs, bool vulkan10) {
+  // A 1.0 app is an ordinary one: nothing beyond Vulkan 1.0 (no feature structs, no extension).
+  if (vulkan10 && (wantExecutableStats || tracing || needs)) fatal("internal: --vulkan-1.0 is for --app workloads without extra features");
   Gpu gpu;
-  gpu.instance = createInstance();
+  gpu.vulkan10 = vulkan10;
+  gpu.instance = createInstance(vulkan10);
   std::vector<VkPhysicalDevice> devices = physicalDevices(gpu.instance);
   if (devices.empty()) fatal("no Vulkan device: the loader found no physical device");
   if (index >= static_cast<int>(devices.size())) fatal("no Vulkan device %d (found %zu)", index, devices.size());
@@ -79,7 +82,7 @@ Gpu createGpu(int index, bool wantExecutableStats, bool tracing, uint32_t needs)
   gpu.physical = devices[static_cast<size_t>(index)];
   VkPhysicalDeviceProperties props;
   vkGetPhysicalDeviceProperties(gpu.physical, &props);
-  if (props.apiVersion < VK_API_VERSION_1_3)
+  if (!vulkan10 && props.apiVersion < VK_API_VERSION_1_3)
     fatal("%s supports Vulkan %u.%u; the reference workloads need 1.3 (dynamic rendering)", props.deviceName,
           VK_API_VERSION_MAJOR(props.apiVersion), VK_API_VERSION_MINOR(props.apiVersion));
   int family = graphicsComputeFamily(gpu.physical);
@@ -140,7 +143,9 @@ Gpu createGpu(int index, bool wantExecutableStats, bool tracing, uint32_t needs)
     }
   }
   VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-  dci.pNext = &features;
+  // VkPhysicalDeviceFeatures2 in the chain is 1.1 (or VK_KHR_get_physical_device_properties2): a 1.0 app names the core features alone.
+  if (vulkan10) dci.pEnabledFeatures = &features.features;
+  else dci.pNext = &features;
   dci.queueCreateInfoCount = 1;
   dci.pQueueCreateInfos = &qi;
   dci.enabledExtensionCount = static_cast<uint32_t>(extensions.size());

@@ -27,16 +27,21 @@ struct Gpu {
   bool executableStats = false;
   /* WorkloadNeeds bits enabled on the device. */
   uint32_t needs = 0;
+  /* A Vulkan 1.0 application (--vulkan-1.0): render passes instead of dynamic rendering, no 1.1+ call or struct. */
+  bool vulkan10 = false;
 };
 
-/* Lists devices as JSON lines (for --probe); returns the instance-level failure reason or "". */
-VkInstance createInstance();
+/*
+ * The instance: Vulkan 1.3, or with `vulkan10` exactly what a Vulkan 1.0 app asks for
+ * (apiVersion 1.0, no instance extension, so no VK_KHR_get_physical_device_properties2).
+ */
+VkInstance createInstance(bool vulkan10 = false);
 std::vector<VkPhysicalDevice> physicalDevices(VkInstance instance);
 /*
  * Picks device `index` (-1: the first one with graphics + compute, preferring discrete GPUs).
  * `tracing` false: an ordinary device (no warptrace caps, extensions or features; `caps` stays empty).
  */
-Gpu createGpu(int index, bool wantExecutableStats = false, bool tracing = true, uint32_t needs = 0);
+Gpu createGpu(int index, bool wantExecutableStats = false, bool tracing = true, uint32_t needs = 0, bool vulkan10 = false);
 
 /* The extensions and feature structs of WorkloadNeeds (features.cpp); keep alive until vkCreateDevice returns. */
 struct OptionalFeatures {

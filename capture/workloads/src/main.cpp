@@ -6,7 +6,7 @@
 //                 [--param KEY=VALUE]... [--capacity N] [--overhead-frames N] [--device N] [--skip-draw N]
 //   wt-capture-vk --bench --workload NAME --plain-variant NAME=DIR --variant NAME=DIR...
 //                 [--rounds N] [--param KEY=VALUE]... [--json FILE]
-//   wt-capture-vk --app --workload NAME --plain-shaders DIR [--frames N] [--param KEY=VALUE]... [--device N]
+//   wt-capture-vk --app --workload NAME --plain-shaders DIR [--frames N] [--param KEY=VALUE]... [--device N] [--vulkan-1.0]
 //                 (an ordinary untraced app for the capture layer: app.cpp)
 //
 // SPIR-V comes from directories (DIR/<file>.spv, e.g. DIR/aqt.vert.spv), so
@@ -40,6 +40,7 @@ struct Options {
   int64_t skipDraw = -1;
   int device = -1;
   bool clearInFrame = false;
+  bool vulkan10 = false;
 };
 
 const char *kUsage =
@@ -54,7 +55,9 @@ const char *kUsage =
     "                     [--variant-no-timestamps NAME=DIR]... [--rounds N] [--param KEY=VALUE]... [--json FILE]\n"
     "                     [--stats FILE] (compiler statistics of every pipeline, e.g. registers)\n"
     "       wt-capture-vk --app --workload NAME --plain-shaders DIR [--frames N] [--param KEY=VALUE]... [--device N]\n"
-    "                     (untraced, like any app: submit 0 sets up, submit 1+i is frame i; for the capture layer)\n";
+    "                     [--vulkan-1.0] (untraced, like any app: submit 0 sets up, submit 1+i is frame i; for the capture\n"
+    "                     layer; --vulkan-1.0: a Vulkan 1.0 instance without VK_KHR_get_physical_device_properties2, render\n"
+    "                     passes, shaders compiled for Vulkan 1.0)\n";
 
 [[noreturn]] void usage(const char *why) {
   std::fprintf(stderr, "%swt-capture-vk: %s\n", kUsage, why);
@@ -92,6 +95,7 @@ Options parse(int argc, char **argv) {
     else if (a == "--rounds") o.rounds = parseCount(value(), "--rounds");
     else if (a == "--warmup") o.warmup = parseCount(value(), "--warmup");
     else if (a == "--clear-in-frame") o.clearInFrame = true;
+    else if (a == "--vulkan-1.0") o.vulkan10 = true;
     else if (a == "--skip-draw") o.skipDraw = parseCount(value(), "--skip-draw");
     else if (a == "--device") o.device = static_cast<int>(parseCount(value(), "--device"));
     else if (a == "--param") {
@@ -383,10 +387,11 @@ int main(int argc, char **argv) {
   if (o.mode == "probe") return probe(o.device);
   if (o.mode == "list") return list();
   if (o.mode == "bench") return bench(o);
+  if (o.vulkan10 && o.mode != "app") usage("--vulkan-1.0 is an --app option");
   if (o.mode == "app") {
     if (o.workload.empty()) usage("missing --workload NAME (see --list)");
     if (o.plainShaders.empty()) usage("--app needs --plain-shaders DIR (uninstrumented SPIR-V)");
-    return runApp({o.workload, o.plainShaders, o.params, o.frames, o.device, o.clearInFrame});
+    return runApp({o.workload, o.plainShaders, o.params, o.frames, o.device, o.clearInFrame, o.vulkan10});
   }
   return capture(o);
 }

@@ -18,5 +18,7 @@ struct AppRun {
   uint32_t frames = 3;
   int device = -1;
   bool clearInFrame = false;
+  /* --vulkan-1.0: an app that asks for Vulkan 1.0 and enables no instance extension (render passes, SPIR-V 1.0 shaders). */
+  bool vulkan10 = false;
 };
 int runApp(const AppRun &run);

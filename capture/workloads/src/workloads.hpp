@@ -66,6 +66,9 @@ class Context {
   VkPipeline compute(const std::string &shaderDir, const std::string &file);
 
   Image color, depth;
+  /* Vulkan 1.0 (Gpu::vulkan10) only: render passes that clear or load the attachments, compatible (render_pass_10.cpp). */
+  VkRenderPass renderPassClear = VK_NULL_HANDLE, renderPassLoad = VK_NULL_HANDLE;
+  VkFramebuffer framebuffer = VK_NULL_HANDLE;
   VkDescriptorSetLayout dataLayout = VK_NULL_HANDLE, emptyLayout = VK_NULL_HANDLE;
   VkDescriptorPool pool = VK_NULL_HANDLE;
   VkDescriptorSet dataSet = VK_NULL_HANDLE;
@@ -129,6 +132,11 @@ class Workload {
   /* Shader files the workload loads (for --list). */
   virtual std::vector<std::string> shaderFiles() const = 0;
 };
+
+/* The render passes of a Vulkan 1.0 context (render_pass_10.cpp). */
+void createRenderPasses10(Context &ctx);
+void destroyRenderPasses10(Context &ctx);
+void beginRenderPass10(Context &ctx, VkCommandBuffer cmd, bool clear, const VkClearValue clearValues[2]);
 
 /* The ray-traced scene (raytrace.cpp) and the meshlet draw (meshlets.cpp). */
 std::unique_ptr<Workload> makeRayTracingWorkload();
