@@ -40,6 +40,7 @@ struct Options {
   int64_t skipDraw = -1;
   int device = -1;
   bool clearInFrame = false;
+  AppRun app;  // --app's own options
 };
 
 const char *kUsage =
@@ -57,7 +58,7 @@ const char *kUsage =
     "                     (untraced, like any app: submit 0 sets up, submit 1+i is frame i; for the capture layer)\n";
 
 [[noreturn]] void usage(const char *why) {
-  std::fprintf(stderr, "%swt-capture-vk: %s\n", kUsage, why);
+  std::fprintf(stderr, "%s%swt-capture-vk: %s\n", kUsage, kAppUsage, why);
   std::exit(2);
 }
 
@@ -94,6 +95,7 @@ Options parse(int argc, char **argv) {
     else if (a == "--clear-in-frame") o.clearInFrame = true;
     else if (a == "--skip-draw") o.skipDraw = parseCount(value(), "--skip-draw");
     else if (a == "--device") o.device = static_cast<int>(parseCount(value(), "--device"));
+    else if (parseAppOption(o.app, a, value)) continue;
     else if (a == "--param") {
       std::string kv = value();
       size_t eq = kv.find('=');
@@ -114,6 +116,7 @@ Options parse(int argc, char **argv) {
       o.variants.push_back(v);
     } else if (a == "--help" || a == "-h") {
       std::fputs(kUsage, stdout);
+      std::fputs(kAppUsage, stdout);
       std::exit(0);
     } else usage(("unknown option " + a).c_str());
   }
@@ -386,7 +389,10 @@ int main(int argc, char **argv) {
   if (o.mode == "app") {
     if (o.workload.empty()) usage("missing --workload NAME (see --list)");
     if (o.plainShaders.empty()) usage("--app needs --plain-shaders DIR (uninstrumented SPIR-V)");
-    return runApp({o.workload, o.plainShaders, o.params, o.frames, o.device, o.clearInFrame});
+    AppRun run = o.app;
+    run.workload = o.workload, run.plainShaders = o.plainShaders, run.params = o.params;
+    run.frames = o.frames, run.device = o.device, run.clearInFrame = o.clearInFrame;
+    return runApp(run);
   }
   return capture(o);
 }

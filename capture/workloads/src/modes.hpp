@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,5 +19,10 @@ struct AppRun {
   uint32_t frames = 3;
   int device = -1;
   bool clearInFrame = false;
+  PipelineStyle style;  // --libraries, --link-time-optimization, --independent-sets, --inline-shaders
+  std::string image;    // --image FILE: the last frame's colour target as a binary PPM
 };
 int runApp(const AppRun &run);
+/* The options only --app takes: true when `flag` is one (its value, if any, taken through `value`). */
+bool parseAppOption(AppRun &run, const std::string &flag, const std::function<const char *()> &value);
+extern const char *const kAppUsage;
