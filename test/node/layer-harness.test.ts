@@ -24,6 +24,7 @@ import { buildLayer } from '../../capture/capture-run/layer-build.js';
 import { buildNative } from '../../capture/capture-run/native.js';
 import { PLAIN, TRACED, compileShaderSet } from '../../capture/capture-run/shaders.js';
 import { repoPath } from './paths.js';
+import { signatureDifferences, sortedEntries as sorted, warpSignature as signature } from './warp-signature.js';
 
 const skip = process.env['WARPTRACE_SKIP_GPU_TESTS'] === '1';
 const bin = repoPath('bin/warptrace.js');
@@ -74,28 +75,6 @@ function warptrace(args: readonly string[]): Promise<Run> {
   });
 }
 
-function signature(trace: Trace): { perDrawStage: Map<string, number>; warps: Map<string, number> } {
-  const w = trace.warps;
-  const perDrawStage = new Map<string, number>();
-  const warps = new Map<string, number>();
-  for (let i = 0; i < w.count; i++) {
-    const ds = `draw ${w.draw[i]} ${STAGES[w.stage[i] as number]?.name ?? `stage ${w.stage[i]}`}`;
-    perDrawStage.set(ds, (perDrawStage.get(ds) ?? 0) + 1);
-    const key = `${ds} id ${w.customId[i]} mask ${w.activeMask[i]}/${w.activeMaskHi?.[i] ?? 0} position ${w.position?.[i] ?? 'none'}`;
-    warps.set(key, (warps.get(key) ?? 0) + 1);
-  }
-  return { perDrawStage, warps };
-}
-
-const sorted = (m: Map<string, number>) => [...m].sort(([a], [b]) => (a < b ? -1 : 1));
-
-/** The keys whose counts differ, at most `limit` of them: "key: library N, layer M". */
-function differences(library: Map<string, number>, layer: Map<string, number>, limit = 20): string {
-  const keys = [...new Set([...library.keys(), ...layer.keys()])].sort();
-  const lines = keys.filter((k) => library.get(k) !== layer.get(k)).map((k) => `${k}: library ${library.get(k) ?? 0}, layer ${layer.get(k) ?? 0}`);
-  return `${lines.length} keys differ${lines.length > limit ? ` (first ${limit})` : ''}:\n${lines.slice(0, limit).join('\n')}`;
-}
-
 for (const { workload, params } of WORKLOADS) {
   test(`${workload}: the layer on the plain harness (--app) records the GLSL library's warps`, { skip }, async (t) => {
     assert.ok(setup !== null);
@@ -142,13 +121,13 @@ for (const { workload, params } of WORKLOADS) {
     );
     const a = signature(library);
     const b = signature(layer);
-    assert.deepEqual(sorted(b.perDrawStage), sorted(a.perDrawStage), `warps per draw and stage: ${differences(a.perDrawStage, b.perDrawStage)}`);
+    assert.deepEqual(sorted(b.perDrawStage), sorted(a.perDrawStage), `warps per draw and stage: ${signatureDifferences(a.perDrawStage, b.perDrawStage, ['library', 'layer'])}`);
     // Not a vacuous comparison: every fragment warp has a position in both traces.
     for (const [name, trace] of [['library', library], ['layer', layer]] as const) {
       const fragment = Array.from({ length: trace.warps.count }, (_, i) => i).filter((i) => STAGES[trace.warps.stage[i] as number]?.name === 'FS');
       if (fragment.length > 0) assert.ok(trace.warps.position !== null && fragment.every((i) => trace.warps.position![i] !== NO_POSITION), `${name}: every FS warp has a position`);
     }
-    assert.deepEqual(sorted(b.warps), sorted(a.warps), `(draw, stage, custom id, mask, position): ${differences(a.warps, b.warps)}`);
+    assert.deepEqual(sorted(b.warps), sorted(a.warps), `(draw, stage, custom id, mask, position): ${signatureDifferences(a.warps, b.warps, ['library', 'layer'])}`);
     assert.equal(layer.warps.count, library.warps.count);
     t.diagnostic(
       `${library.draws.length} draws, ${library.warps.count} warps (${sorted(a.perDrawStage).map(([k, n]) => `${k}: ${n}`).join(', ')}); ` +
@@ -205,5 +184,5 @@ test('a Vulkan 1.0 app without VK_KHR_get_physical_device_properties2 (--app --v
   assert.ok(positions.fragment > 0 && positions.positioned === positions.fragment, `every FS warp has a position: ${JSON.stringify(positions)}`);
   const a = signature(library);
   const b = signature(layer);
-  assert.deepEqual(sorted(b.warps), sorted(a.warps), `(draw, stage, custom id, mask, position): ${differences(a.warps, b.warps)}`);
+  assert.deepEqual(sorted(b.warps), sorted(a.warps), `(draw, stage, custom id, mask, position): ${signatureDifferences(a.warps, b.warps, ['library', 'layer'])}`);
 });

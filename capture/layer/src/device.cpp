@@ -5,9 +5,10 @@
 #include <cstring>
 #include <unistd.h>
 
-#include "hooks.hpp"
 #include "offscreen.hpp"
 #include "frame_timing.hpp"
+#include "hooks.hpp"
+#include "pipeline_twins.hpp"
 #include "stages.hpp"
 #include "tracer_glue.hpp"
 
@@ -311,8 +312,7 @@ VKAPI_ATTR void VKAPI_CALL wl_vkDestroyDevice(VkDevice handle, const VkAllocatio
                           ", \"frames\": " + std::to_string(device->presents) + "}");
   {
     DeviceScope scope(device);
-    for (auto &entry : device->pipelines)
-      if (entry.second->twin) device->d.DestroyPipeline(handle, entry.second->twin, nullptr);
+    for (auto &entry : device->pipelines) destroyTwins(device, *entry.second);
     for (auto &entry : device->layouts)
       if (entry.second.traced) device->d.DestroyPipelineLayout(handle, entry.second.traced, nullptr);
     for (auto &entry : device->pools)

@@ -2,33 +2,9 @@
 
 #include <cstring>
 
-namespace wtl {
+#include "pipeline_chain.hpp"
 
-/** Extension structs without pointers besides pNext: copied byte for byte. */
-static size_t plainStructSize(VkStructureType type) {
-  switch (type) {
-    case VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO:
-      return sizeof(VkPipelineShaderStageRequiredSubgroupSizeCreateInfo);
-    case VK_STRUCTURE_TYPE_PIPELINE_TESSELLATION_DOMAIN_ORIGIN_STATE_CREATE_INFO:
-      return sizeof(VkPipelineTessellationDomainOriginStateCreateInfo);
-    case VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_DEPTH_CLIP_STATE_CREATE_INFO_EXT:
-      return sizeof(VkPipelineRasterizationDepthClipStateCreateInfoEXT);
-    case VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO_EXT:
-      return sizeof(VkPipelineRasterizationLineStateCreateInfoEXT);
-    case VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_PROVOKING_VERTEX_STATE_CREATE_INFO_EXT:
-      return sizeof(VkPipelineRasterizationProvokingVertexStateCreateInfoEXT);
-    case VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_CONSERVATIVE_STATE_CREATE_INFO_EXT:
-      return sizeof(VkPipelineRasterizationConservativeStateCreateInfoEXT);
-    case VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_STREAM_CREATE_INFO_EXT:
-      return sizeof(VkPipelineRasterizationStateStreamCreateInfoEXT);
-    case VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_DEPTH_CLIP_CONTROL_CREATE_INFO_EXT:
-      return sizeof(VkPipelineViewportDepthClipControlCreateInfoEXT);
-#ifdef VK_EXT_pipeline_robustness
-    case VK_STRUCTURE_TYPE_PIPELINE_ROBUSTNESS_CREATE_INFO_EXT: return sizeof(VkPipelineRobustnessCreateInfoEXT);
-#endif
-    default: return 0;
-  }
-}
+namespace wtl {
 
 template <typename T>
 const T *PipelineRecipe::keep(const T *value, uint32_t count) {
@@ -44,6 +20,7 @@ bool PipelineRecipe::copyChain(const void *chain, const void **out) {
   for (auto *s = (const VkBaseInStructure *)chain; s; s = s->pNext) {
     VkBaseOutStructure *copy = nullptr;
     if (s->sType == VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO) continue;  // the app's, not the twin's
+    if (s->sType == VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO) continue;  // a stage's inline SPIR-V: the recipe's copy (copyStage)
     if (s->sType == VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO) {
       VkPipelineRenderingCreateInfo rendering = *(const VkPipelineRenderingCreateInfo *)s;
       rendering.pColorAttachmentFormats = keep(rendering.pColorAttachmentFormats, rendering.colorAttachmentCount);
@@ -52,6 +29,12 @@ bool PipelineRecipe::copyChain(const void *chain, const void **out) {
       VkPipelineVertexInputDivisorStateCreateInfoEXT divisor = *(const VkPipelineVertexInputDivisorStateCreateInfoEXT *)s;
       divisor.pVertexBindingDivisors = keep(divisor.pVertexBindingDivisors, divisor.vertexBindingDivisorCount);
       copy = (VkBaseOutStructure *)keep(&divisor);
+    } else if (s->sType == VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR) {
+      // The app's libraries: the twin links their twins instead (createGraphicsTwin).
+      VkPipelineLibraryCreateInfoKHR linked = *(const VkPipelineLibraryCreateInfoKHR *)s;
+      libraries_.assign(linked.pLibraries, linked.pLibraries + linked.libraryCount);
+      linked.pLibraries = keep(linked.pLibraries, linked.libraryCount);
+      copy = (VkBaseOutStructure *)keep(&linked);
     } else if (size_t size = plainStructSize(s->sType)) {
       storage_.emplace_back(new uint8_t[size]);
       memcpy(storage_.back().get(), s, size);
@@ -71,17 +54,14 @@ bool PipelineRecipe::copyStage(DeviceState *device, const VkPipelineShaderStageC
   Stage copy;
   copy.info = stage;
   copy.name = stage.pName ? stage.pName : "main";
-  const void *rest = stage.pNext;
-  auto *inline_ = (const VkShaderModuleCreateInfo *)stage.pNext;
-  if (stage.module == VK_NULL_HANDLE && inline_ && inline_->sType == VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO) {
+  if (const VkShaderModuleCreateInfo *inline_ = inlineShader(stage)) {
     copy.spirv = std::make_shared<std::vector<uint32_t>>(inline_->pCode, inline_->pCode + inline_->codeSize / 4);
-    rest = inline_->pNext;
   } else {
     std::lock_guard<std::mutex> guard(device->lock);
     auto it = device->modules.find(stage.module);
     if (it != device->modules.end()) copy.spirv = it->second;
   }
-  if (!copy.spirv || !copyChain(rest, &copy.info.pNext)) return false;
+  if (!copy.spirv || !copyChain(stage.pNext, &copy.info.pNext)) return false;
   if (const VkSpecializationInfo *spec = stage.pSpecializationInfo) {
     copy.entries.assign(spec->pMapEntries, spec->pMapEntries + spec->mapEntryCount);
     const uint8_t *data = (const uint8_t *)spec->pData;
@@ -99,20 +79,32 @@ static bool hasDynamic(const VkPipelineDynamicStateCreateInfo *dynamic, VkDynami
 
 std::unique_ptr<PipelineRecipe> PipelineRecipe::ofGraphics(DeviceState *device, const VkGraphicsPipelineCreateInfo &info) {
   std::unique_ptr<PipelineRecipe> r(new PipelineRecipe());
-  r->appLayout_ = info.layout;
+  // A pipeline library defines only some state subsets: the pointers of the others may be dangling, and are not read.
+  VkGraphicsPipelineLibraryFlagsEXT parts = ownParts(info);
+  bool vertexInputPart = parts & VK_GRAPHICS_PIPELINE_LIBRARY_VERTEX_INPUT_INTERFACE_BIT_EXT;
+  bool preRasterPart = parts & VK_GRAPHICS_PIPELINE_LIBRARY_PRE_RASTERIZATION_SHADERS_BIT_EXT;
+  bool fragmentPart = parts & VK_GRAPHICS_PIPELINE_LIBRARY_FRAGMENT_SHADER_BIT_EXT;
+  bool outputPart = parts & VK_GRAPHICS_PIPELINE_LIBRARY_FRAGMENT_OUTPUT_INTERFACE_BIT_EXT;
   VkGraphicsPipelineCreateInfo &g = r->graphics_;
   g = info;
   if (!r->copyChain(info.pNext, &g.pNext)) return nullptr;
+  // A library's twins take the layouts of the links that link them (pipeline_twins.cpp): its own is never used.
+  r->appLayout_ = (info.flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR) ? VK_NULL_HANDLE : info.layout;
+  // The render pass matters to every part but vertex input.
+  if (!(parts & ~VK_GRAPHICS_PIPELINE_LIBRARY_VERTEX_INPUT_INTERFACE_BIT_EXT)) g.renderPass = VK_NULL_HANDLE;
   bool tessellation = false;
   bool mesh = false;
-  for (uint32_t i = 0; i < info.stageCount; i++) {
+  for (uint32_t i = 0; (parts & kShaderParts) && i < info.stageCount; i++) {
+    if (!stageInParts(info.pStages[i].stage, parts)) continue;
     tessellation |= info.pStages[i].stage == VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT;
     mesh |= info.pStages[i].stage == VK_SHADER_STAGE_MESH_BIT_EXT;  // the NV bit has the same value
     if (!r->copyStage(device, info.pStages[i])) return nullptr;
   }
+  g.stageCount = 0;
+  g.pStages = nullptr;
   // What the driver ignores, the copy must not read (the app may leave such pointers dangling).
   const VkPipelineDynamicStateCreateInfo *dynamic = info.pDynamicState;
-  const VkPipelineRasterizationStateCreateInfo *raster = info.pRasterizationState;
+  const VkPipelineRasterizationStateCreateInfo *raster = preRasterPart ? info.pRasterizationState : nullptr;
   bool discard = raster && raster->rasterizerDiscardEnable && !hasDynamic(dynamic, VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE);
   if (dynamic) {
     VkPipelineDynamicStateCreateInfo d = *dynamic;
@@ -121,7 +113,7 @@ std::unique_ptr<PipelineRecipe> PipelineRecipe::ofGraphics(DeviceState *device, 
     g.pDynamicState = r->keep(&d);
   }
   // A mesh shader makes the primitives: vertex input and input assembly are ignored.
-  if (!mesh && info.pVertexInputState && !hasDynamic(dynamic, VK_DYNAMIC_STATE_VERTEX_INPUT_EXT)) {
+  if (vertexInputPart && !mesh && info.pVertexInputState && !hasDynamic(dynamic, VK_DYNAMIC_STATE_VERTEX_INPUT_EXT)) {
     VkPipelineVertexInputStateCreateInfo v = *info.pVertexInputState;
     if (!r->copyChain(v.pNext, &v.pNext)) return nullptr;
     v.pVertexBindingDescriptions = r->keep(v.pVertexBindingDescriptions, v.vertexBindingDescriptionCount);
@@ -130,16 +122,17 @@ std::unique_ptr<PipelineRecipe> PipelineRecipe::ofGraphics(DeviceState *device, 
   } else {
     g.pVertexInputState = nullptr;
   }
-  const VkPipelineInputAssemblyStateCreateInfo *assembly = mesh ? nullptr : info.pInputAssemblyState;
+  const VkPipelineInputAssemblyStateCreateInfo *assembly = vertexInputPart && !mesh ? info.pInputAssemblyState : nullptr;
   g.pInputAssemblyState = assembly && !assembly->pNext ? r->keep(assembly) : nullptr;
   if (assembly && assembly->pNext) return nullptr;
-  if (tessellation && info.pTessellationState) {
+  if (preRasterPart && tessellation && info.pTessellationState) {
     VkPipelineTessellationStateCreateInfo t = *info.pTessellationState;
     if (!r->copyChain(t.pNext, &t.pNext)) return nullptr;
     g.pTessellationState = r->keep(&t);
   } else {
     g.pTessellationState = nullptr;
   }
+  g.pRasterizationState = nullptr;
   if (raster) {
     VkPipelineRasterizationStateCreateInfo rs = *raster;
     if (!r->copyChain(rs.pNext, &rs.pNext)) return nullptr;
@@ -149,7 +142,7 @@ std::unique_ptr<PipelineRecipe> PipelineRecipe::ofGraphics(DeviceState *device, 
   g.pMultisampleState = nullptr;
   g.pDepthStencilState = nullptr;
   g.pColorBlendState = nullptr;
-  if (!discard && info.pViewportState) {
+  if (preRasterPart && !discard && info.pViewportState) {
     VkPipelineViewportStateCreateInfo v = *info.pViewportState;
     if (!r->copyChain(v.pNext, &v.pNext)) return nullptr;
     bool dynamicViewports = hasDynamic(dynamic, VK_DYNAMIC_STATE_VIEWPORT) || hasDynamic(dynamic, VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT);
@@ -158,17 +151,17 @@ std::unique_ptr<PipelineRecipe> PipelineRecipe::ofGraphics(DeviceState *device, 
     v.pScissors = dynamicScissors ? nullptr : r->keep(v.pScissors, v.scissorCount);
     g.pViewportState = r->keep(&v);
   }
-  if (!discard && info.pMultisampleState) {
+  if ((fragmentPart || outputPart) && !discard && info.pMultisampleState) {
     VkPipelineMultisampleStateCreateInfo m = *info.pMultisampleState;
     if (m.pNext) return nullptr;
     m.pSampleMask = r->keep(m.pSampleMask, ((uint32_t)m.rasterizationSamples + 31) / 32);
     g.pMultisampleState = r->keep(&m);
   }
-  if (!discard && info.pDepthStencilState) {
+  if (fragmentPart && !discard && info.pDepthStencilState) {
     if (info.pDepthStencilState->pNext) return nullptr;
     g.pDepthStencilState = r->keep(info.pDepthStencilState);
   }
-  if (!discard && info.pColorBlendState) {
+  if (outputPart && !discard && info.pColorBlendState) {
     VkPipelineColorBlendStateCreateInfo c = *info.pColorBlendState;
     if (c.pNext) return nullptr;
     c.pAttachments = r->keep(c.pAttachments, c.attachmentCount);

@@ -14,9 +14,10 @@ namespace wtl {
 class PipelineRecipe {
  public:
   /**
-   * Copies the create info, with the SPIR-V of every stage; null when it holds
-   * something the copy does not know (an extension struct, a pipeline
-   * library): then the twin is made at once, as before.
+   * Copies the create info, with the SPIR-V of every stage (from its module or
+   * inline); of a pipeline library, only the state subsets it defines. Null when
+   * it holds something the copy does not know (an extension struct): then the
+   * twin is made at once, as before.
    */
   static std::unique_ptr<PipelineRecipe> ofGraphics(DeviceState *device, const VkGraphicsPipelineCreateInfo &info);
   static std::unique_ptr<PipelineRecipe> ofCompute(DeviceState *device, const VkComputePipelineCreateInfo &info);
@@ -25,6 +26,8 @@ class PipelineRecipe {
   /** The app's objects the twin still refers to: the layer makes the twin before the app destroys them. */
   VkPipelineLayout appLayout() const { return appLayout_; }
   VkRenderPass renderPass() const { return graphics_.renderPass; }
+  /** The app's pipeline libraries it links (their twins are linked into its twin): made before the app destroys them. */
+  const std::vector<VkPipeline> &libraries() const { return libraries_; }
 
   /**
    * The create info again, each stage with a fresh module made from its SPIR-V
@@ -55,6 +58,7 @@ class PipelineRecipe {
   VkPipelineLayout appLayout_ = VK_NULL_HANDLE;
   VkGraphicsPipelineCreateInfo graphics_{};
   VkComputePipelineCreateInfo compute_info_{};
+  std::vector<VkPipeline> libraries_;
   std::vector<Stage> stages_;
   std::vector<VkPipelineShaderStageCreateInfo> stageInfos_;
   std::vector<std::unique_ptr<uint8_t[]>> storage_;  // every copied struct and array

@@ -51,6 +51,13 @@ struct PipelineInfo {
   uint32_t appSetCount = 0;
   std::string name;  // debug name, else the handle in hex
   std::string untracedWhy;
+  /**
+   * A graphics pipeline library (never bound): its twins, libraries too, are linked into the twins of the pipelines
+   * that link it, one per padded layout those use (pipeline_twins.cpp).
+   */
+  bool library = false;
+  std::vector<std::pair<VkPipelineLayout, VkPipeline>> libraryTwins;
+  bool instrumented = false;  // its twin has an instrumented stage (a library's may have none: it is made for its layout)
   /** Until the twin is made (ensureTwin): what it is made from. Null once made, or when made at creation. */
   std::shared_ptr<PipelineRecipe> recipe;
 };

@@ -53,8 +53,8 @@ std::string Params::help() const {
 static const VkFormat kColorFormat = VK_FORMAT_R8G8B8A8_UNORM;
 static const VkFormat kDepthFormat = VK_FORMAT_D32_SFLOAT;
 
-Context::Context(Gpu &g, uint32_t frameWidth, uint32_t frameHeight, wtTracer *t, VkDeviceSize dataBytes)
-    : gpu(g), width(frameWidth), height(frameHeight), tracer(t) {
+Context::Context(Gpu &g, uint32_t frameWidth, uint32_t frameHeight, wtTracer *t, VkDeviceSize dataBytes, PipelineStyle pipelineStyle)
+    : gpu(g), width(frameWidth), height(frameHeight), style(pipelineStyle), tracer(t) {
   color = createImage(gpu, width, height, kColorFormat, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                       VK_IMAGE_ASPECT_COLOR_BIT);
   depth = createImage(gpu, width, height, kDepthFormat, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, VK_IMAGE_ASPECT_DEPTH_BIT);
@@ -119,18 +119,27 @@ Context::Context(Gpu &g, uint32_t frameWidth, uint32_t frameHeight, wtTracer *t,
   pl.pSetLayouts = sets.data();
   pl.pushConstantRangeCount = 1;
   pl.pPushConstantRanges = &range;
+  if (style.independentSets) pl.flags = VK_PIPELINE_LAYOUT_CREATE_INDEPENDENT_SETS_BIT_EXT;
   check(vkCreatePipelineLayout(gpu.device, &pl, nullptr, &layout), "vkCreatePipelineLayout");
   if (gpu.vulkan10) createRenderPasses10(*this);
+  if (style.independentSets) {
+    // The fragment shader reads no set: its library's layout leaves set 0 null, as GPL allows.
+    VkDescriptorSetLayout none = VK_NULL_HANDLE;
+    pl.pSetLayouts = &none;
+    check(vkCreatePipelineLayout(gpu.device, &pl, nullptr, &fragmentLayout), "vkCreatePipelineLayout");
+  }
 }
 
 Context::~Context() {
   VkDevice d = gpu.device;
   vkDeviceWaitIdle(d);
   for (VkPipeline p : pipelines) vkDestroyPipeline(d, p, nullptr);
+  for (VkPipeline p : libraries) vkDestroyPipeline(d, p, nullptr);
   for (auto &cleanup : cleanups) cleanup();
   for (auto &m : modules) vkDestroyShaderModule(d, m.second, nullptr);
   vkDestroyPipelineLayout(d, layout, nullptr);
   if (gpu.vulkan10) destroyRenderPasses10(*this);
+  if (fragmentLayout) vkDestroyPipelineLayout(d, fragmentLayout, nullptr);
   vkDestroyDescriptorPool(d, pool, nullptr);
   vkDestroyDescriptorSetLayout(d, dataLayout, nullptr);
   vkDestroyDescriptorSetLayout(d, emptyLayout, nullptr);
@@ -166,12 +175,23 @@ static VkShaderModule moduleFor(Context &ctx, const std::string &dir, const std:
 
 VkPipeline Context::graphics(const std::string &dir, const GraphicsPipelineDesc &desc) {
   std::vector<VkPipelineShaderStageCreateInfo> stages;
+  std::vector<VkShaderModuleCreateInfo> inlined(desc.shaders.size(), {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO});
   bool meshShaded = false;
   for (const std::string &file : desc.shaders) {
     VkPipelineShaderStageCreateInfo s{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
     s.stage = stageOf(file);
-    s.module = moduleFor(*this, dir, file);
     s.pName = "main";
+    if (style.inlineShaders) {
+      // No module: the SPIR-V rides in the stage's pNext (VK_KHR_maintenance5 / graphics pipeline libraries).
+      std::string path = dir + "/" + file + ".spv";
+      if (!inlineCode.count(path)) inlineCode[path] = readSpirv(path);
+      VkShaderModuleCreateInfo &code = inlined[stages.size()];
+      code.codeSize = inlineCode[path].size() * 4;
+      code.pCode = inlineCode[path].data();
+      s.pNext = &code;
+    } else {
+      s.module = moduleFor(*this, dir, file);
+    }
     stages.push_back(s);
     meshShaded = meshShaded || s.stage == VK_SHADER_STAGE_MESH_BIT_EXT;
   }
@@ -225,6 +245,10 @@ VkPipeline Context::graphics(const std::string &dir, const GraphicsPipelineDesc 
   ci.pColorBlendState = &blend;
   ci.pDynamicState = &dynamic;
   ci.layout = desc.layout != VK_NULL_HANDLE ? desc.layout : layout;
+  if (style.libraries && !meshShaded) {
+    pipelines.push_back(linkFromLibraries(*this, ci));
+    return pipelines.back();
+  }
   VkPipeline pipeline;
   VkResult r = vkCreateGraphicsPipelines(gpu.device, VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline);
   if (r != VK_SUCCESS) fatal("the driver could not build the pipeline of %s/%s... (VkResult %d)", dir.c_str(), desc.shaders[0].c_str(), r);

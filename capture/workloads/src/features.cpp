@@ -1,4 +1,4 @@
-// Device features beyond the base set (ray-tracing pipelines, mesh shaders): checked before the
+// Device features beyond the base set (ray-tracing pipelines, mesh shaders, graphics pipeline libraries): checked before the
 // device is created, so a device without them fails with one line, "unsupported: <feature> (...)".
 #include <cstring>
 #include <string>
@@ -43,6 +43,8 @@ void requireOptionalFeatures(VkPhysicalDevice physical, uint32_t needs, Optional
                       {VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME, VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME,
                        VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME});
   if (needs & kNeedsMeshShader) requireExtensions("mesh shaders", {VK_EXT_MESH_SHADER_EXTENSION_NAME});
+  if (needs & kNeedsPipelineLibrary)
+    requireExtensions("graphics pipeline libraries", {VK_KHR_PIPELINE_LIBRARY_EXTENSION_NAME, VK_EXT_GRAPHICS_PIPELINE_LIBRARY_EXTENSION_NAME});
 
   // Query the feature structs the extensions exist for, then ask for exactly what the workload uses.
   VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
@@ -53,6 +55,7 @@ void requireOptionalFeatures(VkPhysicalDevice physical, uint32_t needs, Optional
     f.rayTracing.pNext = next, next = &f.rayTracing;
   }
   if (needs & kNeedsMeshShader) f.mesh.pNext = next, next = &f.mesh;
+  if (needs & kNeedsPipelineLibrary) f.library.pNext = next, next = &f.library;
   query.pNext = next;
   vkGetPhysicalDeviceFeatures2(physical, &query);
   if (needs & kNeedsRayTracing) {
@@ -75,5 +78,11 @@ void requireOptionalFeatures(VkPhysicalDevice physical, uint32_t needs, Optional
     f.mesh.meshShader = VK_TRUE;
     f.mesh.taskShader = VK_TRUE;
     f.mesh.pNext = *chain, *chain = &f.mesh;
+  }
+  if (needs & kNeedsPipelineLibrary) {
+    if (!f.library.graphicsPipelineLibrary) fatal("unsupported: graphics pipeline libraries (%s lacks the graphicsPipelineLibrary feature)", props.deviceName);
+    f.library = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GRAPHICS_PIPELINE_LIBRARY_FEATURES_EXT};
+    f.library.graphicsPipelineLibrary = VK_TRUE;
+    f.library.pNext = *chain, *chain = &f.library;
   }
 }

@@ -285,7 +285,7 @@ void fullBarrier(VkCommandBuffer cmd) {
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &b, 0, nullptr, 0, nullptr);
 }
 
-VkShaderModule loadShaderModule(Gpu &gpu, const std::string &path) {
+std::vector<uint32_t> readSpirv(const std::string &path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) fatal("missing shader %s", path.c_str());
   std::streamsize size = in.tellg();
@@ -294,8 +294,13 @@ VkShaderModule loadShaderModule(Gpu &gpu, const std::string &path) {
   in.seekg(0);
   in.read(reinterpret_cast<char *>(words.data()), size);
   if (words[0] != 0x07230203u) fatal("%s is not SPIR-V (bad magic)", path.c_str());
+  return words;
+}
+
+VkShaderModule loadShaderModule(Gpu &gpu, const std::string &path) {
+  std::vector<uint32_t> words = readSpirv(path);
   VkShaderModuleCreateInfo ci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  ci.codeSize = static_cast<size_t>(size);
+  ci.codeSize = words.size() * 4;
   ci.pCode = words.data();
   VkShaderModule module;
   VkResult r = vkCreateShaderModule(gpu.device, &ci, nullptr, &module);

@@ -12,7 +12,7 @@
 void check(VkResult result, const char *what);
 
 /* Device features beyond the base set that a workload needs (Workload::needs); createGpu fails with "unsupported: ..." without them. */
-enum WorkloadNeeds : uint32_t { kNeedsRayTracing = 1u, kNeedsMeshShader = 2u };
+enum WorkloadNeeds : uint32_t { kNeedsRayTracing = 1u, kNeedsMeshShader = 2u, kNeedsPipelineLibrary = 4u };
 
 struct Gpu {
   VkInstance instance = VK_NULL_HANDLE;
@@ -49,6 +49,7 @@ struct OptionalFeatures {
   VkPhysicalDeviceAccelerationStructureFeaturesKHR accel{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR};
   VkPhysicalDeviceRayTracingPipelineFeaturesKHR rayTracing{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR};
   VkPhysicalDeviceMeshShaderFeaturesEXT mesh{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT};
+  VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT library{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GRAPHICS_PIPELINE_LIBRARY_FEATURES_EXT};
   std::vector<const char *> extensions;
 };
 /* Fails with "unsupported: <feature> (...)" unless the device offers all of `needs`; links the structs in front of *chain. */
@@ -83,6 +84,8 @@ void submitAndWait(Gpu &gpu, VkCommandBuffer cmd);
 /* A full execution + memory barrier: the "forced GPU sync" between draws. */
 void fullBarrier(VkCommandBuffer cmd);
 
+/* The words of a SPIR-V file (fails on a missing file or one that is not SPIR-V). */
+std::vector<uint32_t> readSpirv(const std::string &path);
 VkShaderModule loadShaderModule(Gpu &gpu, const std::string &path);
 
 std::string jsonEscape(const std::string &text);

@@ -41,6 +41,7 @@ struct Options {
   int device = -1;
   bool clearInFrame = false;
   bool vulkan10 = false;
+  AppRun app;  // --app's own options
 };
 
 const char *kUsage =
@@ -60,7 +61,7 @@ const char *kUsage =
     "                     passes, shaders compiled for Vulkan 1.0)\n";
 
 [[noreturn]] void usage(const char *why) {
-  std::fprintf(stderr, "%swt-capture-vk: %s\n", kUsage, why);
+  std::fprintf(stderr, "%s%swt-capture-vk: %s\n", kUsage, kAppUsage, why);
   std::exit(2);
 }
 
@@ -98,6 +99,7 @@ Options parse(int argc, char **argv) {
     else if (a == "--vulkan-1.0") o.vulkan10 = true;
     else if (a == "--skip-draw") o.skipDraw = parseCount(value(), "--skip-draw");
     else if (a == "--device") o.device = static_cast<int>(parseCount(value(), "--device"));
+    else if (parseAppOption(o.app, a, value)) continue;
     else if (a == "--param") {
       std::string kv = value();
       size_t eq = kv.find('=');
@@ -118,6 +120,7 @@ Options parse(int argc, char **argv) {
       o.variants.push_back(v);
     } else if (a == "--help" || a == "-h") {
       std::fputs(kUsage, stdout);
+      std::fputs(kAppUsage, stdout);
       std::exit(0);
     } else usage(("unknown option " + a).c_str());
   }
@@ -391,7 +394,11 @@ int main(int argc, char **argv) {
   if (o.mode == "app") {
     if (o.workload.empty()) usage("missing --workload NAME (see --list)");
     if (o.plainShaders.empty()) usage("--app needs --plain-shaders DIR (uninstrumented SPIR-V)");
-    return runApp({o.workload, o.plainShaders, o.params, o.frames, o.device, o.clearInFrame, o.vulkan10});
+    AppRun run = o.app;
+    run.workload = o.workload, run.plainShaders = o.plainShaders, run.params = o.params;
+    run.frames = o.frames, run.device = o.device, run.clearInFrame = o.clearInFrame;
+    run.vulkan10 = o.vulkan10;
+    return runApp(run);
   }
   return capture(o);
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,5 +21,10 @@ struct AppRun {
   bool clearInFrame = false;
   /* --vulkan-1.0: an app that asks for Vulkan 1.0 and enables no instance extension (render passes, SPIR-V 1.0 shaders). */
   bool vulkan10 = false;
+  PipelineStyle style;  // --libraries, --link-time-optimization, --independent-sets, --inline-shaders
+  std::string image;    // --image FILE: the last frame's colour target as a binary PPM
 };
 int runApp(const AppRun &run);
+/* The options only --app takes: true when `flag` is one (its value, if any, taken through `value`). */
+bool parseAppOption(AppRun &run, const std::string &flag, const std::function<const char *()> &value);
+extern const char *const kAppUsage;

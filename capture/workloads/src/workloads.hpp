@@ -45,15 +45,27 @@ struct GraphicsPipelineDesc {
   VkPipelineLayout layout = VK_NULL_HANDLE;  // VK_NULL_HANDLE: the context's layout
 };
 
+/* How Context::graphics builds graphics pipelines (--app only; capture/workloads/src/pipeline_libraries.cpp). */
+struct PipelineStyle {
+  /* From four VK_EXT_graphics_pipeline_library parts (vertex input, pre-rasterization, fragment shader, fragment output), linked. */
+  bool libraries = false;
+  bool linkTimeOptimized = false;  // linked with VK_PIPELINE_CREATE_LINK_TIME_OPTIMIZATION_BIT_EXT
+  /* Layouts with VK_PIPELINE_LAYOUT_CREATE_INDEPENDENT_SETS_BIT_EXT; the fragment library's has a null set 0 (its shader reads none). */
+  bool independentSets = false;
+  /* Each stage's SPIR-V in a VkShaderModuleCreateInfo chained to it, no shader module. */
+  bool inlineShaders = false;
+};
+
 class Frame;
 
 /* What a workload records into: shared resources and the per-draw hooks. */
 class Context {
  public:
-  Context(Gpu &gpu, uint32_t width, uint32_t height, wtTracer *tracer, VkDeviceSize dataBytes);
+  Context(Gpu &gpu, uint32_t width, uint32_t height, wtTracer *tracer, VkDeviceSize dataBytes, PipelineStyle style = {});
   ~Context();
   Gpu &gpu;
   uint32_t width, height;
+  PipelineStyle style;
   wtTracer *tracer;  // null: an untraced app (--app); its layout has set 0 only and frames must be plain
   /* Clear the attachments inside the timed frame (else before it, see Frame::clearTargets). */
   bool clearInFrame = false;
@@ -61,6 +73,8 @@ class Context {
   std::vector<bool> barrierBefore;
   Buffer data;  // set 0, binding 0: the workload's storage buffer (patch table, particles)
   VkPipelineLayout layout = VK_NULL_HANDLE;
+  /* --independent-sets: the fragment shader library's layout (set 0 null); else VK_NULL_HANDLE. */
+  VkPipelineLayout fragmentLayout = VK_NULL_HANDLE;
 
   VkPipeline graphics(const std::string &shaderDir, const GraphicsPipelineDesc &desc);
   VkPipeline compute(const std::string &shaderDir, const std::string &file);
@@ -74,6 +88,9 @@ class Context {
   VkDescriptorSet dataSet = VK_NULL_HANDLE;
   std::vector<VkPipeline> pipelines;
   std::map<std::string, VkShaderModule> modules;
+  std::map<std::string, std::vector<uint32_t>> inlineCode;  // --inline-shaders: SPIR-V by path
+  /* --libraries: the parts, kept until the end (lavapipe, Mesa 22.3, crashes drawing with a pipeline whose libraries were destroyed). */
+  std::vector<VkPipeline> libraries;
   /* Run by the destructor after the device is idle and the pipelines are gone: a workload's own resources. */
   std::vector<std::function<void()>> cleanups;
 };
@@ -141,6 +158,12 @@ void beginRenderPass10(Context &ctx, VkCommandBuffer cmd, bool clear, const VkCl
 /* The ray-traced scene (raytrace.cpp) and the meshlet draw (meshlets.cpp). */
 std::unique_ptr<Workload> makeRayTracingWorkload();
 std::unique_ptr<Workload> makeMeshletWorkload();
+
+/*
+ * The pipeline of a complete create info, built instead from four graphics pipeline library parts (its
+ * state split between them) linked as ctx.style says (pipeline_libraries.cpp). Fails with one line.
+ */
+VkPipeline linkFromLibraries(Context &ctx, const VkGraphicsPipelineCreateInfo &complete);
 
 std::vector<std::unique_ptr<Workload>> allWorkloads();
 std::unique_ptr<Workload> findWorkload(const std::string &name);

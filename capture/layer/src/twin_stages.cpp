@@ -1,0 +1,93 @@
+#include "twin_stages.hpp"
+
+#include "stages.hpp"
+
+namespace wtl {
+
+/** Stage code (VS 0 .. CS 5, TASK 6, MESH 7) of a graphics, mesh or compute stage, or -1 (ray tracing). */
+static int stageCode(VkShaderStageFlagBits stage) {
+  for (int i = 0; i < kTracedStageCount; i++)
+    if (stage == kTracedStageBits[i]) return i;  // the NV mesh and task bits equal the EXT ones
+  return -1;
+}
+
+/** Instrumented SPIR-V for one stage from the CLI, or false with why. */
+static bool instrument(DeviceState *device, const std::vector<uint32_t> &code, int stage, const char *entry, std::vector<uint8_t> &out,
+                       std::string &why) {
+  const wtCaps &c = device->caps;
+  std::string subgroupStages;
+  for (int i = 0; i < kTracedStageCount; i++)
+    if (c.subgroupStages & kTracedStageBits[i]) subgroupStages += std::string(subgroupStages.empty() ? "" : ", ") + "\"" + kTracedStageNames[i] + "\"";
+  std::string json = std::string("{\"stage\": \"") + kTracedStageNames[stage] + "\", \"entryPoint\": " + jsonString(entry) +
+                     ", \"set\": " + std::to_string(device->traceSet) + ", \"binding\": 0, \"smBuiltins\": " + (c.smBuiltins ? "true" : "false") +
+                     ", \"subgroupClock\": " + (c.subgroupClock ? "true" : "false") + ", \"deviceClock\": " + (c.deviceClock ? "true" : "false") +
+                     ", \"subgroupStages\": [" + subgroupStages + "], \"fsCustomId\": \"" +
+                     (c.geometryShader ? "primitive-id" : "frag-coord") + "\"" +
+                     (stage == 4 && settings().sampleFs > 1 ? ", \"sampleFs\": " + std::to_string(settings().sampleFs) : std::string()) +
+                     (device->lanesUnknown           ? std::string(", \"position\": []")
+                      : settings().positionJson.empty() ? std::string()
+                                                        : ", \"position\": " + settings().positionJson) +
+                     "}";
+  std::string reply;
+  return device->client->request(kInstrument, json, code.data(), (uint32_t)(code.size() * 4), out, reply, why);
+}
+
+
+bool twinStages(DeviceState *device, const VkPipelineShaderStageCreateInfo *stages, uint32_t count, VkGraphicsPipelineLibraryFlagsEXT parts,
+                       TwinStages &out, std::string &why) {
+  out.device = device;
+  out.chains.reserve(count);
+  for (uint32_t i = 0; i < count; i++) {
+    VkPipelineShaderStageCreateInfo stage = stages[i];
+    int code = stageCode(stage.stage);
+    if (code < 0) {
+      why = "it has a ray-tracing stage (not traced by the layer yet)";
+      return false;
+    }
+    if (!stageInParts(stage.stage, parts)) continue;  // the driver ignores it (compute: kAllParts)
+    if (!(settings().stageMask & (1u << code))) {
+      out.stages.push_back(stage);
+      continue;
+    }
+    std::shared_ptr<const std::vector<uint32_t>> spirv;
+    if (const VkShaderModuleCreateInfo *inline_ = inlineShader(stage)) {
+      // SPIR-V passed inline, no module: the twin's stage takes the instrumented module instead.
+      spirv = std::make_shared<std::vector<uint32_t>>(inline_->pCode, inline_->pCode + inline_->codeSize / 4);
+      out.chains.emplace_back();
+      if (!out.chains.back().replace(stage.pNext, VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, nullptr, &stage.pNext, why)) return false;
+    } else {
+      std::lock_guard<std::mutex> guard(device->lock);
+      auto it = device->modules.find(stage.module);
+      if (it != device->modules.end()) spirv = it->second;
+    }
+    if (!spirv) {
+      why = std::string("the SPIR-V of its ") + kTracedStageNames[code] + " shader is unknown to the layer";
+      return false;
+    }
+    std::vector<uint8_t> traced;
+    if (!instrument(device, *spirv, code, stage.pName, traced, why)) {
+      why = std::string(kTracedStageNames[code]) + " shader: " + why;
+      return false;
+    }
+    VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    mi.codeSize = traced.size();
+    mi.pCode = (const uint32_t *)traced.data();
+    VkShaderModule module = VK_NULL_HANDLE;
+    VkResult r = device->d.CreateShaderModule(device->device, &mi, nullptr, &module);
+    if (r != VK_SUCCESS) {
+      why = std::string("the driver refused its instrumented ") + kTracedStageNames[code] + " shader (VkResult " + std::to_string((int)r) + ")";
+      return false;
+    }
+    out.modules.push_back(module);
+    stage.module = module;
+    out.stages.push_back(stage);
+    out.instrumented = true;
+  }
+  return true;
+}
+
+TwinStages::~TwinStages() {
+  for (VkShaderModule m : modules) device->d.DestroyShaderModule(device->device, m, nullptr);
+}
+
+}  // namespace wtl
