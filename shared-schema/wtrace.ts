@@ -76,6 +76,11 @@ function decodeWarps(o: Obj, drawCount: number, device: DeviceInfo): WarpColumns
   }
   if (o['ticksPerNs'] !== TICKS_PER_NS) fail('bad-value', 'warps.ticksPerNs', `expected ${TICKS_PER_NS}, got ${describeValue(o['ticksPerNs'])}`);
   const wide = subgroupSize > 32;
+  // Written by every writer; the masks' width follows the device, so a lanes value that disagrees is a damaged file, not one to ignore.
+  const lanes = o['lanes'];
+  if (lanes !== undefined && lanes !== (wide ? 64 : 32)) {
+    fail('bad-value', 'warps.lanes', `expected ${wide ? 64 : 32} for a ${subgroupSize}-lane subgroup, got ${describeValue(lanes)}`);
+  }
   const groupsObj = readObject(o['smGroups'], 'warps.smGroups');
   const smBytes = bin(groupsObj, 'sm', 'warps.smGroups');
   const countBytes = bin(groupsObj, 'counts', 'warps.smGroups');
