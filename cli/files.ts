@@ -6,8 +6,9 @@
  */
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { decodeTrace, type Trace } from '../shared-schema/index.js';
+import { TraceFormatError, decodeTrace, type Trace } from '../shared-schema/index.js';
 import { readShared } from '../shared-schema/node/convert-pool.js';
+import { checkFileDeclaredSize } from '../shared-schema/node/declared-size.js';
 import { InputError } from './command.js';
 import { removeOnSignal } from './signals.js';
 
@@ -31,10 +32,13 @@ export function readInputFile(path: string, shared = false): Uint8Array {
   }
   if (size > MAX_FILE_BYTES) throw new InputError(`${path} is ${size} bytes; files over 2 GiB are not supported`);
   try {
+    // A header declaring another length than the file's is refused before the file is read whole.
+    checkFileDeclaredSize(path, size);
     if (shared) return readShared(path);
     const buffer = readFileSync(path);
     return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
   } catch (error) {
+    if (error instanceof TraceFormatError) throw error;
     throw new InputError(`cannot read ${path}: ${systemMessage(error)}`);
   }
 }

@@ -6,7 +6,9 @@
  * msgpackr's own decoder compiles record readers with `new Function` and
  * materializes extension types (RegExp, Error...), which a reader of
  * untrusted files must not do. Every declared length is checked against the
- * bytes left before anything is allocated; nesting depth is bounded.
+ * bytes left before anything is allocated; nesting depth is bounded. The
+ * same reader walks a file too large to read whole (msgpack-extent.ts),
+ * skipping binaries, to find where its body ends with the same checks.
  */
 import { fail } from './errors.js';
 
@@ -14,24 +16,49 @@ export type MsgValue = null | boolean | number | string | Uint8Array | MsgValue[
 
 const MAX_DEPTH = 64;
 const decoder = new TextDecoder('utf-8', { fatal: true });
+const NO_BYTES = new Uint8Array(0);
+const scratch = new Uint8Array(8);
+const scratchView = new DataView(scratch.buffer);
+
+/** The bytes a reader walks: in memory, or a file read in windows (msgpack-extent.ts). */
+export interface MsgSource {
+  readonly length: number;
+  byte(at: number): number;
+  /** `n` bytes from `at`, all within `length`. */
+  bytes(at: number, n: number): Uint8Array;
+}
+
+export function memorySource(bytes: Uint8Array): MsgSource {
+  return { length: bytes.length, byte: (at) => bytes[at] as number, bytes: (at, n) => bytes.subarray(at, at + n) };
+}
 
 export function readMsgpack(bytes: Uint8Array, field: string): MsgValue {
-  const reader = new MsgReader(bytes, field);
+  const reader = new MsgReader(memorySource(bytes), field, true);
   const value = reader.value(0);
   if (!reader.done) fail('bad-encoding', field, `${bytes.length - reader.position} bytes after the MessagePack body`);
   return value;
 }
 
+/**
+ * Where the value at the start of `source` ends, checked as readMsgpack
+ * checks it (the same errors, in the same order), without reading any
+ * binary's bytes: those values come back empty.
+ */
+export function msgpackValueEnd(source: MsgSource, field: string): number {
+  const reader = new MsgReader(source, field, false);
+  reader.value(0);
+  return reader.position;
+}
+
 class MsgReader {
   position = 0;
-  private readonly view: DataView;
 
   constructor(
-    private readonly bytes: Uint8Array,
+    private readonly bytes: MsgSource,
     private readonly field: string,
-  ) {
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  }
+    /** false: binaries are checked against the bytes left but not read (an empty array stands for each). */
+    private readonly withBinaries: boolean,
+  ) {}
 
   get done(): boolean {
     return this.position === this.bytes.length;
@@ -46,16 +73,22 @@ class MsgReader {
     return at;
   }
 
+  /** The next `n` bytes (1 to 8), big-endian, at the start of a scratch DataView (reused: read it at once). */
+  private next(n: number): DataView {
+    const at = this.need(n);
+    for (let i = 0; i < n; i++) scratch[i] = this.bytes.byte(at + i);
+    return scratchView;
+  }
+
   value(depth: number): MsgValue {
     if (depth > MAX_DEPTH) fail('bad-encoding', this.field, `nesting deeper than ${MAX_DEPTH}`);
     const at = this.need(1);
-    const token = this.bytes[at] as number;
+    const token = this.bytes.byte(at);
     if (token <= 0x7f) return token;
     if (token >= 0xe0) return token - 0x100;
     if (token >= 0xa0 && token <= 0xbf) return this.str(token & 0x1f);
     if (token >= 0x90 && token <= 0x9f) return this.array(token & 0x0f, depth);
     if (token >= 0x80 && token <= 0x8f) return this.map(token & 0x0f, depth);
-    const v = this.view;
     switch (token) {
       case 0xc0:
         return null;
@@ -64,45 +97,45 @@ class MsgReader {
       case 0xc3:
         return true;
       case 0xc4:
-        return this.bin(this.bytes[this.need(1)] as number);
+        return this.bin(this.bytes.byte(this.need(1)));
       case 0xc5:
-        return this.bin(v.getUint16(this.need(2)));
+        return this.bin(this.next(2).getUint16(0));
       case 0xc6:
-        return this.bin(v.getUint32(this.need(4)));
+        return this.bin(this.next(4).getUint32(0));
       case 0xca:
-        return v.getFloat32(this.need(4));
+        return this.next(4).getFloat32(0);
       case 0xcb:
-        return v.getFloat64(this.need(8));
+        return this.next(8).getFloat64(0);
       case 0xcc:
-        return this.bytes[this.need(1)] as number;
+        return this.bytes.byte(this.need(1));
       case 0xcd:
-        return v.getUint16(this.need(2));
+        return this.next(2).getUint16(0);
       case 0xce:
-        return v.getUint32(this.need(4));
+        return this.next(4).getUint32(0);
       case 0xcf:
-        return this.safe(v.getBigUint64(this.need(8)), at);
+        return this.safe(this.next(8).getBigUint64(0), at);
       case 0xd0:
-        return v.getInt8(this.need(1));
+        return this.next(1).getInt8(0);
       case 0xd1:
-        return v.getInt16(this.need(2));
+        return this.next(2).getInt16(0);
       case 0xd2:
-        return v.getInt32(this.need(4));
+        return this.next(4).getInt32(0);
       case 0xd3:
-        return this.safe(v.getBigInt64(this.need(8)), at);
+        return this.safe(this.next(8).getBigInt64(0), at);
       case 0xd9:
-        return this.str(this.bytes[this.need(1)] as number);
+        return this.str(this.bytes.byte(this.need(1)));
       case 0xda:
-        return this.str(v.getUint16(this.need(2)));
+        return this.str(this.next(2).getUint16(0));
       case 0xdb:
-        return this.str(v.getUint32(this.need(4)));
+        return this.str(this.next(4).getUint32(0));
       case 0xdc:
-        return this.array(v.getUint16(this.need(2)), depth);
+        return this.array(this.next(2).getUint16(0), depth);
       case 0xdd:
-        return this.array(v.getUint32(this.need(4)), depth);
+        return this.array(this.next(4).getUint32(0), depth);
       case 0xde:
-        return this.map(v.getUint16(this.need(2)), depth);
+        return this.map(this.next(2).getUint16(0), depth);
       case 0xdf:
-        return this.map(v.getUint32(this.need(4)), depth);
+        return this.map(this.next(4).getUint32(0), depth);
       default:
         return fail('bad-encoding', this.field, `unsupported MessagePack type 0x${token.toString(16)} at byte ${at}`);
     }
@@ -118,7 +151,7 @@ class MsgReader {
   private str(length: number): string {
     const at = this.need(length);
     try {
-      return decoder.decode(this.bytes.subarray(at, at + length));
+      return decoder.decode(this.bytes.bytes(at, length));
     } catch {
       return fail('bad-encoding', this.field, `invalid UTF-8 string at byte ${at}`);
     }
@@ -126,7 +159,7 @@ class MsgReader {
 
   private bin(length: number): Uint8Array {
     const at = this.need(length);
-    return this.bytes.subarray(at, at + length);
+    return this.withBinaries ? this.bytes.bytes(at, length) : NO_BYTES;
   }
 
   private array(length: number, depth: number): MsgValue[] {

@@ -7,6 +7,7 @@
  */
 import { allocUintColumn, laneMasks } from './columns.js';
 import { fail } from './errors.js';
+import { storedDurationTicks } from './limits.js';
 import { TICKS_PER_NS, type UintColumn, type WarpColumns } from './model.js';
 import { PackedIds, RECORD_WORDS, RecordWord } from './raw-layout.js';
 import { positionOfRecord, type SmMajorRecords } from './raw-records.js';
@@ -28,10 +29,16 @@ export interface PlacedRows {
   readonly cycleStart: Float64Array | null;
 }
 
-/** Quantizes one row's times into `placed`; false when they are out of range (or not numbers). */
+/**
+ * Quantizes one row's times into `placed`; false when they are out of range
+ * (or not numbers). The duration is the one the model holds (a float32 of
+ * ns, limits.ts): a raw dump written straight to .wtrace then carries the
+ * bytes a Trace of it writes, and reading the file back and writing it
+ * again changes nothing. SM cycles keep the exact duration.
+ */
 export function placeRow(placed: PlacedRows, i: number, startNs: number, endNs: number): boolean {
   const st = Math.round(startNs * TICKS_PER_NS);
-  const dt = Math.round(endNs * TICKS_PER_NS) - st;
+  const dt = storedDurationTicks(Math.round(endNs * TICKS_PER_NS) - st);
   placed.startTicks[i] = st;
   placed.durationTicks[i] = dt;
   return st >= -MAX_PLACED_TICKS && st + dt <= MAX_PLACED_TICKS && dt >= 0;

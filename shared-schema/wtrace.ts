@@ -27,7 +27,7 @@ import { encodeColumnsChunk, maskBytes } from './column-chunks.js';
 import { FILE_START } from './warp-encoder.js';
 import { WTRACE_HEADER_BYTES, WTRACE_MAGIC_BYTES, shapeOfTrace, wtraceFile } from './wtrace-writer.js';
 
-export { WTRACE_MAGIC_BYTES, cyclesPerNsOf } from './wtrace-writer.js';
+export { WTRACE_HEADER_BYTES, WTRACE_MAGIC_BYTES, cyclesPerNsOf } from './wtrace-writer.js';
 
 export function encodeWtrace(trace: Trace): Uint8Array {
   const shape = shapeOfTrace(trace);
@@ -38,13 +38,18 @@ export function isWtrace(bytes: Uint8Array): boolean {
   return bytes.length >= 4 && WTRACE_MAGIC_BYTES.every((b, i) => bytes[i] === b);
 }
 
-export function decodeWtrace(bytes: Uint8Array): Trace {
+/** Checks the 8-byte header: the magic and a major version this reader understands. `bytes`: the file or its first bytes. */
+export function checkWtraceHeader(bytes: Uint8Array): void {
   if (!isWtrace(bytes)) fail('bad-magic', 'header', 'not a .wtrace file (missing "WTRC")');
   if (bytes.length < WTRACE_HEADER_BYTES) fail('truncated', 'header', `${bytes.length} bytes, need ${WTRACE_HEADER_BYTES}`);
   const major = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(4, true);
   if (major !== FORMAT_VERSION) {
     fail('unsupported-version', 'header.version', `format version ${major}; this reader understands ${FORMAT_VERSION}`);
   }
+}
+
+export function decodeWtrace(bytes: Uint8Array): Trace {
+  checkWtraceHeader(bytes);
   const body = readObject(readMsgpack(bytes.subarray(WTRACE_HEADER_BYTES), 'body'), 'body');
   const device = readDeviceInfo(body['device']);
   const capture = readCaptureInfo(body['capture']);
@@ -76,6 +81,11 @@ function decodeWarps(o: Obj, drawCount: number, device: DeviceInfo): WarpColumns
   }
   if (o['ticksPerNs'] !== TICKS_PER_NS) fail('bad-value', 'warps.ticksPerNs', `expected ${TICKS_PER_NS}, got ${describeValue(o['ticksPerNs'])}`);
   const wide = subgroupSize > 32;
+  // Written by every writer; the masks' width follows the device, so a lanes value that disagrees is a damaged file, not one to ignore.
+  const lanes = o['lanes'];
+  if (lanes !== undefined && lanes !== (wide ? 64 : 32)) {
+    fail('bad-value', 'warps.lanes', `expected ${wide ? 64 : 32} for a ${subgroupSize}-lane subgroup, got ${describeValue(lanes)}`);
+  }
   const groupsObj = readObject(o['smGroups'], 'warps.smGroups');
   const smBytes = bin(groupsObj, 'sm', 'warps.smGroups');
   const countBytes = bin(groupsObj, 'counts', 'warps.smGroups');

@@ -14,12 +14,12 @@ import { claimBySize, planSlices, splitRows } from './row-tasks.js';
 import { cyclesPerNsOfRate, layoutWtrace, packPrefix, writeFixed, type WtracePrefix, type WtraceShape } from './wtrace-writer.js';
 import { chunkHeads } from './column-chunks.js';
 import type { ChunkShape } from './warp-encoder.js';
-import { MAX_DRAWS, MAX_WARPS, fail } from './errors.js';
+import { fail } from './errors.js';
 import { scaleTicks } from './exact-ticks.js';
 import { readCaptureInfo, readOverhead } from './metadata.js';
 import { FORMAT_VERSION, TICKS_PER_NS, type DrawInfo, type Trace, type WarpColumns } from './model.js';
 import { readMetadata, readRawDevice, type RawMetadata } from './raw-metadata.js';
-import { paddedSection } from './wtraw-writer.js';
+import { isWtraw, readLayout, type Layout } from './wtraw-header.js';
 import { allocOrderRows, allocWarpColumns, placeRow, plainColumns, rejectPlacedRow, rejectPlacedTicks, type ColumnAllocator, type OrderRows, type PlacedRows } from './raw-canonical.js';
 import { clockFlagsOf, planGroups, recordColumn, smMajorRecords, type RecordCounts, type RecordLimits } from './raw-records.js';
 import {
@@ -28,17 +28,12 @@ import {
   RECORD_WORDS,
   RecordFlag,
   RecordWord,
-  WTRAW_HEADER_BYTES,
-  WTRAW_MAGIC,
   WTRAW_NO_TIMESTAMP,
-  WTRAW_SECTION_ALIGN,
-  WTRAW_VERSION,
-  WtrawHeaderWord,
 } from './raw-layout.js';
 
 export { encodeWtraw, type RawCapture } from './wtraw-writer.js';
+export { isWtraw } from './wtraw-header.js';
 
-const MAX_METADATA_BYTES = 64 * 1024 * 1024;
 const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 
@@ -47,55 +42,6 @@ function littleEndianWords(bytes: Uint8Array): Uint32Array {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let k = 0; k < out.length; k++) out[k] = view.getUint32(k * 4, true);
   return out;
-}
-
-export function isWtraw(bytes: Uint8Array): boolean {
-  return bytes.length >= 4 && new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true) === WTRAW_MAGIC;
-}
-
-export interface Layout {
-  readonly headerBytes: number;
-  readonly metadataBytes: number;
-  readonly recordCount: number;
-  readonly counter: number;
-  readonly capacity: number;
-  readonly timestampCount: number;
-  readonly timestampsAt: number;
-  readonly recordsAt: number;
-}
-
-function readLayout(bytes: Uint8Array): Layout {
-  if (!isWtraw(bytes)) fail('bad-magic', 'header.magic', 'not a .wtraw file (missing "WTRW")');
-  if (bytes.length < WTRAW_HEADER_BYTES) fail('truncated', 'header', `${bytes.length} bytes, a .wtraw header needs ${WTRAW_HEADER_BYTES}`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const word = (w: number) => view.getUint32(w * 4, true);
-  const version = word(WtrawHeaderWord.VERSION);
-  if (version !== WTRAW_VERSION) fail('unsupported-version', 'header.version', `raw format ${version}; this reader understands ${WTRAW_VERSION}`);
-  const headerBytes = word(WtrawHeaderWord.HEADER_BYTES);
-  if (headerBytes < WTRAW_HEADER_BYTES || headerBytes % WTRAW_SECTION_ALIGN !== 0) {
-    fail('bad-value', 'header.headerBytes', `${headerBytes}, expected ≥ ${WTRAW_HEADER_BYTES} and a multiple of ${WTRAW_SECTION_ALIGN}`);
-  }
-  if (bytes.length < headerBytes) fail('truncated', 'header', `${bytes.length} bytes, header declares ${headerBytes}`);
-  const metadataBytes = word(WtrawHeaderWord.METADATA_BYTES);
-  const recordBytes = word(WtrawHeaderWord.RECORD_BYTES);
-  const recordCount = word(WtrawHeaderWord.RECORD_COUNT);
-  const counter = word(WtrawHeaderWord.COUNTER);
-  const capacity = word(WtrawHeaderWord.CAPACITY);
-  const timestampCount = word(WtrawHeaderWord.TIMESTAMP_COUNT);
-  if (recordBytes !== RECORD_BYTES) fail('bad-value', 'header.recordBytes', `${recordBytes}, expected ${RECORD_BYTES}`);
-  if (metadataBytes > MAX_METADATA_BYTES) fail('too-large', 'header.metadataBytes', `${metadataBytes} bytes of metadata`);
-  if (recordCount > MAX_WARPS) fail('too-large', 'header.recordCount', `${recordCount} records exceed the limit of ${MAX_WARPS}`);
-  if (timestampCount > MAX_DRAWS) fail('too-large', 'header.timestampCount', `${timestampCount} timestamps exceed the limit of ${MAX_DRAWS}`);
-  if (recordCount !== Math.min(counter, capacity)) {
-    fail('bad-value', 'header.recordCount', `${recordCount}, but counter ${counter} and capacity ${capacity} mean ${Math.min(counter, capacity)}`);
-  }
-  const timestampsAt = headerBytes + paddedSection(metadataBytes);
-  const recordsAt = timestampsAt + timestampCount * 16;
-  const expected = recordsAt + recordCount * RECORD_BYTES;
-  if (bytes.length !== expected) {
-    fail(bytes.length < expected ? 'truncated' : 'size-mismatch', 'file', `${bytes.length} bytes, but the header declares ${expected}`);
-  }
-  return { headerBytes, metadataBytes, recordCount, counter, capacity, timestampCount, timestampsAt, recordsAt };
 }
 
 /** A .wtraw file checked and parsed, up to its records (shared by the one-thread and worker decoders). */

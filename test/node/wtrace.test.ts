@@ -93,3 +93,37 @@ test('a column shorter than the warp count is rejected, naming the column', () =
     assert.throws(() => decodeWtrace(out), /warps\.columns\.stage: 100 bytes for 200 warps/);
   });
 });
+
+test('warps.lanes is checked whenever present, whichever mask column the file holds: a wrong value names the field', async () => {
+  const { Packr } = await import('msgpackr');
+  const withLanes = (bytes: Uint8Array, lanes: unknown): Uint8Array => {
+    const body = unpack(bytes.subarray(8)) as { warps: Record<string, unknown> };
+    if (lanes === undefined) delete body.warps['lanes'];
+    else body.warps['lanes'] = lanes;
+    const packed = new Packr({ useRecords: false }).pack(body);
+    const out = new Uint8Array(8 + packed.length);
+    out.set(bytes.subarray(0, 8));
+    out.set(packed, 8);
+    return out;
+  };
+  const columnsOf = (bytes: Uint8Array) => Object.keys((unpack(bytes.subarray(8)) as { warps: { columns: object } }).warps.columns);
+  // Full warps: the inactive-lane varints; scattered lanes: raw mask bytes.
+  const full = encodeWtrace(synthesizeTrace({ warps: 300, seed: 4 }));
+  const scattered = traceWithRowIds(300);
+  for (let i = 0; i < scattered.warps.count; i++) scattered.warps.activeMask[i] = (i * 2654435761) >>> 0 || 1;
+  const raw = encodeWtrace(scattered);
+  assert.ok(columnsOf(full).includes('inactiveMask'));
+  assert.ok(columnsOf(raw).includes('activeMask'));
+  for (const bytes of [full, raw]) {
+    assert.equal(decodeWtrace(withLanes(bytes, 32)).warps.count, 300);
+    // Files are always written with lanes; one without it still reads (the device says how wide the masks are).
+    assert.equal(decodeWtrace(withLanes(bytes, undefined)).warps.count, 300);
+    for (const lanes of [-1, 0, 17, 64, 128, Infinity, NaN, '32', null]) {
+      assert.throws(
+        () => decodeWtrace(withLanes(bytes, lanes)),
+        (e: unknown) => e instanceof TraceFormatError && e.code === 'bad-value' && e.field === 'warps.lanes' && /^warps\.lanes: expected 32 for a 32-lane subgroup, got /.test(e.message),
+        `lanes ${String(lanes)} in a file with ${columnsOf(bytes).join(', ')}`,
+      );
+    }
+  }
+});
