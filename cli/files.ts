@@ -181,6 +181,10 @@ export function systemMessage(error: unknown): string {
       return 'file too large for this filesystem';
     case 'EROFS':
       return 'read-only filesystem';
+    case 'EBADF':
+      return 'bad file descriptor';
+    case 'EIO':
+      return 'input/output error';
     case 'EEXIST':
       return 'a temporary file of that name exists (remove it)';
     default:
