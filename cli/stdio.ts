@@ -7,6 +7,7 @@
 import type { Writable } from 'node:stream';
 import { StdoutError, type CliIo } from './command.js';
 import { systemMessage } from './files.js';
+import { exitRemovingTemporaryFiles } from './signals.js';
 
 /** The one line for a failed write to standard output. */
 export function stdoutErrorOf(error: Error): StdoutError {
@@ -34,10 +35,11 @@ export function processIo(stdout: Writable = process.stdout, stderr: Writable = 
   stdout.on('error', (error: Error) => {
     if (reported) return;
     reported = true;
+    // The command may be writing an output file meanwhile: its temporary file goes too.
     const failure = stdoutErrorOf(error);
-    if (failure.readerGone) process.exit(process.exitCode ?? 0);
+    if (failure.readerGone) exitRemovingTemporaryFiles(Number(process.exitCode ?? 0));
     stderr.write(`warptrace: ${failure.message}\n`);
-    process.exit(1);
+    exitRemovingTemporaryFiles(1);
   });
   // Messages that cannot be written have nowhere left to go; the exit status still tells.
   stderr.on('error', () => {});
