@@ -36,6 +36,21 @@ export class InputError extends Error {
   override readonly name = 'InputError';
 }
 
+/**
+ * Standard output cannot be written (a full disk, a descriptor not open for
+ * writing...): exit 1 with this one line. `readerGone` (EPIPE: `| head` has
+ * read enough) is no error: exit 0, nothing said.
+ */
+export class StdoutError extends Error {
+  override readonly name = 'StdoutError';
+  constructor(
+    message: string,
+    readonly readerGone: boolean,
+  ) {
+    super(message);
+  }
+}
+
 /** util.parseArgs with its errors turned into UsageError. */
 export function parseCommandArgs<T extends OptionsConfig>(argv: readonly string[], options: T): ParsedArgs<T> {
   try {

@@ -4,12 +4,13 @@
  * silently replaces a user's trace. Command-line arguments are paths, never
  * URLs: `#`, `?`, spaces and any Unicode are just characters of a name.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, fsyncSync, lstatSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { TraceFormatError, decodeTrace, type Trace } from '../shared-schema/index.js';
 import { readShared } from '../shared-schema/node/convert-pool.js';
 import { checkFileDeclaredSize } from '../shared-schema/node/declared-size.js';
 import { InputError } from './command.js';
+import { canonicalPath } from './paths.js';
 import { removeOnSignal } from './signals.js';
 
 export { checkOutputs, samePath, type Output } from './paths.js';
@@ -64,11 +65,15 @@ export interface WriteOptions {
  * any failure, a short write included (a full disk), and SIGINT/SIGTERM/SIGHUP
  * remove the temporary file. Chunks are produced while writing, so an output
  * larger than one string (10 M warps of JSON) never exists in memory.
+ * A symbolic link is written through: the file it points to is replaced, or
+ * made if the link dangles, and the link stays (renaming onto the link would
+ * lose it; checkOutputs compares outputs by that file too). Existing means
+ * the name exists, a dangling link included: it needs `overwrite`.
  * Returns the bytes written.
  */
 export async function writeFileAtomic(path: string, chunks: Iterable<Uint8Array | string>, options: WriteOptions): Promise<number> {
-  const target = resolve(path);
-  const existed = statOrNull(target);
+  const target = canonicalPath(path);
+  const existed = statOrNull(target) ?? lstatOrNull(path);
   if (existed !== null && existed.isDirectory()) throw new InputError(`cannot write ${path}: is a directory`);
   if (!options.overwrite && existed !== null) throw new InputError(`${path} already exists (use --force to replace it)`);
   const write: WriteCall = options.write ?? writeSync;
@@ -162,6 +167,14 @@ function statOrNull(path: string): Stats | null {
   }
 }
 
+function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
+}
+
 function errorCode(error: unknown): string | undefined {
   return error instanceof Error && 'code' in error ? String((error as NodeJS.ErrnoException).code) : undefined;
 }
@@ -182,9 +195,13 @@ export function systemMessage(error: unknown): string {
     case 'EDQUOT':
       return 'disk quota exceeded';
     case 'EFBIG':
-      return 'file too large for this filesystem';
+      return 'file too large (for the filesystem, or past the file size limit of ulimit -f)';
     case 'EROFS':
       return 'read-only filesystem';
+    case 'EBADF':
+      return 'bad file descriptor';
+    case 'EIO':
+      return 'input/output error';
     case 'EEXIST':
       return 'a temporary file of that name exists (remove it)';
     default:

@@ -1,9 +1,10 @@
 /**
  * `warptrace` command-line entry: dispatches to a sub-command and maps errors
- * to exit codes (0 ok, 1 bad input, 2 usage). Bad input never prints a stack.
+ * to exit codes (0 ok, 1 bad input or output that cannot be written, 2 usage).
+ * Bad input never prints a stack.
  */
 import { TraceFormatError } from '../shared-schema/errors.js';
-import { InputError, UsageError, oneLine, type CliIo, type Command } from './command.js';
+import { InputError, StdoutError, UsageError, oneLine, type CliIo, type Command } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { TOOL_VERSION } from './version.js';
 
@@ -20,6 +21,24 @@ function topLevelHelp(): string {
 }
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  try {
+    return await dispatch(argv, io);
+  } catch (error) {
+    if (!(error instanceof StdoutError)) throw error;
+    // Help and version text too: `warptrace --help > /dev/full` is one line, like a report.
+    const name = argv[0];
+    return stdoutFailed(error, COMMANDS.some((c) => c.name === name) ? `warptrace ${name}` : 'warptrace', io);
+  }
+}
+
+/** Standard output failed: one line and exit 1, or, when its reader has gone (EPIPE), a quiet 0. */
+function stdoutFailed(error: StdoutError, prefix: string, io: CliIo): number {
+  if (error.readerGone) return 0;
+  io.err(`${prefix}: ${error.message}`);
+  return 1;
+}
+
+async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     if (name === undefined) {
@@ -48,6 +67,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   try {
     return await command.run(rest, io);
   } catch (error) {
+    if (error instanceof StdoutError) return stdoutFailed(error, `warptrace ${name}`, io);
     if (error instanceof UsageError) {
       io.err(`warptrace ${name}: ${oneLine(error.message)} (see warptrace ${name} --help)`);
       return 2;

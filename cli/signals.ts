@@ -15,8 +15,13 @@ const SIGNALS = Object.keys(EXIT_STATUS) as HandledSignal[];
 const temporaryFiles = new Set<string>();
 
 function onSignal(signal: NodeJS.Signals): void {
+  exitRemovingTemporaryFiles(EXIT_STATUS[signal as HandledSignal] ?? 1);
+}
+
+/** Ends the process now (a signal, standard output gone mid-run) without leaving a temporary output behind. */
+export function exitRemovingTemporaryFiles(status: number): never {
   for (const path of temporaryFiles) rmSync(path, { force: true });
-  process.exit(EXIT_STATUS[signal as HandledSignal] ?? 1);
+  process.exit(status);
 }
 
 /** Removes `path` if a signal ends the process before the returned release is called. */

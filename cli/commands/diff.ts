@@ -45,9 +45,10 @@ Exit status: 0 ok, 1 unreadable or invalid input, 2 usage error.`,
     // Traces know their draws' passes and pipelines; a stored summary only kind and label.
     const identities = (loaded: typeof a) => (loaded.trace === null ? summaryDrawIdentities(loaded.summary.draws) : drawIdentities(loaded.trace));
     const diff = diffSummaries(a.summary, b.summary, { a: identities(a), b: identities(b) });
-    for (const w of diff.warnings) io.err(`warning: ${w}`);
     const text = format === 'json' ? summaryJsonChunks(diff) : [diffToMarkdown(diff, { a: positionals[0]!, b: positionals[1]! })];
     await deliver(text, values.output, values.force === true, io);
+    // After the report: a failed write is one line, not warnings about a report nobody got.
+    for (const w of diff.warnings) io.err(`warning: ${w}`);
     return 0;
   },
 };

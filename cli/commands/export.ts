@@ -100,7 +100,6 @@ Exit status: 0 ok, 1 bad input or unwritable output, 2 usage error.`,
     // The protobuf export has no Findings track: it needs no analysis.
     const needSummary = wanted.length > 0 || (values.perfetto !== undefined && format === 'json' && values['no-findings'] !== true);
     const summary = needSummary ? analyzeTrace(trace, { thresholds }) : null;
-    for (const warning of summary?.reliability.warnings ?? []) io.err(`warning: ${warning}`);
     if (screen !== null) {
       const { png, image, draws } = renderScreenExport(trace, screen, positionals[0]!);
       const bytes = await writeFileAtomic(screen.path, [png], { overwrite: force });
@@ -131,6 +130,8 @@ Exit status: 0 ok, 1 bad input or unwritable output, 2 usage error.`,
           (s.forcedOverlaps > 0 ? `; ${s.forcedOverlaps} warps had to share a lane (over 4096 in flight on one SM)` : ''),
       );
     }
+    // After the outputs: a failed write is one line, not warnings about outputs nobody got.
+    for (const warning of summary?.reliability.warnings ?? []) io.err(`warning: ${warning}`);
     return 0;
   },
 };

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readlinkSync, statSync, type Stats } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { InputError, UsageError, oneLine, parseCommandArgs, type Command } from '../command.js';
-import { checkOutputs, readInputFile, writeFileAtomic } from '../files.js';
+import { checkOutputs, readInputFile, systemMessage, writeFileAtomic } from '../files.js';
 import { SpirvFormatError } from '../../instrument/model/binary.js';
 import { FlagError, INSTRUMENT_ARG_OPTIONS, INSTRUMENT_FLAGS_HELP, optionsFromFlags } from '../../instrument/cli-options.js';
 import { InstrumentError } from '../../instrument/errors.js';
@@ -90,7 +90,15 @@ Examples:
       for (const f of failures.slice(0, -1)) io.err(`warptrace instrument: ${oneLine(f)}`);
       throw new InputError(`${failures.at(-1)!}${positionals.length > 1 ? ` (${failures.length} of ${positionals.length} inputs failed; nothing written)` : ''}`);
     }
-    if (positionals.length > 1 && !existsSync(values.output)) mkdirSync(values.output, { recursive: true });
+    if (positionals.length > 1 && !existsSync(values.output)) {
+      // A symbolic link to a missing directory is not made through: mkdir would fail on the link's name.
+      if (lstatOrNull(values.output)?.isSymbolicLink()) throw new InputError(`cannot make the directory ${values.output}: it is a symbolic link to ${readlinkSync(values.output)}, which is missing (nothing written)`);
+      try {
+        mkdirSync(values.output, { recursive: true });
+      } catch (error) {
+        throw new InputError(`cannot make the directory ${values.output}: ${systemMessage(error)} (nothing written)`);
+      }
+    }
     for (const r of results) await writeFileAtomic(r.output, [r.result.bytes], { overwrite: force });
 
     if (values.json) {
@@ -122,4 +130,12 @@ function outputPaths(inputs: readonly string[], output: string): string[] {
     seen.add(p);
   }
   return paths;
+}
+
+function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
 }

@@ -64,12 +64,13 @@ Exit status: 0 ok, 1 unreadable or invalid file (or no such draw), 2 usage error
     if (draw !== undefined && draw >= summary.draws.length) {
       throw new InputError(`no draw ${draw}: the trace has ${summary.draws.length} draw${summary.draws.length === 1 ? '' : 's'}${summary.draws.length > 0 ? ` (0..${summary.draws.length - 1})` : ''}`);
     }
-    for (const warning of summary.reliability.warnings) io.err(`warning: ${warning}`);
     let text: Iterable<string>;
     if (format === 'json') text = summaryJsonChunks(draw === undefined ? summary : drawReport(summary, draw));
     else if (format === 'csv') text = summaryCsvChunks(summary, table, draw);
     else text = [summaryToMarkdown(summary, { draw })];
     await deliver(text, values.output, values.force === true, io);
+    // After the report: a failed write is one line, not warnings about a report nobody got.
+    for (const warning of summary.reliability.warnings) io.err(`warning: ${warning}`);
     if (values.output !== undefined) {
       const lost = summary.syncs.totalNs + summary.idle.totalNs + summary.leftovers.totalNs + summary.stalls.totalNs;
       io.err(`${summary.findings.length} findings; syncs, idle windows, leftover tails and stalls cost ${formatNs(lost)} (${formatShare(summary.frame.spanNs > 0 ? lost / summary.frame.spanNs : 0)} of the frame)`);

@@ -7,7 +7,8 @@
  * not edited, so the input stays untouched whatever happens.
  */
 import { SpirvFormatError, decodeString, encodeString, instruction, type Instruction, type SpirvModule } from './binary.js';
-import { Op } from './spec.js';
+import { InstrumentError } from '../errors.js';
+import { MAX_ID_BOUND, Op } from './spec.js';
 
 /** Logical layout sections, in module order. */
 export const Section = {
@@ -89,6 +90,8 @@ export class ModuleEditor {
   readonly schema: number;
   readonly littleEndian: boolean;
   private bound: number;
+  /** The input's bound: the ids from it up to `bound` are the editor's own. */
+  private readonly inputBound: number;
   private readonly sections: Instruction[][];
 
   constructor(module: SpirvModule) {
@@ -97,6 +100,7 @@ export class ModuleEditor {
     this.schema = module.header.schema;
     this.littleEndian = module.littleEndian;
     this.bound = module.header.bound;
+    this.inputBound = module.header.bound;
     this.sections = Array.from({ length: SECTION_COUNT }, () => []);
     let current: SectionIndex = Section.Capability;
     let offset = 5;
@@ -111,7 +115,22 @@ export class ModuleEditor {
     }
   }
 
+  /**
+   * The edited module. Every new id comes from allocId, and this is the one way
+   * out, so no pass can write a bound past SPIR-V's limit: a module whose bound
+   * leaves too little room is refused, not renumbered (which words of an
+   * extended instruction set such as OpenCL.DebugInfo.100 are ids is not known
+   * here, so renumbering could change a literal; spirv-opt --compact-ids can).
+   */
   build(): SpirvModule {
+    if (this.bound > MAX_ID_BOUND) {
+      const needed = this.bound - this.inputBound;
+      const room = Math.max(0, MAX_ID_BOUND - this.inputBound);
+      throw new InstrumentError(
+        `the module's id bound ${this.inputBound} leaves room for ${room} new id${room === 1 ? '' : 's'}, and tracing needs ${needed} ` +
+          `(SPIR-V's id bound limit is ${MAX_ID_BOUND} (0x3FFFFF), the least Vulkan implementations accept; spirv-opt --compact-ids renumbers a module's ids compactly)`,
+      );
+    }
     return {
       header: { version: this.version, generator: this.generator, bound: this.bound, schema: this.schema },
       instructions: this.sections.flat(),

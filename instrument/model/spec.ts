@@ -8,6 +8,12 @@
 export const SPIRV_MAGIC = 0x07230203;
 /** Header words: magic, version, generator, bound, schema. */
 export const HEADER_WORDS = 5;
+/**
+ * The largest id bound a module may declare (ids up to 0x3FFFFE): SPIR-V's
+ * universal limit, the least every Vulkan implementation accepts, and the
+ * bound past which spirv-val rejects a module.
+ */
+export const MAX_ID_BOUND = 0x3fffff;
 
 /** Version word for SPIR-V major.minor (0x00MMmm00). */
 export function spirvVersion(major: number, minor: number): number {

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '../../cli/command.js';
@@ -106,6 +106,65 @@ test('convert onto a full filesystem: exit 1, one line, the user\'s trace intact
     spawnSync('umount', [mount]);
     rmSync(mount, { recursive: true, force: true });
   }
+});
+
+/** The CLI with a file size limit of 1 KiB (`ulimit -f 1`): any larger write fails with EFBIG, a failed write any user can cause. */
+function runLimited(...args: string[]) {
+  const r = spawnSync('bash', ['-c', 'ulimit -f 1 && exec "$0" "$@"', process.execPath, bin, ...args], { encoding: 'utf8' });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+// Both samples warn (lavapipe's warps have no SM id; the diff's devices differ): the warning is about a
+// report that was never written, so only the error line is printed.
+const failedWrites = [
+  { args: ['stats', repoPath('samples', 'lavapipe-aqt.wtrace'), '--format', 'json'], name: 'stats' },
+  { args: ['diff', repoPath('samples', 'h100-aqt.wtrace'), repoPath('samples', 'lavapipe-aqt.wtrace')], name: 'diff' },
+  { args: ['export', repoPath('samples', 'lavapipe-aqt.wtrace'), '--csv-draws', join(dir, 'draws.csv')], name: 'export' },
+];
+
+test('stats -o, diff -o and export whose write fails print exactly the one error line (no warning before it)', () => {
+  for (const { args, name } of failedWrites) {
+    const out = join(dir, `limited-${name}.out`);
+    const r = runLimited(...args, ...(name === 'export' ? ['--json', out] : ['-o', out]));
+    assert.equal(r.code, 1, r.err);
+    assert.equal(r.err, `warptrace ${name}: cannot write ${out}: file too large (for the filesystem, or past the file size limit of ulimit -f) (nothing was written)\n`);
+    assert.equal(existsSync(out), false);
+  }
+  assert.deepEqual(temporaryFiles(dir), []);
+});
+
+const tiny = smallFilesystem(16);
+test('stats -o and diff -o onto a full filesystem: one line, no warning before it', { skip: 'skip' in tiny ? tiny.skip : false }, () => {
+  const mount = (tiny as { path: string }).path;
+  try {
+    writeFileSync(join(mount, 'filler'), new Uint8Array(16 << 10).fill(1)); // as much as it takes, then ENOSPC
+  } catch {
+    // Full: what the test wants.
+  }
+  try {
+    for (const { args, name } of failedWrites.slice(0, 2)) {
+      const out = join(mount, `${name}.out`);
+      const r = run(...args, '-o', out);
+      assert.equal(r.code, 1, r.err);
+      assert.match(r.err, new RegExp(`^warptrace ${name}: no space left on device writing \\S+${name}\\.out \\(stopped after [\\d.]+ (B|KiB); nothing was written\\)\\n$`));
+    }
+    assert.deepEqual(readdirSync(mount), ['filler']);
+  } finally {
+    spawnSync('umount', [mount]);
+    rmSync(mount, { recursive: true, force: true });
+  }
+});
+
+test('writeFileAtomic: a dangling symbolic link is an existing output; with overwrite the file it points to is made and the link kept', async () => {
+  const where = join(dir, 'dangling');
+  mkdirSync(where);
+  const link = join(where, 'out.bin');
+  symlinkSync('target.bin', link);
+  await assert.rejects(writeFileAtomic(link, [payload.subarray(0, 100)], { overwrite: false }), /^InputError: .*out\.bin already exists \(use --force to replace it\)$/);
+  assert.deepEqual(readdirSync(where), ['out.bin']);
+  assert.equal(await writeFileAtomic(link, [payload.subarray(0, 100)], { overwrite: true }), 100);
+  assert.equal(readlinkSync(link), 'target.bin');
+  assert.deepEqual(new Uint8Array(readFileSync(join(where, 'target.bin'))), payload.subarray(0, 100));
 });
 
 // A conversion to JSON of 600,000 warps writes ~30 MB over a second or so: long

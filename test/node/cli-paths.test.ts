@@ -3,10 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeWtrace, encodeWtrace, synthesizeTrace } from '../../shared-schema/index.js';
+import { decodeTrace, decodeWtrace, encodeWtrace, synthesizeTrace } from '../../shared-schema/index.js';
 import { repoPath } from './paths.js';
 
 const bin = repoPath('bin/warptrace.js');
@@ -90,4 +90,66 @@ test('an existing output without --force is refused before the work (even before
   assert.equal(noDir.code, 1);
   assert.match(noDir.err, /cannot write no\/such\/dir\/x\.wtrace: no such directory no\/such\/dir/);
   assert.equal(readFileSync(join(where, 'out.json'), 'utf8'), 'precious');
+});
+
+test('a dangling symbolic link as output exists: refused without --force; with it, the file it points to is written and the link kept', () => {
+  const where = join(dir, 'dangling');
+  mkdirSync(where);
+  writeFileSync(join(where, 'frame.wtrace'), traceBytes);
+  symlinkSync('missing.json', join(where, 'out.json'));
+  for (const args of [
+    ['convert', 'frame.wtrace', '-o', 'out.json'],
+    ['stats', 'frame.wtrace', '-o', 'out.json'],
+    ['diff', 'frame.wtrace', 'frame.wtrace', '-o', 'out.json'],
+    ['export', 'frame.wtrace', '--json', 'out.json'],
+  ]) {
+    const r = run(where, ...args);
+    assert.equal(r.code, 1, args.join(' '));
+    assert.equal(r.err, `warptrace ${args[0]}: out.json already exists as a symbolic link to missing.json, which is missing (use --force to write missing.json through it)\n`);
+    assert.equal(lstatSync(join(where, 'out.json')).isSymbolicLink(), true, 'the link is untouched');
+    assert.equal(existsSync(join(where, 'missing.json')), false, 'nothing written');
+  }
+  const forced = run(where, 'convert', 'frame.wtrace', '-o', 'out.json', '--force');
+  assert.equal(forced.code, 0, forced.err);
+  assert.equal(readlinkSync(join(where, 'out.json')), 'missing.json', 'the link is kept');
+  assert.equal(decodeTrace(new Uint8Array(readFileSync(join(where, 'missing.json')))).warps.count, 3000);
+  // A live link is written through the same way: its file replaced, the link kept.
+  const again = run(where, 'stats', 'frame.wtrace', '-o', 'out.json', '--force', '--format', 'json');
+  assert.equal(again.code, 0, again.err);
+  assert.equal(readlinkSync(join(where, 'out.json')), 'missing.json');
+  assert.equal(JSON.parse(readFileSync(join(where, 'missing.json'), 'utf8')).schema, 'warptrace-summary');
+  // A link into a directory that does not exist names that directory.
+  symlinkSync('nowhere/x.json', join(where, 'far.json'));
+  const far = run(where, 'convert', 'frame.wtrace', '-o', 'far.json', '--force');
+  assert.equal(far.code, 1);
+  assert.equal(far.err, `warptrace convert: cannot write far.json: no such directory ${join(realpathSync(where), 'nowhere')}\n`);
+  // A loop of links is refused, not replaced by a file.
+  symlinkSync('loop-b', join(where, 'loop-a'));
+  symlinkSync('loop-a', join(where, 'loop-b'));
+  const loop = run(where, 'convert', 'frame.wtrace', '-o', 'loop-a', '--force');
+  assert.equal(loop.code, 1);
+  assert.equal(loop.err, 'warptrace convert: cannot write loop-a: its symbolic links make a loop\n');
+  assert.equal(lstatSync(join(where, 'loop-a')).isSymbolicLink(), true);
+  assert.deepEqual(readdirSync(where).filter((f) => f.endsWith('.tmp')), []);
+});
+
+test('two outputs naming one missing file, one through a symbolic link, are a usage error naming both', () => {
+  const where = join(dir, 'linked-twins');
+  mkdirSync(where);
+  writeFileSync(join(where, 'frame.wtrace'), traceBytes);
+  symlinkSync('a.json', join(where, 'b.json'));
+  // Through a link in another directory, too: link-dir/c.json -> ../a.json.
+  mkdirSync(join(where, 'link-dir'));
+  symlinkSync('../a.json', join(where, 'link-dir', 'c.json'));
+  for (const [first, second] of [
+    ['a.json', 'b.json'],
+    ['link-dir/c.json', 'a.json'],
+    ['b.json', 'link-dir/c.json'],
+  ] as const) {
+    const r = run(where, 'export', 'frame.wtrace', '--json', first, '--md', second, '--force');
+    assert.equal(r.code, 2, `${first} ${second}: ${r.err}`);
+    assert.equal(r.err, `warptrace export: --json ${first} and --md ${second} are the same file (see warptrace export --help)\n`);
+  }
+  assert.equal(existsSync(join(where, 'a.json')), false, 'nothing written');
+  assert.deepEqual(readdirSync(where).sort(), ['b.json', 'frame.wtrace', 'link-dir']);
 });

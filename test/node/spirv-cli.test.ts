@@ -3,7 +3,7 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { optionsFromFlags, FlagError } from '../../instrument/cli-options.js';
 import { DEFAULT_CUSTOM_IDS } from '../../instrument/options.js';
@@ -99,6 +99,20 @@ test('bad input and usage errors: clear one-line messages and exit codes', () =>
   assert.equal(help.code, 0);
   assert.match(help.out, /^usage: warptrace instrument IN\.spv -o OUT\.spv/);
   assert.match(run('--help').out, /instrument\s+add warp-trace records to compiled shaders/);
+});
+
+test('-o a symbolic link to a missing file or directory: refused in one line (a file needs --force; a directory is not made through it)', () => {
+  const link = join(dir, 'dangling.spv');
+  symlinkSync('not-yet.spv', link);
+  const refused = run('instrument', frag, '-o', link);
+  assert.equal(refused.code, 1);
+  assert.equal(refused.err, `warptrace instrument: ${link} already exists as a symbolic link to not-yet.spv, which is missing (use --force to write not-yet.spv through it)\n`);
+  assert.equal(existsSync(join(dir, 'not-yet.spv')), false);
+  const linkedDir = join(dir, 'dangling-dir');
+  symlinkSync('no-such-dir', linkedDir);
+  const several = run('instrument', frag, vert, '-o', linkedDir);
+  assert.equal(several.code, 1, several.err);
+  assert.equal(several.err, `warptrace instrument: cannot make the directory ${linkedDir}: it is a symbolic link to no-such-dir, which is missing (nothing written)\n`);
 });
 
 test('flag parsing: presets, overrides and contradictions', () => {
