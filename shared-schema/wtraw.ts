@@ -209,6 +209,7 @@ export function wtrawHeader(parsed: ParsedWtraw, times: CalibrationResult, shift
     region: d.region,
     params: d.params,
     target: d.target,
+    untraced: d.untraced,
   }));
   const { originDevice } = parsed;
   const nsPerTick = meta.deviceClockNsPerTick;

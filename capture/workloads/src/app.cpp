@@ -3,7 +3,7 @@
 //
 // No warptrace at all: no tracer, a device with no tracing features or extensions,
 // pipeline layouts with the workload's own set 0 only (no trace set), the plain shaders,
-// and no warptrace call while recording. Each frame records the same draws and
+// and no warptrace call while recording (--all-sets: every set the device binds, see AppRun). Each frame records the same draws and
 // dispatches, in the same order, as the traced frame of a capture (`Frame` with hooks
 // off): clear the targets (a render pass with no draw), a full barrier, the workload.
 //
@@ -11,6 +11,7 @@
 //   0      the attachments' layout transition (Context)
 //   1 + i  frame i, for i < --frames; each waits for its fence before the next
 // It never presents. On success it prints one JSON line and exits 0.
+#include <algorithm>
 #include <cstdio>
 
 #include "modes.hpp"
@@ -23,7 +24,8 @@ int runApp(const AppRun &run) {
   vkGetPhysicalDeviceProperties(gpu.physical, &props);
   uint32_t submits = 0;
   {
-    Context ctx(gpu, w->params.u("width"), w->params.u("height"), nullptr, w->dataBytes());
+    uint32_t setCount = run.allSets ? std::min(props.limits.maxBoundDescriptorSets, 32u) : 1;
+    Context ctx(gpu, w->params.u("width"), w->params.u("height"), nullptr, w->dataBytes(), setCount);
     submits++;  // the layout transition
     ctx.clearInFrame = run.clearInFrame;
     w->fillData(ctx.data.map);

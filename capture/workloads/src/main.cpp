@@ -40,6 +40,7 @@ struct Options {
   int64_t skipDraw = -1;
   int device = -1;
   bool clearInFrame = false;
+  bool allSets = false;
 };
 
 const char *kUsage =
@@ -54,7 +55,8 @@ const char *kUsage =
     "                     [--variant-no-timestamps NAME=DIR]... [--rounds N] [--param KEY=VALUE]... [--json FILE]\n"
     "                     [--stats FILE] (compiler statistics of every pipeline, e.g. registers)\n"
     "       wt-capture-vk --app --workload NAME --plain-shaders DIR [--frames N] [--param KEY=VALUE]... [--device N]\n"
-    "                     (untraced, like any app: submit 0 sets up, submit 1+i is frame i; for the capture layer)\n";
+    "                     [--all-sets] (untraced, like any app: submit 0 sets up, submit 1+i is frame i; for the capture layer;\n"
+    "                     --all-sets: its layout takes every descriptor set the device binds, the capture layer's too)\n";
 
 [[noreturn]] void usage(const char *why) {
   std::fprintf(stderr, "%swt-capture-vk: %s\n", kUsage, why);
@@ -92,6 +94,7 @@ Options parse(int argc, char **argv) {
     else if (a == "--rounds") o.rounds = parseCount(value(), "--rounds");
     else if (a == "--warmup") o.warmup = parseCount(value(), "--warmup");
     else if (a == "--clear-in-frame") o.clearInFrame = true;
+    else if (a == "--all-sets") o.allSets = true;
     else if (a == "--skip-draw") o.skipDraw = parseCount(value(), "--skip-draw");
     else if (a == "--device") o.device = static_cast<int>(parseCount(value(), "--device"));
     else if (a == "--param") {
@@ -386,7 +389,7 @@ int main(int argc, char **argv) {
   if (o.mode == "app") {
     if (o.workload.empty()) usage("missing --workload NAME (see --list)");
     if (o.plainShaders.empty()) usage("--app needs --plain-shaders DIR (uninstrumented SPIR-V)");
-    return runApp({o.workload, o.plainShaders, o.params, o.frames, o.device, o.clearInFrame});
+    return runApp({o.workload, o.plainShaders, o.params, o.frames, o.device, o.clearInFrame, o.allSets});
   }
   return capture(o);
 }

@@ -18,5 +18,8 @@ struct AppRun {
   uint32_t frames = 3;
   int device = -1;
   bool clearInFrame = false;
+  /* --all-sets: the layout takes every descriptor set the device binds (up to 32), the last one too, where the capture
+     layer puts its trace set: the layer leaves these pipelines untraced (a real reason, for its untraced-draw tests). */
+  bool allSets = false;
 };
 int runApp(const AppRun &run);
