@@ -96,7 +96,7 @@ function formatInfo(path: string, size: number, kind: string, trace: Trace, s: T
         dr.label,
         dr.kind,
         ...(withCalls ? [dr.call ?? '-', dr.region ?? '-'] : []),
-        trace.draws[dr.index]?.untraced != null ? `${dr.warps} (untraced)` : dr.warps,
+        dr.untraced !== undefined ? `${dr.warps} (untraced)` : dr.warps,
         dr.stages.join(' '),
         dr.firstStartNs === null ? '-' : `${formatNs(dr.firstStartNs)} – ${formatNs(dr.lastEndNs!)}`,
         dr.gpuBeginNs === null ? '-' : `${formatNs(dr.gpuBeginNs)} – ${formatNs(dr.gpuEndNs!)}`,

@@ -87,4 +87,7 @@ test('a frame whose pipelines the layer skips keeps its dispatch and draw, untra
   assert.match(info.out, /untraced +2 of 2 draws ran untraced/);
   assert.match(info.out, /#1 vkCmdDraw\(6, 1\): pipeline 0x[0-9a-f]+: its layout uses/);
   assert.match(info.out, /0 \(untraced\)/);
+  const json = await warptrace(['info', out, '--json']);
+  const summary = JSON.parse(json.out) as { summary: { draws: { untraced?: string }[] } };
+  assert.deepEqual(summary.summary.draws.map((d) => d.untraced), trace.draws.map((d) => d.untraced));
 });
