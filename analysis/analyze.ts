@@ -24,6 +24,7 @@ import {
   type StageSummary,
 } from './summary.js';
 import { findSyncs } from './syncs.js';
+import { untracedSpansOf } from './untraced-spans.js';
 import { sweep } from './sweep.js';
 import { DEFAULT_THRESHOLDS, type Thresholds } from './thresholds.js';
 
@@ -77,9 +78,11 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
   }
   const overlap = drawOverlap(spans);
   phase('overlap');
-  const syncs = findSyncs(spans, overlap, thresholds.syncMinGapNs);
+  // Untraced draws ran without warps: gaps while they ran are neither syncs nor idle windows.
+  const untraced = untracedSpansOf(draws);
+  const syncs = findSyncs(spans, overlap, thresholds.syncMinGapNs, untraced);
   phase('syncs');
-  const idle = findGpuIdle(trace, busy, spans, overlap, { startNs: frameStart, endNs: frameEnd }, thresholds.idleMinNs, thresholds.maxFindingsPerKind);
+  const idle = findGpuIdle(trace, busy, spans, overlap, { startNs: frameStart, endNs: frameEnd }, thresholds.idleMinNs, thresholds.maxFindingsPerKind, untraced);
   phase('idle');
   const leftovers = findLeftovers(trace, spans, rows, overlap, thresholds, stands);
   phase('leftovers');

@@ -9,7 +9,8 @@
  *
  * Per SM, rows are sorted by start, so the sweep's row loop collects that
  * SM's busy intervals with a running end (busy-intervals.ts); a heap over SMs
- * merges them in start order: O(intervals × log SMs) here.
+ * merges them in start order: O(intervals × log SMs) here. Gaps overlapping
+ * an untraced draw's timestamps (untraced-spans.ts) are not idle time.
  */
 import { smOfWarp } from '../shared-schema/columns.js';
 import type { Trace } from '../shared-schema/model.js';
@@ -17,6 +18,7 @@ import { stageInfo } from '../shared-schema/stages.js';
 import type { DrawOverlap, DrawSpans } from './draw-overlap.js';
 import type { BusyIntervals } from './busy-intervals.js';
 import type { IdleEdgeWarp, IdleWindow } from './summary.js';
+import { overlapsUntraced, type UntracedSpans } from './untraced-spans.js';
 
 /** Open draws listed per window; openDrawCount stays exact. */
 const MAX_LISTED_OPEN_DRAWS = 8;
@@ -41,6 +43,7 @@ export function findGpuIdle(
   frame: { readonly startNs: number; readonly endNs: number },
   minNs: number,
   keep: number,
+  untraced?: UntracedSpans,
 ): GpuIdleResult {
   const w = trace.warps;
   const G = busy.groupBegin.length - 1;
@@ -123,6 +126,8 @@ export function findGpuIdle(
   });
   const onGap = (a: number, b: number, beforeRow: number, afterRow: number) => {
     advanceDrawsTo(a);
+    // An untraced draw may have kept the GPU busy then: not idle time anyone can vouch for.
+    if (untraced !== undefined && overlapsUntraced(untraced, a, b)) return;
     idleSoFar += b - a;
     const gap = b - a;
     if (open.size === 0 || !(gap >= minNs)) return; // between draws: a sync, or too short

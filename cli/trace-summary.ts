@@ -29,6 +29,8 @@ export interface DrawCount {
   readonly pipeline?: string;
   /** Label of the innermost region the draw lies in. */
   readonly region?: string;
+  /** Why the draw ran untraced (no warps), present only for such draws. */
+  readonly untraced?: string;
 }
 
 export interface SmCount {
@@ -106,6 +108,7 @@ export function summarizeTrace(trace: Trace): TraceSummary {
     ...(d.call === null ? {} : { call: d.call }),
     ...(d.pipeline === null ? {} : { pipeline: d.pipeline }),
     ...(d.region === null ? {} : { region: trace.regions[d.region]?.label ?? `region ${d.region}` }),
+    ...(d.untraced == null ? {} : { untraced: d.untraced }),
   }));
   return {
     warps: w.count,

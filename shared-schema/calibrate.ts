@@ -16,31 +16,29 @@ import { runPhases } from './phase-worker.js';
 import { RECORD_WORDS, RecordWord } from './raw-layout.js';
 import { gather, groupedOrder } from './sort.js';
 import { plainColumns, rejectPlacedTicks } from './raw-canonical.js';
-import { deviceTimes, wrapDelta, type DeviceClockMap } from './sm-clock.js';
+import { deviceTicksOf, wrapDelta, type DeviceClockMap } from './sm-clock.js';
+import type { DrawClockAnchors } from './device-unwrap.js';
 
 export type ClockMode = 'per-sm-fit' | 'device-clock' | 'sm-clock-rebased';
 
-export interface GroupedClocks {
+export interface GroupedClocks extends DrawClockAnchors {
   readonly mode: ClockMode;
   readonly groups: SmGroups;
   readonly clockStartLo: Uint32Array;
   readonly clockEndLo: Uint32Array;
   /** Device-clock low words (per-sm-fit only). */
   readonly deviceLo: Uint32Array;
-  /**
-   * Draw of each record, and per draw a device-clock instant within ±2 s of its
-   * warps (its begin timestamp): in ticks since the origin, and its low 32 bits.
-   */
+  /** Draw of each record (its anchors: DrawClockAnchors). */
   readonly draw: Uint32Array;
-  readonly drawAnchorRelTicks: Float64Array;
-  readonly drawAnchorLo: Uint32Array;
+  /** Each row's device ticks unwrapped in file order (device-unwrap.ts), or null: rows are unwrapped on their own. */
+  readonly rowTicks: Float64Array | null;
   readonly deviceNsPerTick: number;
   /** Nominal SM clock rate (null: unknown; 1 cycle = 1 ns where a rate is needed). */
   readonly smClockRateHz: number | null;
 }
 
 /** The input of calibrate: records in any order, with their SM ids. */
-export interface RawClocks extends Omit<GroupedClocks, 'groups'> {
+export interface RawClocks extends Omit<GroupedClocks, 'groups' | 'rowTicks'> {
   /** SM id of each record (0xffff unknown): records are calibrated per SM. */
   readonly sm: Uint16Array;
 }
@@ -83,6 +81,7 @@ export function calibrate(raw: RawClocks): CalibratedTimes {
   const take = (column: Uint32Array) => (order === null ? column : gather(column, order, new Uint32Array(n)));
   const grouped = calibrateGrouped({
     ...raw,
+    rowTicks: null,
     groups: { sm: groupKeys, offsets },
     clockStartLo: take(raw.clockStartLo),
     clockEndLo: take(raw.clockEndLo),
@@ -119,10 +118,14 @@ function calibrateDeviceClock(raw: GroupedClocks): CalibratedTimes {
   const n = raw.clockStartLo.length;
   const step = granularityTicks(orOf(raw.clockStartLo) | orOf(raw.clockEndLo), 2 * n);
   const map: DeviceClockMap = { ...raw, halfStepTicks: step > 1 ? step / 2 : 0 };
-  const startNs = deviceTimes(map, raw.clockStartLo, raw.draw, new Float64Array(n));
+  const startNs = new Float64Array(n);
   const endNs = new Float64Array(n);
   for (let i = 0; i < n; i++) {
-    endNs[i] = (startNs[i] as number) + (((raw.clockEndLo[i] as number) - (raw.clockStartLo[i] as number)) >>> 0) * raw.deviceNsPerTick;
+    // The end word is unwrapped (records are appended in end order, see device-unwrap.ts), the start is its duration before.
+    const duration = ((raw.clockEndLo[i] as number) - (raw.clockStartLo[i] as number)) >>> 0;
+    const startTicks = deviceTicksOf(map, raw.clockEndLo[i] as number, raw.draw[i] as number, i) - duration;
+    startNs[i] = (startTicks + map.halfStepTicks) * raw.deviceNsPerTick;
+    endNs[i] = (startNs[i] as number) + duration * raw.deviceNsPerTick;
   }
   return {
     startNs,
@@ -187,13 +190,14 @@ function calibrateRebased(raw: GroupedClocks): CalibratedTimes {
 
 /** The device clock's step (from the OR of its `samples` low words) and the map from them to ns (per-sm-fit). */
 export function deviceClockMap(
-  anchors: Pick<GroupedClocks, 'drawAnchorRelTicks' | 'drawAnchorLo' | 'deviceNsPerTick'>,
+  anchors: DrawClockAnchors & Pick<GroupedClocks, 'deviceNsPerTick' | 'rowTicks'>,
   samples: number,
   orOfDeviceLo: number,
 ): { map: DeviceClockMap; granularityNs: number } {
   const step = granularityTicks(orOfDeviceLo, samples);
+  const { drawAnchorRelTicks, drawAnchorLo, drawCeilingRelTicks, drawCeilingLo, deviceNsPerTick, rowTicks } = anchors;
   return {
-    map: { drawAnchorRelTicks: anchors.drawAnchorRelTicks, drawAnchorLo: anchors.drawAnchorLo, deviceNsPerTick: anchors.deviceNsPerTick, halfStepTicks: step > 1 ? step / 2 : 0 },
+    map: { drawAnchorRelTicks, drawAnchorLo, drawCeilingRelTicks, drawCeilingLo, rowTicks, deviceNsPerTick, halfStepTicks: step > 1 ? step / 2 : 0 },
     granularityNs: step * anchors.deviceNsPerTick,
   };
 }

@@ -62,14 +62,15 @@ function readNullableString(o: Obj, key: string, field: string): string | null {
   return o[key] === undefined || o[key] === null ? null : readString(o, key, field);
 }
 
-/** A draw's call details and target (each null when absent); `regionCount` is the trace's, which the draw's region must be below. */
-export function readDrawDetails(o: Obj, field: string, regionCount: number): Pick<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target'> {
+/** A draw's call details, target and why it ran untraced (each null when absent); `regionCount` is the trace's, which the draw's region must be below. */
+export function readDrawDetails(o: Obj, field: string, regionCount: number): Pick<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target' | 'untraced'> {
   return {
     call: readNullableString(o, 'call', field),
     pipeline: readNullableString(o, 'pipeline', field),
     region: o['region'] === undefined || o['region'] === null ? null : readIndexBelow(o, 'region', field, regionCount),
     params: readDrawParams(o['params'], `${field}.params`),
     target: readRenderTarget(o['target'], `${field}.target`),
+    untraced: readNullableString(o, 'untraced', field),
   };
 }
 
@@ -129,6 +130,7 @@ export function storedDraw(d: DrawInfo): object {
     ...(d.region == null ? {} : { region: d.region }),
     ...(d.params == null ? {} : { params: storedParams(d.params) }),
     ...(d.target == null ? {} : { target: { width: d.target.width, height: d.target.height } }),
+    ...(d.untraced == null ? {} : { untraced: d.untraced }),
   };
 }
 

@@ -259,6 +259,12 @@ export interface DrawInfo {
    * grid in invocations; null when unknown.
    */
   readonly target: RenderTarget | null;
+  /**
+   * Why the draw ran untraced (its pipeline was skipped: "pipeline 0x…: its
+   * layout uses …"), null when traced. An untraced draw has no warps; its
+   * call, counts, region and timestamps are still the capture's.
+   */
+  readonly untraced: string | null;
 }
 
 /** Width and height of a draw's render target (or launch / dispatch grid), in pixels (invocations), each at least 1. */
@@ -272,8 +278,8 @@ export interface RenderTarget {
  * target may be left out (they read as null), so producers that know none
  * need not name them.
  */
-export type DrawInput = Omit<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target'> &
-  Partial<Pick<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target'>>;
+export type DrawInput = Omit<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target' | 'untraced'> &
+  Partial<Pick<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target' | 'untraced'>>;
 
 /** Where a region came from: VK_EXT_debug_utils begin/end labels, or a render pass (or dynamic rendering) scope. */
 export type RegionSource = 'debug-label' | 'render-pass';

@@ -34,6 +34,8 @@ import {
   type Segment,
 } from './sm-clock.js';
 
+/** Records this close in time (ns) to the busiest SM's first give the provisional rate: no cycle wrap hides within it below 8 GHz. */
+const PROVISIONAL_WINDOW_NS = 0.25e9;
 /** Rate changes found this close (ns) after an earlier one are the same change (see oneChangePerMoment). */
 const CHANGE_MERGE_NS = 5000;
 /** Residual RMS above this many times the quantization noise marks a rate change inside a segment. */
@@ -345,9 +347,12 @@ function provisionalNsPerCycle(words: Uint32Array, groups: SmGroups, map: Device
   const begin = offsets[busiest] as number;
   const count = Math.min(4096, (offsets[busiest + 1] as number) - begin);
   const end = recordColumn(words, RecordWord.CLOCK_END, begin, begin + count);
-  const u = Float64Array.from(end, (lo) => wrapDelta(lo, end[0] as number));
-  const v = deviceTimes(map, recordColumn(words, RecordWord.DEVICE_CLOCK, begin, begin + count), recordColumn(words, RecordWord.DRAW_ID, begin, begin + count), new Float64Array(count));
-  const line = count >= 2 ? leastSquares(u, v) : null;
+  const v = deviceTimes(map, recordColumn(words, RecordWord.DEVICE_CLOCK, begin, begin + count), recordColumn(words, RecordWord.DRAW_ID, begin, begin + count), new Float64Array(count), begin);
+  // Only records close to the first in time: farther ones may hide a wrap of the cycle counter (long draws).
+  const near: number[] = [];
+  for (let k = 0; k < count; k++) if (Math.abs((v[k] as number) - (v[0] as number)) <= PROVISIONAL_WINDOW_NS) near.push(k);
+  const u = Float64Array.from(near, (k) => wrapDelta(end[k] as number, end[0] as number));
+  const line = near.length >= 2 ? leastSquares(u, Float64Array.from(near, (k) => v[k] as number)) : null;
   if (line !== null && line.slope > 0 && Number.isFinite(line.slope)) return line.slope;
   return smClockRateHz === null ? 1 : 1e9 / smClockRateHz;
 }

@@ -9,6 +9,7 @@
  * however the rows were split, so one thread and a pool agree byte for byte.
  */
 import { fitOffset, type Band, type SegmentFit } from './clock-fit.js';
+import { drawTicksOf, type DrawClockAnchors } from './device-unwrap.js';
 import type { SmGroups } from './model.js';
 import { cycleDurationOfRecord } from './raw-canonical.js';
 import { RECORD_WORDS, RecordWord } from './raw-layout.js';
@@ -32,10 +33,9 @@ const SHARED_SLOPE_FLOOR = 5e-6;
 const ROUGH_STATS = 7;
 
 /** Where device-clock low words are unwrapped and how they become ns (shared by all SMs). */
-export interface DeviceClockMap {
-  /** Per draw, a device-clock instant within ±2 s of its warps: ticks since the origin, and its low 32 bits. */
-  readonly drawAnchorRelTicks: Float64Array;
-  readonly drawAnchorLo: Uint32Array;
+export interface DeviceClockMap extends DrawClockAnchors {
+  /** Each SM-major row's device ticks, unwrapped in file order (device-unwrap.ts), when the capture is too long to unwrap rows on their own; else null. */
+  readonly rowTicks: Float64Array | null;
   readonly deviceNsPerTick: number;
   /** Half the clock's step in ticks (0 for a 1-tick step): the clock floors, samples sit mid-step. */
   readonly halfStepTicks: number;
@@ -109,13 +109,18 @@ function unwrapRow(words: Uint32Array, x: Float64Array, i: number, predicted: nu
   return end - cycleDurationOfRecord(words, i);
 }
 
-function deviceTimeOf(map: DeviceClockMap, lo: number, draw: number): number {
-  return ((map.drawAnchorRelTicks[draw] as number) + wrapDelta(lo, map.drawAnchorLo[draw] as number) + map.halfStepTicks) * map.deviceNsPerTick;
+/** Device ticks since the origin of SM-major row `row`, whose device word is lo (device-unwrap.ts). */
+export function deviceTicksOf(map: DeviceClockMap, lo: number, draw: number, row: number): number {
+  return map.rowTicks !== null ? (map.rowTicks[row] as number) : drawTicksOf(map, lo, draw);
 }
 
-/** Device ns since the origin of device-clock low words (the nearest unwrap to each record's draw anchor). */
-export function deviceTimes(map: DeviceClockMap, lo: Uint32Array, draw: Uint32Array, out: Float64Array): Float64Array {
-  for (let i = 0; i < lo.length; i++) out[i] = deviceTimeOf(map, lo[i] as number, draw[i] as number);
+function deviceTimeOf(map: DeviceClockMap, lo: number, draw: number, row: number): number {
+  return (deviceTicksOf(map, lo, draw, row) + map.halfStepTicks) * map.deviceNsPerTick;
+}
+
+/** Device ns since the origin of the device-clock low words of SM-major rows firstRow, firstRow + 1, … */
+export function deviceTimes(map: DeviceClockMap, lo: Uint32Array, draw: Uint32Array, out: Float64Array, firstRow = 0): Float64Array {
+  for (let i = 0; i < lo.length; i++) out[i] = deviceTimeOf(map, lo[i] as number, draw[i] as number, firstRow + i);
   return out;
 }
 
@@ -143,7 +148,7 @@ export interface MeasuredSlice {
 export function measureSlice(rows: ClockRows, map: DeviceClockMap, slice: RowSlice, nsPerCycle: number, whole: boolean): MeasuredSlice {
   const { words, x, y } = rows;
   const first = (rows.groups.offsets[slice.g] as number) * RECORD_WORDS;
-  const y0 = deviceTimeOf(map, words[first + RecordWord.DEVICE_CLOCK] as number, words[first + RecordWord.DRAW_ID] as number);
+  const y0 = deviceTimeOf(map, words[first + RecordWord.DEVICE_CLOCK] as number, words[first + RecordWord.DRAW_ID] as number, first / RECORD_WORDS);
   const lo0 = words[first + RecordWord.CLOCK_END] as number;
   const cyclesPerNs = 1 / nsPerCycle;
   const blocks = Math.ceil((slice.end - slice.begin) / SLICE_BLOCK);
@@ -163,7 +168,7 @@ export function measureSlice(rows: ClockRows, map: DeviceClockMap, slice: RowSli
     let lo = Infinity;
     let hi = -Infinity;
     for (let i = begin, w = begin * RECORD_WORDS; i < end; i++, w += RECORD_WORDS) {
-      const t = deviceTimeOf(map, words[w + RecordWord.DEVICE_CLOCK] as number, words[w + RecordWord.DRAW_ID] as number);
+      const t = deviceTimeOf(map, words[w + RecordWord.DEVICE_CLOCK] as number, words[w + RecordWord.DRAW_ID] as number, i);
       y[i] = t;
       const v = t - y0;
       const start = unwrapRow(words, x, i, Math.round(cyclesPerNs * v), lo0);

@@ -7,6 +7,7 @@
 import { calibrateGrouped, deviceClockMap, type CalibratedTimes, type ClockMode } from './calibrate.js';
 import { withDrawBounds } from './calibration-record.js';
 import { binnedStagesOf, drawBoundsToleranceNs, drawCheckOf, newTally, tallyWarp } from './draw-bounds.js';
+import { drawClockAnchors, needsOrderedUnwrap, rowDeviceTicks, type DrawClockAnchors } from './device-unwrap.js';
 import { perSmFitPhases } from './per-sm-fit.js';
 import { runPhases, type ChunkReport, type PhaseProgram } from './phase-worker.js';
 import { mergeTasks } from './row-sort.js';
@@ -51,9 +52,8 @@ export interface ParsedWtraw {
   /** The records as u32 words (a view when aligned, else a copy). */
   readonly words: Uint32Array;
   readonly limits: RecordLimits;
-  /** Device ticks per draw anchor (see GroupedClocks). */
-  readonly drawAnchorRelTicks: Float64Array;
-  readonly drawAnchorLo: Uint32Array;
+  /** Where each draw's device-clock words are unwrapped (device-unwrap.ts). */
+  readonly anchors: DrawClockAnchors;
   /** Draw timestamps, ns since the origin before the shift (null: not written). */
   readonly gpuBegin: readonly (number | null)[];
   readonly gpuEnd: readonly (number | null)[];
@@ -110,21 +110,14 @@ export function parseWtraw(bytes: Uint8Array): ParsedWtraw {
   // The same instants in device-clock ticks (identical when both clocks count ns, as on NVIDIA).
   const toDeviceTicks = (t: bigint): bigint => scaleTicks(t, period, nsPerTick);
   const originDevice = origin === null ? null : toDeviceTicks(origin);
-  const drawAnchorRelTicks = new Float64Array(drawCount);
-  const drawAnchorLo = new Uint32Array(drawCount).fill(originDevice === null ? firstDeviceLo : Number(originDevice & 0xffffffffn));
-  tsBegin.forEach((t, d) => {
-    if (t === null || originDevice === null) return;
-    const anchor = toDeviceTicks(t);
-    drawAnchorRelTicks[d] = Number(anchor - originDevice);
-    drawAnchorLo[d] = Number(anchor & 0xffffffffn);
-  });
+  const deviceTicksOf = (t: bigint | null) => (t === null ? null : toDeviceTicks(t));
+  const anchors = drawClockAnchors(tsBegin.map(deviceTicksOf), tsEnd.map(deviceTicksOf), originDevice, firstDeviceLo);
   return {
     layout,
     meta,
     words,
     limits: { drawCount, smCount: device.smCount, warpsPerSm: device.warpsPerSm, subgroupSize: device.subgroupSize },
-    drawAnchorRelTicks,
-    drawAnchorLo,
+    anchors,
     gpuBegin: tsBegin.map((t, d) => (t === null ? null : relativeNs(t, `timestamps[${d}]`))),
     gpuEnd: tsEnd.map((t, d) => (t === null ? null : relativeNs(t, `timestamps[${d}]`))),
     originDevice,
@@ -162,6 +155,7 @@ export function wtrawHeader(parsed: ParsedWtraw, times: CalibrationResult, shift
     region: d.region,
     params: d.params,
     target: d.target,
+    untraced: d.untraced,
   }));
   const { originDevice } = parsed;
   const nsPerTick = meta.deviceClockNsPerTick;
@@ -248,9 +242,12 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
   const records = smMajorRecords(parts, groups, clockFlags, out, limits.subgroupSize > 32);
   const mode = clockModeOf(records.clockFlags);
   const n = records.count;
+  // A capture longer than the device clock's low word reaches is unwrapped in file order (device-unwrap.ts).
+  const deviceWord = mode === 'per-sm-fit' ? RecordWord.DEVICE_CLOCK : RecordWord.CLOCK_END;
+  const inOrder = mode !== 'sm-clock-rebased' && needsOrderedUnwrap(parsed.anchors);
   const clocks = {
-    drawAnchorRelTicks: parsed.drawAnchorRelTicks,
-    drawAnchorLo: parsed.drawAnchorLo,
+    ...parsed.anchors,
+    rowTicks: inOrder ? rowDeviceTicks(words, count, groups, parsed.anchors, deviceWord, allocate.f64(n)) : null,
     deviceNsPerTick: parsed.meta.deviceClockNsPerTick,
     smClockRateHz: parsed.meta.smClockRateHz,
   };

@@ -19,7 +19,8 @@ fitted on disjoint samples, the SM clock rate weighted by warps, and warps
 outside their draw's GPU timestamps (files written before these were measured
 say "unknown"; their draw check is made on reading). Captures made by the
 Vulkan layer also list their labelled regions (the top-level ones), each
-draw's call and region, and the work the layer could not trace. FILE may be
+draw's call and region, and the work the layer could not trace, with the
+draws that ran untraced and why. FILE may be
 .wtrace, .wtraw or JSON.
 
 Options:
@@ -95,7 +96,7 @@ function formatInfo(path: string, size: number, kind: string, trace: Trace, s: T
         dr.label,
         dr.kind,
         ...(withCalls ? [dr.call ?? '-', dr.region ?? '-'] : []),
-        dr.warps,
+        dr.untraced !== undefined ? `${dr.warps} (untraced)` : dr.warps,
         dr.stages.join(' '),
         dr.firstStartNs === null ? '-' : `${formatNs(dr.firstStartNs)} – ${formatNs(dr.lastEndNs!)}`,
         dr.gpuBeginNs === null ? '-' : `${formatNs(dr.gpuBeginNs)} – ${formatNs(dr.gpuEndNs!)}`,
@@ -132,6 +133,13 @@ function layerLines(trace: Trace): [string, string][] {
     // Notes miss no warp (what the layer changed below the app, what it could not learn): told apart from skipped work.
     for (const item of layer.notes.slice(0, LISTED)) lines.push(['', `Note: ${item.what} (${item.why})`]);
     if (layer.notes.length > LISTED) lines.push(['', `Note: … ${layer.notes.length - LISTED} more`]);
+  }
+  // Draws that ran untraced are draws of the trace without warps: each named with why.
+  const untraced = trace.draws.filter((d) => d.untraced !== null);
+  if (untraced.length > 0) {
+    lines.push(['untraced', `${untraced.length.toLocaleString('en-US')} of ${trace.draws.length.toLocaleString('en-US')} draws ran untraced (no warps; call, counts and timestamps kept)`]);
+    for (const d of untraced.slice(0, LISTED)) lines.push(['', `#${d.index} ${d.label}: ${d.untraced}`]);
+    if (untraced.length > LISTED) lines.push(['', `… ${untraced.length - LISTED} more`]);
   }
   return lines;
 }

@@ -223,14 +223,13 @@ test('timestamps moved into the device clock base by an imprecise clock check: t
   );
 });
 
-test('llvmpipe runs the vertex pipeline when it bins a draw, before the draw\'s begin timestamp: only those stages may precede it', () => {
+test('llvmpipe writes a begin timestamp after work of its draw (binned vertex stages, other tiles, a dispatch run at once): any stage may precede it there, nowhere else', () => {
   // Draw 0: vertex warps at 100-150 µs, its timestamps written at 290-295 µs (when the rasterizer reached them); draw 1: fragment warps.
   const phases: Phase[] = [
     { sms: GRAPHICS_SMS, fromNs: 100_000, toNs: 150_000, warpsPerSm: 400, meanNs: 300, stage: 0 },
     { sms: GRAPHICS_SMS, fromNs: 300_000, toNs: 600_000, warpsPerSm: 3000, meanNs: 300, stage: 4 },
   ];
-  const truth = phasedTrace(phases);
-  const late = (fragmentsLate: boolean): Trace => ({
+  const late = (fragmentsLate: boolean, truth = phasedTrace(phases)): Trace => ({
     ...truth,
     // Fragment warps late: every begin timestamp of draws 0..1 after the first fragment warps (the bound is the earliest of them).
     draws: truth.draws.map((d) =>
@@ -252,8 +251,15 @@ test('llvmpipe runs the vertex pipeline when it bins a draw, before the draw\'s 
   const llvmpipe = decodeOn(late(false), 'llvmpipe');
   assert.equal(llvmpipe.drawBounds!.outside, 0, JSON.stringify(llvmpipe.drawBounds));
   assert.equal(llvmpipe.alignedAcrossSms, true);
-  // Fragment warps before their draw's begin are still caught there.
+  // Inside a render pass its timestamps are taken when its last tile reaches them: fragment warps in other tiles precede the begin.
   const fragments = decodeOn(late(true), 'llvmpipe');
-  assert.equal(fragments.alignedAcrossSms, false);
-  assert.equal(fragments.drawBounds!.worstDraw, 1);
+  assert.equal(fragments.drawBounds!.outside, 0, JSON.stringify(fragments.drawBounds));
+  assert.equal(fragments.alignedAcrossSms, true);
+  // A dispatch's begin waits for the next flush, while its compute warps run at once: they precede it too.
+  const computeLate = late(true, phasedTrace([phases[0] as Phase, { ...(phases[1] as Phase), stage: 5 }]));
+  assert.equal(decodeOn(computeLate, 'llvmpipe').drawBounds!.outside, 0);
+  // Elsewhere they are caught (beside draw 0's vertex warps, all outside either way).
+  const elsewhere = decodeOn(computeLate, 'NVIDIA');
+  assert.equal(elsewhere.alignedAcrossSms, false);
+  assert.ok(elsewhere.drawBounds!.outside > nvidia.drawBounds!.outside, `${elsewhere.drawBounds!.outside} vs ${nvidia.drawBounds!.outside}`);
 });

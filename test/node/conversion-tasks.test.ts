@@ -97,7 +97,15 @@ function longCapture(seconds: number): { rows: ClockRows; map: DeviceClockMap; t
   const rows: ClockRows = { words, groups: { sm: Uint16Array.of(0), offsets: Uint32Array.of(0, n) }, y: f64(), x: f64(), byX: u32(), xs: f64(), ys: f64(), sliceRows: u32(), sliceKeys: f64() };
   // Device time 0 is the origin; a 1 ns clock (no half-step); the draw's anchor mid-capture (device words unwrap within ±2 s of it).
   const mid = (seconds / 2) * 1e9;
-  const map: DeviceClockMap = { drawAnchorRelTicks: Float64Array.of(mid), drawAnchorLo: Uint32Array.of(mid >>> 0), deviceNsPerTick: 1, halfStepTicks: 0 };
+  const map: DeviceClockMap = {
+    drawAnchorRelTicks: Float64Array.of(mid),
+    drawAnchorLo: Uint32Array.of(mid >>> 0),
+    drawCeilingRelTicks: Float64Array.of(NaN),
+    drawCeilingLo: Uint32Array.of(0),
+    rowTicks: null,
+    deviceNsPerTick: 1,
+    halfStepTicks: 0,
+  };
   return { rows, map, trueX };
 }
 

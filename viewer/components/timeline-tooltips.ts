@@ -20,7 +20,9 @@ export function warpTooltip(trace: Trace, row: number, nearby = 1): string[] {
 
 export function drawTooltip(trace: Trace, layout: DrawLayout, d: number): string[] {
   const info = trace.draws[d]!;
-  const lines = [`draw ${d}: ${info.label} (${info.kind})`, `warps span ${formatNs(layout.spans[2 * d + 1]! - layout.spans[2 * d]!)}`];
+  const span = formatNs(layout.spans[2 * d + 1]! - layout.spans[2 * d]!);
+  // An untraced draw has no warps: its bar is its timestamps, and the reason says why.
+  const lines = [`draw ${d}: ${info.label} (${info.kind})`, info.untraced != null ? `untraced (no warps): ${info.untraced}` : `warps span ${span}`];
   if (info.gpuBeginNs !== null && info.gpuEndNs !== null) lines.push(`GPU timestamps ${formatNs(info.gpuEndNs - info.gpuBeginNs)}`);
   return lines;
 }

@@ -3,7 +3,9 @@
  * thin line under it for its GPU timestamp bounds when it has them. x in ns
  * relative to `originNs`. With regions, their bars fill the top rows (one
  * row per depth); draws in the overflow row are drawn translucent, so where
- * many pile up the row reads as density.
+ * many pile up the row reads as density. A draw that ran untraced (no
+ * warps: its span is its timestamps) is a hollow grey bar, its reason in
+ * the tooltip.
  */
 import type { Trace } from '../../shared-schema/index.js';
 import { packRgba } from './colors.js';
@@ -20,6 +22,8 @@ const TIMESTAMP = packRgba(0xc9cedb, 200);
 const DIMMED = packRgba(0x30343d);
 const OVERFLOW = packRgba(0x8a94aa, 70);
 const REGION_RGB = [0x4b3f72, 0x3d5a55, 0x5a4a3d] as const;
+const UNTRACED_FILL = packRgba(0x8a8f99, 60);
+const UNTRACED_EDGE = packRgba(0x8a8f99, 220);
 
 export interface DrawTrackRequest {
   readonly trace: Trace;
@@ -51,8 +55,16 @@ export function buildDrawTrack(req: DrawTrackRequest, out: InstanceWriter): void
     const info = trace.draws[d]!;
     const shades = KIND_RGB[info.kind] ?? KIND_RGB['draw']!;
     const overflow = layout.row[d] === layout.overflowRow;
+    const bottom = top + rowHeight - 4;
+    if (info.untraced != null && !overflow) {
+      // Hollow: a faint fill between two edges, so it never reads as a traced draw's solid bar.
+      out.push(s, e, top, bottom, d === selectedDraw ? SELECTED : UNTRACED_FILL);
+      out.push(s, e, top, top + 1, UNTRACED_EDGE);
+      out.push(s, e, bottom - 1, bottom, UNTRACED_EDGE);
+      continue;
+    }
     const color = d === selectedDraw ? SELECTED : overflow ? OVERFLOW : selectedDraw >= 0 ? DIMMED : packRgba(shades[d % 2]!);
-    out.push(s, e, top, top + rowHeight - 4, color);
+    out.push(s, e, top, bottom, color);
     if (info.gpuBeginNs !== null && info.gpuEndNs !== null) {
       out.push(info.gpuBeginNs - originNs, info.gpuEndNs - originNs, top + rowHeight - 3, top + rowHeight - 2, TIMESTAMP);
     }

@@ -78,46 +78,56 @@ static bool drawSelected(const CommandState *cs) {
 /**
  * Before a draw or dispatch in the shadow: the twin or the app's pipeline,
  * the app's sets our earlier binds disturbed, the trace set with this draw's
- * slot, and the begin timestamp. Returns the slot, or kNoSlot (untraced).
+ * slot, and the begin timestamp. An untraced draw (its pipeline skipped)
+ * runs the app's pipeline between its timestamps. Returns the slot, or
+ * kNoSlot (no draw of the trace: left out by --draws GLOB, or no slot left).
  */
 static uint32_t beginDraw(CommandState *cs, VkPipelineBindPoint bp, const char *call, wtDrawKind kind, const std::string &params,
                           const std::string &label) {
   DeviceState *device = cs->device;
   BindPointState &b = bindPoint(cs, bp);
   const PipelineInfo *p = b.pipeline;
-  bool traced = p && p->twin && drawSelected(cs);
-  uint32_t slot = traced ? allocateSlot(device) : kNoSlot;
-  if (traced && slot == kNoSlot) cs->untracedWhy = "more draws recorded than the layer's " + std::to_string(device->slotCapacity) + " slots";
-  traced = traced && slot != kNoSlot;
+  // A draw --draws GLOB leaves out is no draw of the trace; any other gets a slot, for its timestamps at least.
+  bool selected = drawSelected(cs);
+  uint32_t slot = selected ? allocateSlot(device) : kNoSlot;
+  if (selected && slot == kNoSlot) cs->untracedWhy = "more draws recorded than the layer's " + std::to_string(device->slotCapacity) + " slots";
+  bool traced = p && p->twin && slot != kNoSlot;
   if (p && b.twinBound != traced) {
     device->cmd.CmdBindPipeline(cs->shadow, bp, traced ? p->twin : b.appPipeline);
     b.twinBound = traced;
   }
   cs->insertedLabel.clear();
+  std::string untraced;
   if (!traced) {
     cs->untracedDraws++;
     if (cs->untracedWhy.empty()) cs->untracedWhy = p ? p->untracedWhy : "no pipeline the layer knows is bound";
-    return kNoSlot;
+    // It runs the app's pipeline between its timestamps: a draw of the trace without warps, marked with why (CONTRACT.md).
+    untraced = p ? "pipeline " + p->name + ": " + p->untracedWhy : "no pipeline the layer knows is bound";
   }
-  if (b.disturbedFrom < p->appSetCount) {
+  // The app's sets our trace-set binds disturbed, replayed where this draw's pipeline reads them (the app's own pipeline: all).
+  if (b.disturbedFrom < (traced ? p->appSetCount : UINT32_MAX)) {
     for (const auto &bind : b.binds)
       device->cmd.CmdBindDescriptorSets(cs->shadow, bp, bind.layout, bind.firstSet, (uint32_t)bind.sets.size(), bind.sets.data(),
                                         (uint32_t)bind.dynamicOffsets.size(), bind.dynamicOffsets.data());
     b.disturbedFrom = UINT32_MAX;
   }
-  VkDescriptorSet set = tracerSet(device->tracer);
-  uint32_t offset = (uint32_t)(slot * tracerDrawStride(device->tracer));
-  device->cmd.CmdBindDescriptorSets(cs->shadow, bp, p->twinLayout, device->traceSet, 1, &set, 1, &offset);
-  // Sets the app bound above this pipeline's own are incompatible with the padded layout: replayed when needed.
-  if (p->appSetCount < b.disturbedFrom) b.disturbedFrom = p->appSetCount;
+  if (slot == kNoSlot) return kNoSlot;
+  if (traced) {
+    VkDescriptorSet set = tracerSet(device->tracer);
+    uint32_t offset = (uint32_t)(slot * tracerDrawStride(device->tracer));
+    device->cmd.CmdBindDescriptorSets(cs->shadow, bp, p->twinLayout, device->traceSet, 1, &set, 1, &offset);
+    // Sets the app bound above this pipeline's own are incompatible with the padded layout: replayed when needed.
+    if (p->appSetCount < b.disturbedFrom) b.disturbedFrom = p->appSetCount;
+  }
   device->cmd.CmdWriteTimestamp(cs->shadow, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, tracerQueries(device->tracer), 1 + 2 * slot);
   RecordedEvent e{RecordedEvent::Draw};
   e.text = call;
   e.slot = slot;
   e.drawKind = kind;
   e.params = params;
-  e.pipeline = p->name;
+  e.pipeline = p ? p->name : std::string();
   e.label = label;
+  e.untraced = std::move(untraced);
   cs->events.push_back(std::move(e));
   cs->slots.push_back(slot);
   return slot;

@@ -67,14 +67,16 @@ static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32
         uint32_t index = (uint32_t)c.draws.size();
         std::string extra = "\"call\": " + jsonString(e.text) + ", \"pipeline\": " + jsonString(e.pipeline) + ", \"region\": " +
                             (c.regionStack.empty() ? std::string("null") : std::to_string(c.regionStack.back())) + ", \"params\": {" +
-                            e.params + "}" + (e.drawKind == WT_KIND_DRAW ? targetJson(area) : std::string());
+                            e.params + "}" + (e.drawKind == WT_KIND_DRAW ? targetJson(area) : std::string()) +
+                            (e.untraced.empty() ? std::string() : ", \"untraced\": " + jsonString(e.untraced));
         std::string label = c.pendingLabel.empty() ? e.label : c.pendingLabel;
         // With a range the trace's draw k is not the frame's draw k: the label keeps the frame's number.
         if (s.drawRange) label = "#" + std::to_string(frameIndex) + " " + label;
         c.draws.push_back({e.slot, label, e.drawKind, extra});
         c.pendingLabel.clear();
         slots.push_back(e.slot);
-        values.push_back(index);
+        // An untraced draw runs the app's pipeline, which reads no draw id: its slot holds the no-draw id all the same.
+        values.push_back(e.untraced.empty() ? index : kNoDrawId);
         break;
       }
       case RecordedEvent::Execute:

@@ -71,6 +71,7 @@ struct RecordedEvent {
   std::string params;       // Draw: JSON members of its counts
   std::string pipeline;     // Draw: pipeline name
   std::string label;        // Draw: its label when no inserted label names it ("vkCmdDraw(36, 1)")
+  std::string untraced;     // Draw: why it runs the app's pipeline untraced ("pipeline 0x…: …"); empty when traced
   uint32_t colorTargets = 0;  // BeginPass
   bool depthTarget = false;   // BeginPass
   VkExtent2D renderArea{};    // BeginPass: its renderArea extent, the target of the draws inside (shared-schema: draws[i].target)

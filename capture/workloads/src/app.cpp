@@ -3,7 +3,7 @@
 //
 // No warptrace at all: no tracer, a device with no tracing features or extensions,
 // pipeline layouts with the workload's own set 0 only (no trace set), the plain shaders,
-// and no warptrace call while recording. Each frame records the same draws and
+// and no warptrace call while recording (--all-sets: every set the device binds, see AppRun). Each frame records the same draws and
 // dispatches, in the same order, as the traced frame of a capture (`Frame` with hooks
 // off): clear the targets (a render pass with no draw), a full barrier, the workload.
 //
@@ -17,6 +17,7 @@
 // as DXVK and vkd3d-proton make theirs. --image FILE writes what the last frame rendered,
 // copied inside that frame's own command buffer (no extra submit), so a traced run's image
 // can be compared with an untraced one's.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -87,7 +88,8 @@ int runApp(const AppRun &run) {
   vkGetPhysicalDeviceProperties(gpu.physical, &props);
   uint32_t submits = 0;
   {
-    Context ctx(gpu, w->params.u("width"), w->params.u("height"), nullptr, w->dataBytes(), run.style);
+    uint32_t setCount = run.allSets ? std::min(props.limits.maxBoundDescriptorSets, 32u) : 1;
+    Context ctx(gpu, w->params.u("width"), w->params.u("height"), nullptr, w->dataBytes(), run.style, setCount);
     Buffer readback;
     if (!run.image.empty()) readback = createBuffer(gpu, 4ull * ctx.width * ctx.height, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true);
     submits++;  // the layout transition

@@ -1,4 +1,5 @@
 // Shared frame resources, pipelines and per-draw hooks of the reference workloads.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -53,7 +54,8 @@ std::string Params::help() const {
 static const VkFormat kColorFormat = VK_FORMAT_R8G8B8A8_UNORM;
 static const VkFormat kDepthFormat = VK_FORMAT_D32_SFLOAT;
 
-Context::Context(Gpu &g, uint32_t frameWidth, uint32_t frameHeight, wtTracer *t, VkDeviceSize dataBytes, PipelineStyle pipelineStyle)
+Context::Context(Gpu &g, uint32_t frameWidth, uint32_t frameHeight, wtTracer *t, VkDeviceSize dataBytes, PipelineStyle pipelineStyle,
+                 uint32_t appSetCount)
     : gpu(g), width(frameWidth), height(frameHeight), style(pipelineStyle), tracer(t) {
   color = createImage(gpu, width, height, kColorFormat, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                       VK_IMAGE_ASPECT_COLOR_BIT);
@@ -109,8 +111,8 @@ Context::Context(Gpu &g, uint32_t frameWidth, uint32_t frameHeight, wtTracer *t,
   w.pBufferInfo = &info;
   vkUpdateDescriptorSets(gpu.device, 1, &w, 0, nullptr);
 
-  // Set 0: the workload's data; sets 1..WT_SET-1 empty; set WT_SET: the trace. No tracer (--app): set 0 alone.
-  std::vector<VkDescriptorSetLayout> sets(tracer ? WT_DEFAULT_SET + 1 : 1, emptyLayout);
+  // Set 0: the workload's data; sets 1..WT_SET-1 empty; set WT_SET: the trace. No tracer (--app): set 0, then appSetCount - 1 empty.
+  std::vector<VkDescriptorSetLayout> sets(tracer ? WT_DEFAULT_SET + 1 : std::max(1u, appSetCount), emptyLayout);
   sets[0] = dataLayout;
   if (tracer) sets[WT_DEFAULT_SET] = wtTracerSetLayout(tracer);
   VkPushConstantRange range{VK_SHADER_STAGE_ALL_GRAPHICS | VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(Knobs)};

@@ -23,6 +23,9 @@ struct AppRun {
   bool vulkan10 = false;
   PipelineStyle style;  // --libraries, --link-time-optimization, --independent-sets, --inline-shaders
   std::string image;    // --image FILE: the last frame's colour target as a binary PPM
+  /* --all-sets: the layout takes every descriptor set the device binds (up to 32), the last one too, where the capture
+     layer puts its trace set: the layer leaves these pipelines untraced (a real reason, for its untraced-draw tests). */
+  bool allSets = false;
 };
 int runApp(const AppRun &run);
 /* The options only --app takes: true when `flag` is one (its value, if any, taken through `value`). */

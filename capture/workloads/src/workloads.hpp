@@ -61,7 +61,9 @@ class Frame;
 /* What a workload records into: shared resources and the per-draw hooks. */
 class Context {
  public:
-  Context(Gpu &gpu, uint32_t width, uint32_t height, wtTracer *tracer, VkDeviceSize dataBytes, PipelineStyle style = {});
+  /* appSetCount: descriptor sets in an untraced app's layout (set 0 the data, the rest empty; --app --all-sets). */
+  Context(Gpu &gpu, uint32_t width, uint32_t height, wtTracer *tracer, VkDeviceSize dataBytes, PipelineStyle style = {},
+          uint32_t appSetCount = 1);
   ~Context();
   Gpu &gpu;
   uint32_t width, height;
