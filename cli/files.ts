@@ -4,13 +4,13 @@
  * silently replaces a user's trace. Command-line arguments are paths, never
  * URLs: `#`, `?`, spaces and any Unicode are just characters of a name.
  */
-import { closeSync, fsyncSync, lstatSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { TraceFormatError, decodeTrace, type Trace } from '../shared-schema/index.js';
 import { readShared } from '../shared-schema/node/convert-pool.js';
 import { checkFileDeclaredSize } from '../shared-schema/node/declared-size.js';
 import { InputError } from './command.js';
-import { canonicalPath } from './paths.js';
+import { canonicalPath, lstatOrNull, statOrNull } from './paths.js';
 import { removeOnSignal } from './signals.js';
 
 export { checkOutputs, samePath, type Output } from './paths.js';
@@ -159,21 +159,7 @@ function closeQuietly(fd: number): void {
   }
 }
 
-function statOrNull(path: string): Stats | null {
-  try {
-    return statSync(path);
-  } catch {
-    return null;
-  }
-}
 
-function lstatOrNull(path: string): Stats | null {
-  try {
-    return lstatSync(path);
-  } catch {
-    return null;
-  }
-}
 
 function errorCode(error: unknown): string | undefined {
   return error instanceof Error && 'code' in error ? String((error as NodeJS.ErrnoException).code) : undefined;

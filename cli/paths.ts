@@ -100,7 +100,8 @@ function outputStat(path: string): Stats | null {
   }
 }
 
-function statOrNull(path: string): Stats | null {
+/** The file's stat through its links, or null when there is none. */
+export function statOrNull(path: string): Stats | null {
   try {
     return statSync(path);
   } catch {
@@ -108,7 +109,8 @@ function statOrNull(path: string): Stats | null {
   }
 }
 
-function lstatOrNull(path: string): Stats | null {
+/** The path's own stat (a link itself, not its target), or null when there is none. */
+export function lstatOrNull(path: string): Stats | null {
   try {
     return lstatSync(path);
   } catch {

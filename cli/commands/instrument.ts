@@ -1,7 +1,8 @@
-import { existsSync, lstatSync, mkdirSync, readlinkSync, statSync, type Stats } from 'node:fs';
+import { existsSync, mkdirSync, readlinkSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { InputError, UsageError, oneLine, parseCommandArgs, type Command } from '../command.js';
 import { checkOutputs, readInputFile, systemMessage, writeFileAtomic } from '../files.js';
+import { lstatOrNull } from '../paths.js';
 import { SpirvFormatError } from '../../instrument/model/binary.js';
 import { FlagError, INSTRUMENT_ARG_OPTIONS, INSTRUMENT_FLAGS_HELP, optionsFromFlags } from '../../instrument/cli-options.js';
 import { InstrumentError } from '../../instrument/errors.js';
@@ -132,10 +133,3 @@ function outputPaths(inputs: readonly string[], output: string): string[] {
   return paths;
 }
 
-function lstatOrNull(path: string): Stats | null {
-  try {
-    return lstatSync(path);
-  } catch {
-    return null;
-  }
-}

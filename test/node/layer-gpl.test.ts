@@ -9,15 +9,11 @@
 // Set WARPTRACE_SKIP_GPU_TESTS=1 to skip on a machine without Vulkan.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { STAGES, decodeWtraw, type Trace } from '../../shared-schema/index.js';
-import { probeDevice } from '../../capture/capture-run/harness.js';
-import { buildLayer } from '../../capture/capture-run/layer-build.js';
-import { buildNative } from '../../capture/capture-run/native.js';
-import { PLAIN, compileShaderSet } from '../../capture/capture-run/shaders.js';
+import { prepareHarnessApp, runWithLayer, type HarnessApp, type Run } from './harness-app.js';
 import { repoPath } from './paths.js';
 import { signatureDifferences, sortedEntries, warpSignature } from './warp-signature.js';
 
@@ -44,32 +40,16 @@ const VARIANTS: readonly { name: string; flags: readonly string[] }[] = [
   { name: 'complete pipelines with inline shaders', flags: ['--inline-shaders'] },
 ];
 
-let setup: { binary: string; plain: string; layerDir: string } | null = null;
+let setup: HarnessApp | null = null;
 before(async () => {
   if (skip) return;
-  const binary = await buildNative();
-  const device = await probeDevice(binary);
-  setup = { binary, plain: await compileShaderSet(device, PLAIN), layerDir: await buildLayer() };
+  setup = await prepareHarnessApp();
 });
 
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Run {
-  readonly code: number | null;
-  readonly out: string;
-  readonly err: string;
-}
-
 function run(command: string, args: readonly string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    const env = { ...process.env, WARPTRACE_SPIRV_CACHE: join(dir, 'spirv-cache'), WARPTRACE_LAYER_DIR: setup?.layerDir ?? '' };
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: RUN_LIMIT_MS, killSignal: 'SIGKILL' });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
+  return runWithLayer(command, args, { dir, layerDir: setup?.layerDir ?? '', limitMs: RUN_LIMIT_MS });
 }
 
 const describe = (what: string, r: Run) => `${what}: exit ${r.code}\n--- stdout\n${r.out}\n--- stderr\n${r.err.slice(-6000)}`;

@@ -8,19 +8,13 @@
 // machine without Vulkan.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { STAGES, decodeTrace, decodeWtraw } from '../../shared-schema/index.js';
-import { probeDevice } from '../../capture/capture-run/harness.js';
-import { buildLayer } from '../../capture/capture-run/layer-build.js';
-import { buildNative } from '../../capture/capture-run/native.js';
-import { PLAIN, compileShaderSet } from '../../capture/capture-run/shaders.js';
-import { repoPath } from './paths.js';
+import { prepareHarnessApp, warptraceWithLayer, type HarnessApp, type Run } from './harness-app.js';
 
 const skip = process.env['WARPTRACE_SKIP_GPU_TESTS'] === '1';
-const bin = repoPath('bin/warptrace.js');
 const dir = mkdtempSync(join(tmpdir(), 'warptrace-layer-long-draw-'));
 /** Hard limit on the capture: a hang fails the test. */
 const RUN_LIMIT_MS = 240_000;
@@ -29,32 +23,17 @@ const LONG_NS = 2.2e9;
 /** 320 × 320 pixels × 65,535 iterations: about 3-4 s on one thread of the machines tried. */
 const SIDE = 320;
 
-let setup: { binary: string; plain: string; layerDir: string } | null = null;
+let setup: HarnessApp | null = null;
 before(async () => {
   if (skip) return;
-  const binary = await buildNative();
-  const device = await probeDevice(binary);
-  setup = { binary, plain: await compileShaderSet(device, PLAIN), layerDir: await buildLayer() };
+  setup = await prepareHarnessApp();
 });
 
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-function warptrace(args: readonly string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const env = {
-      ...process.env,
-      WARPTRACE_SPIRV_CACHE: join(dir, 'spirv-cache'),
-      WARPTRACE_LAYER_DIR: setup?.layerDir ?? '',
-      // One rasterizer thread: the draw's length does not shrink with the machine's cores.
-      LP_NUM_THREADS: '1',
-    };
-    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: RUN_LIMIT_MS, killSignal: 'SIGKILL' });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
+function warptrace(args: readonly string[]): Promise<Run> {
+  // One rasterizer thread: the draw's length does not shrink with the machine's cores.
+  return warptraceWithLayer(args, { dir, layerDir: setup?.layerDir ?? '', limitMs: RUN_LIMIT_MS, env: { LP_NUM_THREADS: '1' } });
 }
 
 test('a draw of seconds on lavapipe converts: every warp inside its draw, SMs aligned', { skip }, async (t) => {
