@@ -223,7 +223,7 @@ test('timestamps moved into the device clock base by an imprecise clock check: t
   );
 });
 
-test('llvmpipe writes a begin timestamp after work of its draw (binned vertex stages, other tiles, a dispatch run at once): any stage may precede it there, nowhere else', () => {
+test('a draw\'s vertex warps may precede its begin timestamp on every device; on llvmpipe (other tiles, a dispatch run at once) any stage may, elsewhere fragment and compute warps may not', () => {
   // Draw 0: vertex warps at 100-150 µs, its timestamps written at 290-295 µs (when the rasterizer reached them); draw 1: fragment warps.
   const phases: Phase[] = [
     { sms: GRAPHICS_SMS, fromNs: 100_000, toNs: 150_000, warpsPerSm: 400, meanNs: 300, stage: 0 },
@@ -243,11 +243,17 @@ test('llvmpipe writes a begin timestamp after work of its draw (binned vertex st
     const metadata = raw.metadata as { device: object };
     return decodeWtraw(encodeWtraw({ ...raw, metadata: { ...metadata, device: { ...metadata.device, driverName } } })).capture.calibration;
   };
-  // Elsewhere a warp that long before its draw's begin means the clocks disagree.
+  // A begin timestamp held back by a dependency that gates only later stages (a semaphore waited at colour output):
+  // the draw's vertex warps run before it on NVIDIA too (H200, SaschaWillems' examples), so they are checked against
+  // the capture start (and their draw's end).
   const nvidia = decodeOn(late(false), 'NVIDIA');
-  assert.equal(nvidia.alignedAcrossSms, false);
-  assert.equal(nvidia.drawBounds!.worstDraw, 0);
-  // On llvmpipe the vertex warps are checked against the capture start (and their draw's end): aligned.
+  assert.equal(nvidia.drawBounds!.outside, 0, JSON.stringify(nvidia.drawBounds));
+  assert.equal(nvidia.alignedAcrossSms, true);
+  // Fragment warps that long before their draw's begin mean the clocks disagree there.
+  const fragmentsNvidia = decodeOn(late(true), 'NVIDIA');
+  assert.equal(fragmentsNvidia.alignedAcrossSms, false);
+  assert.ok(fragmentsNvidia.drawBounds!.outside > 0);
+  // On llvmpipe the vertex warps are checked against the capture start too: aligned.
   const llvmpipe = decodeOn(late(false), 'llvmpipe');
   assert.equal(llvmpipe.drawBounds!.outside, 0, JSON.stringify(llvmpipe.drawBounds));
   assert.equal(llvmpipe.alignedAcrossSms, true);
@@ -261,5 +267,5 @@ test('llvmpipe writes a begin timestamp after work of its draw (binned vertex st
   // Elsewhere they are caught (beside draw 0's vertex warps, all outside either way).
   const elsewhere = decodeOn(computeLate, 'NVIDIA');
   assert.equal(elsewhere.alignedAcrossSms, false);
-  assert.ok(elsewhere.drawBounds!.outside > nvidia.drawBounds!.outside, `${elsewhere.drawBounds!.outside} vs ${nvidia.drawBounds!.outside}`);
+  assert.ok(elsewhere.drawBounds!.outside > 0, JSON.stringify(elsewhere.drawBounds));
 });
