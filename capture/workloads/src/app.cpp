@@ -27,7 +27,10 @@
 const char *const kAppUsage =
     "       --app options: [--libraries [--link-time-optimization] [--independent-sets]]\n"
     "                     (graphics pipelines from VK_EXT_graphics_pipeline_library parts, linked)\n"
-    "                     [--inline-shaders] (SPIR-V chained to each stage, no shader module) [--image FILE.ppm]\n";
+    "                     [--inline-shaders] (SPIR-V chained to each stage, no shader module) [--image FILE.ppm]\n"
+    "                     [--vulkan-1.0] (a Vulkan 1.0 instance without VK_KHR_get_physical_device_properties2,\n"
+    "                     render passes, shaders compiled for Vulkan 1.0)\n"
+    "                     [--all-sets] (its layout takes every descriptor set the device binds, the capture layer's too)\n";
 
 bool parseAppOption(AppRun &run, const std::string &flag, const std::function<const char *()> &value) {
   if (flag == "--libraries") run.style.libraries = true;
@@ -35,6 +38,8 @@ bool parseAppOption(AppRun &run, const std::string &flag, const std::function<co
   else if (flag == "--independent-sets") run.style.independentSets = true;
   else if (flag == "--inline-shaders") run.style.inlineShaders = true;
   else if (flag == "--image") run.image = value();
+  else if (flag == "--vulkan-1.0") run.vulkan10 = true;
+  else if (flag == "--all-sets") run.allSets = true;
   else return false;
   return true;
 }

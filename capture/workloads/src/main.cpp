@@ -40,8 +40,6 @@ struct Options {
   int64_t skipDraw = -1;
   int device = -1;
   bool clearInFrame = false;
-  bool vulkan10 = false;
-  bool allSets = false;
   AppRun app;  // --app's own options
 };
 
@@ -57,10 +55,7 @@ const char *kUsage =
     "                     [--variant-no-timestamps NAME=DIR]... [--rounds N] [--param KEY=VALUE]... [--json FILE]\n"
     "                     [--stats FILE] (compiler statistics of every pipeline, e.g. registers)\n"
     "       wt-capture-vk --app --workload NAME --plain-shaders DIR [--frames N] [--param KEY=VALUE]... [--device N]\n"
-    "                     [--vulkan-1.0] [--all-sets] (untraced, like any app: submit 0 sets up, submit 1+i is frame i; for\n"
-    "                     the capture layer; --vulkan-1.0: a Vulkan 1.0 instance without VK_KHR_get_physical_device_properties2,\n"
-    "                     render passes, shaders compiled for Vulkan 1.0; --all-sets: its layout takes every descriptor set the\n"
-    "                     device binds, the capture layer's too)\n";
+    "                     (untraced, like any app: submit 0 sets up, submit 1+i is frame i; for the capture layer)\n";
 
 [[noreturn]] void usage(const char *why) {
   std::fprintf(stderr, "%s%swt-capture-vk: %s\n", kUsage, kAppUsage, why);
@@ -98,8 +93,6 @@ Options parse(int argc, char **argv) {
     else if (a == "--rounds") o.rounds = parseCount(value(), "--rounds");
     else if (a == "--warmup") o.warmup = parseCount(value(), "--warmup");
     else if (a == "--clear-in-frame") o.clearInFrame = true;
-    else if (a == "--vulkan-1.0") o.vulkan10 = true;
-    else if (a == "--all-sets") o.allSets = true;
     else if (a == "--skip-draw") o.skipDraw = parseCount(value(), "--skip-draw");
     else if (a == "--device") o.device = static_cast<int>(parseCount(value(), "--device"));
     else if (parseAppOption(o.app, a, value)) continue;
@@ -393,14 +386,13 @@ int main(int argc, char **argv) {
   if (o.mode == "probe") return probe(o.device);
   if (o.mode == "list") return list();
   if (o.mode == "bench") return bench(o);
-  if (o.vulkan10 && o.mode != "app") usage("--vulkan-1.0 is an --app option");
+  if (o.app.vulkan10 && o.mode != "app") usage("--vulkan-1.0 is an --app option");
   if (o.mode == "app") {
     if (o.workload.empty()) usage("missing --workload NAME (see --list)");
     if (o.plainShaders.empty()) usage("--app needs --plain-shaders DIR (uninstrumented SPIR-V)");
     AppRun run = o.app;
     run.workload = o.workload, run.plainShaders = o.plainShaders, run.params = o.params;
     run.frames = o.frames, run.device = o.device, run.clearInFrame = o.clearInFrame;
-    run.vulkan10 = o.vulkan10, run.allSets = o.allSets;
     return runApp(run);
   }
   return capture(o);
