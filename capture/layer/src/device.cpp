@@ -185,7 +185,11 @@ static void prepareTracing(DeviceState *device, const VkDeviceCreateInfo *appInf
     device->untraceableWhy = "timing only (WARPTRACE_TIME_ONLY)";
     return;
   }
-  device->untraceableWhy = extensionProblem(appInfo);
+  // The CLI's connection first: without it nothing is traced, and saying what the device lacks instead misleads (an
+  // untraced Vulkan 1.0 instance hides the shader clock's features from the layer's queries).
+  device->client.reset(new InstrumentClient(s.socketPath));
+  if (!device->client->connected()) device->untraceableWhy = device->client->error();
+  if (device->untraceableWhy.empty()) device->untraceableWhy = extensionProblem(appInfo);
   device->meshStages = meshStagesEnabled(appInfo);
   if (device->untraceableWhy.empty()) {
     VkShaderStageFlags stages = 0;
@@ -198,8 +202,6 @@ static void prepareTracing(DeviceState *device, const VkDeviceCreateInfo *appInf
   }
   if (device->untraceableWhy.empty() && device->caps.maxBoundDescriptorSets < 2)
     device->untraceableWhy = "maxBoundDescriptorSets leaves no set for the trace buffer";
-  device->client.reset(new InstrumentClient(s.socketPath));
-  if (device->untraceableWhy.empty() && !device->client->connected()) device->untraceableWhy = device->client->error();
   // The validation layer's choice: the last set index (capped at 32), so apps with fewer sets never collide.
   uint32_t sets = device->caps.maxBoundDescriptorSets < 32 ? device->caps.maxBoundDescriptorSets : 32;
   device->traceSet = sets - 1;
