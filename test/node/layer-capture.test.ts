@@ -12,13 +12,14 @@
 // machine without Vulkan.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { STAGES, decodeWtrace, unpackPosition, type Trace } from '../../shared-schema/index.js';
 import { LAYER_NAME, buildLayer } from '../../capture/capture-run/layer-build.js';
 import { repoPath } from './paths.js';
+import { readPpm } from './ppm.js';
+import { ProcessGroups, type GroupRun } from './process-group.js';
 import { VALIDATION_LAYER, validationAsImplicitLayer, validationMessages, validationSettings } from './validation-layer.js';
 
 const skip = process.env['WARPTRACE_SKIP_GPU_TESTS'] === '1';
@@ -28,55 +29,11 @@ const dir = mkdtempSync(join(tmpdir(), 'warptrace-layer-'));
 const RUN_LIMIT_MS = 180_000;
 const FRAME = 10;
 
-interface Run {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly out: string;
-  readonly err: string;
-  readonly ms: number;
-}
+type Run = GroupRun;
 
-const running = new Set<number>();
-
-/**
- * `xvfb-run -a COMMAND...` in a process group of its own, so that a run past
- * RUN_LIMIT_MS is killed with the X server and the app, not just the script.
- */
-function underX(command: readonly string[], env: NodeJS.ProcessEnv): Promise<Run> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn('xvfb-run', ['-a', ...command], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let out = '';
-    let err = '';
-    let timedOut = false;
-    const pid = child.pid;
-    if (pid !== undefined) running.add(pid);
-    const timer = setTimeout(() => {
-      timedOut = true;
-      if (pid !== undefined) killGroup(pid);
-    }, RUN_LIMIT_MS);
-    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(new Error(`cannot run xvfb-run (install xvfb and xauth: scripts/install-system-deps.sh): ${error.message}`));
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      if (pid !== undefined) running.delete(pid);
-      if (timedOut) err += `\n[killed after ${RUN_LIMIT_MS / 1000} s: ${command.join(' ')}]`;
-      resolve({ code, signal, out, err, ms: Date.now() - started });
-    });
-  });
-}
-
-function killGroup(pid: number): void {
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
-}
+const groups = new ProcessGroups(RUN_LIMIT_MS);
+/** `xvfb-run -a COMMAND...`, killed with its X server and app past RUN_LIMIT_MS. */
+const underX = (command: readonly string[], env: NodeJS.ProcessEnv): Promise<Run> => groups.run(command, env, { x: true });
 
 /** `warptrace ARGS` under X, with a private SPIR-V cache so every run instruments afresh. */
 function warptrace(args: readonly string[], extraEnv: Record<string, string> = {}): Promise<Run> {
@@ -86,40 +43,6 @@ function warptrace(args: readonly string[], extraEnv: Record<string, string> = {
 
 function describe(r: Run): string {
   return `exit ${r.code}${r.signal === null ? '' : ` (${r.signal})`} after ${(r.ms / 1000).toFixed(1)} s\n--- stdout\n${r.out}\n--- stderr\n${r.err.slice(-8000)}`;
-}
-
-interface Ppm {
-  readonly width: number;
-  readonly height: number;
-  readonly maxValue: number;
-  readonly pixels: Uint8Array;
-}
-
-/** A binary PPM (P6): header tokens separated by whitespace (and # comments), one whitespace byte, then the pixels. */
-function readPpm(path: string): Ppm {
-  const bytes = new Uint8Array(readFileSync(path));
-  let at = 0;
-  const token = (): string => {
-    for (;;) {
-      while (at < bytes.length && /\s/.test(String.fromCharCode(bytes[at]!))) at++;
-      if (bytes[at] !== 0x23) break;
-      while (at < bytes.length && bytes[at] !== 0x0a) at++;
-    }
-    const start = at;
-    while (at < bytes.length && !/\s/.test(String.fromCharCode(bytes[at]!))) at++;
-    return String.fromCharCode(...bytes.subarray(start, at));
-  };
-  const magic = token();
-  assert.equal(magic, 'P6', `${path}: a binary PPM`);
-  const width = Number(token());
-  const height = Number(token());
-  const maxValue = Number(token());
-  assert.ok(Number.isInteger(width) && width > 0 && Number.isInteger(height) && height > 0, `${path}: size ${width} x ${height}`);
-  assert.ok(maxValue > 0 && maxValue < 256, `${path}: max value ${maxValue} (one byte per channel)`);
-  at++; // the single whitespace byte before the pixels
-  const pixels = bytes.subarray(at);
-  assert.equal(pixels.length, width * height * 3, `${path}: ${width} x ${height} RGB pixels`);
-  return { width, height, maxValue, pixels };
 }
 
 function stageCounts(trace: Trace): Map<string, number> {
@@ -157,7 +80,7 @@ before(async () => {
 });
 
 after(() => {
-  for (const pid of running) killGroup(pid);
+  groups.killAll();
   rmSync(dir, { recursive: true, force: true });
 });
 

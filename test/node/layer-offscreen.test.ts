@@ -7,7 +7,6 @@
 // glslangValidator; WARPTRACE_SKIP_GPU_TESTS=1 skips the GPU tests.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +15,8 @@ import { LAYER_MANIFEST, LAYER_NAME, buildLayer } from '../../capture/capture-ru
 import { addOffscreenEnvironment } from '../../capture/capture-run/offscreen-manifest.js';
 import { buildNative } from '../../capture/capture-run/native.js';
 import { repoPath } from './paths.js';
+import { assertSameImage } from './ppm.js';
+import { ProcessGroups, type GroupRun } from './process-group.js';
 
 const skip = process.env['WARPTRACE_SKIP_GPU_TESTS'] === '1';
 const bin = repoPath('bin/warptrace.js');
@@ -24,48 +25,11 @@ const dir = mkdtempSync(join(tmpdir(), 'warptrace-offscreen-'));
 const RUN_LIMIT_MS = 240_000;
 const FRAME = 10;
 
-interface Run {
-  readonly code: number | null;
-  readonly out: string;
-  readonly err: string;
-}
+type Run = GroupRun;
 
-const running = new Set<number>();
-
+const groups = new ProcessGroups(RUN_LIMIT_MS);
 /** COMMAND in a process group of its own (under `xvfb-run -a` when `x`), killed with its children past RUN_LIMIT_MS. */
-function runGroup(command: readonly string[], env: NodeJS.ProcessEnv, x: boolean): Promise<Run> {
-  const argv = x ? ['xvfb-run', '-a', ...command] : [...command];
-  return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let out = '';
-    let err = '';
-    const pid = child.pid;
-    if (pid !== undefined) running.add(pid);
-    const timer = setTimeout(() => {
-      err += `\n[killed after ${RUN_LIMIT_MS / 1000} s: ${argv.join(' ')}]`;
-      if (pid !== undefined) killGroup(pid);
-    }, RUN_LIMIT_MS);
-    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(new Error(`cannot run ${argv[0]}: ${error.message}`));
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (pid !== undefined) running.delete(pid);
-      resolve({ code, out, err });
-    });
-  });
-}
-
-function killGroup(pid: number): void {
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
-}
+const runGroup = (command: readonly string[], env: NodeJS.ProcessEnv, x: boolean): Promise<Run> => groups.run(command, env, { x });
 
 function describe(r: Run): string {
   return `exit ${r.code}\n--- stdout\n${r.out}\n--- stderr\n${r.err.slice(-6000)}`;
@@ -76,29 +40,6 @@ function untracedEnv(image: string, frame: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, VK_ADD_LAYER_PATH: layerDir, VK_INSTANCE_LAYERS: LAYER_NAME, WARPTRACE_FRAME: String(frame), WARPTRACE_IMAGE: image };
   for (const name of ['WARPTRACE_SOCKET', 'WARPTRACE_OUTPUT', 'WARPTRACE_SUBMITS', 'WARPTRACE_TRIGGER', 'WARPTRACE_OFFSCREEN']) delete env[name];
   return env;
-}
-
-/** A binary PPM's pixels after its header (the layer writes "P6\nW H\n255\n"). */
-function ppm(path: string): { header: string; pixels: Uint8Array } {
-  const bytes = new Uint8Array(readFileSync(path));
-  const text = Buffer.from(bytes.subarray(0, 32)).toString('latin1');
-  const match = /^P6\n(\d+) (\d+)\n255\n/.exec(text);
-  assert.ok(match !== null, `${path}: a binary PPM`);
-  const pixels = bytes.subarray(match[0].length);
-  assert.equal(pixels.length, Number(match[1]) * Number(match[2]) * 3, `${path}: its size`);
-  return { header: match[0], pixels };
-}
-
-function assertSameImage(a: string, b: string, what: string): void {
-  const x = ppm(a);
-  const y = ppm(b);
-  assert.equal(x.header, y.header, `${what}: same size`);
-  let differ = 0;
-  for (let i = 0; i < x.pixels.length; i++) if (x.pixels[i] !== y.pixels[i]) differ++;
-  assert.equal(differ, 0, `${what}: ${differ} of ${x.pixels.length} bytes differ`);
-  let lit = 0;
-  for (let i = 0; i < x.pixels.length; i++) if (x.pixels[i] !== x.pixels[0]) lit++;
-  assert.ok(lit > 0, `${what}: the frame shows something (not one flat colour)`);
 }
 
 function stageCount(trace: Trace, name: string): number {
@@ -118,7 +59,7 @@ before(async () => {
 });
 
 after(() => {
-  for (const pid of running) killGroup(pid);
+  groups.killAll();
   rmSync(dir, { recursive: true, force: true });
 });
 
