@@ -301,9 +301,10 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkQueuePresentKHR(VkQueue queue, const VkPrese
     std::lock_guard<std::mutex> guard(device->captureLock);
     CaptureState &c = device->capture;
     bool captured = device->presents + 1 == c.targetFrame;
-    if (captured && device->traceable && !c.done && c.started && !settings().submitMode) {
-      // The frame's GPU time ends here, before WARPTRACE_IMAGE's copy: that copy waits on the CPU and writes a file,
-      // and a later end timestamp counted it as the frame's (H200, presented frames: 2.4-10 ms against 0.02-0.7 ms).
+    // A frame's GPU time ends at its present, before WARPTRACE_IMAGE's copy: that copy waits on the CPU and writes a
+    // file, and a later end timestamp counted it as the frame's (H200, presented frames: 2.4-10 ms against 0.02-0.7 ms).
+    // The captured frame is timed once its capture started; --submits times its range instead (finishCapture).
+    if (device->traceable && !c.done && (!captured || (c.started && !settings().submitMode))) {
       DeviceScope scope(device);
       frameTimingEnd(device);
     }
@@ -313,10 +314,6 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkQueuePresentKHR(VkQueue queue, const VkPrese
       device->imageWritten = true;
       if (writePresentedImage(device, queue, info, why)) present.waitSemaphoreCount = 0;  // the copy waited for them
       else reportSkipped(device, "WARPTRACE_IMAGE", why);
-    }
-    if (device->traceable && !c.done && !captured) {
-      DeviceScope scope(device);
-      frameTimingEnd(device);
     }
     if (c.warmup && c.started && !captured) {
       // The warm-up frame ends: the captured frame starts over (its prologue clears what the warm-up wrote).
