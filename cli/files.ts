@@ -161,7 +161,8 @@ function closeQuietly(fd: number): void {
 
 
 
-function errorCode(error: unknown): string | undefined {
+/** An fs error's code (ENOSPC, EPIPE...), or undefined for anything else. */
+export function errorCode(error: unknown): string | undefined {
   return error instanceof Error && 'code' in error ? String((error as NodeJS.ErrnoException).code) : undefined;
 }
 

@@ -6,12 +6,12 @@
  */
 import type { Writable } from 'node:stream';
 import { StdoutError, type CliIo } from './command.js';
-import { systemMessage } from './files.js';
+import { errorCode, systemMessage } from './files.js';
 import { exitRemovingTemporaryFiles } from './signals.js';
 
 /** The one line for a failed write to standard output. */
 export function stdoutErrorOf(error: Error): StdoutError {
-  const code = 'code' in error ? String((error as NodeJS.ErrnoException).code) : undefined;
+  const code = errorCode(error);
   const message = code === 'ENOSPC' ? 'no space left on device writing standard output' : `cannot write standard output: ${systemMessage(error)}`;
   return new StdoutError(message, code === 'EPIPE');
 }
