@@ -107,6 +107,9 @@ typedef struct wtTracerInfo {
   uint32_t binding;   /* the shaders' WT_BINDING (0) */
   VkShaderStageFlags stages; /* stages that trace (0: all graphics and compute) */
   const VkAllocationCallbacks *allocator;
+  /* VK_TRUE: the trace and draw-id buffers get device addresses (descriptors in a VK_EXT_descriptor_buffer buffer
+     point at them); the device must have bufferDeviceAddress enabled. */
+  VkBool32 deviceAddress;
 } wtTracerInfo;
 
 typedef enum wtDrawKind { WT_KIND_DRAW = 0, WT_KIND_DISPATCH = 1, WT_KIND_TRACE_RAYS = 2 } wtDrawKind;
@@ -424,6 +427,7 @@ struct wtTracer {
   wtCaps caps;
   uint32_t capacity, maxDraws, binding;
   VkDeviceSize traceBytes, uboStride;
+  VkBufferUsageFlags addressUsage; /* VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT with wtTracerInfo.deviceAddress, else 0 */
   VkBuffer traceBuffer, readbackBuffer, drawIdBuffer;
   VkDeviceMemory traceMemory, readbackMemory, drawIdMemory;
   VkBool32 readbackCoherent;
@@ -479,6 +483,10 @@ static VkResult wtMakeBuffer_(wtTracer *t, VkPhysicalDevice pd, VkDeviceSize siz
   VkMemoryAllocateInfo ai = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   ai.allocationSize = req.size;
   ai.memoryTypeIndex = (uint32_t)type;
+  /* A buffer with a device address needs memory that has one. */
+  VkMemoryAllocateFlagsInfo flags = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+  flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+  if (usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT) ai.pNext = &flags;
   r = vkAllocateMemory(t->device, &ai, t->allocator, memory);
   if (r != VK_SUCCESS) return r;
   return vkBindBufferMemory(t->device, *buffer, *memory, 0);
@@ -500,14 +508,16 @@ static VkResult wtInitTracer_(wtTracer *t, const wtTracerInfo *info) {
   if (!t->labels) return VK_ERROR_OUT_OF_HOST_MEMORY;
   /* The trace buffer lives in device memory: shaders' stores stay on the GPU. */
   WT_TRY_(wtMakeBuffer_(t, info->physicalDevice, t->traceBytes,
-                        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, 0,
+                        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                            t->addressUsage,
+                        0,
                         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &t->traceBuffer, &t->traceMemory, NULL));
   VkMemoryPropertyFlags got = 0;
   WT_TRY_(wtMakeBuffer_(t, info->physicalDevice, t->traceBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
                         VK_MEMORY_PROPERTY_HOST_CACHED_BIT, &t->readbackBuffer, &t->readbackMemory, &got));
   t->readbackCoherent = (got & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
   WT_TRY_(vkMapMemory(t->device, t->readbackMemory, 0, VK_WHOLE_SIZE, 0, &t->readbackMap));
-  WT_TRY_(wtMakeBuffer_(t, info->physicalDevice, t->uboStride * t->maxDraws, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
+  WT_TRY_(wtMakeBuffer_(t, info->physicalDevice, t->uboStride * t->maxDraws, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | t->addressUsage,
                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0, &t->drawIdBuffer,
                         &t->drawIdMemory, NULL));
   /* Entry d holds draw id d: binding at offset d * stride gives a draw its id. */
@@ -580,6 +590,7 @@ VkResult wtCreateTracer(const wtTracerInfo *info, wtTracer **out) {
   t->capacity = info->capacity ? info->capacity : WT_DEFAULT_CAPACITY;
   t->maxDraws = info->maxDraws ? info->maxDraws : WT_DEFAULT_MAX_DRAWS;
   t->binding = info->binding;
+  t->addressUsage = info->deviceAddress ? VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT : 0;
   VkResult r = wtInitTracer_(t, info);
   if (r != VK_SUCCESS) {
     wtDestroyTracer(t);

@@ -10,7 +10,7 @@
  * (`VK_VERSION_1_3`, `VK_EXT_multi_draw`...) that declares it, so the output
  * compiles against older headers too. Commands that need more than forwarding
  * (binds, draws, dispatches, render passes, labels, secondaries) are written by
- * hand in capture/layer/src/commands.cpp and commands_regions.cpp and listed in HAND_WRITTEN.
+ * hand in capture/layer/src/commands.cpp, commands_regions.cpp, commands_rays.cpp and descriptor_buffers.cpp and listed in HAND_WRITTEN.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -43,6 +43,13 @@ export const HAND_WRITTEN = new Set([
   'vkCmdDrawMeshTasksNV',
   'vkCmdDrawMeshTasksIndirectNV',
   'vkCmdDrawMeshTasksIndirectCountNV',
+  'vkCmdBindDescriptorBuffersEXT',
+  'vkCmdSetDescriptorBufferOffsetsEXT',
+  'vkCmdBindDescriptorBufferEmbeddedSamplersEXT',
+  'vkCmdTraceRaysKHR',
+  'vkCmdTraceRaysIndirectKHR',
+  'vkCmdTraceRaysIndirect2KHR',
+  'vkCmdTraceRaysNV',
   'vkCmdBeginRenderPass',
   'vkCmdBeginRenderPass2',
   'vkCmdBeginRenderPass2KHR',

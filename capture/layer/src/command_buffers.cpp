@@ -28,6 +28,8 @@ static void forgetRecording(CommandState *cs) {
   cs->events.clear();
   cs->graphics = BindPointState();
   cs->compute = BindPointState();
+  cs->rayTracing = BindPointState();
+  cs->traceBufferIndex = kTraceBufferUnbound;
   cs->labelStack.clear();
   cs->shadow = VK_NULL_HANDLE;
   cs->generation++;

@@ -12,6 +12,20 @@ uint32_t allocateSlot(DeviceState *device);
 /** A primary command buffer of the layer's from pool, begun for one submit; null on failure. */
 VkCommandBuffer beginLayerCommandBuffer(DeviceState *device, VkCommandPool pool);
 
+/** Records one of the app's descriptor binds (sets, or descriptor-buffer offsets) for replay after our trace-set bind disturbs it. */
+void recordAppBind(BindPointState &b, BindPointState::Bind &&bind);
+
+/**
+ * Before a draw, dispatch or launch in the shadow (commands.cpp): the twin or the app's pipeline, the trace set with
+ * the draw's slot, its begin timestamp; kNoSlot when it is no draw of the trace. endDraw writes its end timestamp.
+ */
+uint32_t beginDraw(CommandState *cs, VkPipelineBindPoint bp, const char *call, wtDrawKind kind, const std::string &params,
+                   const std::string &label);
+void endDraw(CommandState *cs, uint32_t slot);
+
+/** The layer's vkCmdTraceRays* (commands_rays.cpp), or null. */
+PFN_vkVoidFunction findRayLaunchCommand(const char *name);
+
 PipelineInfo *findPipeline(DeviceState *device, VkPipeline pipeline);
 /** Makes a pipeline's twin if it is still a recipe (at its first bind in a shadow); a no-op otherwise. */
 void ensureTwin(DeviceState *device, PipelineInfo *info);

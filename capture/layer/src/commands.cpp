@@ -6,7 +6,9 @@
 #include <cstring>
 
 #include "command_buffers.hpp"
+#include "descriptor_buffers.hpp"
 #include "hooks.hpp"
+#include "shader_objects.hpp"
 #include "tracer_glue.hpp"
 
 namespace wtl {
@@ -14,6 +16,7 @@ namespace wtl {
 #include "generated_commands.inc"
 
 static BindPointState &bindPoint(CommandState *cs, VkPipelineBindPoint bp) {
+  if (bp == VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR) return cs->rayTracing;
   return bp == VK_PIPELINE_BIND_POINT_COMPUTE ? cs->compute : cs->graphics;
 }
 
@@ -29,24 +32,19 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBindPipeline(VkCommandBuffer cb, VkPip
   BindPointState &b = bindPoint(cs, bp);
   PipelineInfo *info = findPipeline(cs->device, pipeline);
   ensureTwin(cs->device, info);  // compiled at its first bind in a shadow, not when the app created it
+  // A pipeline replaces the shader objects bound on its bind point.
+  b.shaderObjects = false;
+  for (int code = 0; code < kTracedStageCount; code++) b.appShaders[code] = VK_NULL_HANDLE, b.shaders[code] = nullptr;
   b.pipeline = info;
   b.appPipeline = pipeline;
   b.twinBound = b.pipeline && b.pipeline->twin;
   cs->device->cmd.CmdBindPipeline(cs->shadow, bp, b.twinBound ? b.pipeline->twin : pipeline);
 }
 
-static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineBindPoint bp, VkPipelineLayout layout,
-                                                             uint32_t firstSet, uint32_t setCount, const VkDescriptorSet *sets,
-                                                             uint32_t dynamicCount, const uint32_t *dynamicOffsets) {
-  CommandState *cs = findCommandState(cb);
-  cs->device->cmd.CmdBindDescriptorSets(cb, bp, layout, firstSet, setCount, sets, dynamicCount, dynamicOffsets);
-  if (!cs->shadow) return;
-  cs->device->cmd.CmdBindDescriptorSets(cs->shadow, bp, layout, firstSet, setCount, sets, dynamicCount, dynamicOffsets);
-  if (bp != VK_PIPELINE_BIND_POINT_GRAPHICS && bp != VK_PIPELINE_BIND_POINT_COMPUTE) return;
-  BindPointState &b = bindPoint(cs, bp);
+void recordAppBind(BindPointState &b, BindPointState::Bind &&bind) {
   int32_t index = (int32_t)b.binds.size();
-  b.binds.push_back({layout, firstSet, std::vector<VkDescriptorSet>(sets, sets + setCount),
-                     std::vector<uint32_t>(dynamicOffsets, dynamicOffsets + dynamicCount)});
+  uint32_t firstSet = bind.firstSet, setCount = bind.setCount;
+  b.binds.push_back(std::move(bind));
   if (b.setBinder.size() < firstSet + setCount) b.setBinder.resize(firstSet + setCount, -1);
   for (uint32_t i = 0; i < setCount; i++) b.setBinder[firstSet + i] = index;
   if (b.binds.size() > 64) {
@@ -63,6 +61,37 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBindDescriptorSets(VkCommandBuffer cb,
     for (int32_t &binder : b.setBinder) binder = binder < 0 ? -1 : remap[binder];
     b.binds = std::move(kept);
   }
+}
+
+/** The app's binds on this bind point again, in order, into the shadow (after our trace-set bind disturbed them). */
+static void replayAppBinds(CommandState *cs, VkPipelineBindPoint bp, const BindPointState &b) {
+  const CommandTable &cmd = cs->device->cmd;
+  for (const auto &bind : b.binds) {
+    if (bind.kind == BindPointState::Bind::Sets)
+      cmd.CmdBindDescriptorSets(cs->shadow, bp, bind.layout, bind.firstSet, bind.setCount, bind.sets.data(), (uint32_t)bind.dynamicOffsets.size(),
+                                bind.dynamicOffsets.data());
+    else if (bind.kind == BindPointState::Bind::BufferOffsets)
+      cmd.CmdSetDescriptorBufferOffsetsEXT(cs->shadow, bp, bind.layout, bind.firstSet, bind.setCount, bind.bufferIndices.data(), bind.offsets.data());
+    else
+      cmd.CmdBindDescriptorBufferEmbeddedSamplersEXT(cs->shadow, bp, bind.layout, bind.firstSet);
+  }
+}
+
+static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineBindPoint bp, VkPipelineLayout layout,
+                                                             uint32_t firstSet, uint32_t setCount, const VkDescriptorSet *sets,
+                                                             uint32_t dynamicCount, const uint32_t *dynamicOffsets) {
+  CommandState *cs = findCommandState(cb);
+  cs->device->cmd.CmdBindDescriptorSets(cb, bp, layout, firstSet, setCount, sets, dynamicCount, dynamicOffsets);
+  if (!cs->shadow) return;
+  cs->device->cmd.CmdBindDescriptorSets(cs->shadow, bp, layout, firstSet, setCount, sets, dynamicCount, dynamicOffsets);
+  if (bp != VK_PIPELINE_BIND_POINT_GRAPHICS && bp != VK_PIPELINE_BIND_POINT_COMPUTE) return;
+  BindPointState::Bind bind;
+  bind.layout = layout;
+  bind.firstSet = firstSet;
+  bind.setCount = setCount;
+  bind.sets.assign(sets, sets + setCount);
+  bind.dynamicOffsets.assign(dynamicOffsets, dynamicOffsets + dynamicCount);
+  recordAppBind(bindPoint(cs, bp), std::move(bind));
 }
 
 /** Whether the draw about to be recorded matches --draws (a glob on the open labels or the inserted label). */
@@ -82,42 +111,60 @@ static bool drawSelected(const CommandState *cs) {
  * runs the app's pipeline between its timestamps. Returns the slot, or
  * kNoSlot (no draw of the trace: left out by --draws GLOB, or no slot left).
  */
-static uint32_t beginDraw(CommandState *cs, VkPipelineBindPoint bp, const char *call, wtDrawKind kind, const std::string &params,
+uint32_t beginDraw(CommandState *cs, VkPipelineBindPoint bp, const char *call, wtDrawKind kind, const std::string &params,
                           const std::string &label) {
   DeviceState *device = cs->device;
   BindPointState &b = bindPoint(cs, bp);
+  // What draws: the bound pipeline and its twin, or the bound shader objects and theirs (VK_EXT_shader_object).
   const PipelineInfo *p = b.pipeline;
+  BoundShaders shaders;
+  if (b.shaderObjects) shaders = boundShaders(device, b);
+  bool known = b.shaderObjects ? shaders.any : p != nullptr;
+  bool hasTwin = b.shaderObjects ? shaders.allTwins : p && p->twin;
+  uint32_t appSetCount = b.shaderObjects ? shaders.appSetCount : p ? p->appSetCount : 0;
+  VkPipelineLayout twinLayout = b.shaderObjects ? shaders.twinLayout : p ? p->twinLayout : VK_NULL_HANDLE;
+  std::string name = b.shaderObjects ? shaders.name : p ? p->name : std::string();
+  std::string untracedWhy = b.shaderObjects ? shaders.untracedWhy : p ? p->untracedWhy : std::string();
+  bool descriptorBuffer = b.shaderObjects ? shaders.descriptorBuffer : p && p->descriptorBuffer;
+  std::string noRoom = descriptorBuffer && hasTwin ? traceBufferProblem(cs) : std::string();
+  if (!noRoom.empty()) hasTwin = false, untracedWhy = noRoom;
   // A draw --draws GLOB leaves out is no draw of the trace; any other gets a slot, for its timestamps at least.
   bool selected = drawSelected(cs);
   uint32_t slot = selected ? allocateSlot(device) : kNoSlot;
   if (selected && slot == kNoSlot) cs->untracedWhy = "more draws recorded than the layer's " + std::to_string(device->slotCapacity) + " slots";
-  bool traced = p && p->twin && slot != kNoSlot;
-  if (p && b.twinBound != traced) {
-    device->cmd.CmdBindPipeline(cs->shadow, bp, traced ? p->twin : b.appPipeline);
+  // Ray-tracing launches keep their place in the frame, untraced: their pipelines get no twins yet.
+  const char *nothingKnown = bp == VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR ? "ray-tracing pipelines are not traced by the layer yet"
+                                                                             : "no pipeline the layer knows is bound";
+  bool traced = known && hasTwin && slot != kNoSlot;
+  if (known && b.twinBound != traced) {
+    if (b.shaderObjects) bindShadersInShadow(cs, b, traced);
+    else device->cmd.CmdBindPipeline(cs->shadow, bp, traced ? p->twin : b.appPipeline);
     b.twinBound = traced;
   }
   cs->insertedLabel.clear();
   std::string untraced;
   if (!traced) {
     cs->untracedDraws++;
-    if (cs->untracedWhy.empty()) cs->untracedWhy = p ? p->untracedWhy : "no pipeline the layer knows is bound";
+    if (cs->untracedWhy.empty()) cs->untracedWhy = known ? untracedWhy : nothingKnown;
     // It runs the app's pipeline between its timestamps: a draw of the trace without warps, marked with why (CONTRACT.md).
-    untraced = p ? "pipeline " + p->name + ": " + p->untracedWhy : "no pipeline the layer knows is bound";
+    untraced = known ? (b.shaderObjects ? name : "pipeline " + name) + ": " + untracedWhy : nothingKnown;
   }
   // The app's sets our trace-set binds disturbed, replayed where this draw's pipeline reads them (the app's own pipeline: all).
-  if (b.disturbedFrom < (traced ? p->appSetCount : UINT32_MAX)) {
-    for (const auto &bind : b.binds)
-      device->cmd.CmdBindDescriptorSets(cs->shadow, bp, bind.layout, bind.firstSet, (uint32_t)bind.sets.size(), bind.sets.data(),
-                                        (uint32_t)bind.dynamicOffsets.size(), bind.dynamicOffsets.data());
+  if (b.disturbedFrom < (traced ? appSetCount : UINT32_MAX)) {
+    replayAppBinds(cs, bp, b);
     b.disturbedFrom = UINT32_MAX;
   }
   if (slot == kNoSlot) return kNoSlot;
   if (traced) {
-    VkDescriptorSet set = tracerSet(device->tracer);
-    uint32_t offset = (uint32_t)(slot * tracerDrawStride(device->tracer));
-    device->cmd.CmdBindDescriptorSets(cs->shadow, bp, p->twinLayout, device->traceSet, 1, &set, 1, &offset);
+    if (descriptorBuffer) {
+      bindTraceDescriptorBuffer(cs, bp, twinLayout, slot);
+    } else {
+      VkDescriptorSet set = tracerSet(device->tracer);
+      uint32_t offset = (uint32_t)(slot * tracerDrawStride(device->tracer));
+      device->cmd.CmdBindDescriptorSets(cs->shadow, bp, twinLayout, device->traceSet, 1, &set, 1, &offset);
+    }
     // Sets the app bound above this pipeline's own are incompatible with the padded layout: replayed when needed.
-    if (p->appSetCount < b.disturbedFrom) b.disturbedFrom = p->appSetCount;
+    if (appSetCount < b.disturbedFrom) b.disturbedFrom = appSetCount;
   }
   device->cmd.CmdWriteTimestamp(cs->shadow, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, tracerQueries(device->tracer), 1 + 2 * slot);
   RecordedEvent e{RecordedEvent::Draw};
@@ -125,7 +172,7 @@ static uint32_t beginDraw(CommandState *cs, VkPipelineBindPoint bp, const char *
   e.slot = slot;
   e.drawKind = kind;
   e.params = params;
-  e.pipeline = p ? p->name : std::string();
+  e.pipeline = name;
   e.label = label;
   e.untraced = std::move(untraced);
   cs->events.push_back(std::move(e));
@@ -133,7 +180,7 @@ static uint32_t beginDraw(CommandState *cs, VkPipelineBindPoint bp, const char *
   return slot;
 }
 
-static void endDraw(CommandState *cs, uint32_t slot) {
+void endDraw(CommandState *cs, uint32_t slot) {
   if (slot == kNoSlot) return;
   cs->device->cmd.CmdWriteTimestamp(cs->shadow, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, tracerQueries(cs->device->tracer), 2 + 2 * slot);
 }
@@ -309,6 +356,8 @@ PFN_vkVoidFunction findCommandHook(const char *name) {
   WTL_HAND_WRITTEN(WTL_FIND)
 #undef WTL_FIND
   if (PFN_vkVoidFunction f = findRegionCommand(name)) return f;
+  if (PFN_vkVoidFunction f = findDescriptorBufferCommand(name)) return f;
+  if (PFN_vkVoidFunction f = findRayLaunchCommand(name)) return f;
   return findGeneratedCommand(name);
 }
 

@@ -8,7 +8,9 @@
 #include "offscreen.hpp"
 #include "frame_timing.hpp"
 #include "hooks.hpp"
+#include "descriptor_buffers.hpp"
 #include "pipeline_twins.hpp"
+#include "shader_objects.hpp"
 #include "stages.hpp"
 #include "tracer_glue.hpp"
 
@@ -28,8 +30,15 @@ void reportSkipped(DeviceState *device, const std::string &what, const std::stri
     device->client->event("{\"event\": \"skipped\", \"what\": " + jsonString(what) + ", \"why\": " + jsonString(why) + "}");
 }
 
+/** Extensions newer than the build's Vulkan header whose commands the layer declares and handles itself. */
+static const char *const kLayerDeclaredExtensions[] = {
+    "VK_EXT_shader_object",  // vk_shader_object.h, shader_objects.cpp
+};
+
 static bool knownExtension(const char *name) {
   for (const char *known : kKnownExtensions)
+    if (!strcmp(known, name)) return true;
+  for (const char *known : kLayerDeclaredExtensions)
     if (!strcmp(known, name)) return true;
   return false;
 }
@@ -153,8 +162,6 @@ static std::string extensionProblem(const VkDeviceCreateInfo *info) {
     const char *name = info->ppEnabledExtensionNames[i];
     if (!knownExtension(name))
       return std::string("the app enables ") + name + ", whose commands this build of the layer does not know (rebuild it against a newer Vulkan header)";
-    // Shader objects replace pipelines: the layer's twins cannot stand in for them, and rebinding a twin would undo them.
-    if (!strcmp(name, "VK_EXT_shader_object")) return "the app enables VK_EXT_shader_object (shader objects are not traced yet)";
   }
   return "";
 }
@@ -205,8 +212,11 @@ static void prepareTracing(DeviceState *device, const VkDeviceCreateInfo *appInf
   // The validation layer's choice: the last set index (capped at 32), so apps with fewer sets never collide.
   uint32_t sets = device->caps.maxBoundDescriptorSets < 32 ? device->caps.maxBoundDescriptorSets : 32;
   device->traceSet = sets - 1;
+  checkDescriptorBuffers(device, appInfo);
   if (device->untraceableWhy.empty()) {
     wtTracerInfo ti{};
+    // Descriptors in the layer's descriptor buffer point at the trace and draw-id buffers by address.
+    ti.deviceAddress = device->descriptorBuffers.enabled && device->descriptorBuffers.why.empty();
     ti.physicalDevice = device->physical;
     ti.device = device->device;
     ti.caps = &device->caps;
@@ -219,6 +229,8 @@ static void prepareTracing(DeviceState *device, const VkDeviceCreateInfo *appInf
     VkResult r = wtCreateTracer(&ti, &device->tracer);
     if (r != VK_SUCCESS) device->untraceableWhy = "cannot create the trace buffer (VkResult " + std::to_string((int)r) + ")";
     else device->emptySetLayout = wtTracerEmptySetLayout(device->tracer);
+    device->slotCapacity = device->tracer ? kSlotCapacity : 0;
+    createDescriptorBufferTracing(device);  // its pipelines are reported with why where it cannot
 
   }
   device->slotCapacity = device->tracer ? kSlotCapacity : 0;
@@ -283,6 +295,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateDevice(VkPhysicalDevice physical, cons
   device->setLoaderData = loaderData ? loaderData->u.pfnSetDeviceLoaderData : nullptr;
   loadDeviceDispatch(device->d, gdpa, *out);
   loadCommandTable(device->cmd, gdpa, *out);
+  loadShaderObjectFunctions(device, gdpa);
   device->untracked.device = device;
   uint32_t families = 0;
   instance->d.GetPhysicalDeviceQueueFamilyProperties(physical, &families, nullptr);
@@ -316,12 +329,18 @@ VKAPI_ATTR void VKAPI_CALL wl_vkDestroyDevice(VkDevice handle, const VkAllocatio
     DeviceScope scope(device);
     for (auto &entry : device->pipelines) destroyTwins(device, *entry.second);
     for (auto &entry : device->layouts)
-      if (entry.second.traced) device->d.DestroyPipelineLayout(handle, entry.second.traced, nullptr);
+      for (VkPipelineLayout padded : {entry.second.traced, entry.second.tracedDescriptorBuffer})
+        if (padded) device->d.DestroyPipelineLayout(handle, padded, nullptr);
+    for (auto &entry : device->shaders) {
+      if (entry.second->twin) device->destroyShader(handle, entry.second->twin, nullptr);
+      if (entry.second->twinLayout) device->d.DestroyPipelineLayout(handle, entry.second->twinLayout, nullptr);
+    }
     for (auto &entry : device->pools)
       if (entry.second.shadowPool) device->d.DestroyCommandPool(handle, entry.second.shadowPool, nullptr);
     if (device->capturePool) device->d.DestroyCommandPool(handle, device->capturePool, nullptr);
     frameTimingRelease(device);
     releaseOffscreenSwapchains(device);
+    destroyDescriptorBufferTracing(device);
     if (device->tracer) wtDestroyTracer(device->tracer);
   }
   device->d.DestroyDevice(handle, allocator);

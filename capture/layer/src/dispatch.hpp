@@ -67,6 +67,7 @@
   X(MapMemory)                       \
   X(UnmapMemory)                     \
   X(InvalidateMappedMemoryRanges)    \
+  X(FlushMappedMemoryRanges)         \
   X(CreateDescriptorPool)            \
   X(DestroyDescriptorPool)           \
   X(AllocateDescriptorSets)          \

@@ -67,7 +67,7 @@ static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32
         uint32_t index = (uint32_t)c.draws.size();
         std::string extra = "\"call\": " + jsonString(e.text) + ", \"pipeline\": " + jsonString(e.pipeline) + ", \"region\": " +
                             (c.regionStack.empty() ? std::string("null") : std::to_string(c.regionStack.back())) + ", \"params\": {" +
-                            e.params + "}" + (e.drawKind == WT_KIND_DRAW ? targetJson(area) : std::string()) +
+                            e.params + "}" + (e.drawKind == WT_KIND_DRAW ? targetJson(area) : e.drawKind == WT_KIND_TRACE_RAYS ? targetJson(e.launch) : std::string()) +
                             (e.untraced.empty() ? std::string() : ", \"untraced\": " + jsonString(e.untraced));
         std::string label = c.pendingLabel.empty() ? e.label : c.pendingLabel;
         // With a range the trace's draw k is not the frame's draw k: the label keeps the frame's number.

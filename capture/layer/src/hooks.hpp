@@ -20,6 +20,8 @@
   X(vkGetSwapchainImagesKHR)         \
   X(vkCreateShaderModule)            \
   X(vkDestroyShaderModule)           \
+  X(vkCreateDescriptorSetLayout)     \
+  X(vkDestroyDescriptorSetLayout)    \
   X(vkCreatePipelineLayout)          \
   X(vkDestroyPipelineLayout)         \
   X(vkCreateGraphicsPipelines)       \
@@ -55,6 +57,9 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkQueuePresentKHR(VkQueue queue, const VkPrese
 VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateShaderModule(VkDevice device, const VkShaderModuleCreateInfo *info,
                                                        const VkAllocationCallbacks *allocator, VkShaderModule *out);
 VKAPI_ATTR void VKAPI_CALL wl_vkDestroyShaderModule(VkDevice device, VkShaderModule module, const VkAllocationCallbacks *allocator);
+VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateDescriptorSetLayout(VkDevice device, const VkDescriptorSetLayoutCreateInfo *info,
+                                                              const VkAllocationCallbacks *allocator, VkDescriptorSetLayout *out);
+VKAPI_ATTR void VKAPI_CALL wl_vkDestroyDescriptorSetLayout(VkDevice device, VkDescriptorSetLayout layout, const VkAllocationCallbacks *allocator);
 VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreatePipelineLayout(VkDevice device, const VkPipelineLayoutCreateInfo *info,
                                                          const VkAllocationCallbacks *allocator, VkPipelineLayout *out);
 VKAPI_ATTR void VKAPI_CALL wl_vkDestroyPipelineLayout(VkDevice device, VkPipelineLayout layout, const VkAllocationCallbacks *allocator);

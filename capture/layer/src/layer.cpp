@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "hooks.hpp"
+#include "shader_objects.hpp"
 #include "offscreen.hpp"
 #include "state.hpp"
 
@@ -200,6 +201,7 @@ static PFN_vkVoidFunction findDeviceHook(const char *pName) {
   WTL_DEVICE_HOOKS(WTL_HOOK)
   if (PFN_vkVoidFunction f = findCommandHook(pName)) return f;
   if (PFN_vkVoidFunction f = findOffscreenDeviceHook(pName)) return f;
+  if (PFN_vkVoidFunction f = findShaderObjectHook(pName)) return f;
   return nullptr;
 }
 

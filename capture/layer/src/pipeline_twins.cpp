@@ -108,12 +108,6 @@ static VkResult createComputeTwin(DeviceState *device, const VkComputePipelineCr
   return device->d.CreateComputePipelines(device->device, VK_NULL_HANDLE, 1, &twin, nullptr, &out->twin);
 }
 
-/** Why pipelines with these flags cannot get a twin, or "". */
-static std::string pipelineProblem(VkPipelineCreateFlags flags) {
-  if (flags & VK_PIPELINE_CREATE_DESCRIPTOR_BUFFER_BIT_EXT) return "it uses descriptor buffers (VK_EXT_descriptor_buffer is not traced yet)";
-  return "";
-}
-
 /** Whether the create info's layout matters: not to a library of interface parts only (vertex input, fragment output). */
 static bool needsLayout(const VkGraphicsPipelineCreateInfo &info) {
   return !(info.flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR) || (ownParts(info) & kShaderParts) || linkedLibraries(info.pNext);
@@ -150,11 +144,15 @@ static void makeTwin(DeviceState *device, const CreateInfo &appInfo, VkPipeline 
   info->bindPoint = bindPoint;
   info->library = (appInfo.flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR) != 0;
   info->name = hexHandle((uint64_t)pipeline);
-  std::string why = pipelineProblem(appInfo.flags);
-  if (why.empty() && needsLayout(appInfo)) {
+  // A pipeline made for descriptor buffers: its twin's layout has descriptor-buffer sets, the trace set in the layer's buffer.
+  info->descriptorBuffer = (appInfo.flags & VK_PIPELINE_CREATE_DESCRIPTOR_BUFFER_BIT_EXT) != 0;
+  std::string why;
+  if (needsLayout(appInfo)) {
     std::lock_guard<std::mutex> guard(device->lock);
     auto it = device->layouts.find(appInfo.layout);
     if (it == device->layouts.end()) why = "its pipeline layout is unknown to the layer";
+    else if (info->descriptorBuffer)
+      info->twinLayout = it->second.tracedDescriptorBuffer, info->appSetCount = it->second.appSetCount, why = it->second.descriptorBufferWhy;
     else info->twinLayout = it->second.traced, info->appSetCount = it->second.appSetCount, why = it->second.untracedWhy;
   }
   if (why.empty()) {

@@ -6,6 +6,7 @@
 
 #include "command_buffers.hpp"
 #include "hooks.hpp"
+#include "descriptor_buffers.hpp"
 #include "pipeline_twins.hpp"
 #include "tracer_glue.hpp"
 
@@ -45,19 +46,27 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreatePipelineLayout(VkDevice handle, const 
                          std::to_string(device->traceSet) + " that the trace buffer needs";
   } else {
     // Made now, while the app's set layouts surely exist: the app may destroy them once its layout is made.
-    // Its own null sets (independent-set layouts of graphics pipeline libraries) stay null.
-    std::vector<VkDescriptorSetLayout> sets(info->pSetLayouts, info->pSetLayouts + info->setLayoutCount);
-    sets.resize(device->traceSet, device->emptySetLayout);
-    sets.push_back(wtTracerSetLayout(device->tracer));
-    VkPipelineLayoutCreateInfo padded = *info;
-    padded.setLayoutCount = (uint32_t)sets.size();
-    padded.pSetLayouts = sets.data();
-    VkResult pr = device->d.CreatePipelineLayout(handle, &padded, nullptr, &layout.traced);
-    if (pr != VK_SUCCESS) {
-      layout.traced = VK_NULL_HANDLE;
-      layout.untracedWhy = "the driver refused its layout with the trace set added (VkResult " + std::to_string((int)pr) +
-                           "; e.g. one dynamic uniform buffer over maxDescriptorSetUniformBuffersDynamic)";
-    }
+    // Its own null sets (independent-set layouts of graphics pipeline libraries) stay null. A layout of
+    // descriptor-buffer sets gets descriptor-buffer padding; one without sets may serve either kind of pipeline.
+    bool descriptorBufferSets = usesDescriptorBuffers(device, info->pSetLayouts, info->setLayoutCount);
+    auto pad = [&](bool descriptorBuffer, VkPipelineLayout &out) {
+      std::vector<VkDescriptorSetLayout> sets = paddedSetLayouts(device, info->pSetLayouts, info->setLayoutCount, descriptorBuffer);
+      VkPipelineLayoutCreateInfo padded = *info;
+      padded.setLayoutCount = (uint32_t)sets.size();
+      padded.pSetLayouts = sets.data();
+      VkResult pr = device->d.CreatePipelineLayout(handle, &padded, nullptr, &out);
+      if (pr == VK_SUCCESS) return std::string();
+      out = VK_NULL_HANDLE;
+      return "the driver refused its layout with the trace set added (VkResult " + std::to_string((int)pr) +
+             "; e.g. one dynamic uniform buffer over maxDescriptorSetUniformBuffersDynamic)";
+    };
+    if (!descriptorBufferSets) layout.untracedWhy = pad(false, layout.traced);
+    else layout.untracedWhy = "its descriptor sets are descriptor-buffer ones, which only descriptor-buffer pipelines use";
+    const DescriptorBufferTracing &db = device->descriptorBuffers;
+    if (!db.enabled) layout.descriptorBufferWhy = "descriptor buffers are not enabled on this device";
+    else if (!db.buffer) layout.descriptorBufferWhy = db.why;
+    else if (descriptorBufferSets || info->setLayoutCount == 0) layout.descriptorBufferWhy = pad(true, layout.tracedDescriptorBuffer);
+    else layout.descriptorBufferWhy = "it uses descriptor buffers with a layout of classic descriptor sets";
   }
   std::lock_guard<std::mutex> guard(device->lock);
   device->layouts[*out] = std::move(layout);
@@ -68,14 +77,16 @@ VKAPI_ATTR void VKAPI_CALL wl_vkDestroyPipelineLayout(VkDevice handle, VkPipelin
   DeviceState *device = findDevice(dispatchKey(handle));
   // Twins still to be made refer to this layout's padded twin: made now, while it exists.
   buildTwinsUsing(device, VK_NULL_HANDLE, layout);
-  VkPipelineLayout traced = VK_NULL_HANDLE;
+  VkPipelineLayout traced = VK_NULL_HANDLE, tracedDescriptorBuffer = VK_NULL_HANDLE;
   {
     std::lock_guard<std::mutex> guard(device->lock);
     auto it = device->layouts.find(layout);
-    if (it != device->layouts.end()) traced = it->second.traced, device->layouts.erase(it);
+    if (it != device->layouts.end())
+      traced = it->second.traced, tracedDescriptorBuffer = it->second.tracedDescriptorBuffer, device->layouts.erase(it);
   }
   // Twins made with it keep working: a pipeline does not need its layout to outlive it.
-  if (traced) forgetTwinLayout(device, traced), device->d.DestroyPipelineLayout(handle, traced, nullptr);
+  for (VkPipelineLayout padded : {traced, tracedDescriptorBuffer})
+    if (padded) forgetTwinLayout(device, padded), device->d.DestroyPipelineLayout(handle, padded, nullptr);
   device->d.DestroyPipelineLayout(handle, layout, allocator);
 }
 

@@ -14,6 +14,13 @@ constexpr VkShaderStageFlagBits kTracedStageBits[kTracedStageCount] = {
     VK_SHADER_STAGE_GEOMETRY_BIT, VK_SHADER_STAGE_FRAGMENT_BIT,             VK_SHADER_STAGE_COMPUTE_BIT,
     VK_SHADER_STAGE_TASK_BIT_EXT, VK_SHADER_STAGE_MESH_BIT_EXT};
 
+/** Stage code (VS 0 .. CS 5, TASK 6, MESH 7) of a graphics, mesh or compute stage, or -1 (ray tracing). */
+inline int stageCode(VkShaderStageFlagBits stage) {
+  for (int i = 0; i < kTracedStageCount; i++)
+    if (stage == kTracedStageBits[i]) return i;  // the NV mesh and task bits equal the EXT ones
+  return -1;
+}
+
 /** Their names in instrument requests (the instrumenter's stage names). */
 constexpr const char *kTracedStageNames[kTracedStageCount] = {"VS", "TCS", "TES", "GS", "FS", "CS", "TASK", "MESH"};
 

@@ -15,6 +15,8 @@
 #include "dispatch.hpp"
 #include "instrument_client.hpp"
 #include "settings.hpp"
+#include "stages.hpp"
+#include "vk_shader_object.h"
 #include "warptrace.h"
 
 namespace wtl {
@@ -39,6 +41,25 @@ struct LayoutInfo {
   uint32_t appSetCount = 0;
   VkPipelineLayout traced = VK_NULL_HANDLE;
   std::string untracedWhy;
+  /** For pipelines made with VK_PIPELINE_CREATE_DESCRIPTOR_BUFFER_BIT_EXT: padded with descriptor-buffer set layouts. */
+  VkPipelineLayout tracedDescriptorBuffer = VK_NULL_HANDLE;
+  std::string descriptorBufferWhy;
+};
+
+/**
+ * Draws whose pipelines use descriptor buffers (VK_EXT_descriptor_buffer) find the trace set in a descriptor
+ * buffer of the layer's, bound after the app's, one trace set per draw slot (descriptor_buffers.cpp).
+ */
+struct DescriptorBufferTracing {
+  bool enabled = false;  // the app enabled the descriptorBuffer feature
+  std::string why;       // enabled, and its draws cannot be traced: why
+  VkDescriptorSetLayout traceLayout = VK_NULL_HANDLE, emptyLayout = VK_NULL_HANDLE;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  VkDeviceAddress address = 0;
+  VkDeviceSize setStride = 0;  // one slot's trace set, aligned to descriptorBufferOffsetAlignment
+  uint32_t maxBindings = 0, maxResourceBindings = 0;
+  std::unordered_set<VkDescriptorSetLayout> appLayouts;  // the app's set layouts made for descriptor buffers (device->lock)
 };
 
 class PipelineRecipe;
@@ -49,6 +70,7 @@ struct PipelineInfo {
   VkPipeline twin = VK_NULL_HANDLE;
   VkPipelineLayout twinLayout = VK_NULL_HANDLE;
   uint32_t appSetCount = 0;
+  bool descriptorBuffer = false;  // made with VK_PIPELINE_CREATE_DESCRIPTOR_BUFFER_BIT_EXT: twinLayout has descriptor-buffer sets
   std::string name;  // debug name, else the handle in hex
   std::string untracedWhy;
   /**
@@ -60,6 +82,21 @@ struct PipelineInfo {
   bool instrumented = false;  // its twin has an instrumented stage (a library's may have none: it is made for its layout)
   /** Until the twin is made (ensureTwin): what it is made from. Null once made, or when made at creation. */
   std::shared_ptr<PipelineRecipe> recipe;
+};
+
+/**
+ * A shader object (VK_EXT_shader_object) and its instrumented twin: made with the app's
+ * create info when the app creates it, its set layouts padded to the trace set
+ * (shader_objects.cpp). The app's shader is never changed.
+ */
+struct ShaderInfo {
+  VkShaderStageFlagBits stage = VK_SHADER_STAGE_VERTEX_BIT;
+  VkShaderEXT twin = VK_NULL_HANDLE;
+  /** The twin's padded set layouts and the app's push-constant ranges, for binding the trace set. */
+  VkPipelineLayout twinLayout = VK_NULL_HANDLE;
+  uint32_t appSetCount = 0;
+  bool descriptorBuffer = false;  // its set layouts are descriptor-buffer ones (and so are the twin's)
+  std::string untracedWhy;  // no twin: why
 };
 
 /** One thing a recorded command buffer did that the frame's draw list needs, in recording order. */
@@ -75,6 +112,7 @@ struct RecordedEvent {
   uint32_t colorTargets = 0;  // BeginPass
   bool depthTarget = false;   // BeginPass
   VkExtent2D renderArea{};    // BeginPass: its renderArea extent, the target of the draws inside (shared-schema: draws[i].target)
+  VkExtent2D launch{};        // Draw of a ray-tracing launch with a known size: width x height, its target
   struct CommandState *secondary = nullptr;  // Execute
   uint64_t secondaryGeneration = 0;          // Execute: the recording it saw
 };
@@ -84,12 +122,21 @@ struct BindPointState {
   const PipelineInfo *pipeline = nullptr;  // the app's pipeline, as recorded
   VkPipeline appPipeline = VK_NULL_HANDLE;
   bool twinBound = false;                  // the shadow has the twin bound, not the app's pipeline
+  /** vkCmdBindDescriptorSets, or for descriptor buffers vkCmdSetDescriptorBufferOffsetsEXT / vkCmdBindDescriptorBufferEmbeddedSamplersEXT. */
   struct Bind {
-    VkPipelineLayout layout;
-    uint32_t firstSet;
+    enum Kind : uint8_t { Sets, BufferOffsets, EmbeddedSamplers } kind = Sets;
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    uint32_t firstSet = 0;
+    uint32_t setCount = 0;
     std::vector<VkDescriptorSet> sets;
     std::vector<uint32_t> dynamicOffsets;
+    std::vector<uint32_t> bufferIndices;  // BufferOffsets
+    std::vector<VkDeviceSize> offsets;    // BufferOffsets
   };
+  /** The app bound shader objects here since its last pipeline (VK_EXT_shader_object): they, not `pipeline`, draw. */
+  bool shaderObjects = false;
+  VkShaderEXT appShaders[kTracedStageCount] = {};       // by stage code; null: none bound
+  const ShaderInfo *shaders[kTracedStageCount] = {};    // the layer's record of each, or null
   std::vector<Bind> binds;          // calls that still bind at least one set, in order
   std::vector<int32_t> setBinder;   // set index -> index into binds, or -1
   uint32_t disturbedFrom = UINT32_MAX;  // sets at or above this index were disturbed by our bind
@@ -109,12 +156,15 @@ struct CommandState {
   uint32_t recordings = 0;  // times the app began it
   std::vector<RecordedEvent> events;
   std::vector<uint32_t> slots;  // slots this recording holds
-  BindPointState graphics, compute;
+  BindPointState graphics, compute, rayTracing;
   std::vector<std::string> labelStack;  // this buffer's open labels, for --draws globs
   std::string insertedLabel;            // the last inserted label since the previous draw
   uint32_t untracedDraws = 0;
   std::string untracedWhy;  // the last reason a draw was not traced
+  /** The shadow's binding index of the layer's descriptor buffer (after the app's); kTraceBufferUnbound, kTraceBufferNoRoom. */
+  uint32_t traceBufferIndex = UINT32_MAX;
 };
+constexpr uint32_t kTraceBufferUnbound = UINT32_MAX, kTraceBufferNoRoom = UINT32_MAX - 1;
 
 /** A command pool of the app and the layer's pool for its shadows (same family and flags). */
 struct PoolState {
@@ -193,6 +243,7 @@ struct DeviceState {
   VkShaderStageFlags meshStages = 0;  // task/mesh stage bits the app enabled (features); their pipelines are traced
   wtTracer *tracer = nullptr;
   VkDescriptorSetLayout emptySetLayout = VK_NULL_HANDLE;
+  DescriptorBufferTracing descriptorBuffers;
   uint32_t slotCapacity = 0;
   std::vector<std::string> skipped;  // "what: why", reported in the trace
   /** What the layer changed or could not learn, with nothing left untraced (what, why): the trace's layer.notes. */
@@ -209,6 +260,11 @@ struct DeviceState {
   std::unordered_map<VkShaderModule, std::shared_ptr<const std::vector<uint32_t>>> modules;
   std::unordered_map<VkPipelineLayout, LayoutInfo> layouts;
   std::unordered_map<VkPipeline, std::unique_ptr<PipelineInfo>> pipelines;
+  std::unordered_map<VkShaderEXT, std::unique_ptr<ShaderInfo>> shaders;
+  /** VK_EXT_shader_object's functions below the layer (its header may be older than the extension: vk_shader_object.h). */
+  PFN_vkCreateShadersEXT createShaders = nullptr;
+  PFN_vkDestroyShaderEXT destroyShader = nullptr;
+  PFN_vkCmdBindShadersEXT cmdBindShaders = nullptr;
   std::unordered_map<uint64_t, std::string> names;
   std::unordered_map<VkQueue, uint32_t> queueFamilies;
   std::unordered_map<VkCommandPool, PoolState> pools;

@@ -94,6 +94,9 @@ VkDescriptorSet tracerSet(const wtTracer *t) { return t->set; }
 VkDeviceSize tracerDrawStride(const wtTracer *t) { return t->uboStride; }
 VkQueryPool tracerQueries(const wtTracer *t) { return t->queries; }
 uint32_t tracerMaxDraws(const wtTracer *t) { return t->maxDraws; }
+VkBuffer tracerTraceBuffer(const wtTracer *t) { return t->traceBuffer; }
+VkDeviceSize tracerTraceBytes(const wtTracer *t) { return t->traceBytes; }
+VkBuffer tracerDrawIdBuffer(const wtTracer *t) { return t->drawIdBuffer; }
 
 bool setDrawIdValues(DeviceState *device, const uint32_t *slots, const uint32_t *values, size_t count) {
   wtTracer *t = device->tracer;
@@ -104,12 +107,12 @@ bool setDrawIdValues(DeviceState *device, const uint32_t *slots, const uint32_t 
   return true;
 }
 
-bool makeHostBuffer(DeviceState *device, VkDeviceSize bytes, HostBuffer &out) {
+bool makeHostBuffer(DeviceState *device, VkDeviceSize bytes, HostBuffer &out, VkBufferUsageFlags usage) {
   // wtMakeBuffer_ needs a tracer only for its device and allocator.
   wtTracer probe{};
   probe.device = device->device;
   VkMemoryPropertyFlags got = 0;
-  if (wtMakeBuffer_(&probe, device->physical, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+  if (wtMakeBuffer_(&probe, device->physical, bytes, usage, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
                     VK_MEMORY_PROPERTY_HOST_CACHED_BIT, &out.buffer, &out.memory, &got) != VK_SUCCESS)
     return false;
   out.coherent = (got & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;

@@ -29,6 +29,9 @@ VkDescriptorSet tracerSet(const wtTracer *t);
 VkDeviceSize tracerDrawStride(const wtTracer *t);
 VkQueryPool tracerQueries(const wtTracer *t);
 uint32_t tracerMaxDraws(const wtTracer *t);
+VkBuffer tracerTraceBuffer(const wtTracer *t);
+VkDeviceSize tracerTraceBytes(const wtTracer *t);
+VkBuffer tracerDrawIdBuffer(const wtTracer *t);
 
 /** A host-visible buffer the layer reads back (a frame's image). */
 struct HostBuffer {
@@ -37,7 +40,7 @@ struct HostBuffer {
   void *map = nullptr;
   bool coherent = false;
 };
-bool makeHostBuffer(DeviceState *device, VkDeviceSize bytes, HostBuffer &out);
+bool makeHostBuffer(DeviceState *device, VkDeviceSize bytes, HostBuffer &out, VkBufferUsageFlags usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT);
 /** Makes the GPU's writes visible to the host (non-coherent memory) after a fence. */
 bool readHostBuffer(DeviceState *device, HostBuffer &buffer);
 void destroyHostBuffer(DeviceState *device, HostBuffer &buffer);

@@ -4,15 +4,7 @@
 
 namespace wtl {
 
-/** Stage code (VS 0 .. CS 5, TASK 6, MESH 7) of a graphics, mesh or compute stage, or -1 (ray tracing). */
-static int stageCode(VkShaderStageFlagBits stage) {
-  for (int i = 0; i < kTracedStageCount; i++)
-    if (stage == kTracedStageBits[i]) return i;  // the NV mesh and task bits equal the EXT ones
-  return -1;
-}
-
-/** Instrumented SPIR-V for one stage from the CLI, or false with why. */
-static bool instrument(DeviceState *device, const std::vector<uint32_t> &code, int stage, const char *entry, std::vector<uint8_t> &out,
+bool instrumentStage(DeviceState *device, const std::vector<uint32_t> &code, int stage, const char *entry, std::vector<uint8_t> &out,
                        std::string &why) {
   const wtCaps &c = device->caps;
   std::string subgroupStages;
@@ -65,7 +57,7 @@ bool twinStages(DeviceState *device, const VkPipelineShaderStageCreateInfo *stag
       return false;
     }
     std::vector<uint8_t> traced;
-    if (!instrument(device, *spirv, code, stage.pName, traced, why)) {
+    if (!instrumentStage(device, *spirv, code, stage.pName, traced, why)) {
       why = std::string(kTracedStageNames[code]) + " shader: " + why;
       return false;
     }

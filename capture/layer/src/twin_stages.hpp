@@ -20,6 +20,10 @@ struct TwinStages {
   ~TwinStages();
 };
 
+/** Instrumented SPIR-V for one stage (its stage code, stages.hpp) from the CLI, or false with why. */
+bool instrumentStage(DeviceState *device, const std::vector<uint32_t> &code, int stage, const char *entry, std::vector<uint8_t> &out,
+                     std::string &why);
+
 /**
  * The twin's stages of those `parts` (a library defines only some): instrumented
  * modules for the traced stages, the app's for the others. False with why when
