@@ -12,13 +12,14 @@ import { wtrawToWtrace, type TraceHeader } from '../../shared-schema/index.js';
 import { InputError, oneLine, type CliIo } from '../../cli/command.js';
 import { readInputFile, writeFileAtomic } from '../../cli/files.js';
 import { InstrumentServer, type ServerStats } from '../layer-server/server.js';
-import type { HelloInfo, LayerEvent } from '../layer-server/requests.js';
+import type { LayerEvent } from '../layer-server/requests.js';
 import { AppProcess, describeExit, type AppExit } from './app-process.js';
 import { describeSelection, layerEnvironment, type CaptureSelection } from './app-environment.js';
 import { buildLayer } from './layer-build.js';
 import { addOffscreenEnvironment } from './offscreen-manifest.js';
 import { timeUntracedSubmits, type Baseline } from './app-baseline.js';
 import { captureSummary, notCapturedMessage, type LayerProgress } from './app-report.js';
+import { DEVICE_GRACE_MS, DeviceWatch, describeRefused, deviceName, type RefusedDevice } from './app-devices.js';
 
 export const DEFAULT_TIMEOUT_SECONDS = 600;
 
@@ -53,6 +54,8 @@ type Outcome =
   | { readonly kind: 'written'; readonly event: Extract<LayerEvent, { event: 'capture-written' }> }
   | { readonly kind: 'failed'; readonly why: string }
   | { readonly kind: 'exited'; readonly exit: AppExit }
+  /** Every device the layer saw is one it cannot trace, and no other came within DEVICE_GRACE_MS (--exit-after only). */
+  | { readonly kind: 'untraceable' }
   | { readonly kind: 'timeout' };
 
 /** Runs the capture; returns the exit status (0 written, 1 no capture or a failed one, 130/143 interrupted). */
@@ -62,23 +65,35 @@ export async function captureApp(options: AppCaptureOptions, io: CliIo): Promise
   // A fresh private folder: the socket's path must be short (sun_path is 108 bytes) and no other user may connect.
   const temp = mkdtempSync(join(tmpdir(), 'warptrace-app-'));
   const rawPath = resolve(options.raw ?? join(temp, 'capture.wtraw'));
-  const progress: LayerProgress = { hellos: [], started: null, frames: null, skipped: [], notes: [] };
   let settle: (outcome: Outcome) => void = () => {};
   const outcome = new Promise<Outcome>((resolvePromise) => (settle = resolvePromise));
   const say = (text: string) => io.err(`warptrace: ${oneLine(text)}`);
+  // No device the layer traces: with --exit-after the capture ends now, as after capture-written; without it the app
+  // goes on (it may still create a device the layer traces), and its exit or the timeout ends the wait, told with the reason.
+  const devices = new DeviceWatch(() => {
+    if (options.exitAfter) settle({ kind: 'untraceable' });
+    else say(`no device the layer can trace after ${DEVICE_GRACE_MS / 1000} s: nothing is captured unless the app creates another device; close the app to finish (--exit-after ends it)`);
+  });
+  const progress: LayerProgress = { hellos: [], started: null, frames: null, skipped: [], notes: [], refused: devices.refused };
+  const refusedLine = (device: RefusedDevice) => `cannot trace ${device.device}: ${device.why}; nothing will be captured from this device`;
 
   const server = await InstrumentServer.start({
     socketPath: join(temp, 'layer.sock'),
     ...(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir }),
-    onHello: (hello) => {
+    onHello: (hello, connection) => {
       progress.hellos.push(hello);
-      say(`layer loaded in ${hello.app} (pid ${hello.pid}) on ${deviceName(hello)}`);
+      const refused = devices.hello(hello, connection);
+      if (refused === null) say(`layer loaded in ${hello.app} (pid ${hello.pid}) on ${deviceName(hello)}`);
+      else say(`layer loaded in ${hello.app} (pid ${hello.pid}), but it ${refusedLine(refused)}`);
     },
-    onEvent: (event) => {
+    onEvent: (event, connection) => {
       track(progress, event);
+      const refused = devices.event(event, connection);
       switch (event.event) {
         case 'skipped':
-          say(`not traced: ${event.what} (${event.why})`);
+          // A refused device is told once, by the line above (or here, when the layer refused it before its hello).
+          if (refused === null) say(`not traced: ${event.what} (${event.why})`);
+          else if (!('repeat' in refused)) say(`the layer ${refusedLine(refused)}`);
           break;
         case 'note':
           say(`note: ${event.what} (${event.why})`);
@@ -111,11 +126,19 @@ export async function captureApp(options: AppCaptureOptions, io: CliIo): Promise
     if (options.timeoutSeconds > 0) timer = setTimeout(() => settle({ kind: 'timeout' }), options.timeoutSeconds * 1000);
     const first = await outcome;
     if (timer !== null) clearTimeout(timer);
+    devices.cancel();
 
     if (first.kind === 'timeout') {
       say(`no capture after ${options.timeoutSeconds} s (--timeout): ending the app`);
       await app.stop();
       io.err(`warptrace capture: ${describeSelection(options.selection)} was not captured within ${options.timeoutSeconds} s; ${notCapturedMessage(progress, options.selection, null)}`);
+      return 1;
+    }
+    if (first.kind === 'untraceable') {
+      // As after capture-written: SIGTERM, SIGKILL after the grace period.
+      say(`no device the layer can trace after ${DEVICE_GRACE_MS / 1000} s: ending the app (--exit-after)`);
+      await app.stop();
+      io.err(`warptrace capture: nothing captured: the layer cannot trace ${describeRefused(devices.refused)}`);
       return 1;
     }
     if (first.kind === 'exited') {
@@ -139,6 +162,7 @@ export async function captureApp(options: AppCaptureOptions, io: CliIo): Promise
     return status;
   } finally {
     if (timer !== null) clearTimeout(timer);
+    devices.cancel();
     // On an error of ours (a conversion that threw) the app must not outlive the CLI that serves its layer.
     if (app !== null && app.running) await app.stop();
     await server.close();
@@ -207,9 +231,4 @@ function track(progress: LayerProgress, event: LayerEvent): void {
   if ((event.event === 'capture-started' || event.event === 'capture-failed') && event.frames !== null) {
     progress.frames = Math.max(progress.frames ?? 0, event.frames);
   }
-}
-
-function deviceName(hello: HelloInfo): string {
-  const name = hello.device['name'] ?? hello.device['deviceName'];
-  return typeof name === 'string' ? name : 'an unnamed device';
 }

@@ -9,6 +9,7 @@ import type { HelloInfo } from '../layer-server/requests.js';
 import type { ServerStats } from '../layer-server/server.js';
 import { crashed, describeExit, type AppExit } from './app-process.js';
 import { describeSelection, type CaptureSelection } from './app-environment.js';
+import { describeRefused, type RefusedDevice } from './app-devices.js';
 
 /** What the layer's hellos and events told so far. */
 export interface LayerProgress {
@@ -20,6 +21,8 @@ export interface LayerProgress {
   readonly skipped: { readonly what: string; readonly why: string }[];
   /** What the layer changed or could not learn with every draw traced: told, never counted as missing warps. */
   readonly notes: { readonly what: string; readonly why: string }[];
+  /** Devices the layer said it cannot trace (hello with "traceable": false, or a skipped "device NAME" without a hello). */
+  readonly refused: readonly RefusedDevice[];
 }
 
 /** Skipped items listed one by one; the rest are counted. */
@@ -28,6 +31,11 @@ const SKIPPED_LISTED = 8;
 /** Why nothing was captured when the app ended (or the timeout ended it) first. */
 export function notCapturedMessage(progress: LayerProgress, selection: CaptureSelection, exit: AppExit | null): string {
   const how = exit === null ? '' : ` (${describeExit(exit)})`;
+  // Only refused devices: their reason is why, not the layer's absence or the frame not reached.
+  if (progress.refused.length > 0 && !progress.hellos.some((h) => h.device['traceable'] !== false)) {
+    const refused = `the layer cannot trace ${describeRefused(progress.refused)}`;
+    return exit === null ? refused : `nothing captured: ${refused}; the app exited${how}`;
+  }
   if (progress.hellos.length === 0) {
     // The layer reports in when the app creates its device: a crash before that says nothing about whether it is a Vulkan app.
     if (exit !== null && crashed(exit)) return `the app ${describeExit(exit)} before the layer reported in (it does when the app creates its Vulkan device)`;

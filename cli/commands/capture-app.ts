@@ -56,8 +56,10 @@ into OUT. The app's stdout goes to stderr, so stdout carries only the summary.
                          CI. A windowed app still needs its window system (X: run it
                          under xvfb-run). Without it the layer does the same for a window
                          the device cannot present to (WARPTRACE_OFFSCREEN=0: never)
-  --exit-after           end the app (SIGTERM, SIGKILL 3 s later) once the capture is written;
-                         without it the command waits for the app to exit
+  --exit-after           end the app (SIGTERM, SIGKILL 3 s later) once the capture is written,
+                         or once the layer has refused every device the app made (no shader
+                         clock, an extension it does not know, ...) and none it can trace
+                         came within 5 s; without it the command waits for the app to exit
   --timeout SECONDS      end the app and fail when nothing is captured in time
                          (default ${DEFAULT_TIMEOUT_SECONDS}; 0: no limit)
   --raw FILE.wtraw       also keep the raw dump
@@ -68,7 +70,8 @@ into OUT. The app's stdout goes to stderr, so stdout carries only the summary.
 Ctrl-C is passed on to the app. WARPTRACE_LAYER_DIR names a prebuilt layer folder
 (holding VkLayer_warptrace.json): then nothing is built.
 Exit status: 0 captured; 1 the app exited or timed out before the capture, the layer
-never loaded or failed; 2 usage error; 130 interrupted.`;
+never loaded, failed or cannot trace the app's device (it says why at once); 2 usage
+error; 130 interrupted.`;
 
 /** Runs `capture OPTIONS -- APP ARGS`: `own` are the options before the --, `app` the command line after it. */
 export async function runAppCapture(own: readonly string[], app: readonly string[], io: CliIo): Promise<number> {
