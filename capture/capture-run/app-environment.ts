@@ -39,8 +39,15 @@ export interface LayerEnvironmentInput {
   readonly selection: CaptureSelection;
 }
 
-/** The WARPTRACE_* selection variables; inherited values are dropped so the command line alone decides. */
-const SELECTION_VARIABLES = ['WARPTRACE_FRAME', 'WARPTRACE_SUBMITS', 'WARPTRACE_TRIGGER', 'WARPTRACE_STAGES', 'WARPTRACE_DRAWS', 'WARPTRACE_CAPACITY', 'WARPTRACE_SAMPLE_FS', 'WARPTRACE_POSITIONS'] as const;
+/**
+ * The WARPTRACE_* selection variables and those the CLI sets for one run (the overhead baseline's time-only mode, its
+ * result): inherited values are dropped so the command line alone decides (an inherited WARPTRACE_TIME_ONLY made the
+ * traced run only time, and the capture wait for --timeout).
+ */
+const SELECTION_VARIABLES = [
+  'WARPTRACE_FRAME', 'WARPTRACE_SUBMITS', 'WARPTRACE_TRIGGER', 'WARPTRACE_STAGES', 'WARPTRACE_DRAWS', 'WARPTRACE_CAPACITY', 'WARPTRACE_SAMPLE_FS',
+  'WARPTRACE_POSITIONS', 'WARPTRACE_TIME_ONLY', 'WARPTRACE_PLAIN_NS', 'WARPTRACE_PLAIN_RUNS',
+] as const;
 
 /** `base` (the CLI's environment) with the layer's variables set. */
 export function layerEnvironment(base: NodeJS.ProcessEnv, input: LayerEnvironmentInput): NodeJS.ProcessEnv {

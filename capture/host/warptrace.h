@@ -117,6 +117,8 @@ typedef enum wtDrawKind { WT_KIND_DRAW = 0, WT_KIND_DISPATCH = 1, WT_KIND_TRACE_
 typedef struct wtTracer wtTracer;
 
 VkResult wtCreateTracer(const wtTracerInfo *info, wtTracer **tracer);
+/* The most records one trace buffer can hold on this device (its maxStorageBufferRange); wtCreateTracer refuses more. */
+uint32_t wtMaxCapacity(VkPhysicalDevice physicalDevice);
 void wtDestroyTracer(wtTracer *tracer);
 
 /* The layout to place at set WT_SET of every pipeline layout that runs traced shaders. */
@@ -450,6 +452,13 @@ struct wtTracer {
   const char *const *tableExtra;
 };
 
+uint32_t wtMaxCapacity(VkPhysicalDevice physicalDevice) {
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(physicalDevice, &props);
+  uint64_t records = ((uint64_t)props.limits.maxStorageBufferRange - WT_BUFFER_HEADER_WORDS * 4ull) / WT_RECORD_BYTES;
+  return records > 0xFFFFFFFFull ? 0xFFFFFFFFu : (uint32_t)records;
+}
+
 static int wtFindMemory_(VkPhysicalDevice pd, uint32_t typeBits, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid) {
   VkPhysicalDeviceMemoryProperties mp;
   vkGetPhysicalDeviceMemoryProperties(pd, &mp);
@@ -504,6 +513,9 @@ static VkResult wtInitTracer_(wtTracer *t, const wtTracerInfo *info) {
   VkDeviceSize align = info->caps->minUniformBufferOffsetAlignment;
   t->uboStride = align < 16 ? 16 : align;
   t->traceBytes = WT_BUFFER_HEADER_WORDS * 4ull + (VkDeviceSize)t->capacity * WT_RECORD_BYTES;
+  /* The shaders see the trace buffer through one storage-buffer descriptor: a range past the device's limit is
+     undefined (llvmpipe, 128 MiB, crashed the app). Ask for at most wtMaxCapacity(). */
+  if (t->capacity > wtMaxCapacity(info->physicalDevice)) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
   t->labels = (wtLabel_ *)calloc(t->maxDraws, sizeof *t->labels);
   if (!t->labels) return VK_ERROR_OUT_OF_HOST_MEMORY;
   /* The trace buffer lives in device memory: shaders' stores stay on the GPU. */

@@ -321,7 +321,7 @@ test('a program that cannot be started is exit 1', () => {
 
 test('layerEnvironment prepends to the user layers and drops inherited WARPTRACE_ selections', () => {
   const env = layerEnvironment(
-    { VK_ADD_LAYER_PATH: '/opt/layers', VK_INSTANCE_LAYERS: 'VK_LAYER_KHRONOS_validation', WARPTRACE_FRAME: '9', WARPTRACE_DRAWS: 'x', WARPTRACE_SAMPLE_FS: '4', HOME: '/h' },
+    { VK_ADD_LAYER_PATH: '/opt/layers', VK_INSTANCE_LAYERS: 'VK_LAYER_KHRONOS_validation', WARPTRACE_FRAME: '9', WARPTRACE_DRAWS: 'x', WARPTRACE_SAMPLE_FS: '4', WARPTRACE_TIME_ONLY: '1', WARPTRACE_PLAIN_NS: '5', HOME: '/h' },
     { manifestDir: '/build/layer', socketPath: '/tmp/s.sock', rawOutput: '/tmp/c.wtraw', selection: { frame: null, submits: { first: 1, last: 3 }, trigger: null, stages: null, draws: null, capacity: 1024 } },
   );
   assert.equal(env['VK_ADD_LAYER_PATH'], '/build/layer:/opt/layers');
@@ -329,6 +329,8 @@ test('layerEnvironment prepends to the user layers and drops inherited WARPTRACE
   assert.equal(env['WARPTRACE_FRAME'], undefined);
   assert.equal(env['WARPTRACE_DRAWS'], undefined);
   assert.equal(env['WARPTRACE_SAMPLE_FS'], undefined, 'an inherited sampling rate does not leak into the capture');
+  assert.equal(env['WARPTRACE_TIME_ONLY'], undefined, 'an inherited time-only switch would leave the capture untraced');
+  assert.equal(env['WARPTRACE_PLAIN_NS'], undefined);
   assert.equal(env['WARPTRACE_SUBMITS'], '1..3');
   assert.equal(env['WARPTRACE_CAPACITY'], '1024');
   assert.equal(env['WARPTRACE_SOCKET'], '/tmp/s.sock');

@@ -221,6 +221,17 @@ static void prepareTracing(DeviceState *device, const VkDeviceCreateInfo *appInf
     ti.device = device->device;
     ti.caps = &device->caps;
     ti.capacity = s.capacity;
+    // A buffer past the device's storage-buffer range would be read out of bounds: the most it allows, said in a note.
+    uint32_t most = 0;
+    {
+      DeviceScope limits(device);
+      most = wtMaxCapacity(device->physical);
+    }
+    if (ti.capacity > most) {
+      reportNote(device, "capacity", "--capacity " + std::to_string(ti.capacity) + " records is more than this device's trace buffer can hold " +
+                                         "(maxStorageBufferRange): the layer uses " + std::to_string(most));
+      ti.capacity = most;
+    }
     ti.maxDraws = kSlotCapacity;
     ti.allocator = device->allocator;
     // The trace set is visible to every stage the device runs: the mesh stages only where the app enabled them.
