@@ -13,7 +13,7 @@ import { MAX_SAMPLE_FRAGMENT } from '../../instrument/options.js';
 export const DEFAULT_FRAME = 60;
 /** Untraced runs timed before a --submits capture: a median of three is robust to one slow run. */
 export const DEFAULT_OVERHEAD_RUNS = 3;
-const LAYER_STAGES = ['vs', 'tcs', 'tes', 'gs', 'fs', 'cs', 'task', 'mesh'] as const;
+const LAYER_STAGES = ['vs', 'tcs', 'tes', 'gs', 'fs', 'cs', 'task', 'mesh', 'rgen', 'ahit', 'chit', 'miss', 'rint', 'call'] as const;
 /** A trace buffer record is 32 bytes; the buffer's size in bytes must stay a u32 for the layer's allocation. */
 const MAX_CAPACITY = 0xffffffff / 32;
 
@@ -38,7 +38,8 @@ into OUT. The app's stdout goes to stderr, so stdout carries only the summary.
                          ${DEFAULT_OVERHEAD_RUNS}; 0: skip; the app must do the same work each run)
   --trigger FILE         capture the frame after FILE appears (the layer deletes it):
                          run \`touch FILE\` when the app shows what you want
-  --stages LIST          stages to trace, comma-separated: vs,tcs,tes,gs,fs,cs,task,mesh (default all)
+  --stages LIST          stages to trace, comma-separated: vs,tcs,tes,gs,fs,cs,task,mesh,
+                         rgen,ahit,chit,miss,rint,call (ray tracing) (default all)
   --draws SPEC           draws to trace: a label glob (GBuffer*, * and ?) or an index range A..B
   --capacity RECORDS     trace buffer size in records (default 2097152 = 64 MiB)
   --sample-fs N          one fragment warp in N writes its record (1..${MAX_SAMPLE_FRAGMENT}; default 1: all),

@@ -28,7 +28,10 @@ export class FunctionCode {
     this.op(opcode, type, id, ...operands);
     return id;
   }
+  /** The block being emitted (its OpLabel id): an OpPhi names its predecessors by it. */
+  private currentLabel = 0;
   label(id: number): void {
+    this.currentLabel = id;
     this.op(Op.Label, id);
   }
   global(variable: number): number {
@@ -60,4 +63,22 @@ export class FunctionCode {
     this.op(Op.Branch, merge);
     this.label(merge);
   }
+  /**
+   * `condition ? then() : otherwise` as a value: `then` emits its code in a structured `if`, and the merge block
+   * takes its result or `otherwise` (a constant) with OpPhi.
+   */
+  ifThenValue(type: number, condition: number, then: () => number, otherwise: number): number {
+    const header = this.currentLabel;
+    const body = this.id();
+    const merge = this.id();
+    this.op(Op.SelectionMerge, merge, 0);
+    this.op(Op.BranchConditional, condition, body, merge);
+    this.label(body);
+    const value = then();
+    const bodyEnd = this.currentLabel;
+    this.op(Op.Branch, merge);
+    this.label(merge);
+    return this.value(Op.Phi, type, value, bodyEnd, otherwise, header);
+  }
+
 }

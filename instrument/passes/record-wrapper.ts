@@ -2,11 +2,12 @@
  * Code generation for one entry point's wrapper (Vulkan Vision style):
  *
  *   void wrapper() {
- *     start = clock();                      // subgroup clock, else device clock
- *     original_entry();
- *     end = clock(); device = deviceClock();
  *     drawId = draw.drawId;                  // the draw-id block (binding + 1), uniform over the draw
- *     if (drawId != UNTRACED_DRAW) {         // every stage: the host marks draws it does not trace
+ *     traced = drawId != UNTRACED_DRAW;      // every stage: the host marks draws it does not trace
+ *     start = traced ? clock() : 0;          // subgroup clock, else device clock
+ *     original_entry();                      // one call: its code is compiled as the app's
+ *     if (traced) {
+ *      end = clock(); device = deviceClock();
  *      if (!helper) {                        // fragment shaders only
  *       if (sampled(start)) {                // fragment with --sample-fs N > 1 only: see ifSampled
  *         mask = ballot(true);               // per warp; per invocation: mask = 1
@@ -83,17 +84,15 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
   g.label(g.id());
 
   const primaryScope = plan.subgroupClock ? Scope.Subgroup : Scope.Device;
-  const start = g.clockLow(primaryScope);
-  g.value(Op.FunctionCall, decl.void, plan.originalFunction);
-  const end = g.clockLow(primaryScope);
-  // Without the SM clock, CLOCK_START/END are device ticks already and DEVICE_CLOCK stays 0 (as in the GLSL library).
-  const device = plan.subgroupClock && plan.deviceClock ? g.clockLow(Scope.Device) : decl.u32(0);
-
   const trace = g.global(decl.traceBuffer(plan.set, plan.binding));
   const traceUint = decl.pointer(decl.traceStorageClass, decl.uint);
-  // The draw id is read once, before any record code: it is the record's DRAW_ID word and the untraced-draw test.
+  // The draw id is read once, before anything else: it is the record's DRAW_ID word and the untraced-draw test.
   const drawPtr = g.value(Op.AccessChain, decl.pointer(StorageClass.Uniform, decl.uint), g.global(decl.drawIdBlock(plan.set, plan.binding + 1)), decl.u32(0));
   const drawId = g.value(Op.Load, decl.uint, drawPtr);
+  // Set in the traced branch, before the record code that reads them.
+  let start = 0;
+  let end = 0;
+  let device = 0;
 
   const writeRecord = (maskLo: () => number, maskHi: () => number, box: (() => PixelBox) | null) => {
     const countPtr = g.value(Op.AccessChain, traceUint, trace, decl.u32(BufferWord.COUNT));
@@ -161,11 +160,24 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
       }
     : sampledRecord;
 
-  // A draw the host does not trace (outside `--draws A..B`) has UNTRACED_DRAW in its slot of the
-  // draw-id table. The whole draw reads that one uniform, so the branch is uniform: its warps skip
-  // the helper test, the sampling hash, ballot, election, atomic and stores together (the clocks
-  // above are still read). Ordinary draws pay one compare and branch on the id they store anyway.
-  g.ifThen(g.value(Op.INotEqual, decl.bool, drawId, decl.u32(UNTRACED_DRAW)), body);
+  // A draw the host does not trace (outside `--draws A..B`; every launch of a ray-tracing pipeline the
+  // capture layer instrumented in place, outside the captured frame) has UNTRACED_DRAW in its slot of
+  // the draw-id table. The whole draw reads that one uniform, so the branch is uniform: its warps run
+  // the entry point with no clock read, helper test, sampling hash, ballot, election, atomic or store
+  // (clock reads around the call cost a small ray-tracing frame 8% on the H200). Ordinary draws pay
+  // one compare and branch on the id they store anyway.
+  // The entry point is called once, outside both branches: a second call site changed how the driver compiled
+  // it (two pixels of a ray-traced frame 1 LSB off on the H200), and an instrumented pipeline that draws every
+  // frame (ray tracing, instrumented in place) must render what the app's own does.
+  const traced = g.value(Op.INotEqual, decl.bool, drawId, decl.u32(UNTRACED_DRAW));
+  start = g.ifThenValue(decl.uint, traced, () => g.clockLow(primaryScope), decl.u32(0));
+  g.value(Op.FunctionCall, decl.void, plan.originalFunction);
+  g.ifThen(traced, () => {
+    end = g.clockLow(primaryScope);
+    // Without the SM clock, CLOCK_START/END are device ticks already and DEVICE_CLOCK stays 0 (as in the GLSL library).
+    device = plan.subgroupClock && plan.deviceClock ? g.clockLow(Scope.Device) : decl.u32(0);
+    body();
+  });
   if (plan.ending !== null) {
     // Lanes that ended early took part in the record above; end them now.
     for (const id of endingGlobals(plan.ending)) g.global(id);

@@ -1,9 +1,9 @@
 // Draws the host marks "not traced": the capture layer writes draw id
 // 0xFFFFFFFF (UNTRACED_DRAW) into the draw-id table slot of a draw outside
 // `--draws A..B`, and the instrumented wrapper then writes no record for it.
-// In the module: one compare of the draw id (loaded once, before the record
-// code, and stored as the record's DRAW_ID word) guards everything after the
-// clocks, for every stage and both record paths. On lavapipe: the harness's
+// In the module: one compare of the draw id (loaded once, first, and stored
+// as the record's DRAW_ID word) guards every clock read and all record code,
+// around the entry point's one call, for every stage and both record paths. On lavapipe: the harness's
 // `--skip-draw N` writes 0xFFFFFFFF into draw N's table entry; that draw then
 // has no warps, and every other draw keeps exactly the warps it had.
 import { before, test } from 'node:test';
@@ -49,7 +49,7 @@ test('UNTRACED_DRAW is never a real draw id', () => {
   assert.ok(MAX_DRAWS < UNTRACED_DRAW);
 });
 
-test('every stage, both record paths, sampled or not: the draw-id compare guards all record code; the clocks stay outside', () => {
+test('every stage, both record paths, sampled or not: the draw-id compare comes first; an untraced draw runs the entry point (called once) with no clock or record code', () => {
   const configs: [string, InstrumentOptions, (m: CorpusModule) => boolean][] = [
     ['nvidia', nvidia, () => true],
     ['lavapipe', lavapipe, () => true],
@@ -89,20 +89,35 @@ test('every stage, both record paths, sampled or not: the draw-id compare guards
         assert.equal(vectors.length, 2, where);
         assert.equal([...vectors[0]!.words.subarray(3), ...vectors[1]!.words.subarray(3)][RecordWord.DRAW_ID], load.words[2], `${where}: DRAW_ID is the loaded id`);
         assert.equal(code.filter((i) => i.opcode === Op.Load && i.words[3] === chain.words[2]).length, 1, `${where}: loaded once`);
-        // The compare directly feeds a structured branch; nothing but the compare lies between load and branch.
+        // The compare directly feeds a structured if; nothing but the compare lies between load and branch.
         assert.equal(code.indexOf(load) + 1, c, where);
-        assert.equal(code[c + 1]!.opcode, Op.SelectionMerge, where);
-        assert.deepEqual([code[c + 2]!.opcode, code[c + 2]!.words[1]], [Op.BranchConditional, compare.words[2]], where);
-        const merge = code[c + 1]!.words[1]!;
-        const mergeAt = at((i) => i.opcode === Op.Label && i.words[1] === merge);
-        // Clocks before; every piece of record code (helper test, sampling broadcast, ballot, election, atomic, stores) inside.
+        // Two ifs on it: the start clock (an OpPhi of it or 0 after), then the entry point's one call, then the
+        // end clock and every piece of record code (helper test, sampling broadcast, ballot, election, atomic, stores).
+        const branches = code.map((i, k) => (i.opcode === Op.BranchConditional && i.words[1] === compare.words[2] ? k : -1)).filter((k) => k >= 0);
+        assert.equal(branches.length, 2, `${where}: two ifs on the compare`);
+        assert.equal(branches[0], c + 2, where);
+        const block = (k: number) => {
+          const merge = code[k - 1]!.words[1]!;
+          assert.equal(code[k - 1]!.opcode, Op.SelectionMerge, where);
+          return [k, at((i) => i.opcode === Op.Label && i.words[1] === merge)] as const;
+        };
+        const [startIf, startMerge] = block(branches[0]!);
+        const [tracedIf, tracedMerge] = block(branches[1]!);
+        const inStart = (k: number) => k > startIf && k < startMerge;
+        const inTraced = (k: number) => k > tracedIf && k < tracedMerge;
         const clocks = code.map((i, k) => (i.opcode === Op.ReadClockKHR ? k : -1)).filter((k) => k >= 0);
-        assert.ok(clocks.length >= 2 && clocks.every((k) => k < c), `${where}: clocks read before the test`);
+        assert.ok(clocks.length >= 2 && inStart(clocks[0]!) && clocks.slice(1).every(inTraced), `${where}: no clock outside the two ifs`);
+        assert.equal(clocks.filter(inStart).length, 1, `${where}: the start clock alone in the first if`);
+        assert.equal(code[startMerge + 1]!.opcode, Op.Phi, `${where}: start is the clock or 0`);
+        const calls = code.map((i, k) => (i.opcode === Op.FunctionCall ? k : -1)).filter((k) => k >= 0);
+        assert.equal(calls.length, 1, `${where}: the entry point called once (compiled as the app's)`);
+        assert.ok(calls[0]! > startMerge && calls[0]! < tracedIf, `${where}: between the two ifs`);
         const record = code.map((i, k) => (RECORD_CODE.has(i.opcode) ? k : -1)).filter((k) => k >= 0);
         assert.ok(record.length >= 3, where);
-        assert.ok(record.every((k) => k > c + 2 && k < mergeAt), `${where}: record code inside the branch`);
+        assert.ok(record.every(inTraced), `${where}: record code only in the traced if`);
         const helperLoad = code.findIndex((i) => i.opcode === Op.Load && builtIns.get(i.words[3]!) === BuiltIn.HelperInvocation);
-        if (helperLoad >= 0) assert.ok(helperLoad > c && helperLoad < mergeAt, `${where}: helper test inside`);
+        if (helperLoad >= 0) assert.ok(inTraced(helperLoad), `${where}: helper test in the traced if`);
+        const mergeAt = tracedMerge;
         // A deferred ending (discard, any-hit ignore/terminate, task emit) stays after the branch (lanes of untraced draws still end).
         const endings: number[] = [Op.Kill, Op.TerminateInvocation, Op.IgnoreIntersectionKHR, Op.TerminateRayKHR, Op.IgnoreIntersectionNV, Op.TerminateRayNV, Op.EmitMeshTasksEXT];
         const kill = at((i) => endings.includes(i.opcode));

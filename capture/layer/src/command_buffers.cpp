@@ -29,6 +29,7 @@ static void forgetRecording(CommandState *cs) {
   cs->graphics = BindPointState();
   cs->compute = BindPointState();
   cs->rayTracing = BindPointState();
+  cs->rayTracingApp = BindPointState();
   cs->traceBufferIndex = kTraceBufferUnbound;
   cs->labelStack.clear();
   cs->shadow = VK_NULL_HANDLE;

@@ -5,12 +5,17 @@
 namespace wtl {
 
 static const uint32_t kNoSlot = UINT32_MAX;
+/** The draw id of a slot whose warps write no record (the instrumenter's UNTRACED_DRAW, the host library's WT_NO_DRAW). */
+static const uint32_t kNoDrawId = 0xffffffffu;
 
 /** A free slot of the draw-id table (and its timestamp queries), or kNoSlot when all are taken. */
 uint32_t allocateSlot(DeviceState *device);
 
 /** A primary command buffer of the layer's from pool, begun for one submit; null on failure. */
 VkCommandBuffer beginLayerCommandBuffer(DeviceState *device, VkCommandPool pool);
+
+/** The app's binds on this bind point again, in order, into `cb` (after our trace-set bind disturbed them). */
+void replayAppBinds(CommandState *cs, VkCommandBuffer cb, VkPipelineBindPoint bp, const BindPointState &b);
 
 /** Records one of the app's descriptor binds (sets, or descriptor-buffer offsets) for replay after our trace-set bind disturbs it. */
 void recordAppBind(BindPointState &b, BindPointState::Bind &&bind);

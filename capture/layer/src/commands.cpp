@@ -23,10 +23,20 @@ static BindPointState &bindPoint(CommandState *cs, VkPipelineBindPoint bp) {
 static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoint bp, VkPipeline pipeline) {
   CommandState *cs = findCommandState(cb);
   cs->device->cmd.CmdBindPipeline(cb, bp, pipeline);
+  if (bp == VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR) {
+    // Instrumented in place (ray_tracing.cpp): the app's own buffer binds the trace set before each launch too.
+    PipelineInfo *info = cs->device->traceable ? findPipeline(cs->device, pipeline) : nullptr;
+    cs->rayTracingApp.pipeline = info;
+    if (!cs->shadow) return;
+    cs->device->cmd.CmdBindPipeline(cs->shadow, bp, pipeline);
+    cs->rayTracing.pipeline = info;
+    cs->rayTracing.appPipeline = pipeline;
+    cs->rayTracing.twinBound = info && info->twin;
+    return;
+  }
   if (!cs->shadow) return;
   if (bp != VK_PIPELINE_BIND_POINT_GRAPHICS && bp != VK_PIPELINE_BIND_POINT_COMPUTE) {
-    // Ray tracing (not traced yet): its own bind point, which the graphics and compute state must not take.
-    cs->device->cmd.CmdBindPipeline(cs->shadow, bp, pipeline);
+    cs->device->cmd.CmdBindPipeline(cs->shadow, bp, pipeline);  // another bind point (e.g. subpass shading): forwarded
     return;
   }
   BindPointState &b = bindPoint(cs, bp);
@@ -63,17 +73,16 @@ void recordAppBind(BindPointState &b, BindPointState::Bind &&bind) {
   }
 }
 
-/** The app's binds on this bind point again, in order, into the shadow (after our trace-set bind disturbed them). */
-static void replayAppBinds(CommandState *cs, VkPipelineBindPoint bp, const BindPointState &b) {
+void replayAppBinds(CommandState *cs, VkCommandBuffer cb, VkPipelineBindPoint bp, const BindPointState &b) {
   const CommandTable &cmd = cs->device->cmd;
   for (const auto &bind : b.binds) {
     if (bind.kind == BindPointState::Bind::Sets)
-      cmd.CmdBindDescriptorSets(cs->shadow, bp, bind.layout, bind.firstSet, bind.setCount, bind.sets.data(), (uint32_t)bind.dynamicOffsets.size(),
+      cmd.CmdBindDescriptorSets(cb, bp, bind.layout, bind.firstSet, bind.setCount, bind.sets.data(), (uint32_t)bind.dynamicOffsets.size(),
                                 bind.dynamicOffsets.data());
     else if (bind.kind == BindPointState::Bind::BufferOffsets)
-      cmd.CmdSetDescriptorBufferOffsetsEXT(cs->shadow, bp, bind.layout, bind.firstSet, bind.setCount, bind.bufferIndices.data(), bind.offsets.data());
+      cmd.CmdSetDescriptorBufferOffsetsEXT(cb, bp, bind.layout, bind.firstSet, bind.setCount, bind.bufferIndices.data(), bind.offsets.data());
     else
-      cmd.CmdBindDescriptorBufferEmbeddedSamplersEXT(cs->shadow, bp, bind.layout, bind.firstSet);
+      cmd.CmdBindDescriptorBufferEmbeddedSamplersEXT(cb, bp, bind.layout, bind.firstSet);
   }
 }
 
@@ -82,15 +91,22 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBindDescriptorSets(VkCommandBuffer cb,
                                                              uint32_t dynamicCount, const uint32_t *dynamicOffsets) {
   CommandState *cs = findCommandState(cb);
   cs->device->cmd.CmdBindDescriptorSets(cb, bp, layout, firstSet, setCount, sets, dynamicCount, dynamicOffsets);
-  if (!cs->shadow) return;
-  cs->device->cmd.CmdBindDescriptorSets(cs->shadow, bp, layout, firstSet, setCount, sets, dynamicCount, dynamicOffsets);
-  if (bp != VK_PIPELINE_BIND_POINT_GRAPHICS && bp != VK_PIPELINE_BIND_POINT_COMPUTE) return;
+  bool rayTracing = bp == VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR;
+  if (!cs->shadow && !(rayTracing && cs->device->traceable)) return;
+  if (bp != VK_PIPELINE_BIND_POINT_GRAPHICS && bp != VK_PIPELINE_BIND_POINT_COMPUTE && !rayTracing) {
+    cs->device->cmd.CmdBindDescriptorSets(cs->shadow, bp, layout, firstSet, setCount, sets, dynamicCount, dynamicOffsets);
+    return;
+  }
   BindPointState::Bind bind;
   bind.layout = layout;
   bind.firstSet = firstSet;
   bind.setCount = setCount;
   bind.sets.assign(sets, sets + setCount);
   bind.dynamicOffsets.assign(dynamicOffsets, dynamicOffsets + dynamicCount);
+  // Ray tracing: the app's own buffer binds the trace set too, and replays what that disturbs (ray_tracing.cpp).
+  if (rayTracing) recordAppBind(cs->rayTracingApp, BindPointState::Bind(bind));
+  if (!cs->shadow) return;
+  cs->device->cmd.CmdBindDescriptorSets(cs->shadow, bp, layout, firstSet, setCount, sets, dynamicCount, dynamicOffsets);
   recordAppBind(bindPoint(cs, bp), std::move(bind));
 }
 
@@ -151,7 +167,7 @@ uint32_t beginDraw(CommandState *cs, VkPipelineBindPoint bp, const char *call, w
   }
   // The app's sets our trace-set binds disturbed, replayed where this draw's pipeline reads them (the app's own pipeline: all).
   if (b.disturbedFrom < (traced ? appSetCount : UINT32_MAX)) {
-    replayAppBinds(cs, bp, b);
+    replayAppBinds(cs, cs->shadow, bp, b);
     b.disturbedFrom = UINT32_MAX;
   }
   if (slot == kNoSlot) return kNoSlot;

@@ -1,11 +1,13 @@
 // Ray-tracing launches (vkCmdTraceRays*): draws of the trace, in their
 // regions, with their counts and (direct launches) their launch size as
-// target. Their pipelines get no twins yet, so each runs the app's pipeline
-// between its own timestamps, marked untraced with why: the frame's timeline
-// and draw count stay honest (CONTRACT.md).
+// target. Their pipelines are instrumented in place (ray_tracing.cpp): the
+// app's buffer binds the trace set with the no-draw slot before each launch,
+// the shadow with the launch's slot. A launch whose pipeline is not traced runs
+// between its own timestamps, marked untraced with why (CONTRACT.md).
 #include <string>
 
 #include "command_buffers.hpp"
+#include "ray_tracing.hpp"
 
 namespace wtl {
 
@@ -18,6 +20,7 @@ template <typename Forward>
 static void recordLaunch(VkCommandBuffer cb, const char *call, const std::string &params, const std::string &label, VkExtent2D launch,
                          Forward forward) {
   CommandState *cs = findCommandState(cb);
+  bindTraceSetForAppLaunch(cs, cb);
   forward(cb);
   if (!cs->shadow) return;
   uint32_t slot = beginDraw(cs, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, call, WT_KIND_TRACE_RAYS, params, label);

@@ -40,7 +40,7 @@ void checkDescriptorBuffers(DeviceState *device, const VkDeviceCreateInfo *info)
 
 /** Descriptor-buffer layouts for the trace set (the tracer's bindings, the draw id a plain uniform buffer) and the empty sets. */
 static bool createLayouts(DeviceState *device, DescriptorBufferTracing &db) {
-  VkShaderStageFlags stages = VK_SHADER_STAGE_ALL_GRAPHICS | VK_SHADER_STAGE_COMPUTE_BIT | device->meshStages;
+  VkShaderStageFlags stages = VK_SHADER_STAGE_ALL_GRAPHICS | VK_SHADER_STAGE_COMPUTE_BIT | device->meshStages | device->rayTracingStages;
   VkDescriptorSetLayoutBinding bindings[2]{};
   bindings[0] = {0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, nullptr};
   bindings[1] = {1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, stages, nullptr};

@@ -198,11 +198,13 @@ static void prepareTracing(DeviceState *device, const VkDeviceCreateInfo *appInf
   if (!device->client->connected()) device->untraceableWhy = device->client->error();
   if (device->untraceableWhy.empty()) device->untraceableWhy = extensionProblem(appInfo);
   device->meshStages = meshStagesEnabled(appInfo);
+  device->rayTracingStages = rayTracingStagesEnabled(appInfo);
   if (device->untraceableWhy.empty()) {
     VkShaderStageFlags stages = 0;
     for (int i = 0; i < kTracedStageCount; i++)
       if (s.stageMask & (1u << i)) stages |= kTracedStageBits[i];
     stages &= ~kMeshStageBits | device->meshStages;
+    stages &= ~kRayTracingStageBits | device->rayTracingStages;
     wtCaps caps = device->caps;
     caps.maxBoundDescriptorSets = 32;  // the layer picks its own set index below; the library's check is about WT_SET 7
     if (const char *why = wtUnsupportedReason(&caps, stages)) device->untraceableWhy = why;
@@ -235,16 +237,17 @@ static void prepareTracing(DeviceState *device, const VkDeviceCreateInfo *appInf
     ti.maxDraws = kSlotCapacity;
     ti.allocator = device->allocator;
     // The trace set is visible to every stage the device runs: the mesh stages only where the app enabled them.
-    ti.stages = VK_SHADER_STAGE_ALL_GRAPHICS | VK_SHADER_STAGE_COMPUTE_BIT | device->meshStages;
+    ti.stages = VK_SHADER_STAGE_ALL_GRAPHICS | VK_SHADER_STAGE_COMPUTE_BIT | device->meshStages | device->rayTracingStages;
     DeviceScope scope(device);
     VkResult r = wtCreateTracer(&ti, &device->tracer);
     if (r != VK_SUCCESS) device->untraceableWhy = "cannot create the trace buffer (VkResult " + std::to_string((int)r) + ")";
     else device->emptySetLayout = wtTracerEmptySetLayout(device->tracer);
     device->slotCapacity = device->tracer ? kSlotCapacity : 0;
     createDescriptorBufferTracing(device);  // its pipelines are reported with why where it cannot
+    if (device->rayTracingStages && !reserveOffSlot(device)) device->rayTracingStages = 0;  // then its pipelines are made as asked
 
   }
-  device->slotCapacity = device->tracer ? kSlotCapacity : 0;
+  if (!device->tracer) device->slotCapacity = 0;
   device->capture.targetFrame = s.triggerPath.empty() || getenv("WARPTRACE_FRAME") ? s.frame : UINT64_MAX;
 
   device->traceable = device->untraceableWhy.empty();
@@ -307,6 +310,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateDevice(VkPhysicalDevice physical, cons
   loadDeviceDispatch(device->d, gdpa, *out);
   loadCommandTable(device->cmd, gdpa, *out);
   loadShaderObjectFunctions(device, gdpa);
+  device->createRayTracingPipelines = (PFN_vkCreateRayTracingPipelinesKHR)gdpa(*out, "vkCreateRayTracingPipelinesKHR");
   device->untracked.device = device;
   uint32_t families = 0;
   instance->d.GetPhysicalDeviceQueueFamilyProperties(physical, &families, nullptr);

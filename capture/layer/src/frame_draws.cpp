@@ -5,10 +5,11 @@
 
 #include "frame_draws.hpp"
 
+#include "command_buffers.hpp"
+
 namespace wtl {
 
 /** The draw id of a slot whose draw is not traced: the instrumented wrapper writes no record for it (CONTRACT.md). */
-static const uint32_t kNoDrawId = 0xffffffffu;
 
 void pushRegion(CaptureState &c, const std::string &label, const char *source) {
   int32_t parent = c.regionStack.empty() ? -1 : c.regionStack.back();

@@ -1,6 +1,7 @@
 // The Vulkan functions the layer intercepts (besides the vkCmd* of commands.cpp).
 #pragma once
 
+#include "ray_tracing.hpp"
 #include "state.hpp"
 
 #define WTL_DEVICE_HOOKS(X)          \
@@ -26,6 +27,7 @@
   X(vkDestroyPipelineLayout)         \
   X(vkCreateGraphicsPipelines)       \
   X(vkCreateComputePipelines)        \
+  X(vkCreateRayTracingPipelinesKHR)  \
   X(vkDestroyPipeline)               \
   X(vkCreateCommandPool)             \
   X(vkDestroyCommandPool)            \

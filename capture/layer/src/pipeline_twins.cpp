@@ -246,7 +246,7 @@ void forgetTwinLayout(DeviceState *device, VkPipelineLayout traced) {
 }
 
 void destroyTwins(DeviceState *device, const PipelineInfo &info) {
-  if (info.twin) device->d.DestroyPipeline(device->device, info.twin, nullptr);
+  if (info.twin && !info.inPlace) device->d.DestroyPipeline(device->device, info.twin, nullptr);
   for (const auto &made : info.libraryTwins) device->d.DestroyPipeline(device->device, made.second, nullptr);
 }
 

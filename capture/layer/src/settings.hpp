@@ -15,7 +15,7 @@ struct Settings {
   bool submitMode = false; // WARPTRACE_SUBMITS given
   uint64_t firstSubmit = 0, lastSubmit = 0;
   std::string triggerPath;   // WARPTRACE_TRIGGER
-  uint32_t stageMask = 0xff; // WARPTRACE_STAGES: bit = stage code (VS 0 .. CS 5, TASK 6, MESH 7: stages.hpp)
+  uint32_t stageMask = 0x3fff; // WARPTRACE_STAGES: bit = stage code (VS 0 .. CS 5, TASK 6, MESH 7, RAYGEN 8 .. CALLABLE 13: stages.hpp)
   std::string drawGlob;      // WARPTRACE_DRAWS as a label glob
   bool drawRange = false;    // WARPTRACE_DRAWS as A..B
   uint64_t firstDraw = 0, lastDraw = 0;

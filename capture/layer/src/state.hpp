@@ -79,6 +79,8 @@ struct PipelineInfo {
    */
   bool library = false;
   std::vector<std::pair<VkPipelineLayout, VkPipeline>> libraryTwins;
+  /** A ray-tracing pipeline instrumented in place: `twin` is the app's own handle (ray_tracing.cpp), never destroyed as a twin. */
+  bool inPlace = false;
   bool instrumented = false;  // its twin has an instrumented stage (a library's may have none: it is made for its layout)
   /** Until the twin is made (ensureTwin): what it is made from. Null once made, or when made at creation. */
   std::shared_ptr<PipelineRecipe> recipe;
@@ -157,6 +159,8 @@ struct CommandState {
   std::vector<RecordedEvent> events;
   std::vector<uint32_t> slots;  // slots this recording holds
   BindPointState graphics, compute, rayTracing;
+  /** The ray-tracing binds recorded into the app's own buffer, shadowed or not: its launches bind the trace set too. */
+  BindPointState rayTracingApp;
   std::vector<std::string> labelStack;  // this buffer's open labels, for --draws globs
   std::string insertedLabel;            // the last inserted label since the previous draw
   uint32_t untracedDraws = 0;
@@ -240,7 +244,10 @@ struct DeviceState {
   bool traceable = false;
   std::string untraceableWhy;
   uint32_t traceSet = 7;
-  VkShaderStageFlags meshStages = 0;  // task/mesh stage bits the app enabled (features); their pipelines are traced
+  VkShaderStageFlags meshStages = 0;
+  VkShaderStageFlags rayTracingStages = 0;  // ray-tracing stage bits, where the app enabled ray-tracing pipelines
+  uint32_t offSlot = UINT32_MAX;            // the slot app buffers' launches bind: its draw id is the no-draw id
+  PFN_vkCreateRayTracingPipelinesKHR createRayTracingPipelines = nullptr;  // task/mesh stage bits the app enabled (features); their pipelines are traced
   wtTracer *tracer = nullptr;
   VkDescriptorSetLayout emptySetLayout = VK_NULL_HANDLE;
   DescriptorBufferTracing descriptorBuffers;

@@ -33,7 +33,7 @@ bool twinStages(DeviceState *device, const VkPipelineShaderStageCreateInfo *stag
     VkPipelineShaderStageCreateInfo stage = stages[i];
     int code = stageCode(stage.stage);
     if (code < 0) {
-      why = "it has a ray-tracing stage (not traced by the layer yet)";
+      why = "it has a stage the layer does not know";
       return false;
     }
     if (!stageInParts(stage.stage, parts)) continue;  // the driver ignores it (compute: kAllParts)
