@@ -39,6 +39,10 @@ export function notCapturedMessage(progress: LayerProgress, selection: CaptureSe
   if (progress.hellos.length === 0) {
     // The layer reports in when the app creates its device: a crash before that says nothing about whether it is a Vulkan app.
     if (exit !== null && crashed(exit)) return `the app ${describeExit(exit)} before the layer reported in (it does when the app creates its Vulkan device)`;
+    // A failing exit is more often a Vulkan app whose own device creation failed (an extension the driver lacks) than
+    // a program that is not one: say both, and where to look.
+    if (exit !== null && exit.signal === null && exit.code !== 0)
+      return `the app exited${how} before the layer reported in (it does when the app creates its Vulkan device): its own vkCreateDevice may have failed (see its output above), or it is not a Vulkan program`;
     return exit === null
       ? 'the layer never loaded: is the app a Vulkan program?'
       : `the app exited${how} and the layer never loaded: is the app a Vulkan program?`;

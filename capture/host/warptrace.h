@@ -231,6 +231,12 @@ int wtWriteWtraw(wtTracer *tracer, const char *path, const wtCaptureInfo *info, 
  */
 void wtSetDrawTable(wtTracer *tracer, uint32_t drawCount, const char *const *labels, const wtDrawKind *kinds, const uint32_t *querySlots,
                     const char *const *extraJson);
+/*
+ * With wtSetDrawTable: the query index of each table draw's end timestamp (null: its slot's, 2 + 2 slot). A
+ * timestamp written inside a multiview render pass fills one query per view, so such a draw takes several slots
+ * and ends past its own pair.
+ */
+void wtSetDrawEndQueries(wtTracer *tracer, const uint32_t *endQueries);
 
 #ifdef __cplusplus
 }
@@ -450,6 +456,7 @@ struct wtTracer {
   const wtDrawKind *tableKinds;
   const uint32_t *tableSlots;
   const char *const *tableExtra;
+  const uint32_t *tableEndQueries; /* wtSetDrawEndQueries: each table draw's end-timestamp query, else 2 + 2 slot */
 };
 
 uint32_t wtMaxCapacity(VkPhysicalDevice physicalDevice) {
@@ -991,6 +998,8 @@ static uint32_t wtDrawsWritten_(const wtTracer *t) { return t->tableLabels ? t->
 /* The query pair of draw d: its slot under wtSetDrawTable, else d itself. */
 static uint32_t wtQuerySlot_(const wtTracer *t, uint32_t d) { return t->tableSlots ? t->tableSlots[d] : d; }
 
+void wtSetDrawEndQueries(wtTracer *t, const uint32_t *endQueries) { t->tableEndQueries = endQueries; }
+
 void wtSetDrawTable(wtTracer *t, uint32_t drawCount, const char *const *labels, const wtDrawKind *kinds, const uint32_t *querySlots,
                     const char *const *extraJson) {
   int on = labels && kinds && querySlots;
@@ -999,6 +1008,7 @@ void wtSetDrawTable(wtTracer *t, uint32_t drawCount, const char *const *labels, 
   t->tableKinds = on ? kinds : NULL;
   t->tableSlots = on ? querySlots : NULL;
   t->tableExtra = on ? extraJson : NULL;
+  if (!on) t->tableEndQueries = NULL;
 }
 
 /* Writes the metadata JSON to f; returns 0 or -1. */
@@ -1165,7 +1175,8 @@ int wtWriteWtraw(wtTracer *t, const char *path, const wtCaptureInfo *info, wtCap
     for (uint32_t d = 0; d < wtDrawsWritten_(t) && !bad; d++) {
       unsigned char pair[16];
       uint32_t q = wtQuerySlot_(t, d);
-      uint64_t b = ticks[2 * (1 + 2 * q)], e = ticks[2 * (2 + 2 * q)];
+      uint32_t endQuery = t->tableEndQueries ? t->tableEndQueries[d] : 2 + 2 * q;
+      uint64_t b = ticks[2 * (1 + 2 * q)], e = endQuery < queryCount ? ticks[2 * endQuery] : WT_WTRAW_NO_TIMESTAMP;
       if (b == WT_WTRAW_NO_TIMESTAMP || e == WT_WTRAW_NO_TIMESTAMP) b = e = WT_WTRAW_NO_TIMESTAMP;
       wtPutU64_(pair, b);
       wtPutU64_(pair + 8, e);

@@ -100,6 +100,15 @@ test('an app that exits at once: exit 1, the layer never loaded', () => {
   assert.equal(existsSync(join(dir, 'never.wtrace')), false);
 });
 
+test('an app that fails before the layer reports in: its exit code, and that its own device creation may have failed', () => {
+  // As a Vulkan app whose vkCreateDevice fails (SaschaWillems rayquery on the H200: an extension the driver lacks, exit 249).
+  const app = fakeApp('fails', 'process.exit(249);', false);
+  const r = run(['capture', '-o', join(dir, 'fails.wtrace'), '--', process.execPath, app]);
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.err, /the app exited \(exit code 249\) before the layer reported in .*vkCreateDevice may have failed/);
+  assert.doesNotMatch(r.err, /never loaded/);
+});
+
 test('an app that crashes before the layer reports in: the crash and its signal, not "is the app a Vulkan program?"', () => {
   // As a Vulkan app that dies inside vkCreateInstance (before: "the app exited (killed by SIGSEGV) and the layer never loaded").
   const app = fakeApp('crashes', "process.kill(process.pid, 'SIGSEGV');", false);

@@ -17,6 +17,15 @@ uint32_t allocateSlot(DeviceState *device) {
   return device->nextSlot < device->slotCapacity ? device->nextSlot++ : kNoSlot;
 }
 
+uint32_t allocateSlots(DeviceState *device, uint32_t count) {
+  if (count <= 1) return allocateSlot(device);
+  std::lock_guard<std::mutex> guard(device->lock);
+  if (device->nextSlot + count > device->slotCapacity) return kNoSlot;
+  uint32_t first = device->nextSlot;
+  device->nextSlot += count;
+  return first;
+}
+
 /** Forgets one recording: its slots go back, its events and binds are dropped. */
 static void forgetRecording(CommandState *cs) {
   DeviceState *device = cs->device;
@@ -30,6 +39,7 @@ static void forgetRecording(CommandState *cs) {
   cs->compute = BindPointState();
   cs->rayTracing = BindPointState();
   cs->rayTracingApp = BindPointState();
+  cs->views = 1;
   cs->traceBufferIndex = kTraceBufferUnbound;
   cs->labelStack.clear();
   cs->shadow = VK_NULL_HANDLE;
@@ -176,6 +186,16 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkBeginCommandBuffer(VkCommandBuffer cb, const
   VkCommandBuffer shadow = shadowHandleFor(cs);
   // Begin resets the shadow implicitly (its pool allows it); same inheritance, same flags.
   if (shadow && device->d.BeginCommandBuffer(shadow, info) == VK_SUCCESS) cs->shadow = shadow;
+  // A secondary that continues a render pass or rendering scope records its draws in that scope's views.
+  if (cs->secondary && info && info->pInheritanceInfo && (info->flags & VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT)) {
+    const VkCommandBufferInheritanceInfo *inherit = info->pInheritanceInfo;
+    if (inherit->renderPass) cs->views = renderPassViews(device, inherit->renderPass);
+    for (auto *s = (const VkBaseInStructure *)inherit->pNext; s; s = s->pNext)
+      if (s->sType == VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_RENDERING_INFO) {
+        uint32_t views = (uint32_t)__builtin_popcount(((const VkCommandBufferInheritanceRenderingInfo *)s)->viewMask);
+        cs->views = views < 1 ? 1 : views;
+      }
+  }
   return r;
 }
 

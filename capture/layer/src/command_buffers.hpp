@@ -10,6 +10,8 @@ static const uint32_t kNoDrawId = 0xffffffffu;
 
 /** A free slot of the draw-id table (and its timestamp queries), or kNoSlot when all are taken. */
 uint32_t allocateSlot(DeviceState *device);
+/** `count` consecutive free slots (never reused ones: they must be contiguous), the first, or kNoSlot. */
+uint32_t allocateSlots(DeviceState *device, uint32_t count);
 
 /** A primary command buffer of the layer's from pool, begun for one submit; null on failure. */
 VkCommandBuffer beginLayerCommandBuffer(DeviceState *device, VkCommandPool pool);

@@ -146,7 +146,10 @@ uint32_t beginDraw(CommandState *cs, VkPipelineBindPoint bp, const char *call, w
   if (!noRoom.empty()) hasTwin = false, untracedWhy = noRoom;
   // A draw --draws GLOB leaves out is no draw of the trace; any other gets a slot, for its timestamps at least.
   bool selected = drawSelected(cs);
-  uint32_t slot = selected ? allocateSlot(device) : kNoSlot;
+  // Inside a multiview scope a timestamp fills one query per view: the draw takes `views` slots, its begin
+  // timestamp the first slot's begin query and the next views - 1, its end the `views` queries after them.
+  uint32_t views = cs->views;
+  uint32_t slot = selected ? allocateSlots(device, views) : kNoSlot;
   if (selected && slot == kNoSlot) cs->untracedWhy = "more draws recorded than the layer's " + std::to_string(device->slotCapacity) + " slots";
   // Ray-tracing launches keep their place in the frame, untraced: their pipelines get no twins yet.
   const char *nothingKnown = bp == VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR ? "ray-tracing pipelines are not traced by the layer yet"
@@ -186,19 +189,21 @@ uint32_t beginDraw(CommandState *cs, VkPipelineBindPoint bp, const char *call, w
   RecordedEvent e{RecordedEvent::Draw};
   e.text = call;
   e.slot = slot;
+  e.endQuery = views > 1 ? 1 + 2 * slot + views : 2 + 2 * slot;
   e.drawKind = kind;
   e.params = params;
   e.pipeline = name;
   e.label = label;
   e.untraced = std::move(untraced);
   cs->events.push_back(std::move(e));
-  cs->slots.push_back(slot);
+  for (uint32_t k = 0; k < views; k++) cs->slots.push_back(slot + k);
   return slot;
 }
 
 void endDraw(CommandState *cs, uint32_t slot) {
   if (slot == kNoSlot) return;
-  cs->device->cmd.CmdWriteTimestamp(cs->shadow, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, tracerQueries(cs->device->tracer), 2 + 2 * slot);
+  // Nothing is recorded between a draw's beginDraw and endDraw: its event is the last.
+  cs->device->cmd.CmdWriteTimestamp(cs->shadow, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, tracerQueries(cs->device->tracer), cs->events.back().endQuery);
 }
 
 static std::string field(const char *name, int64_t value, bool first = false) {

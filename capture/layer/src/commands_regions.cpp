@@ -7,7 +7,8 @@
 
 namespace wtl {
 
-static void beginPass(CommandState *cs, uint32_t colorTargets, bool depth, VkExtent2D renderArea) {
+static void beginPass(CommandState *cs, uint32_t colorTargets, bool depth, VkExtent2D renderArea, uint32_t views) {
+  cs->views = views < 1 ? 1 : views;
   RecordedEvent e{RecordedEvent::BeginPass};
   e.colorTargets = colorTargets;
   e.depthTarget = depth;
@@ -15,7 +16,10 @@ static void beginPass(CommandState *cs, uint32_t colorTargets, bool depth, VkExt
   cs->events.push_back(std::move(e));
 }
 
-static void endPass(CommandState *cs) { cs->events.push_back(RecordedEvent{RecordedEvent::EndPass}); }
+static void endPass(CommandState *cs) {
+  cs->views = 1;
+  cs->events.push_back(RecordedEvent{RecordedEvent::EndPass});
+}
 
 static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBeginRenderPass(VkCommandBuffer cb, const VkRenderPassBeginInfo *info, VkSubpassContents contents) {
   CommandState *cs = findCommandState(cb);
@@ -25,7 +29,7 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBeginRenderPass(VkCommandBuffer cb, co
   uint32_t colours = UINT32_MAX;
   bool depth = false;
   renderPassTargets(cs->device, info->renderPass, colours, depth);
-  beginPass(cs, colours, depth, info->renderArea.extent);
+  beginPass(cs, colours, depth, info->renderArea.extent, renderPassViews(cs->device, info->renderPass));
 }
 
 #define WTL_BEGIN_RENDER_PASS2(name, forward)                                                                              \
@@ -38,7 +42,7 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBeginRenderPass(VkCommandBuffer cb, co
     uint32_t colours = UINT32_MAX;                                                                                      \
     bool depth = false;                                                                                                 \
     renderPassTargets(cs->device, info->renderPass, colours, depth);                                                   \
-    beginPass(cs, colours, depth, info->renderArea.extent);                                                             \
+    beginPass(cs, colours, depth, info->renderArea.extent, renderPassViews(cs->device, info->renderPass));                                                             \
   }
 WTL_BEGIN_RENDER_PASS2(vkCmdBeginRenderPass2, CmdBeginRenderPass2)
 WTL_BEGIN_RENDER_PASS2(vkCmdBeginRenderPass2KHR, CmdBeginRenderPass2KHR)
@@ -71,7 +75,7 @@ WTL_END_RENDER_PASS2(vkCmdEndRenderPass2KHR, CmdEndRenderPass2KHR)
     if (!cs->shadow) return;                                                                                    \
     cs->device->cmd.forward(cs->shadow, info);                                                                  \
     beginPass(cs, info->colorAttachmentCount, info->pDepthAttachment && info->pDepthAttachment->imageView,      \
-              info->renderArea.extent);                                                                         \
+              info->renderArea.extent, (uint32_t)__builtin_popcount(info->viewMask));                           \
   }
 WTL_BEGIN_RENDERING(vkCmdBeginRendering, CmdBeginRendering)
 WTL_BEGIN_RENDERING(vkCmdBeginRenderingKHR, CmdBeginRenderingKHR)

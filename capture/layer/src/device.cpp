@@ -30,9 +30,13 @@ void reportSkipped(DeviceState *device, const std::string &what, const std::stri
     device->client->event("{\"event\": \"skipped\", \"what\": " + jsonString(what) + ", \"why\": " + jsonString(why) + "}");
 }
 
-/** Extensions newer than the build's Vulkan header whose commands the layer declares and handles itself. */
+/**
+ * Extensions newer than the build's Vulkan header that the layer can trace beside: it declares and handles their
+ * commands itself, or they have no vkCmd* to repeat in a shadow (their other commands reach the driver untouched).
+ */
 static const char *const kLayerDeclaredExtensions[] = {
-    "VK_EXT_shader_object",  // vk_shader_object.h, shader_objects.cpp
+    "VK_EXT_shader_object",     // vk_shader_object.h, shader_objects.cpp
+    "VK_EXT_host_image_copy",   // host-side copies and layout transitions only
 };
 
 static bool knownExtension(const char *name) {

@@ -119,12 +119,13 @@ static void finishCapture(DeviceState *device) {
                           std::to_string(settings().lastDraw) + ": their warps ran instrumented but wrote no record");
   std::vector<const char *> labels, extras;
   std::vector<wtDrawKind> kinds;
-  std::vector<uint32_t> slots;
+  std::vector<uint32_t> slots, endQueries;
   for (const FrameDraw &d : c.draws) {
     labels.push_back(d.label.c_str());
     extras.push_back(d.extraJson.c_str());
     kinds.push_back(d.kind);
     slots.push_back(d.slot);
+    endQueries.push_back(d.endQuery);
   }
   std::string regions;
   for (const FrameRegion &g : c.regions)
@@ -132,6 +133,7 @@ static void finishCapture(DeviceState *device) {
                (g.parent < 0 ? std::string("null") : std::to_string(g.parent)) + ", \"source\": \"" + g.source + "\"}";
   std::string extra = "\"regions\": [" + regions + "],\n  " + layerJson(device);
   wtSetDrawTable(device->tracer, (uint32_t)c.draws.size(), labels.data(), kinds.data(), slots.data(), extras.data());
+  wtSetDrawEndQueries(device->tracer, endQueries.data());
   wtCaptureInfo info{};
   info.tool = "warptrace-layer";
   info.workload = program_invocation_short_name;

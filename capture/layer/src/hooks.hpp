@@ -99,6 +99,9 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateRenderPass2KHR(VkDevice device, const 
                                                          const VkAllocationCallbacks *allocator, VkRenderPass *out);
 VKAPI_ATTR void VKAPI_CALL wl_vkDestroyRenderPass(VkDevice device, VkRenderPass pass, const VkAllocationCallbacks *allocator);
 
+/** The most views of any subpass of a render pass the app created (multiview), else 1. */
+uint32_t renderPassViews(DeviceState *device, VkRenderPass pass);
+
 /** The first subpass's colour attachments and depth of a render pass the app created; false if unknown. */
 bool renderPassTargets(DeviceState *device, VkRenderPass pass, uint32_t &colours, bool &depth);
 

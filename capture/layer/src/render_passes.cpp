@@ -6,27 +6,47 @@
 
 namespace wtl {
 
-static void remember(DeviceState *device, VkRenderPass pass, uint32_t colours, bool depth) {
+static void remember(DeviceState *device, VkRenderPass pass, uint32_t colours, bool depth, uint32_t views) {
   std::lock_guard<std::mutex> guard(device->lock);
-  device->renderPasses[pass] = {colours, depth};
+  device->renderPasses[pass] = {colours, depth, views < 1 ? 1 : views};
+}
+
+/** The most views of any of these view masks (0 masks: no multiview, one view). */
+static uint32_t mostViews(const uint32_t *masks, uint32_t count) {
+  uint32_t most = 1;
+  for (uint32_t i = 0; i < count; i++)
+    if ((uint32_t)__builtin_popcount(masks[i]) > most) most = (uint32_t)__builtin_popcount(masks[i]);
+  return most;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateRenderPass(VkDevice handle, const VkRenderPassCreateInfo *info, const VkAllocationCallbacks *allocator,
                                                      VkRenderPass *out) {
   DeviceState *device = findDevice(dispatchKey(handle));
   VkResult r = device->d.CreateRenderPass(handle, info, allocator, out);
-  if (r == VK_SUCCESS && info->subpassCount > 0)
-    remember(device, *out, info->pSubpasses[0].colorAttachmentCount, info->pSubpasses[0].pDepthStencilAttachment != nullptr &&
-                                                                         info->pSubpasses[0].pDepthStencilAttachment->attachment != VK_ATTACHMENT_UNUSED);
+  if (r == VK_SUCCESS && info->subpassCount > 0) {
+    uint32_t views = 1;
+    for (auto *s = (const VkBaseInStructure *)info->pNext; s; s = s->pNext)
+      if (s->sType == VK_STRUCTURE_TYPE_RENDER_PASS_MULTIVIEW_CREATE_INFO) {
+        auto *multiview = (const VkRenderPassMultiviewCreateInfo *)s;
+        views = mostViews(multiview->pViewMasks, multiview->subpassCount);
+      }
+    remember(device, *out, info->pSubpasses[0].colorAttachmentCount,
+             info->pSubpasses[0].pDepthStencilAttachment != nullptr && info->pSubpasses[0].pDepthStencilAttachment->attachment != VK_ATTACHMENT_UNUSED,
+             views);
+  }
   return r;
 }
 
 static VkResult createRenderPass2(DeviceState *device, PFN_vkCreateRenderPass2 next, VkDevice handle, const VkRenderPassCreateInfo2 *info,
                                   const VkAllocationCallbacks *allocator, VkRenderPass *out) {
   VkResult r = next(handle, info, allocator, out);
-  if (r == VK_SUCCESS && info->subpassCount > 0)
-    remember(device, *out, info->pSubpasses[0].colorAttachmentCount, info->pSubpasses[0].pDepthStencilAttachment != nullptr &&
-                                                                         info->pSubpasses[0].pDepthStencilAttachment->attachment != VK_ATTACHMENT_UNUSED);
+  if (r == VK_SUCCESS && info->subpassCount > 0) {
+    std::vector<uint32_t> masks;
+    for (uint32_t i = 0; i < info->subpassCount; i++) masks.push_back(info->pSubpasses[i].viewMask);
+    remember(device, *out, info->pSubpasses[0].colorAttachmentCount,
+             info->pSubpasses[0].pDepthStencilAttachment != nullptr && info->pSubpasses[0].pDepthStencilAttachment->attachment != VK_ATTACHMENT_UNUSED,
+             mostViews(masks.data(), (uint32_t)masks.size()));
+  }
   return r;
 }
 
@@ -57,9 +77,15 @@ bool renderPassTargets(DeviceState *device, VkRenderPass pass, uint32_t &colours
   std::lock_guard<std::mutex> guard(device->lock);
   auto it = device->renderPasses.find(pass);
   if (it == device->renderPasses.end()) return false;
-  colours = it->second.first;
-  depth = it->second.second;
+  colours = it->second.colours;
+  depth = it->second.depth;
   return true;
+}
+
+uint32_t renderPassViews(DeviceState *device, VkRenderPass pass) {
+  std::lock_guard<std::mutex> guard(device->lock);
+  auto it = device->renderPasses.find(pass);
+  return it == device->renderPasses.end() ? 1 : it->second.views;
 }
 
 }  // namespace wtl

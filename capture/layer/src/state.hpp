@@ -106,6 +106,7 @@ struct RecordedEvent {
   enum Kind : uint8_t { BeginLabel, EndLabel, InsertLabel, BeginPass, EndPass, Draw, Execute } kind;
   std::string text;         // labels; a draw's call ("vkCmdDrawIndexed")
   uint32_t slot = 0;        // Draw: its slot
+  uint32_t endQuery = 0;    // Draw: its end timestamp's query (a multiview draw's lies past its slot's pair)
   wtDrawKind drawKind = WT_KIND_DRAW;
   std::string params;       // Draw: JSON members of its counts
   std::string pipeline;     // Draw: pipeline name
@@ -165,6 +166,8 @@ struct CommandState {
   std::string insertedLabel;            // the last inserted label since the previous draw
   uint32_t untracedDraws = 0;
   std::string untracedWhy;  // the last reason a draw was not traced
+  /** Views of the render pass or rendering scope being recorded (multiview: the bits of its view mask), else 1. */
+  uint32_t views = 1;
   /** The shadow's binding index of the layer's descriptor buffer (after the app's); kTraceBufferUnbound, kTraceBufferNoRoom. */
   uint32_t traceBufferIndex = UINT32_MAX;
 };
@@ -180,6 +183,7 @@ struct PoolState {
 
 struct FrameDraw {
   uint32_t slot;
+  uint32_t endQuery;
   std::string label;
   wtDrawKind kind;
   std::string extraJson;
@@ -277,7 +281,12 @@ struct DeviceState {
   std::unordered_map<VkCommandPool, PoolState> pools;
   std::unordered_map<VkSwapchainKHR, SwapchainState> swapchains;
   /** Per render pass: colour attachments and depth of its first subpass, for RenderDoc-style pass names. */
-  std::unordered_map<VkRenderPass, std::pair<uint32_t, bool>> renderPasses;
+  struct RenderPassInfo {
+    uint32_t colours = 0;
+    bool depth = false;
+    uint32_t views = 1;  // the most views of any subpass (multiview): a timestamp inside it fills that many queries
+  };
+  std::unordered_map<VkRenderPass, RenderPassInfo> renderPasses;
   std::vector<VkQueueFlags> familyFlags;  // by queue family index
   bool imageWritten = false;
   std::vector<uint32_t> freeSlots;
