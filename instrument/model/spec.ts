@@ -123,6 +123,8 @@ export const Op = {
   IgnoreIntersectionKHR: 4448,
   TerminateRayKHR: 4449,
   EmitMeshTasksEXT: 5294,
+  // Also OpReportIntersectionNV (the same opcode).
+  ReportIntersectionKHR: 5334,
   IgnoreIntersectionNV: 5335,
   TerminateRayNV: 5336,
   SubgroupBallotKHR: 4421,

@@ -3,8 +3,9 @@
  * A new pass is a file beside these and an entry here.
  */
 import { endingsPass } from './endings.js';
+import { intersectionReportsPass } from './intersection-reports.js';
 import type { InstrumentPass } from './pass.js';
 import { positionsPass } from './positions.js';
 import { recordsPass } from './records.js';
 
-export const PASSES: readonly InstrumentPass[] = [recordsPass, positionsPass, endingsPass];
+export const PASSES: readonly InstrumentPass[] = [recordsPass, positionsPass, endingsPass, intersectionReportsPass];

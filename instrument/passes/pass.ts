@@ -18,6 +18,7 @@ import type { CommonDeclarations } from '../model/declarations.js';
 import type { EntryPoint, ModuleEditor } from '../model/module.js';
 import type { CustomIdSource, InstrumentedStage, InstrumentOptions, PositionStage } from '../options.js';
 import type { DeferredEndings } from './ending-deferral.js';
+import type { ReportRecord } from './record-wrapper.js';
 
 /** How the warp's lanes are combined into one record. */
 export type SubgroupMode = 'core' | 'khr-ballot' | 'none';
@@ -34,6 +35,8 @@ export interface RecordParts {
   ending: DeferredEndings | null;
   /** Record the warp's screen position (word 3 and RecordFlag.POSITION) from this stage's pixel; null: none. */
   position: PositionStage | null;
+  /** Intersection shaders that report: their lanes record at the first report (intersection-reports.ts); else null. */
+  reportRecord: ReportRecord | null;
 }
 
 export interface EntryPointReport {

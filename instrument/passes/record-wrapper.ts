@@ -60,6 +60,18 @@ export interface WrapperPlan {
   readonly position: PositionStage | null;
   /** TaskNV / MeshNV: no NumWorkgroups built-in (one-dimensional launches): workgroup-id is gl_WorkGroupID.x. */
   readonly nvMesh: boolean;
+  /** Intersection shaders that report: record at the first report (passes/intersection-reports.ts); else null. */
+  readonly reportRecord: ReportRecord | null;
+}
+
+/** The ids of an intersection shader's record at its reports. */
+export interface ReportRecord {
+  /** void record_at_report(): called before every OpReportIntersectionKHR. */
+  readonly functionId: number;
+  /** Private bool: this invocation's lanes are recorded already. */
+  readonly recorded: number;
+  /** Private uint: the wrapper's start clock. */
+  readonly start: number;
 }
 
 export interface Wrapper {
@@ -84,16 +96,91 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
   g.label(g.id());
 
   const primaryScope = plan.subgroupClock ? Scope.Subgroup : Scope.Device;
+  // The draw id is read once, before anything else: it is the record's DRAW_ID word and the untraced-draw test.
+  const drawId = loadDrawId(g, plan);
+
+
+  // A draw the host does not trace (outside `--draws A..B`; every launch of a ray-tracing pipeline the
+  // capture layer instrumented in place, outside the captured frame) has UNTRACED_DRAW in its slot of
+  // the draw-id table. The whole draw reads that one uniform, so the branch is uniform: its warps run
+  // the entry point with no clock read, helper test, sampling hash, ballot, election, atomic or store
+  // (clock reads around the call cost a small ray-tracing frame 8% on the H200). Ordinary draws pay
+  // one compare and branch on the id they store anyway.
+  // The entry point is called once, outside both branches: a second call site changed how the driver compiled
+  // it (two pixels of a ray-traced frame 1 LSB off on the H200), and an instrumented pipeline that draws every
+  // frame (ray tracing, instrumented in place) must render what the app's own does.
+  const traced = g.value(Op.INotEqual, decl.bool, drawId, decl.u32(UNTRACED_DRAW));
+  const start = g.ifThenValue(decl.uint, traced, () => g.clockLow(primaryScope), decl.u32(0));
+  const report = plan.reportRecord;
+  // Intersection shaders whose reports may end them record at the first report instead (reportRecordFunction).
+  if (report !== null) g.op(Op.Store, g.global(report.start), start);
+  g.value(Op.FunctionCall, decl.void, plan.originalFunction);
+  const recordHere = report === null ? traced : g.value(Op.LogicalAnd, decl.bool, traced, g.value(Op.LogicalNot, decl.bool, g.load(privateBool(g, report.recorded))));
+  g.ifThen(recordHere, () => {
+    const end = g.clockLow(primaryScope);
+    // Without the SM clock, CLOCK_START/END are device ticks already and DEVICE_CLOCK stays 0 (as in the GLSL library).
+    const device = plan.subgroupClock && plan.deviceClock ? g.clockLow(Scope.Device) : decl.u32(0);
+    emitRecord(g, plan, flags, { start, end, device, drawId });
+  });
+  if (plan.ending !== null) {
+    // Lanes that ended early took part in the record above; end them now.
+    for (const id of endingGlobals(plan.ending)) g.global(id);
+    g.code.push(...endingCode(decl, plan.ending, () => g.id()));
+  }
+  g.op(Op.Return);
+  g.op(Op.FunctionEnd);
+  if (report === null) return { functionId, code: g.code, globals: [...g.globals], flags };
+  const r = reportRecordFunction(decl, plan, report, flags);
+  return { functionId, code: [...g.code, ...r.code], globals: [...new Set([...g.globals, ...r.globals])], flags };
+}
+
+function loadDrawId(g: FunctionCode, plan: WrapperPlan): number {
+  const { decl } = g;
+  const drawPtr = g.value(Op.AccessChain, decl.pointer(StorageClass.Uniform, decl.uint), g.global(decl.drawIdBlock(plan.set, plan.binding + 1)), decl.u32(0));
+  return g.value(Op.Load, decl.uint, drawPtr);
+}
+
+/** A Private bool variable as FunctionCode.load takes it. */
+function privateBool(g: FunctionCode, variable: number): { id: number; typeId: number; shape: 'bool' } {
+  g.global(variable);
+  return { id: variable, typeId: g.decl.bool, shape: 'bool' };
+}
+
+/**
+ * `void record_at_report() { if (!recorded) { recorded = true; if (traced) record(start, now) } }`, called
+ * before every OpReportIntersectionKHR (passes/intersection-reports.ts): a report that accepts the hit of a
+ * terminate-on-first-hit ray, or whose any-hit shader terminates the ray, ends the invocation inside the call.
+ * Its lanes are recorded there, once, the record ending at their first report; lanes that never report are
+ * recorded by the wrapper after the entry point, as before.
+ */
+function reportRecordFunction(decl: CommonDeclarations, plan: WrapperPlan, report: ReportRecord, flags: number): { code: Instruction[]; globals: number[] } {
+  const g = new FunctionCode(decl, false, plan.entryInterface);
+  g.op(Op.Function, decl.void, report.functionId, 0, decl.voidFunction);
+  g.label(g.id());
+  const recorded = privateBool(g, report.recorded);
+  g.ifThen(g.value(Op.LogicalNot, decl.bool, g.load(recorded)), () => {
+    g.op(Op.Store, report.recorded, decl.true);
+    const drawId = loadDrawId(g, plan);
+    g.ifThen(g.value(Op.INotEqual, decl.bool, drawId, decl.u32(UNTRACED_DRAW)), () => {
+      const primaryScope = plan.subgroupClock ? Scope.Subgroup : Scope.Device;
+      const end = g.clockLow(primaryScope);
+      const device = plan.subgroupClock && plan.deviceClock ? g.clockLow(Scope.Device) : decl.u32(0);
+      const start = g.value(Op.Load, decl.uint, g.global(report.start));
+      emitRecord(g, plan, flags, { start, end, device, drawId });
+    });
+  });
+  g.op(Op.Return);
+  g.op(Op.FunctionEnd);
+  return { code: g.code, globals: [...g.globals] };
+}
+
+/** The record of the lanes active here, from these clocks and draw id (after the entry point, or at a report). */
+function emitRecord(g: FunctionCode, plan: WrapperPlan, flags: number, v: { start: number; end: number; device: number; drawId: number }): void {
+  const { decl } = g;
+  const fragment = plan.stage === 'FS';
+  const { start, end, device, drawId } = v;
   const trace = g.global(decl.traceBuffer(plan.set, plan.binding));
   const traceUint = decl.pointer(decl.traceStorageClass, decl.uint);
-  // The draw id is read once, before anything else: it is the record's DRAW_ID word and the untraced-draw test.
-  const drawPtr = g.value(Op.AccessChain, decl.pointer(StorageClass.Uniform, decl.uint), g.global(decl.drawIdBlock(plan.set, plan.binding + 1)), decl.u32(0));
-  const drawId = g.value(Op.Load, decl.uint, drawPtr);
-  // Set in the traced branch, before the record code that reads them.
-  let start = 0;
-  let end = 0;
-  let device = 0;
-
   const writeRecord = (maskLo: () => number, maskHi: () => number, box: (() => PixelBox) | null) => {
     const countPtr = g.value(Op.AccessChain, traceUint, trace, decl.u32(BufferWord.COUNT));
     const slot = g.value(Op.AtomicIAdd, decl.uint, countPtr, decl.u32(plan.atomicScope), decl.u32(MemorySemantics.Relaxed), decl.u32(1));
@@ -159,33 +246,7 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
         g.ifThen(g.value(Op.LogicalNot, decl.bool, helper), sampledRecord);
       }
     : sampledRecord;
-
-  // A draw the host does not trace (outside `--draws A..B`; every launch of a ray-tracing pipeline the
-  // capture layer instrumented in place, outside the captured frame) has UNTRACED_DRAW in its slot of
-  // the draw-id table. The whole draw reads that one uniform, so the branch is uniform: its warps run
-  // the entry point with no clock read, helper test, sampling hash, ballot, election, atomic or store
-  // (clock reads around the call cost a small ray-tracing frame 8% on the H200). Ordinary draws pay
-  // one compare and branch on the id they store anyway.
-  // The entry point is called once, outside both branches: a second call site changed how the driver compiled
-  // it (two pixels of a ray-traced frame 1 LSB off on the H200), and an instrumented pipeline that draws every
-  // frame (ray tracing, instrumented in place) must render what the app's own does.
-  const traced = g.value(Op.INotEqual, decl.bool, drawId, decl.u32(UNTRACED_DRAW));
-  start = g.ifThenValue(decl.uint, traced, () => g.clockLow(primaryScope), decl.u32(0));
-  g.value(Op.FunctionCall, decl.void, plan.originalFunction);
-  g.ifThen(traced, () => {
-    end = g.clockLow(primaryScope);
-    // Without the SM clock, CLOCK_START/END are device ticks already and DEVICE_CLOCK stays 0 (as in the GLSL library).
-    device = plan.subgroupClock && plan.deviceClock ? g.clockLow(Scope.Device) : decl.u32(0);
-    body();
-  });
-  if (plan.ending !== null) {
-    // Lanes that ended early took part in the record above; end them now.
-    for (const id of endingGlobals(plan.ending)) g.global(id);
-    g.code.push(...endingCode(decl, plan.ending, () => g.id()));
-  }
-  g.op(Op.Return);
-  g.op(Op.FunctionEnd);
-  return { functionId, code: g.code, globals: [...g.globals], flags };
+  body();
 }
 
 /**

@@ -59,6 +59,7 @@ function wrapEntry(context: PassContext, entry: TracedEntry): void {
     ending: parts.ending,
     position: parts.position,
     sampleEvery,
+    reportRecord: parts.reportRecord,
     nvMesh: entry.executionModel === ExecutionModel.TaskNV || entry.executionModel === ExecutionModel.MeshNV,
   });
   editor.append(Section.Function, ...wrapper.code);

@@ -163,6 +163,39 @@ const NV_HIT_THEN_MORE = `
                OpFunctionEnd
 `;
 
+test('intersection reports: each is preceded by a call that records its lanes once; the wrapper records only lanes that never reported', () => {
+  // A report that accepts the hit of a terminate-on-first-hit ray (or whose any-hit terminates it) ends the invocation
+  // inside the call: before, those lanes had no record (5,022 of 103,721 intersection lanes of our workload on the H200).
+  for (const m of corpus.filter((c) => c.stage === 'INTERSECTION')) {
+    for (const options of [nvidia, lavapipe]) {
+      const { module } = instrumentSpirv(m.bytes, options);
+      const { functions, wrapperOf } = wrappers(module);
+      const wrapper = wrapperOf.get('main')!;
+      const reportSites = functions.flatMap((f) => f.blocks.flatMap((b) => b.body.map((i, k) => [b.body, k] as const).filter(([body, k]) => body[k]!.opcode === Op.ReportIntersectionKHR)));
+      assert.ok(reportSites.length >= 1, `${m.id}: the shader reports`);
+      const callees = new Set(reportSites.map(([body, k]) => {
+        const before = body[k - 1]!;
+        assert.equal(before.opcode, Op.FunctionCall, `${m.id}: a call right before the report`);
+        return before.words[3]!;
+      }));
+      assert.equal(callees.size, 1, `${m.id}: one record function`);
+      const recordAtReport = functions.find((f) => f.id === [...callees][0])!;
+      const code = bodyOf(recordAtReport);
+      // if (!reported) { reported = true; if (drawId != UNTRACED) { clocks, ballot, atomic, stores } }
+      const flagLoad = code.find((i) => i.opcode === Op.Load)!;
+      const setFlag = code.find((i) => i.opcode === Op.Store && i.words[1] === flagLoad.words[3])!;
+      assert.ok(setFlag !== undefined, `${m.id}: the flag is set`);
+      assert.ok(code.indexOf(setFlag) < code.findIndex((i) => i.opcode === Op.AtomicIAdd), `${m.id}: before the record`);
+      assert.ok(code.some((i) => i.opcode === Op.ReadClockKHR), m.id);
+      assert.equal(code.filter((i) => i.opcode === Op.AtomicIAdd).length, 1, `${m.id}: one record`);
+      // The wrapper's own record is guarded by the same flag.
+      const w = bodyOf(wrapper);
+      assert.ok(w.some((i) => i.opcode === Op.Load && i.words[3] === flagLoad.words[3]), `${m.id}: the wrapper reads the flag`);
+      assert.equal(w.filter((i) => i.opcode === Op.AtomicIAdd).length, 1, m.id);
+    }
+  }
+});
+
 test('an NV ending followed by more than a branch is refused, naming the block; the module is left alone', async () => {
   const bytes = await spirvAs(NV_HIT_THEN_MORE, 'vulkan1.1');
   const copy = bytes.slice();
