@@ -8,6 +8,7 @@
 
 #include "command_buffers.hpp"
 #include "frame_draws.hpp"
+#include "frame_queues.hpp"
 #include "frame_timing.hpp"
 #include "hooks.hpp"
 #include "offscreen.hpp"
@@ -57,9 +58,15 @@ static bool startCapture(DeviceState *device, VkQueue queue) {
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cb;
-  if (device->d.QueueSubmit(queue, 1, &si, VK_NULL_HANDLE) != VK_SUCCESS) {
-    failCapture(device, "cannot submit the capture's prologue");
-    return false;
+  // Waited for: the frame's other queues must not write records before the counter is reset (bounded: the queue may
+  // still hold app work that waits for a later submit; then they may overlap, and the trace says so).
+  VkResult r = VK_SUCCESS;
+  if (!submitAndWait(device, queue, &si, 2ull * 1000 * 1000 * 1000, r)) {
+    if (r != VK_SUCCESS && r != VK_TIMEOUT) {
+      failCapture(device, "cannot submit the capture's prologue");
+      return false;
+    }
+    c.notTraced.push_back("the capture's start: not done 2 s after it was submitted; other queues' first warps may be missing");
   }
   c.started = true;
   if (c.warmup) return true;
@@ -106,6 +113,7 @@ static void finishCapture(DeviceState *device) {
   if (!cb || device->d.CreateFence(device->device, &fi, nullptr, &fence) != VK_SUCCESS) return failCapture(device, "cannot create the epilogue");
   wtCmdEndCapture(device->tracer, cb);
   device->d.EndCommandBuffer(cb);
+  waitOtherQueues(device);
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cb;
@@ -180,11 +188,11 @@ static bool submitIsCaptured(DeviceState *device, VkQueue queue, uint64_t submit
   if (!c.started) {
     auto it = device->queueFamilies.find(queue);
     uint32_t family = it == device->queueFamilies.end() ? 0 : it->second;
-    bool graphics = family < device->familyFlags.size() && (device->familyFlags[family] & VK_QUEUE_GRAPHICS_BIT);
-    // A frame is traced on its graphics queue: async compute or transfer submitted before it runs untraced (apps that
-    // never present are captured on whatever queue submits first).
-    if (!graphics && !s.submitMode) {
-      c.notTraced.push_back("a submit on queue family " + std::to_string(family) + " (no graphics): only the graphics queue is traced");
+    VkQueueFlags flags = family < device->familyFlags.size() ? device->familyFlags[family] : 0;
+    // The frame's first submit on a graphics or compute queue starts the capture there (an async compute queue often
+    // submits first); a transfer-only queue cannot run the clock check, and its work holds no warps anyway.
+    if (!(flags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) && !s.submitMode) {
+      c.notTraced.push_back("a submit on queue family " + std::to_string(family) + " (transfer only) before the capture started");
       return false;
     }
     c.queue = queue;
@@ -192,12 +200,9 @@ static bool submitIsCaptured(DeviceState *device, VkQueue queue, uint64_t submit
     c.warmup = warmup;
     if (!startCapture(device, queue)) return false;
     if (s.submitMode) rangeTimingBegin(device, queue);  // after the prologue: the submits' own work only
-    else if (!warmup) frameTimingBegin(device, queue);
   }
-  if (queue != c.queue) {
-    c.notTraced.push_back("a submit on another queue: only the traced queue's submits are traced");
-    return false;
-  }
+  if (!s.submitMode && !c.warmup) frameTimingBegin(device, queue);  // its first graphics submit (frame_timing.cpp)
+  if (queue != c.queue) noteOtherQueue(c, queue);  // traced too; its work is waited for before the records are read
   return true;
 }
 

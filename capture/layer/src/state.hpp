@@ -204,6 +204,7 @@ struct CaptureState {
   bool done = false;       // written (or failed): the layer only forwards from now on
   VkQueue queue = VK_NULL_HANDLE;
   uint32_t family = 0;
+  std::vector<VkQueue> otherQueues;  // the frame's other queues with traced submits (frame_queues.cpp)
   std::vector<FrameDraw> draws;
   std::vector<FrameRegion> regions;
   std::vector<int32_t> regionStack;
