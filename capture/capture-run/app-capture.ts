@@ -4,6 +4,9 @@
  * Unix socket in a fresh temporary folder, runs the app with the layer's
  * environment, waits for the layer to report the written capture (or the
  * app to exit, or the timeout), and converts the raw dump into a .wtrace.
+ * A capture that dropped records, in a buffer the CLI sized (--capacity auto),
+ * is taken again once with the buffer its frame needed; the second trace
+ * replaces the first only if it dropped fewer.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,9 +22,12 @@ import { buildLayer } from './layer-build.js';
 import { addOffscreenEnvironment } from './offscreen-manifest.js';
 import { timeUntracedSubmits, type Baseline } from './app-baseline.js';
 import { captureSummary, notCapturedMessage, type LayerProgress } from './app-report.js';
+import { DEFAULT_CAPACITY, capacityMemory, retryCapacity } from './app-capacity.js';
 import { DEVICE_GRACE_MS, DeviceWatch, describeRefused, deviceName, type RefusedDevice } from './app-devices.js';
 
 export const DEFAULT_TIMEOUT_SECONDS = 600;
+/** How long after its capture an app that exits by itself is given before it is said to run on (and is not run again). */
+const APP_GRACE_MS = 2000;
 
 export interface AppCaptureOptions {
   /** The app's command line (argv[0] is the program). */
@@ -47,6 +53,11 @@ export interface AppCaptureOptions {
   readonly overheadRuns?: number;
   /** --offscreen: the app presents into the layer's own images (WARPTRACE_OFFSCREEN=1). */
   readonly offscreen?: boolean;
+  /**
+   * --capacity auto (the default) or auto:N: a capture that dropped records is taken again, once, with the buffer its
+   * frame needed (not with a trigger; only when the app ended by itself or by --exit-after). False: the user fixed it.
+   */
+  readonly growCapacity?: boolean;
 }
 
 /** The first thing that ended the wait for a capture. */
@@ -58,16 +69,174 @@ type Outcome =
   | { readonly kind: 'untraceable' }
   | { readonly kind: 'timeout' };
 
+/** One run's capture, converted. */
+interface Captured {
+  readonly wtrace: Uint8Array;
+  readonly header: TraceHeader;
+  readonly warpCount: number;
+  /** The raw dump, kept for --raw when the layer wrote it elsewhere (a second run's); null otherwise. */
+  readonly raw: Uint8Array | null;
+  readonly progress: LayerProgress;
+  readonly stats: ServerStats;
+}
+
+/**
+ * How the app ended after its capture was written: by itself (within the grace period after it), by --exit-after,
+ * after running on past the grace period without --exit-after (the user closed it, or it ran on), or on the user's
+ * signal (Ctrl-C, passed on to it).
+ */
+type Ending = 'itself' | 'exit-after' | 'ran-on' | 'interrupted';
+
+type RunResult =
+  | { readonly kind: 'captured'; readonly capture: Captured; readonly ending: Ending; readonly interruptedBy: NodeJS.Signals | null }
+  /** Nothing captured: `message` says why (a first run has printed it), `status` is the exit status it means. */
+  | { readonly kind: 'failed'; readonly message: string; readonly status: number; readonly interruptedBy: NodeJS.Signals | null };
+
+/** What differs between the first run and the second. */
+interface RunPlan {
+  readonly manifestDir: string;
+  readonly baseline: Baseline | null;
+  /** The selection, with this run's capacity. */
+  readonly selection: CaptureSelection;
+  /**
+   * The second run: its dump goes to its temporary folder (kept in memory for --raw), a conversion that fails is its
+   * failure, not an error, and its failures are not printed (the summary tells them).
+   */
+  readonly second: boolean;
+  /** With the converted capture, before the run waits for the app (which --exit-after is ending). */
+  readonly onCaptured: (capture: Captured) => Promise<void>;
+  /** The app still runs past the grace period after its capture, without --exit-after: called before "close it to finish". */
+  readonly onRunningOn?: () => void;
+}
+
+/** A second capture's buffer, or why there is none although records were dropped (null: nothing to say). */
+type SecondCapture = { readonly capacity: number } | { readonly why: string };
+
 /** Runs the capture; returns the exit status (0 written, 1 no capture or a failed one, 130/143 interrupted). */
 export async function captureApp(options: AppCaptureOptions, io: CliIo): Promise<number> {
   const manifestDir = options.manifestDir ?? (await buildLayer());
   const baseline = await untracedBaseline(options, manifestDir, io);
+  const say = (text: string) => io.err(`warptrace: ${oneLine(text)}`);
+  const asked = options.selection.capacity ?? DEFAULT_CAPACITY;
+  let captured: Captured | null = null;
+  let size = 0;
+  let again: SecondCapture | null = null;
+  let told = false;
+  /** The first capture's summary, with what became of a second one or why there is none. */
+  const tellFirst = (retry: string | null) => {
+    if (told || captured === null) return;
+    told = true;
+    io.out(captureSummary({ ...summaryOf(options, captured), size, asked, retry }));
+  };
+  const first = await captureRun(options, io, {
+    manifestDir,
+    baseline,
+    selection: options.selection,
+    second: false,
+    onCaptured: async (capture) => {
+      captured = capture;
+      size = await writeFileAtomic(options.output, [capture.wtrace], { overwrite: options.force });
+      again = secondCapture(options, capture.header, asked);
+      // Nothing to capture again: the summary now, while the app may run on (without --exit-after).
+      if (again === null || 'why' in again) tellFirst(again?.why ?? null);
+    },
+    // Not ended by itself: a second run would need the user to end the app again, and may not see the same frame.
+    onRunningOn: () => tellFirst(`not captured again: the app ran on after the capture (with --exit-after the command ends it and captures again)`),
+  });
+  if (first.kind === 'failed') return first.status;
+  const firstCapture = first.capture;
+  const plan = again as SecondCapture | null;
+  if (told || plan === null || 'why' in plan) return 0;
+  if (first.ending === 'interrupted') {
+    tellFirst(`not captured again: interrupted (${first.interruptedBy ?? 'by a signal'})`);
+    return 0;
+  }
+
+  const c = firstCapture.header.capture;
+  const dropped = c.recordsWritten - c.recordsKept;
+  const capacity = plan.capacity;
+  say(
+    `${count(dropped)} of ${count(c.recordsWritten)} records dropped (the buffer holds ${count(c.bufferCapacity)}): capturing ` +
+      `${describeSelection(options.selection)} again with --capacity ${count(capacity)} (${capacityMemory(capacity)}); ` +
+      `${options.output} keeps this capture unless the new one drops fewer`,
+  );
+  const retry = await captureRun(options, io, {
+    manifestDir,
+    // Measured once: the same submits, untraced, whatever the buffer.
+    baseline,
+    selection: { ...options.selection, capacity },
+    second: true,
+    onCaptured: async () => {},
+  });
+  const withCapacity = `with --capacity ${count(capacity)}`;
+  if (retry.kind === 'failed') {
+    if (retry.interruptedBy !== null) {
+      tellFirst(`not replaced: capturing again ${withCapacity} was interrupted (${retry.interruptedBy})`);
+      return retry.status;
+    }
+    tellFirst(`not replaced: capturing again ${withCapacity} failed: ${retry.message}`);
+    return 0;
+  }
+  const next = retry.capture;
+  const nextDropped = next.header.capture.recordsWritten - next.header.capture.recordsKept;
+  if (nextDropped >= dropped) {
+    tellFirst(`not replaced: captured again ${withCapacity}, ${count(nextDropped)} records dropped, no fewer`);
+    return 0;
+  }
+  const nextSize = await writeFileAtomic(options.output, [next.wtrace], { overwrite: true });
+  if (options.raw !== null && next.raw !== null) await writeFileAtomic(options.raw, [next.raw], { overwrite: true });
+  const draws = next.header.draws.length === firstCapture.header.draws.length ? '' : `; it had ${count(firstCapture.header.draws.length)} draws, this one ${count(next.header.draws.length)}`;
+  const line = `captured again ${withCapacity}: the first capture dropped ${count(dropped)} of ${count(c.recordsWritten)} records (the buffer held ${count(c.bufferCapacity)})${draws}`;
+  io.out(captureSummary({ ...summaryOf(options, next), size: nextSize, asked: capacity, retry: line }));
+  return 0;
+}
+
+function count(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/**
+ * Whether a capture that dropped records is taken again, and with what buffer: only where the CLI sized it (no fixed
+ * --capacity) and a larger buffer can help; null where nothing was dropped or the summary's advice says it all (the
+ * buffer was already the most the device or the layer holds).
+ */
+function secondCapture(options: AppCaptureOptions, header: TraceHeader, asked: number): SecondCapture | null {
+  const c = header.capture;
+  if (c.recordsWritten <= c.recordsKept || options.growCapacity !== true) return null;
+  // The device held less than asked (maxStorageBufferRange): a larger request gets no more.
+  if (c.bufferCapacity < asked) return null;
+  const capacity = retryCapacity(c.recordsWritten);
+  if (capacity <= c.bufferCapacity) return null;
+  // The frame after a trigger comes when the user makes it come: a second run could not find it.
+  if (options.selection.trigger !== null) return { why: `not captured again: --trigger frames are not repeated (--capacity ${count(capacity)} next time)` };
+  return { capacity };
+}
+
+function summaryOf(options: AppCaptureOptions, capture: Captured) {
+  return {
+    output: options.output,
+    header: capture.header,
+    warpCount: capture.warpCount,
+    progress: capture.progress,
+    stats: capture.stats,
+    selection: options.selection,
+    raw: options.raw,
+  };
+}
+
+/** One run of the app with the layer, up to the capture converted (and the app gone). */
+async function captureRun(options: AppCaptureOptions, io: CliIo, plan: RunPlan): Promise<RunResult> {
+  const { manifestDir, baseline, selection } = plan;
   // A fresh private folder: the socket's path must be short (sun_path is 108 bytes) and no other user may connect.
   const temp = mkdtempSync(join(tmpdir(), 'warptrace-app-'));
-  const rawPath = resolve(options.raw ?? join(temp, 'capture.wtraw'));
+  const rawPath = resolve(plan.second || options.raw === null ? join(temp, 'capture.wtraw') : options.raw);
   let settle: (outcome: Outcome) => void = () => {};
   const outcome = new Promise<Outcome>((resolvePromise) => (settle = resolvePromise));
   const say = (text: string) => io.err(`warptrace: ${oneLine(text)}`);
+  const failed = (message: string, status: number, interruptedBy: NodeJS.Signals | null = null): RunResult => {
+    if (!plan.second) io.err(`warptrace capture: ${message}`);
+    return { kind: 'failed', message, status, interruptedBy };
+  };
   // No device the layer traces: with --exit-after the capture ends now, as after capture-written; without it the app
   // goes on (it may still create a device the layer traces), and its exit or the timeout ends the wait, told with the reason.
   const devices = new DeviceWatch(() => {
@@ -99,7 +268,7 @@ export async function captureApp(options: AppCaptureOptions, io: CliIo): Promise
           say(`note: ${event.what} (${event.why})`);
           break;
         case 'capture-started':
-          say(`capturing ${event.frame === null ? describeSelection(options.selection) : `frame ${event.frame}`}`);
+          say(`capturing ${event.frame === null ? describeSelection(selection) : `frame ${event.frame}`}`);
           break;
         case 'capture-written':
           settle({ kind: 'written', event });
@@ -115,7 +284,7 @@ export async function captureApp(options: AppCaptureOptions, io: CliIo): Promise
   let app: AppProcess | null = null;
   let timer: NodeJS.Timeout | null = null;
   try {
-    const env = layerEnvironment(options.env ?? process.env, { manifestDir, socketPath: server.socketPath, rawOutput: rawPath, selection: options.selection });
+    const env = layerEnvironment(options.env ?? process.env, { manifestDir, socketPath: server.socketPath, rawOutput: rawPath, selection });
     if (options.offscreen === true) addOffscreenEnvironment(env, manifestDir, join(temp, 'offscreen'));
     if (baseline !== null) {
       env['WARPTRACE_PLAIN_NS'] = String(Math.round(baseline.medianNs));
@@ -131,35 +300,39 @@ export async function captureApp(options: AppCaptureOptions, io: CliIo): Promise
     if (first.kind === 'timeout') {
       say(`no capture after ${options.timeoutSeconds} s (--timeout): ending the app`);
       await app.stop();
-      io.err(`warptrace capture: ${describeSelection(options.selection)} was not captured within ${options.timeoutSeconds} s; ${notCapturedMessage(progress, options.selection, null)}`);
-      return 1;
+      return failed(`${describeSelection(selection)} was not captured within ${options.timeoutSeconds} s; ${notCapturedMessage(progress, selection, null)}`, 1);
     }
     if (first.kind === 'untraceable') {
       // As after capture-written: SIGTERM, SIGKILL after the grace period.
       say(`no device the layer can trace after ${DEVICE_GRACE_MS / 1000} s: ending the app (--exit-after)`);
       await app.stop();
-      io.err(`warptrace capture: nothing captured: the layer cannot trace ${describeRefused(devices.refused)}`);
-      return 1;
+      return failed(`nothing captured: the layer cannot trace ${describeRefused(devices.refused)}`, 1);
     }
     if (first.kind === 'exited') {
       // The layer may still report a capture written just before the exit: its event is already in.
       if (app.interruptedBy !== null) {
-        io.err(`warptrace capture: interrupted (${app.interruptedBy}); the app ended (${describeExit(first.exit)}), nothing captured`);
-        return app.interruptedBy === 'SIGINT' ? 130 : 143;
+        return failed(`interrupted (${app.interruptedBy}); the app ended (${describeExit(first.exit)}), nothing captured`, app.interruptedBy === 'SIGINT' ? 130 : 143, app.interruptedBy);
       }
-      io.err(`warptrace capture: ${notCapturedMessage(progress, options.selection, first.exit)}`);
-      return 1;
+      return failed(notCapturedMessage(progress, selection, first.exit), 1);
     }
     if (options.exitAfter) void app.stop();
     if (first.kind === 'failed') {
-      io.err(`warptrace capture: the layer could not capture ${describeSelection(options.selection)}: ${oneLine(first.why)}`);
+      const result = failed(`the layer could not capture ${describeSelection(selection)}: ${oneLine(first.why)}`, 1);
       await waitForApp(app, options.exitAfter, say);
-      return 1;
+      return result;
     }
-    const written = first.event;
-    const status = await convertCapture(written.path, rawPath, options, progress, server.stats, io, say);
-    await waitForApp(app, options.exitAfter, say);
-    return status;
+    let capture: Captured;
+    try {
+      capture = { ...convertCapture(first.event.path, rawPath, options, plan.second && options.raw !== null, say), progress, stats: server.stats };
+    } catch (error) {
+      // The first run's conversion error is the command's (exit 1, as before); a second run's leaves the first trace.
+      if (!plan.second || !(error instanceof InputError)) throw error;
+      await waitForApp(app, options.exitAfter, say);
+      return failed(error.message, 1);
+    }
+    await plan.onCaptured(capture);
+    const ending = await waitForApp(app, options.exitAfter, say, plan.onRunningOn);
+    return { kind: 'captured', capture, ending, interruptedBy: app.interruptedBy };
   } finally {
     if (timer !== null) clearTimeout(timer);
     devices.cancel();
@@ -170,29 +343,25 @@ export async function captureApp(options: AppCaptureOptions, io: CliIo): Promise
   }
 }
 
-/** Converts the layer's raw dump into the .wtrace and prints the summary; returns the exit status. */
-async function convertCapture(
+/** Converts the layer's raw dump into a .wtrace (in memory); `keepRaw`: its bytes too. */
+function convertCapture(
   reportedPath: string,
   rawPath: string,
   options: AppCaptureOptions,
-  progress: LayerProgress,
-  stats: ServerStats,
-  io: CliIo,
+  keepRaw: boolean,
   say: (text: string) => void,
-): Promise<number> {
+): { wtrace: Uint8Array; header: TraceHeader; warpCount: number; raw: Uint8Array | null } {
   // The layer writes where WARPTRACE_OUTPUT said; a different path in its event is a layer bug, not a file to read blindly.
   if (resolve(reportedPath) !== rawPath) say(`the layer reported ${reportedPath}, not ${rawPath}; reading ${rawPath}`);
   if (!existsSync(rawPath)) throw new InputError(`the layer reported a capture, but ${rawPath} does not exist`);
-  let converted: { wtrace: Uint8Array; header: TraceHeader; warpCount: number };
+  const bytes = readInputFile(rawPath);
   try {
-    converted = wtrawToWtrace(readInputFile(rawPath));
+    const converted = wtrawToWtrace(bytes);
+    return { wtrace: converted.wtrace, header: converted.header, warpCount: converted.warpCount, raw: keepRaw ? bytes : null };
   } catch (error) {
     const keep = options.raw === null ? ' (keep the raw dump with --raw FILE.wtraw to look at it)' : '';
     throw new InputError(`cannot convert the layer's capture: ${error instanceof Error ? error.message : String(error)}${keep}`);
   }
-  const size = await writeFileAtomic(options.output, [converted.wtrace], { overwrite: options.force });
-  io.out(captureSummary({ output: options.output, size, header: converted.header, warpCount: converted.warpCount, progress, stats, selection: options.selection, raw: options.raw }));
-  return 0;
 }
 
 /** The --submits baseline: the same submits timed in untraced runs before the traced one (app-baseline.ts). */
@@ -210,18 +379,29 @@ async function untracedBaseline(options: AppCaptureOptions, manifestDir: string,
   return baseline;
 }
 
-/** Without --exit-after the app goes on after the capture; the CLI keeps serving its layer until it exits. */
-async function waitForApp(app: AppProcess, exitAfter: boolean, say: (text: string) => void): Promise<void> {
-  if (!app.running) return;
-  // Most apps that exit by themselves do so right after their last frame: only one still running after a moment is named.
-  let grace: NodeJS.Timeout | null = null;
-  const stillRunning = await Promise.race([
-    app.exited.then(() => false),
-    new Promise<boolean>((resolvePromise) => (grace = setTimeout(() => resolvePromise(true), 2000))),
-  ]);
-  if (grace !== null) clearTimeout(grace);
-  if (stillRunning && !exitAfter) say('the app is still running; close it to finish (or use --exit-after next time)');
-  await app.exited;
+/**
+ * Without --exit-after the app goes on after the capture; the CLI keeps serving its layer until it exits. Returns how
+ * it ended; `onRunningOn` is called when it still runs past the grace period without --exit-after.
+ */
+async function waitForApp(app: AppProcess, exitAfter: boolean, say: (text: string) => void, onRunningOn?: () => void): Promise<Ending> {
+  let ranOn = false;
+  if (app.running) {
+    // Most apps that exit by themselves do so right after their last frame: only one still running after a moment is named.
+    let grace: NodeJS.Timeout | null = null;
+    const stillRunning = await Promise.race([
+      app.exited.then(() => false),
+      new Promise<boolean>((resolvePromise) => (grace = setTimeout(() => resolvePromise(true), APP_GRACE_MS))),
+    ]);
+    if (grace !== null) clearTimeout(grace);
+    if (stillRunning && !exitAfter) {
+      ranOn = true;
+      onRunningOn?.();
+      say('the app is still running; close it to finish (or use --exit-after next time)');
+    }
+    await app.exited;
+  }
+  if (app.interruptedBy !== null) return 'interrupted';
+  return exitAfter ? 'exit-after' : ranOn ? 'ran-on' : 'itself';
 }
 
 function track(progress: LayerProgress, event: LayerEvent): void {

@@ -10,6 +10,7 @@ import type { ServerStats } from '../layer-server/server.js';
 import { crashed, describeExit, type AppExit } from './app-process.js';
 import { describeSelection, type CaptureSelection } from './app-environment.js';
 import { describeRefused, type RefusedDevice } from './app-devices.js';
+import { MAX_CAPACITY, capacityMemory } from './app-capacity.js';
 
 /** What the layer's hellos and events told so far. */
 export interface LayerProgress {
@@ -65,6 +66,20 @@ export interface SummaryInput {
   readonly stats: ServerStats;
   readonly selection: CaptureSelection;
   readonly raw: string | null;
+  /** The buffer the run asked the layer for (records): one that holds less was cut to what the device holds. */
+  readonly asked: number;
+  /** What a second capture did (or why there was none), told after the records line; null: nothing to tell. */
+  readonly retry?: string | null;
+}
+
+/** Why records were dropped and what would keep them, after "N dropped". */
+function droppedAdvice(c: TraceHeader['capture'], asked: number): string {
+  const holds = c.bufferCapacity.toLocaleString('en-US');
+  const needs = c.recordsWritten.toLocaleString('en-US');
+  const less = 'trace less with --draws, --stages or --sample-fs';
+  if (c.bufferCapacity < asked) return ` (the buffer holds ${holds}, the most this device can; the frame needs ${needs}: ${less})`;
+  if (c.recordsWritten > MAX_CAPACITY) return ` (the buffer holds ${holds}; the frame needs ${needs}, more than the layer's most, ${MAX_CAPACITY.toLocaleString('en-US')}: ${less})`;
+  return ` (the buffer holds ${holds}; the frame needs --capacity ${needs} or more, ${capacityMemory(c.recordsWritten)})`;
 }
 
 export function captureSummary(s: SummaryInput): string {
@@ -75,9 +90,8 @@ export function captureSummary(s: SummaryInput): string {
     `wrote ${s.output} (${formatBytes(s.size)}): ${app}, ${describeSelection(s.selection)}, on ${oneLine(s.header.device.name)}`,
     `  ${s.header.draws.length.toLocaleString('en-US')} draws, ${s.warpCount.toLocaleString('en-US')} warps, ` +
       `${c.recordsKept.toLocaleString('en-US')} records kept, ${dropped.toLocaleString('en-US')} dropped` +
-      (dropped > 0
-        ? ` (the buffer holds ${c.bufferCapacity.toLocaleString('en-US')}; the frame needs --capacity ${c.recordsWritten.toLocaleString('en-US')} or more, ${Math.ceil((c.recordsWritten * 32) / 2 ** 20).toLocaleString('en-US')} MiB)`
-        : ''),
+      (dropped > 0 ? droppedAdvice(c, s.asked) : ''),
+    ...(s.retry !== undefined && s.retry !== null ? [`  ${s.retry}`] : []),
     `  calibration ${c.calibration.method}, SMs aligned: ${c.calibration.alignedAcrossSms ? 'yes' : 'NO'}`,
     `  shaders: ${s.stats.instrumented} instrumented, ${s.stats.cacheHits} from the cache, ${s.stats.refused} refused`,
   ];

@@ -9,19 +9,18 @@ import type { CaptureSelection, SubmitRange } from '../../capture/capture-run/ap
 import { UsageError, parseCommandArgs, type CliIo } from '../command.js';
 import { checkOutputs } from '../files.js';
 import { MAX_SAMPLE_FRAGMENT } from '../../instrument/options.js';
+import { DEFAULT_CAPACITY, MAX_CAPACITY, parseCapacity } from '../../capture/capture-run/app-capacity.js';
 
 export const DEFAULT_FRAME = 60;
 /** Untraced runs timed before a --submits capture: a median of three is robust to one slow run. */
 export const DEFAULT_OVERHEAD_RUNS = 3;
 const LAYER_STAGES = ['vs', 'tcs', 'tes', 'gs', 'fs', 'cs', 'task', 'mesh', 'rgen', 'ahit', 'chit', 'miss', 'rint', 'call'] as const;
-/** A trace buffer record is 32 bytes; the buffer's size in bytes must stay a u32 for the layer's allocation. */
-const MAX_CAPACITY = 0xffffffff / 32;
 
 export const APP_CAPTURE_HELP = `App mode: trace an unmodified Vulkan app through the capture layer
 (VK_LAYER_WARPTRACE_capture, built from capture/layer/ into .capture-build/layer):
   warptrace capture -o OUT.wtrace [--frame N | --submits N..M | --trigger FILE]
                     [--stages vs,fs] [--draws GLOB|A..B] [--sample-fs N] [--offscreen]
-                    [--exit-after] -- APP ARGS...
+                    [--capacity auto|auto:N|N] [--exit-after] -- APP ARGS...
 
 Everything after the first -- is the app's command line. The app runs with the
 layer enabled (VK_ADD_LAYER_PATH, VK_INSTANCE_LAYERS prepended) and asks this
@@ -41,7 +40,13 @@ into OUT. The app's stdout goes to stderr, so stdout carries only the summary.
   --stages LIST          stages to trace, comma-separated: vs,tcs,tes,gs,fs,cs,task,mesh,
                          rgen,ahit,chit,miss,rint,call (ray tracing) (default all)
   --draws SPEC           draws to trace: a label glob (GBuffer*, * and ?) or an index range A..B
-  --capacity RECORDS     trace buffer size in records (default 2097152 = 64 MiB)
+  --capacity SIZE        trace buffer size in records of 32 bytes (1..${MAX_CAPACITY}; the layer
+                         gives at most what the device holds, in a note). auto (the
+                         default) starts at ${DEFAULT_CAPACITY} (64 MiB) and, if the capture drops
+                         records, runs the app once more with what the frame needed plus
+                         1/8 (not with --trigger; without --exit-after only if the app
+                         exits by itself), keeping the trace that dropped fewer; auto:N
+                         starts at N. A number N is fixed: one run, whatever it drops
   --sample-fs N          one fragment warp in N writes its record (1..${MAX_SAMPLE_FRAGMENT}; default 1: all),
                          to cut the cost of tracing: the others still read their clocks
                          but skip the record. FS warp counts are then ~1/N of the real
@@ -101,7 +106,8 @@ export async function runAppCapture(own: readonly string[], app: readonly string
   if (values.trigger !== undefined && values.submits !== undefined) throw new UsageError('--trigger and --submits exclude each other');
   if (values.trigger === '') throw new UsageError('--trigger needs a file path');
   if (values.cache === '') throw new UsageError('--cache needs a folder');
-  const capacity = values.capacity === undefined ? null : wholeNumber(values.capacity, '--capacity', 1, MAX_CAPACITY);
+  const capacity = parseCapacity(values.capacity);
+  if (capacity === null) throw new UsageError(`--capacity needs auto, auto:N or N, N a whole number from 1 to ${MAX_CAPACITY}, got "${values.capacity}"`);
   const selection: CaptureSelection = {
     // A trigger alone decides the frame; --frame with it is passed on for the layer to combine.
     frame: values.frame !== undefined ? wholeNumber(values.frame, '--frame', 1, 0xffffffff) : values.submits !== undefined || values.trigger !== undefined ? null : DEFAULT_FRAME,
@@ -110,7 +116,7 @@ export async function runAppCapture(own: readonly string[], app: readonly string
     trigger: values.trigger === undefined ? null : resolve(values.trigger),
     stages: values.stages === undefined ? null : parseStages(values.stages),
     draws: values.draws === undefined ? null : parseDraws(values.draws),
-    capacity,
+    capacity: capacity.start,
     sampleFs: values['sample-fs'] === undefined ? null : wholeNumber(values['sample-fs'], '--sample-fs', 1, MAX_SAMPLE_FRAGMENT),
     positions: values.positions === undefined ? null : parsePositions(values.positions),
   };
@@ -132,6 +138,7 @@ export async function runAppCapture(own: readonly string[], app: readonly string
       timeoutSeconds,
       overheadRuns,
       offscreen: values.offscreen === true,
+      growCapacity: capacity.grow,
       ...(values.cache === undefined ? {} : { cacheDir: values.cache }),
     },
     io,
