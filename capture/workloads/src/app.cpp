@@ -13,7 +13,8 @@
 // It never presents. On success it prints one JSON line and exits 0.
 //
 // --libraries (and its variants) builds the graphics pipelines from graphics pipeline
-// libraries, --inline-shaders passes SPIR-V without shader modules: the same frames, made
+// libraries (the ray-tracing workload: its pipeline from a ray-tracing library made through a
+// deferred operation), --inline-shaders passes SPIR-V without shader modules: the same frames, made
 // as DXVK and vkd3d-proton make theirs. --image FILE writes what the last frame rendered,
 // copied inside that frame's own command buffer (no extra submit), so a traced run's image
 // can be compared with an untraced one's.

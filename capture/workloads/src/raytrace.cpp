@@ -42,6 +42,10 @@ struct RtState {
   PFN_vkCreateRayTracingPipelinesKHR createPipelines = nullptr;
   PFN_vkGetRayTracingShaderGroupHandlesKHR groupHandles = nullptr;
   PFN_vkCmdTraceRaysKHR traceRays = nullptr;
+  PFN_vkCreateDeferredOperationKHR createDeferred = nullptr;
+  PFN_vkDeferredOperationJoinKHR joinDeferred = nullptr;
+  PFN_vkGetDeferredOperationResultKHR deferredResult = nullptr;
+  PFN_vkDestroyDeferredOperationKHR destroyDeferred = nullptr;
 
   void destroy() {
     VkDevice d = ctx->gpu.device;
@@ -62,6 +66,10 @@ std::shared_ptr<RtState> createState(Context &ctx, uint32_t sphereCount) {
   s->groupHandles = reinterpret_cast<PFN_vkGetRayTracingShaderGroupHandlesKHR>(vkGetDeviceProcAddr(gpu.device, "vkGetRayTracingShaderGroupHandlesKHR"));
   s->traceRays = reinterpret_cast<PFN_vkCmdTraceRaysKHR>(vkGetDeviceProcAddr(gpu.device, "vkCmdTraceRaysKHR"));
   if (!s->createPipelines || !s->groupHandles || !s->traceRays) fatal("unsupported: ray-tracing pipelines (no vkCmdTraceRaysKHR)");
+  s->createDeferred = reinterpret_cast<PFN_vkCreateDeferredOperationKHR>(vkGetDeviceProcAddr(gpu.device, "vkCreateDeferredOperationKHR"));
+  s->joinDeferred = reinterpret_cast<PFN_vkDeferredOperationJoinKHR>(vkGetDeviceProcAddr(gpu.device, "vkDeferredOperationJoinKHR"));
+  s->deferredResult = reinterpret_cast<PFN_vkGetDeferredOperationResultKHR>(vkGetDeviceProcAddr(gpu.device, "vkGetDeferredOperationResultKHR"));
+  s->destroyDeferred = reinterpret_cast<PFN_vkDestroyDeferredOperationKHR>(vkGetDeviceProcAddr(gpu.device, "vkDestroyDeferredOperationKHR"));
   s->scene = buildRtScene(gpu, sphereCount);
 
   s->output = createImage(gpu, ctx.width, ctx.height, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
@@ -141,6 +149,46 @@ const VkShaderStageFlagBits kShaderStages[] = {VK_SHADER_STAGE_RAYGEN_BIT_KHR,  
                                                VK_SHADER_STAGE_ANY_HIT_BIT_KHR,     VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR,
                                                VK_SHADER_STAGE_INTERSECTION_BIT_KHR};
 
+/*
+ * --libraries: the same stages and groups as a VK_KHR_pipeline_library library, made through a deferred operation
+ * (joined on this thread, as engines do on workers), then linked into the pipeline the frame binds; its groups and
+ * their handles are the library's, in order.
+ */
+VkResult linkRtLibrary(RtState &s, const VkRayTracingPipelineCreateInfoKHR &stagesAndGroups, VkPipeline &out) {
+  Context &ctx = *s.ctx;
+  VkDevice d = ctx.gpu.device;
+  if (!s.createDeferred || !s.joinDeferred || !s.deferredResult || !s.destroyDeferred) fatal("unsupported: deferred host operations");
+  VkRayTracingPipelineInterfaceCreateInfoKHR iface{VK_STRUCTURE_TYPE_RAY_TRACING_PIPELINE_INTERFACE_CREATE_INFO_KHR};
+  iface.maxPipelineRayPayloadSize = 32;       // PrimaryPayload (rt_common.glsl) is 28 bytes; the shadow payload less
+  iface.maxPipelineRayHitAttributeSize = 12;  // the spheres' vec3 normal
+  VkRayTracingPipelineCreateInfoKHR lib = stagesAndGroups;
+  lib.flags |= VK_PIPELINE_CREATE_LIBRARY_BIT_KHR;
+  lib.pLibraryInterface = &iface;
+  VkDeferredOperationKHR op = VK_NULL_HANDLE;
+  check(s.createDeferred(d, nullptr, &op), "vkCreateDeferredOperationKHR");
+  VkPipeline library = VK_NULL_HANDLE;
+  VkResult r = s.createPipelines(d, op, VK_NULL_HANDLE, 1, &lib, nullptr, &library);
+  if (r == VK_OPERATION_DEFERRED_KHR) {
+    while (s.joinDeferred(d, op) == VK_THREAD_IDLE_KHR) {
+    }
+    r = s.deferredResult(d, op);
+  } else if (r == VK_OPERATION_NOT_DEFERRED_KHR) {
+    r = VK_SUCCESS;
+  }
+  s.destroyDeferred(d, op, nullptr);
+  if (r != VK_SUCCESS) return r;
+  ctx.libraries.push_back(library);
+  VkPipelineLibraryCreateInfoKHR libraries{VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR};
+  libraries.libraryCount = 1;
+  libraries.pLibraries = &library;
+  VkRayTracingPipelineCreateInfoKHR link{VK_STRUCTURE_TYPE_RAY_TRACING_PIPELINE_CREATE_INFO_KHR};
+  link.pLibraryInfo = &libraries;
+  link.pLibraryInterface = &iface;
+  link.maxPipelineRayRecursionDepth = stagesAndGroups.maxPipelineRayRecursionDepth;
+  link.layout = stagesAndGroups.layout;
+  return s.createPipelines(d, VK_NULL_HANDLE, VK_NULL_HANDLE, 1, &link, nullptr, &out);
+}
+
 VkPipeline createPipeline(RtState &s, const std::string &dir) {
   Context &ctx = *s.ctx;
   std::vector<VkPipelineShaderStageCreateInfo> stages;
@@ -178,7 +226,7 @@ VkPipeline createPipeline(RtState &s, const std::string &dir) {
   ci.maxPipelineRayRecursionDepth = 1;  // only ray generation traces
   ci.layout = s.layout;
   VkPipeline pipeline;
-  VkResult r = s.createPipelines(ctx.gpu.device, VK_NULL_HANDLE, VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline);
+  VkResult r = ctx.style.libraries ? linkRtLibrary(s, ci, pipeline) : s.createPipelines(ctx.gpu.device, VK_NULL_HANDLE, VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline);
   if (r != VK_SUCCESS) fatal("the driver could not build the ray-tracing pipeline of %s (VkResult %d)", dir.c_str(), r);
   ctx.pipelines.push_back(pipeline);
 
