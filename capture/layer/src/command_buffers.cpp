@@ -4,6 +4,7 @@
 #include "command_buffers.hpp"
 
 #include "hooks.hpp"
+#include "pipeline_chain.hpp"
 
 namespace wtl {
 
@@ -189,12 +190,10 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkBeginCommandBuffer(VkCommandBuffer cb, const
   // A secondary that continues a render pass or rendering scope records its draws in that scope's views.
   if (cs->secondary && info && info->pInheritanceInfo && (info->flags & VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT)) {
     const VkCommandBufferInheritanceInfo *inherit = info->pInheritanceInfo;
-    if (inherit->renderPass) cs->views = renderPassViews(device, inherit->renderPass);
-    for (auto *s = (const VkBaseInStructure *)inherit->pNext; s; s = s->pNext)
-      if (s->sType == VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_RENDERING_INFO) {
-        uint32_t views = (uint32_t)__builtin_popcount(((const VkCommandBufferInheritanceRenderingInfo *)s)->viewMask);
-        cs->views = views < 1 ? 1 : views;
-      }
+    DeviceState::RenderPassInfo pass;
+    if (inherit->renderPass && findRenderPass(device, inherit->renderPass, pass)) cs->views = pass.views;
+    if (auto *rendering = (const VkCommandBufferInheritanceRenderingInfo *)findInChain(inherit->pNext, VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_RENDERING_INFO))
+      cs->views = viewsOfMask(rendering->viewMask);
   }
   return r;
 }

@@ -19,8 +19,26 @@ VkCommandBuffer beginLayerCommandBuffer(DeviceState *device, VkCommandPool pool)
 /** The app's binds on this bind point again, in order, into `cb` (after our trace-set bind disturbed them). */
 void replayAppBinds(CommandState *cs, VkCommandBuffer cb, VkPipelineBindPoint bp, const BindPointState &b);
 
+/** The shadow's state of one bind point (graphics, compute, ray tracing). */
+BindPointState &bindPoint(CommandState *cs, VkPipelineBindPoint bp);
+
 /** Records one of the app's descriptor binds (sets, or descriptor-buffer offsets) for replay after our trace-set bind disturbs it. */
 void recordAppBind(BindPointState &b, BindPointState::Bind &&bind);
+
+/**
+ * What a draw runs, for beginDraw: the bound pipeline (or the bound shader objects, shader_objects.cpp) and what
+ * stands in for it in the shadow.
+ */
+struct DrawProgram {
+  bool known = false;    // a pipeline (shader) the layer knows is bound
+  bool hasTwin = false;  // it has a twin (an instrumented-in-place ray-tracing pipeline is its own)
+  /** The layout that binds the trace set; the app's sets above `appSetCount` are disturbed by that bind. */
+  VkPipelineLayout twinLayout = VK_NULL_HANDLE;
+  uint32_t appSetCount = 0;
+  bool descriptorBuffer = false;  // the trace set lives in the layer's descriptor buffer
+  std::string name;               // debug name or handle ("shaders VS 0x… + FS 0x…" for shader objects)
+  std::string untracedWhy;
+};
 
 /**
  * Before a draw, dispatch or launch in the shadow (commands.cpp): the twin or the app's pipeline, the trace set with

@@ -15,7 +15,7 @@ namespace wtl {
 
 #include "generated_commands.inc"
 
-static BindPointState &bindPoint(CommandState *cs, VkPipelineBindPoint bp) {
+BindPointState &bindPoint(CommandState *cs, VkPipelineBindPoint bp) {
   if (bp == VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR) return cs->rayTracing;
   return bp == VK_PIPELINE_BIND_POINT_COMPUTE ? cs->compute : cs->graphics;
 }
@@ -120,6 +120,19 @@ static bool drawSelected(const CommandState *cs) {
   return false;
 }
 
+static DrawProgram boundPipeline(const PipelineInfo *p) {
+  DrawProgram run;
+  if (!p) return run;
+  run.known = true;
+  run.hasTwin = p->twin != VK_NULL_HANDLE;
+  run.twinLayout = p->twinLayout;
+  run.appSetCount = p->appSetCount;
+  run.descriptorBuffer = p->descriptorBuffer;
+  run.name = p->name;
+  run.untracedWhy = p->untracedWhy;
+  return run;
+}
+
 /**
  * Before a draw or dispatch in the shadow: the twin or the app's pipeline,
  * the app's sets our earlier binds disturbed, the trace set with this draw's
@@ -132,18 +145,9 @@ uint32_t beginDraw(CommandState *cs, VkPipelineBindPoint bp, const char *call, w
   DeviceState *device = cs->device;
   BindPointState &b = bindPoint(cs, bp);
   // What draws: the bound pipeline and its twin, or the bound shader objects and theirs (VK_EXT_shader_object).
-  const PipelineInfo *p = b.pipeline;
-  BoundShaders shaders;
-  if (b.shaderObjects) shaders = boundShaders(device, b);
-  bool known = b.shaderObjects ? shaders.any : p != nullptr;
-  bool hasTwin = b.shaderObjects ? shaders.allTwins : p && p->twin;
-  uint32_t appSetCount = b.shaderObjects ? shaders.appSetCount : p ? p->appSetCount : 0;
-  VkPipelineLayout twinLayout = b.shaderObjects ? shaders.twinLayout : p ? p->twinLayout : VK_NULL_HANDLE;
-  std::string name = b.shaderObjects ? shaders.name : p ? p->name : std::string();
-  std::string untracedWhy = b.shaderObjects ? shaders.untracedWhy : p ? p->untracedWhy : std::string();
-  bool descriptorBuffer = b.shaderObjects ? shaders.descriptorBuffer : p && p->descriptorBuffer;
-  std::string noRoom = descriptorBuffer && hasTwin ? traceBufferProblem(cs) : std::string();
-  if (!noRoom.empty()) hasTwin = false, untracedWhy = noRoom;
+  DrawProgram run = b.shaderObjects ? boundShaders(device, b) : boundPipeline(b.pipeline);
+  std::string noRoom = run.descriptorBuffer && run.hasTwin ? traceBufferProblem(cs) : std::string();
+  if (!noRoom.empty()) run.hasTwin = false, run.untracedWhy = noRoom;
   // A draw --draws GLOB leaves out is no draw of the trace; any other gets a slot, for its timestamps at least.
   bool selected = drawSelected(cs);
   // Inside a multiview scope a timestamp fills one query per view: the draw takes `views` slots, its begin
@@ -151,39 +155,37 @@ uint32_t beginDraw(CommandState *cs, VkPipelineBindPoint bp, const char *call, w
   uint32_t views = cs->views;
   uint32_t slot = selected ? allocateSlots(device, views) : kNoSlot;
   if (selected && slot == kNoSlot) cs->untracedWhy = "more draws recorded than the layer's " + std::to_string(device->slotCapacity) + " slots";
-  // Ray-tracing launches keep their place in the frame, untraced: their pipelines get no twins yet.
-  const char *nothingKnown = bp == VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR ? "ray-tracing pipelines are not traced by the layer yet"
-                                                                             : "no pipeline the layer knows is bound";
-  bool traced = known && hasTwin && slot != kNoSlot;
-  if (known && b.twinBound != traced) {
+  const char *nothingKnown = "no pipeline the layer knows is bound";
+  bool traced = run.known && run.hasTwin && slot != kNoSlot;
+  if (run.known && b.twinBound != traced) {
     if (b.shaderObjects) bindShadersInShadow(cs, b, traced);
-    else device->cmd.CmdBindPipeline(cs->shadow, bp, traced ? p->twin : b.appPipeline);
+    else device->cmd.CmdBindPipeline(cs->shadow, bp, traced ? b.pipeline->twin : b.appPipeline);
     b.twinBound = traced;
   }
   cs->insertedLabel.clear();
   std::string untraced;
   if (!traced) {
     cs->untracedDraws++;
-    if (cs->untracedWhy.empty()) cs->untracedWhy = known ? untracedWhy : nothingKnown;
+    if (cs->untracedWhy.empty()) cs->untracedWhy = run.known ? run.untracedWhy : nothingKnown;
     // It runs the app's pipeline between its timestamps: a draw of the trace without warps, marked with why (CONTRACT.md).
-    untraced = known ? (b.shaderObjects ? name : "pipeline " + name) + ": " + untracedWhy : nothingKnown;
+    untraced = run.known ? (b.shaderObjects ? run.name : "pipeline " + run.name) + ": " + run.untracedWhy : nothingKnown;
   }
   // The app's sets our trace-set binds disturbed, replayed where this draw's pipeline reads them (the app's own pipeline: all).
-  if (b.disturbedFrom < (traced ? appSetCount : UINT32_MAX)) {
+  if (b.disturbedFrom < (traced ? run.appSetCount : UINT32_MAX)) {
     replayAppBinds(cs, cs->shadow, bp, b);
     b.disturbedFrom = UINT32_MAX;
   }
   if (slot == kNoSlot) return kNoSlot;
   if (traced) {
-    if (descriptorBuffer) {
-      bindTraceDescriptorBuffer(cs, bp, twinLayout, slot);
+    if (run.descriptorBuffer) {
+      bindTraceDescriptorBuffer(cs, bp, run.twinLayout, slot);
     } else {
       VkDescriptorSet set = tracerSet(device->tracer);
       uint32_t offset = (uint32_t)(slot * tracerDrawStride(device->tracer));
-      device->cmd.CmdBindDescriptorSets(cs->shadow, bp, twinLayout, device->traceSet, 1, &set, 1, &offset);
+      device->cmd.CmdBindDescriptorSets(cs->shadow, bp, run.twinLayout, device->traceSet, 1, &set, 1, &offset);
     }
     // Sets the app bound above this pipeline's own are incompatible with the padded layout: replayed when needed.
-    if (appSetCount < b.disturbedFrom) b.disturbedFrom = appSetCount;
+    if (run.appSetCount < b.disturbedFrom) b.disturbedFrom = run.appSetCount;
   }
   device->cmd.CmdWriteTimestamp(cs->shadow, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, tracerQueries(device->tracer), 1 + 2 * slot);
   RecordedEvent e{RecordedEvent::Draw};
@@ -192,7 +194,7 @@ uint32_t beginDraw(CommandState *cs, VkPipelineBindPoint bp, const char *call, w
   e.endQuery = views > 1 ? 1 + 2 * slot + views : 2 + 2 * slot;
   e.drawKind = kind;
   e.params = params;
-  e.pipeline = name;
+  e.pipeline = run.name;
   e.label = label;
   e.untraced = std::move(untraced);
   cs->events.push_back(std::move(e));

@@ -8,7 +8,7 @@
 namespace wtl {
 
 static void beginPass(CommandState *cs, uint32_t colorTargets, bool depth, VkExtent2D renderArea, uint32_t views) {
-  cs->views = views < 1 ? 1 : views;
+  cs->views = views;
   RecordedEvent e{RecordedEvent::BeginPass};
   e.colorTargets = colorTargets;
   e.depthTarget = depth;
@@ -21,15 +21,19 @@ static void endPass(CommandState *cs) {
   cs->events.push_back(RecordedEvent{RecordedEvent::EndPass});
 }
 
+/** A render pass begun: its targets and views as the app created it (unknown targets: UINT32_MAX colours). */
+static void beginRenderPass(CommandState *cs, const VkRenderPassBeginInfo *info) {
+  DeviceState::RenderPassInfo pass{UINT32_MAX, false, 1};
+  findRenderPass(cs->device, info->renderPass, pass);
+  beginPass(cs, pass.colours, pass.depth, info->renderArea.extent, pass.views);
+}
+
 static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBeginRenderPass(VkCommandBuffer cb, const VkRenderPassBeginInfo *info, VkSubpassContents contents) {
   CommandState *cs = findCommandState(cb);
   cs->device->cmd.CmdBeginRenderPass(cb, info, contents);
   if (!cs->shadow) return;
   cs->device->cmd.CmdBeginRenderPass(cs->shadow, info, contents);
-  uint32_t colours = UINT32_MAX;
-  bool depth = false;
-  renderPassTargets(cs->device, info->renderPass, colours, depth);
-  beginPass(cs, colours, depth, info->renderArea.extent, renderPassViews(cs->device, info->renderPass));
+  beginRenderPass(cs, info);
 }
 
 #define WTL_BEGIN_RENDER_PASS2(name, forward)                                                                              \
@@ -39,10 +43,7 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBeginRenderPass(VkCommandBuffer cb, co
     cs->device->cmd.forward(cb, info, subpass);                                                                         \
     if (!cs->shadow) return;                                                                                            \
     cs->device->cmd.forward(cs->shadow, info, subpass);                                                                 \
-    uint32_t colours = UINT32_MAX;                                                                                      \
-    bool depth = false;                                                                                                 \
-    renderPassTargets(cs->device, info->renderPass, colours, depth);                                                   \
-    beginPass(cs, colours, depth, info->renderArea.extent, renderPassViews(cs->device, info->renderPass));                                                             \
+    beginRenderPass(cs, info);                                                                                          \
   }
 WTL_BEGIN_RENDER_PASS2(vkCmdBeginRenderPass2, CmdBeginRenderPass2)
 WTL_BEGIN_RENDER_PASS2(vkCmdBeginRenderPass2KHR, CmdBeginRenderPass2KHR)
@@ -75,7 +76,7 @@ WTL_END_RENDER_PASS2(vkCmdEndRenderPass2KHR, CmdEndRenderPass2KHR)
     if (!cs->shadow) return;                                                                                    \
     cs->device->cmd.forward(cs->shadow, info);                                                                  \
     beginPass(cs, info->colorAttachmentCount, info->pDepthAttachment && info->pDepthAttachment->imageView,      \
-              info->renderArea.extent, (uint32_t)__builtin_popcount(info->viewMask));                           \
+              info->renderArea.extent, viewsOfMask(info->viewMask));                                            \
   }
 WTL_BEGIN_RENDERING(vkCmdBeginRendering, CmdBeginRendering)
 WTL_BEGIN_RENDERING(vkCmdBeginRenderingKHR, CmdBeginRenderingKHR)

@@ -15,25 +15,19 @@
 
 #include "command_buffers.hpp"
 #include "hooks.hpp"
+#include "pipeline_chain.hpp"
 #include "stages.hpp"
 #include "tracer_glue.hpp"
 
 namespace wtl {
 
-template <typename T>
-static const T *chained(const void *chain, VkStructureType type) {
-  for (auto *s = (const VkBaseInStructure *)chain; s; s = s->pNext)
-    if (s->sType == type) return (const T *)s;
-  return nullptr;
-}
-
 void checkDescriptorBuffers(DeviceState *device, const VkDeviceCreateInfo *info) {
   DescriptorBufferTracing &db = device->descriptorBuffers;
-  auto *features = chained<VkPhysicalDeviceDescriptorBufferFeaturesEXT>(info->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_BUFFER_FEATURES_EXT);
+  auto *features = (const VkPhysicalDeviceDescriptorBufferFeaturesEXT *)findInChain(info->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_BUFFER_FEATURES_EXT);
   db.enabled = features && features->descriptorBuffer;
   if (!db.enabled) return;
-  auto *bda = chained<VkPhysicalDeviceBufferDeviceAddressFeatures>(info->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES);
-  auto *v12 = chained<VkPhysicalDeviceVulkan12Features>(info->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
+  auto *bda = (const VkPhysicalDeviceBufferDeviceAddressFeatures *)findInChain(info->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES);
+  auto *v12 = (const VkPhysicalDeviceVulkan12Features *)findInChain(info->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
   if (!(bda && bda->bufferDeviceAddress) && !(v12 && v12->bufferDeviceAddress))
     db.why = "it uses descriptor buffers, and the app did not enable bufferDeviceAddress, which the layer's descriptor buffer needs";
 }
@@ -213,7 +207,7 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkCmdSetDescriptorBufferOffsetsEXT(VkComman
   bind.setCount = setCount;
   bind.bufferIndices.assign(bufferIndices, bufferIndices + setCount);
   bind.offsets.assign(offsets, offsets + setCount);
-  recordAppBind(bp == VK_PIPELINE_BIND_POINT_COMPUTE ? cs->compute : cs->graphics, std::move(bind));
+  recordAppBind(bindPoint(cs, bp), std::move(bind));
 }
 
 static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBindDescriptorBufferEmbeddedSamplersEXT(VkCommandBuffer cb, VkPipelineBindPoint bp,
@@ -228,7 +222,7 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBindDescriptorBufferEmbeddedSamplersEX
   bind.layout = layout;
   bind.firstSet = set;
   bind.setCount = 1;
-  recordAppBind(bp == VK_PIPELINE_BIND_POINT_COMPUTE ? cs->compute : cs->graphics, std::move(bind));
+  recordAppBind(bindPoint(cs, bp), std::move(bind));
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateDescriptorSetLayout(VkDevice handle, const VkDescriptorSetLayoutCreateInfo *info,

@@ -186,8 +186,7 @@ static bool submitIsCaptured(DeviceState *device, VkQueue queue, uint64_t submit
     return false;
   }
   if (!c.started) {
-    auto it = device->queueFamilies.find(queue);
-    uint32_t family = it == device->queueFamilies.end() ? 0 : it->second;
+    uint32_t family = queueFamilyOf(device, queue);
     VkQueueFlags flags = family < device->familyFlags.size() ? device->familyFlags[family] : 0;
     // The frame's first submit on a graphics or compute queue starts the capture there (an async compute queue often
     // submits first); a transfer-only queue cannot run the clock check, and its work holds no warps anyway.

@@ -37,8 +37,7 @@ void waitOtherQueues(DeviceState *device) {
   for (VkQueue q : c.otherQueues) {
     VkResult r = VK_SUCCESS;
     if (submitAndWait(device, q, nullptr, 5ull * 1000 * 1000 * 1000, r)) continue;
-    auto it = device->queueFamilies.find(q);
-    c.notTraced.push_back("the frame's work on queue family " + std::to_string(it == device->queueFamilies.end() ? 0 : it->second) +
+    c.notTraced.push_back("the frame's work on queue family " + std::to_string(queueFamilyOf(device, q)) +
                           ": not finished 5 s after its present (VkResult " + std::to_string((int)r) + "), its later warps may be missing");
   }
 }

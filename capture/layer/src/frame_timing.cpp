@@ -45,8 +45,7 @@ void frameTimingBegin(DeviceState *device, VkQueue queue) {
   uint64_t frame = device->presents + 1, target = device->capture.targetFrame;
   // The warm-up frame (target - 1) runs traced: it is neither a neighbour nor the measured frame.
   if (settings().submitMode || frame + kNeighbours + 1 < target || frame > target || frame + 1 == target || t.begun == frame) return;
-  auto it = device->queueFamilies.find(queue);
-  uint32_t family = it == device->queueFamilies.end() ? 0 : it->second;
+  uint32_t family = queueFamilyOf(device, queue);
   // Timed on the frame's graphics queue, from its first graphics submit: a begin on an async compute queue is taken
   // while that queue waits for the last frame's graphics work (computenbody's untraced frames read 3 ms for 0.6 ms).
   if (family >= device->familyFlags.size() || !(device->familyFlags[family] & VK_QUEUE_GRAPHICS_BIT)) return;
@@ -79,9 +78,8 @@ static bool ensureQueries(DeviceState *device) {
 void rangeTimingBegin(DeviceState *device, VkQueue queue) {
   FrameTiming &t = device->timing;
   if (!ensureQueries(device)) return;
-  auto it = device->queueFamilies.find(queue);
   t.queue = queue;
-  t.family = it == device->queueFamilies.end() ? 0 : it->second;
+  t.family = queueFamilyOf(device, queue);
   t.begun = 1;
   submitTimestamp(device, queue, t.family, 0, true);
 }

@@ -99,11 +99,14 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateRenderPass2KHR(VkDevice device, const 
                                                          const VkAllocationCallbacks *allocator, VkRenderPass *out);
 VKAPI_ATTR void VKAPI_CALL wl_vkDestroyRenderPass(VkDevice device, VkRenderPass pass, const VkAllocationCallbacks *allocator);
 
-/** The most views of any subpass of a render pass the app created (multiview), else 1. */
-uint32_t renderPassViews(DeviceState *device, VkRenderPass pass);
+/** Views of a multiview view mask (its bits), 1 without multiview (mask 0). */
+inline uint32_t viewsOfMask(uint32_t viewMask) {
+  uint32_t views = (uint32_t)__builtin_popcount(viewMask);
+  return views < 1 ? 1 : views;
+}
 
-/** The first subpass's colour attachments and depth of a render pass the app created; false if unknown. */
-bool renderPassTargets(DeviceState *device, VkRenderPass pass, uint32_t &colours, bool &depth);
+/** A render pass the app created: its first subpass's colour attachments and depth, its most views; false if unknown. */
+bool findRenderPass(DeviceState *device, VkRenderPass pass, DeviceState::RenderPassInfo &out);
 
 /** Copies the image a present shows into WARPTRACE_IMAGE (waiting for the present's semaphores); false with why. */
 bool writePresentedImage(DeviceState *device, VkQueue queue, const VkPresentInfoKHR *info, std::string &why);

@@ -60,6 +60,17 @@ void unregisterCommandState(VkCommandBuffer cb) {
   gCommandStates.erase(cb);
 }
 
+std::string hexHandle(uint64_t handle) {
+  char text[32];
+  snprintf(text, sizeof text, "0x%llx", (unsigned long long)handle);
+  return text;
+}
+
+uint32_t queueFamilyOf(DeviceState *device, VkQueue queue) {
+  auto it = device->queueFamilies.find(queue);
+  return it == device->queueFamilies.end() ? 0 : it->second;
+}
+
 void logLine(const char *format, ...) {
   char text[1024];
   va_list args;

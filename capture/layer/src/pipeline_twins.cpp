@@ -16,12 +16,6 @@
 
 namespace wtl {
 
-static std::string hexHandle(uint64_t handle) {
-  char text[32];
-  snprintf(text, sizeof text, "0x%llx", (unsigned long long)handle);
-  return text;
-}
-
 static std::string whatOf(const PipelineInfo &info) { return (info.library ? "pipeline library " : "pipeline ") + info.name; }
 
 /** Creation feedback written by the twin would overwrite the app's: pointed at scratch while the twin is made. */

@@ -20,18 +20,9 @@
 
 namespace wtl {
 
-static std::string hexHandle(uint64_t handle) {
-  char text[32];
-  snprintf(text, sizeof text, "0x%llx", (unsigned long long)handle);
-  return text;
-}
-
 VkShaderStageFlags rayTracingStagesEnabled(const VkDeviceCreateInfo *info) {
-  for (auto *s = (const VkBaseInStructure *)info->pNext; s; s = s->pNext)
-    if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR &&
-        ((const VkPhysicalDeviceRayTracingPipelineFeaturesKHR *)s)->rayTracingPipeline)
-      return kRayTracingStageBits;
-  return 0;
+  auto *f = (const VkPhysicalDeviceRayTracingPipelineFeaturesKHR *)findInChain(info->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR);
+  return f && f->rayTracingPipeline ? kRayTracingStageBits : 0;
 }
 
 /**
@@ -40,7 +31,7 @@ VkShaderStageFlags rayTracingStagesEnabled(const VkDeviceCreateInfo *info) {
  */
 static std::string planInstrumented(DeviceState *device, const VkRayTracingPipelineCreateInfoKHR &info, VkRayTracingPipelineCreateInfoKHR &traced,
                                     TwinStages &stages, PipelineInfo &out) {
-  if (!(settings().stageMask & (0x3fu << 8))) return "--stages leaves out every ray-tracing stage";
+  if (!(settings().stageMask & kRayTracingStageCodes)) return "--stages leaves out every ray-tracing stage";
   if (info.flags & VK_PIPELINE_CREATE_DESCRIPTOR_BUFFER_BIT_EXT) return "it uses descriptor buffers (not traced with ray tracing yet)";
   {
     std::lock_guard<std::mutex> guard(device->lock);

@@ -3,19 +3,20 @@
 // + Depth)", "Depth-only Pass #1").
 #include "command_buffers.hpp"
 #include "hooks.hpp"
+#include "pipeline_chain.hpp"
 
 namespace wtl {
 
 static void remember(DeviceState *device, VkRenderPass pass, uint32_t colours, bool depth, uint32_t views) {
   std::lock_guard<std::mutex> guard(device->lock);
-  device->renderPasses[pass] = {colours, depth, views < 1 ? 1 : views};
+  device->renderPasses[pass] = {colours, depth, views};
 }
 
 /** The most views of any of these view masks (0 masks: no multiview, one view). */
 static uint32_t mostViews(const uint32_t *masks, uint32_t count) {
   uint32_t most = 1;
   for (uint32_t i = 0; i < count; i++)
-    if ((uint32_t)__builtin_popcount(masks[i]) > most) most = (uint32_t)__builtin_popcount(masks[i]);
+    if (viewsOfMask(masks[i]) > most) most = viewsOfMask(masks[i]);
   return most;
 }
 
@@ -24,12 +25,8 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateRenderPass(VkDevice handle, const VkRe
   DeviceState *device = findDevice(dispatchKey(handle));
   VkResult r = device->d.CreateRenderPass(handle, info, allocator, out);
   if (r == VK_SUCCESS && info->subpassCount > 0) {
-    uint32_t views = 1;
-    for (auto *s = (const VkBaseInStructure *)info->pNext; s; s = s->pNext)
-      if (s->sType == VK_STRUCTURE_TYPE_RENDER_PASS_MULTIVIEW_CREATE_INFO) {
-        auto *multiview = (const VkRenderPassMultiviewCreateInfo *)s;
-        views = mostViews(multiview->pViewMasks, multiview->subpassCount);
-      }
+    auto *multiview = (const VkRenderPassMultiviewCreateInfo *)findInChain(info->pNext, VK_STRUCTURE_TYPE_RENDER_PASS_MULTIVIEW_CREATE_INFO);
+    uint32_t views = multiview ? mostViews(multiview->pViewMasks, multiview->subpassCount) : 1;
     remember(device, *out, info->pSubpasses[0].colorAttachmentCount,
              info->pSubpasses[0].pDepthStencilAttachment != nullptr && info->pSubpasses[0].pDepthStencilAttachment->attachment != VK_ATTACHMENT_UNUSED,
              views);
@@ -73,19 +70,12 @@ VKAPI_ATTR void VKAPI_CALL wl_vkDestroyRenderPass(VkDevice handle, VkRenderPass 
   device->d.DestroyRenderPass(handle, pass, allocator);
 }
 
-bool renderPassTargets(DeviceState *device, VkRenderPass pass, uint32_t &colours, bool &depth) {
+bool findRenderPass(DeviceState *device, VkRenderPass pass, DeviceState::RenderPassInfo &out) {
   std::lock_guard<std::mutex> guard(device->lock);
   auto it = device->renderPasses.find(pass);
   if (it == device->renderPasses.end()) return false;
-  colours = it->second.colours;
-  depth = it->second.depth;
+  out = it->second;
   return true;
-}
-
-uint32_t renderPassViews(DeviceState *device, VkRenderPass pass) {
-  std::lock_guard<std::mutex> guard(device->lock);
-  auto it = device->renderPasses.find(pass);
-  return it == device->renderPasses.end() ? 1 : it->second.views;
 }
 
 }  // namespace wtl

@@ -25,9 +25,7 @@ static std::string shaderName(DeviceState *device, VkShaderEXT shader) {
     auto it = device->names.find((uint64_t)shader);
     if (it != device->names.end()) return it->second;
   }
-  char text[32];
-  snprintf(text, sizeof text, "0x%llx", (unsigned long long)(uint64_t)shader);
-  return text;
+  return hexHandle((uint64_t)shader);
 }
 
 /** One create info's twin: its instrumented code and padded set layouts, or why it has none. */
@@ -44,7 +42,7 @@ static void planTwin(DeviceState *device, const VkShaderCreateInfoEXT &app, Twin
   plan.info = app;
   int code = stageCode(app.stage);
   if (code < 0) {
-    plan.noTwin = "a ray-tracing stage (not traced by the layer yet)";
+    plan.noTwin = "a stage the layer does not know";
     return;
   }
   if (app.codeType != VK_SHADER_CODE_TYPE_SPIRV_EXT) {
@@ -192,16 +190,16 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkCmdBindShadersEXT(VkCommandBuffer cb, uin
   }
 }
 
-BoundShaders boundShaders(DeviceState *device, const BindPointState &b) {
-  BoundShaders out;
-  out.allTwins = true;
+DrawProgram boundShaders(DeviceState *device, const BindPointState &b) {
+  DrawProgram out;
+  out.hasTwin = true;
   for (int code = 0; code < kTracedStageCount; code++) {
     if (!b.appShaders[code]) continue;
     const ShaderInfo *s = b.shaders[code];
-    out.any = true;
+    out.known = true;
     out.name += std::string(out.name.empty() ? "shaders " : " + ") + kTracedStageNames[code] + " " + shaderName(device, b.appShaders[code]);
     if (!s || !s->twin) {
-      out.allTwins = false;
+      out.hasTwin = false;
       if (out.untracedWhy.empty())
         out.untracedWhy = std::string(kTracedStageNames[code]) + " shader: " + (s ? s->untracedWhy : "a shader object the layer does not know");
       continue;
@@ -209,8 +207,8 @@ BoundShaders boundShaders(DeviceState *device, const BindPointState &b) {
     if (!out.twinLayout || s->appSetCount > out.appSetCount)
       out.twinLayout = s->twinLayout, out.appSetCount = s->appSetCount, out.descriptorBuffer = s->descriptorBuffer;
   }
-  if (!out.any) {
-    out.allTwins = false;
+  if (!out.known) {
+    out.hasTwin = false;
     out.untracedWhy = "no shader object is bound";
   }
   return out;

@@ -34,6 +34,9 @@ constexpr const char *kTracedStageOptions[kTracedStageCount] = {"vs",   "tcs",  
 /** The stages of mesh pipelines: traced (and in the trace set's layout) only where the app enabled them. */
 constexpr VkShaderStageFlags kMeshStageBits = VK_SHADER_STAGE_TASK_BIT_EXT | VK_SHADER_STAGE_MESH_BIT_EXT;
 
+/** The ray-tracing stages' codes (RAYGEN 8 .. CALLABLE 13) as Settings::stageMask bits. */
+constexpr uint32_t kRayTracingStageCodes = 0x3fu << 8;
+
 /** The ray-tracing stages: traced (and in the trace set's layout) only where the app enabled ray-tracing pipelines. */
 constexpr VkShaderStageFlags kRayTracingStageBits = VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_ANY_HIT_BIT_KHR |
                                                     VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR | VK_SHADER_STAGE_MISS_BIT_KHR |

@@ -313,4 +313,10 @@ inline void *dispatchKey(const void *handle) { return *(void *const *)handle; }
 /** One-line report on stderr, prefixed "warptrace-layer:". */
 void logLine(const char *format, ...);
 
+/** A handle as the trace names objects without a debug name: "0x…". */
+std::string hexHandle(uint64_t handle);
+
+/** The queue family of a queue the app got from the device (0 if the layer never saw it). */
+uint32_t queueFamilyOf(DeviceState *device, VkQueue queue);
+
 }  // namespace wtl

@@ -126,8 +126,7 @@ bool writePresentedImage(DeviceState *device, VkQueue queue, const VkPresentInfo
     auto it = device->swapchains.find(info->pSwapchains[0]);
     if (it == device->swapchains.end() || info->pImageIndices[0] >= it->second.images.size()) return why = "unknown swapchain image", false;
     chain = it->second;
-    auto q = device->queueFamilies.find(queue);
-    if (q != device->queueFamilies.end()) family = q->second;
+    family = queueFamilyOf(device, queue);
   }
   if (!chain.copyable) return why = "the swapchain images cannot be copied (no TRANSFER_SRC usage)", false;
   VkImage image = chain.images[info->pImageIndices[0]];
