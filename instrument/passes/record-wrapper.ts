@@ -99,7 +99,6 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
   // The draw id is read once, before anything else: it is the record's DRAW_ID word and the untraced-draw test.
   const drawId = loadDrawId(g, plan);
 
-
   // A draw the host does not trace (outside `--draws A..B`; every launch of a ray-tracing pipeline the
   // capture layer instrumented in place, outside the captured frame) has UNTRACED_DRAW in its slot of
   // the draw-id table. The whole draw reads that one uniform, so the branch is uniform: its warps run
@@ -115,13 +114,8 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
   // Intersection shaders whose reports may end them record at the first report instead (reportRecordFunction).
   if (report !== null) g.op(Op.Store, g.global(report.start), start);
   g.value(Op.FunctionCall, decl.void, plan.originalFunction);
-  const recordHere = report === null ? traced : g.value(Op.LogicalAnd, decl.bool, traced, g.value(Op.LogicalNot, decl.bool, g.load(privateBool(g, report.recorded))));
-  g.ifThen(recordHere, () => {
-    const end = g.clockLow(primaryScope);
-    // Without the SM clock, CLOCK_START/END are device ticks already and DEVICE_CLOCK stays 0 (as in the GLSL library).
-    const device = plan.subgroupClock && plan.deviceClock ? g.clockLow(Scope.Device) : decl.u32(0);
-    emitRecord(g, plan, flags, { start, end, device, drawId });
-  });
+  const recordHere = report === null ? traced : g.value(Op.LogicalAnd, decl.bool, traced, g.value(Op.LogicalNot, decl.bool, loadBool(g, report.recorded)));
+  g.ifThen(recordHere, () => recordEndingNow(g, plan, flags, () => start, drawId));
   if (plan.ending !== null) {
     // Lanes that ended early took part in the record above; end them now.
     for (const id of endingGlobals(plan.ending)) g.global(id);
@@ -140,10 +134,16 @@ function loadDrawId(g: FunctionCode, plan: WrapperPlan): number {
   return g.value(Op.Load, decl.uint, drawPtr);
 }
 
-/** A Private bool variable as FunctionCode.load takes it. */
-function privateBool(g: FunctionCode, variable: number): { id: number; typeId: number; shape: 'bool' } {
-  g.global(variable);
-  return { id: variable, typeId: g.decl.bool, shape: 'bool' };
+function loadBool(g: FunctionCode, variable: number): number {
+  return g.value(Op.Load, g.decl.bool, g.global(variable));
+}
+
+/** The end clocks (first: nothing of the record before them), then the record of the lanes active here. */
+function recordEndingNow(g: FunctionCode, plan: WrapperPlan, flags: number, start: () => number, drawId: number): void {
+  const end = g.clockLow(plan.subgroupClock ? Scope.Subgroup : Scope.Device);
+  // Without the SM clock, CLOCK_START/END are device ticks already and DEVICE_CLOCK stays 0 (as in the GLSL library).
+  const device = plan.subgroupClock && plan.deviceClock ? g.clockLow(Scope.Device) : g.decl.u32(0);
+  emitRecord(g, plan, flags, { start: start(), end, device, drawId });
 }
 
 /**
@@ -157,17 +157,12 @@ function reportRecordFunction(decl: CommonDeclarations, plan: WrapperPlan, repor
   const g = new FunctionCode(decl, false, plan.entryInterface);
   g.op(Op.Function, decl.void, report.functionId, 0, decl.voidFunction);
   g.label(g.id());
-  const recorded = privateBool(g, report.recorded);
-  g.ifThen(g.value(Op.LogicalNot, decl.bool, g.load(recorded)), () => {
+  g.ifThen(g.value(Op.LogicalNot, decl.bool, loadBool(g, report.recorded)), () => {
     g.op(Op.Store, report.recorded, decl.true);
     const drawId = loadDrawId(g, plan);
-    g.ifThen(g.value(Op.INotEqual, decl.bool, drawId, decl.u32(UNTRACED_DRAW)), () => {
-      const primaryScope = plan.subgroupClock ? Scope.Subgroup : Scope.Device;
-      const end = g.clockLow(primaryScope);
-      const device = plan.subgroupClock && plan.deviceClock ? g.clockLow(Scope.Device) : decl.u32(0);
-      const start = g.value(Op.Load, decl.uint, g.global(report.start));
-      emitRecord(g, plan, flags, { start, end, device, drawId });
-    });
+    g.ifThen(g.value(Op.INotEqual, decl.bool, drawId, decl.u32(UNTRACED_DRAW)), () =>
+      recordEndingNow(g, plan, flags, () => g.value(Op.Load, decl.uint, g.global(report.start)), drawId),
+    );
   });
   g.op(Op.Return);
   g.op(Op.FunctionEnd);
