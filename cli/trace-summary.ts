@@ -5,6 +5,7 @@
  */
 import { STAGES, STAGE_COUNT, UNKNOWN_SM, type Trace } from '../shared-schema/index.js';
 import { summarizeCalibration, type CalibrationSummary } from '../analysis/calibration-quality.js';
+import { summarizeReorders, type DrawReorder } from '../analysis/reorder.js';
 
 export interface StageCount {
   readonly stage: string;
@@ -50,6 +51,8 @@ export interface TraceSummary {
   readonly draws: DrawCount[];
   readonly sms: SmCount[];
   readonly calibration: CalibrationSummary;
+  /** Draws whose ray generation passed a reorder point (analysis/reorder.ts); present only when some did. */
+  readonly reorders?: DrawReorder[];
 }
 
 export function summarizeTrace(trace: Trace): TraceSummary {
@@ -110,6 +113,7 @@ export function summarizeTrace(trace: Trace): TraceSummary {
     ...(d.region === null ? {} : { region: trace.regions[d.region]?.label ?? `region ${d.region}` }),
     ...(d.untraced == null ? {} : { untraced: d.untraced }),
   }));
+  const reorders = summarizeReorders(trace);
   return {
     warps: w.count,
     spanNs: w.count === 0 ? null : { start, end },
@@ -120,6 +124,7 @@ export function summarizeTrace(trace: Trace): TraceSummary {
     draws,
     sms,
     calibration: summarizeCalibration(trace),
+    ...(reorders.length === 0 ? {} : { reorders }),
   };
 }
 

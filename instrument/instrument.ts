@@ -87,7 +87,7 @@ export function instrumentModule(input: SpirvModule, options: InstrumentOptions 
     entries,
     untracedEntries: editor.entryPoints().filter((e) => !entries.some((s) => s.index === e.index)),
     smBuiltins,
-    recordParts: new Map(entries.map((e): [number, RecordParts] => [e.index, { ending: null, position: null, reportRecord: null }])),
+    recordParts: new Map(entries.map((e): [number, RecordParts] => [e.index, { ending: null, position: null, reportRecord: null, reorder: null }])),
     notes,
     reports: [],
     wrappersOf: new Map(),

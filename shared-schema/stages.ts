@@ -17,13 +17,20 @@ export const Stage = {
   MISS: 11,
   INTERSECTION: 12,
   CALLABLE: 13,
+  /**
+   * Ray generation after a shader-execution-reordering point (reorderThreadNV/EXT, and the fused
+   * reorder-and-execute calls): the driver re-forms the launch's warps there, so the invocation's
+   * time before the point is a RAYGEN record and its time after it a RAYGEN_REORDERED record of
+   * the warp it joined. Not a Vulkan shader stage: only ray-generation shaders write it.
+   */
+  RAYGEN_REORDERED: 14,
 } as const;
 
 export type StageName = keyof typeof Stage;
 export type StageCode = (typeof Stage)[StageName];
 
 /** Number of defined stage codes; codes are 0 .. STAGE_COUNT-1. */
-export const STAGE_COUNT = 14;
+export const STAGE_COUNT = 15;
 
 export interface StageInfo {
   readonly code: StageCode;
@@ -51,6 +58,7 @@ export const STAGES: readonly StageInfo[] = [
   { code: 11, name: 'MISS', label: 'Miss', title: 'miss', color: 0x8a8a8a },
   { code: 12, name: 'INTERSECTION', label: 'Isect', title: 'intersection', color: 0xb5e61d },
   { code: 13, name: 'CALLABLE', label: 'Call', title: 'callable', color: 0x00bcd4 },
+  { code: 14, name: 'RAYGEN_REORDERED', label: 'RGen↻', title: 'ray generation after reorder', color: 0xc08a00 },
 ];
 
 export function isStageCode(value: number): value is StageCode {

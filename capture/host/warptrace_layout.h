@@ -56,6 +56,7 @@
 #define WT_STAGE_MISS 11u /* miss */
 #define WT_STAGE_INTERSECTION 12u /* intersection */
 #define WT_STAGE_CALLABLE 13u /* callable */
+#define WT_STAGE_RAYGEN_REORDERED 14u /* ray generation after reorder */
 #define WT_WTRAW_MAGIC 0x57525457u /* "WTRW" little-endian */
 #define WT_WTRAW_VERSION 1u
 #define WT_WTRAW_HEADER_BYTES 64u

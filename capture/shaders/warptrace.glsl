@@ -52,18 +52,8 @@
 // wtEnd before `discard` (wtEnd(...); if (kill) discard;) to keep such warps.
 // Fragment helper invocations never write and are left out of the mask.
 //
-// Ray-tracing stages (ray generation, closest-hit, any-hit, miss, intersection,
-// callable): the driver re-forms warps at every trace call, and hit, miss and
-// intersection shaders run in warps gathered from many rays. A record is the
-// invocations that reach wtEnd together: its mask is those lanes, its clocks
-// and custom id the lowest one's (start = that lane's wtBegin). Every
-// invocation is in exactly one record, so a launch of W x H rays gives ray
-// generation records whose lanes sum to W x H; one launch warp may end as
-// several records. A ray-generation record spans the whole invocation, the
-// time its rays spent in hit, miss and intersection shaders included.
-// ignoreIntersectionEXT and terminateRayEXT end the invocation, and so does
-// reportIntersectionEXT when it accepts a hit of a terminate-on-first-hit ray:
-// call wtEnd before them, as before `discard`.
+// Ray-tracing stages, and shader execution reordering (wtBeforeReorder,
+// wtAfterReorder around reorderThreadNV): see warptrace_ray_tracing.glsl.
 // Task and mesh stages: one record per warp of the workgroup, as in compute;
 // EmitMeshTasksEXT ends a task invocation, so wtEnd comes before it.
 #ifndef WARPTRACE_GLSL
@@ -78,6 +68,8 @@
 
 #define wtBegin()
 #define wtEnd(stage, customId)
+#define wtBeforeReorder(customId)
+#define wtAfterReorder()
 
 #else // WT_ENABLE
 
@@ -228,7 +220,14 @@ void wtStore_(uint slot, uvec4 first, uvec4 second) {
   }
 }
 
+#ifdef GL_RAY_GENERATION_SHADER_EXT
+bool wtReordered_ = false;  // true once this invocation passed a reorder (wtAfterReorder)
+#endif
+
 void wtEnd(uint stage, uint customId) {
+#ifdef GL_RAY_GENERATION_SHADER_EXT
+  if (wtReordered_ && stage == WT_STAGE_RAYGEN) stage = WT_STAGE_RAYGEN_REORDERED;
+#endif
 #if WT_VARIANT == WT_VARIANT_NAIVE48
   uint64_t end64 = clockARB();
   uint64_t endDevice64 = clockRealtimeEXT();
@@ -394,6 +393,8 @@ void wtEnd(uint stage, uint customId) {
 #endif
 #endif // variants past CLOCKS
 }
+
+#include "warptrace_ray_tracing.glsl"
 
 #endif // WT_ENABLE
 #endif // WARPTRACE_GLSL

@@ -56,5 +56,6 @@
 #define WT_STAGE_MISS 11u // miss
 #define WT_STAGE_INTERSECTION 12u // intersection
 #define WT_STAGE_CALLABLE 13u // callable
+#define WT_STAGE_RAYGEN_REORDERED 14u // ray generation after reorder
 
 #endif // WARPTRACE_LAYOUT_GLSL

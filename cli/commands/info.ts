@@ -5,6 +5,7 @@ import { formatBytes, readInputFile } from '../files.js';
 import { formatTable } from '../table.js';
 import { calibrationLines } from '../../analysis/calibration-quality.js';
 import { smLabel, summarizeTrace, type TraceSummary } from '../trace-summary.js';
+import type { DrawReorder } from '../../analysis/reorder.js';
 
 export const infoCommand: Command = {
   name: 'info',
@@ -20,7 +21,9 @@ outside their draw's GPU timestamps (files written before these were measured
 say "unknown"; their draw check is made on reading). Captures made by the
 Vulkan layer also list their labelled regions (the top-level ones), each
 draw's call and region, and the work the layer could not trace, with the
-draws that ran untraced and why. FILE may be
+draws that ran untraced and why. Ray generation with shader execution reordering
+gets a table of its warps before and after the reorder point and whether the device
+re-formed them. FILE may be
 .wtrace, .wtraw or JSON.
 
 Options:
@@ -103,10 +106,34 @@ function formatInfo(path: string, size: number, kind: string, trace: Trace, s: T
       ]),
     ),
   );
+  if (s.reorders !== undefined) out.push('', ...reorderLines(s.reorders));
   const stageNames = STAGES.filter((st) => s.stages.some((x) => x.stage === st.name)).map((st) => st.name);
   out.push('', `Warps per SM (${s.sms.length} SMs ran warps${d.smCount !== null ? ` of ${d.smCount}` : ''})`);
   out.push(formatTable(['SM', 'warps', ...stageNames], s.sms.map((sm) => [smLabel(sm.sm), sm.warps, ...stageNames.map((n) => sm.byStage[n] ?? 0)])));
   return out.join('\n');
+}
+
+/** What each draw's reorder point did to its ray-generation warps (analysis/reorder.ts). */
+function reorderLines(reorders: readonly DrawReorder[]): string[] {
+  const px = (v: number | null) => (v === null ? '-' : `${v} px`);
+  const lanes = (n: number, warps: number) => (warps === 0 ? '-' : (n / warps).toFixed(1));
+  const table = formatTable(
+    ['draw', 'side', 'warps', 'lanes/warp', 'mean', 'footprint median', 'p90'],
+    reorders.flatMap((r) =>
+      (
+        [
+          ['before', r.before],
+          ['after', r.after],
+        ] as const
+      ).map(([name, x]) => [r.draw, name, x.warps, lanes(x.lanes, x.warps), x.warps === 0 ? '-' : formatNs(x.warpNs / x.warps), px(x.footprintMedianPx), px(x.footprintP90Px)]),
+    ),
+  );
+  const verdicts = reorders.map((r) => {
+    if (r.kept === null) return `draw ${r.draw}: no screen positions, so whether warps were re-formed is unknown`;
+    const share = `${r.kept.toLocaleString('en-US')} of ${r.after.warps.toLocaleString('en-US')} warps after the reorder (${((100 * r.kept) / r.after.warps).toFixed(1)}%) have the very lanes of a warp before it`;
+    return `draw ${r.draw}: ${share}: ${r.verdict === 'kept' ? 'the device did not re-form the warps' : 'the device re-formed the warps'}`;
+  });
+  return ['Shader execution reordering (ray generation before the reorder point: RAYGEN; after it: RAYGEN_REORDERED)', table, ...verdicts];
 }
 
 /** Top-level regions and skipped work listed in full up to this many, then counted. */

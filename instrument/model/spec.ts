@@ -125,6 +125,14 @@ export const Op = {
   EmitMeshTasksEXT: 5294,
   // Also OpReportIntersectionNV (the same opcode).
   ReportIntersectionKHR: 5334,
+  // Shader execution reordering (SPV_NV_shader_invocation_reorder, SPV_EXT_shader_invocation_reorder).
+  ReorderThreadWithHitObjectNV: 5279,
+  ReorderThreadWithHintNV: 5280,
+  HitObjectReorderExecuteShaderEXT: 5310,
+  HitObjectTraceReorderExecuteEXT: 5311,
+  HitObjectTraceMotionReorderExecuteEXT: 5312,
+  ReorderThreadWithHintEXT: 5314,
+  ReorderThreadWithHitObjectEXT: 5315,
   IgnoreIntersectionNV: 5335,
   TerminateRayNV: 5336,
   SubgroupBallotKHR: 4421,

@@ -7,5 +7,6 @@ import { intersectionReportsPass } from './intersection-reports.js';
 import type { InstrumentPass } from './pass.js';
 import { positionsPass } from './positions.js';
 import { recordsPass } from './records.js';
+import { reordersPass } from './reorders.js';
 
-export const PASSES: readonly InstrumentPass[] = [recordsPass, positionsPass, endingsPass, intersectionReportsPass];
+export const PASSES: readonly InstrumentPass[] = [recordsPass, positionsPass, endingsPass, intersectionReportsPass, reordersPass];

@@ -9,44 +9,26 @@
  * (once per invocation: a private flag), and the wrapper records only the lanes
  * that never reported (record-wrapper.ts, reportRecordFunction).
  */
-import { instruction } from '../model/binary.js';
-import { parseFunctions, reachableFrom, writeFunctions } from '../model/functions.js';
-import { Section } from '../model/module.js';
 import { Op, StorageClass } from '../model/spec.js';
+import { bracketSites, soleEntryReaching } from './call-sites.js';
 import type { InstrumentPass } from './pass.js';
+
+const REPORTS: ReadonlySet<number> = new Set([Op.ReportIntersectionKHR]);
 
 export const intersectionReportsPass: InstrumentPass = {
   name: 'intersection-reports',
   transform(context) {
     const { editor, decl } = context;
-    const intersections = context.entries.filter((e) => e.stage === 'INTERSECTION');
-    if (intersections.length === 0) return;
-    const section = parseFunctions(editor.section(Section.Function));
-    const byId = new Map(section.functions.map((f) => [f.id, f]));
-    const reports = (id: number) => byId.get(id)?.blocks.some((b) => b.body.some((i) => i.opcode === Op.ReportIntersectionKHR)) === true;
-    const reporting = intersections.filter((e) => [...reachableFrom(e.functionId, byId)].some(reports));
-    if (reporting.length === 0) return;
-    if (reporting.length > 1) {
-      // Their reports may share functions, and one call before a report cannot serve two wrappers' records.
-      context.notes.push('several intersection entry points report hits: lanes whose report ends the invocation are not recorded');
-      return;
-    }
-    const entry = reporting[0]!;
+    // Their reports may share functions, and one call before a report cannot serve two wrappers' records.
+    const sites = soleEntryReaching(context, 'INTERSECTION', REPORTS, 'several intersection entry points report hits: lanes whose report ends the invocation are not recorded');
+    if (sites === null) return;
     const functionId = editor.allocId();
     const recorded = editor.declare(Op.Variable, (id) => [decl.pointer(StorageClass.Private, decl.bool), id, StorageClass.Private, decl.constantFalse]);
     const start = editor.declare(Op.Variable, (id) => [decl.pointer(StorageClass.Private, decl.uint), id, StorageClass.Private, decl.u32(0)]);
     editor.addName(functionId, 'warptrace_record_at_report');
     editor.addName(recorded, 'warptrace_reported');
     editor.addName(start, 'warptrace_start');
-    for (const id of reachableFrom(entry.functionId, byId)) {
-      for (const block of byId.get(id)!.blocks) {
-        if (!block.body.some((i) => i.opcode === Op.ReportIntersectionKHR)) continue;
-        block.body = block.body.flatMap((i) =>
-          i.opcode === Op.ReportIntersectionKHR ? [instruction(Op.FunctionCall, [decl.void, editor.allocId(), functionId]), i] : [i],
-        );
-      }
-    }
-    editor.replaceSection(Section.Function, writeFunctions(section));
-    context.recordParts.get(entry.index)!.reportRecord = { functionId, recorded, start };
+    bracketSites(context, sites, REPORTS, functionId, null);
+    context.recordParts.get(sites.entry.index)!.reportRecord = { functionId, recorded, start };
   },
 };

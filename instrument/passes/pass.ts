@@ -5,7 +5,8 @@
  * phase for all passes before the next:
  *
  *   declare    capabilities, extensions and notes (they come first in a module)
- *   transform  rewrites of the app's own functions (deferred endings; next:
+ *   transform  rewrites of the app's own functions (deferred endings, reports,
+ *              reorder points; next:
  *              basic-block counters, marks, ray events)
  *   record     code of the record itself (the entry-point wrappers)
  *
@@ -18,7 +19,7 @@ import type { CommonDeclarations } from '../model/declarations.js';
 import type { EntryPoint, ModuleEditor } from '../model/module.js';
 import type { CustomIdSource, InstrumentedStage, InstrumentOptions, PositionStage } from '../options.js';
 import type { DeferredEndings } from './ending-deferral.js';
-import type { ReportRecord } from './record-wrapper.js';
+import type { ReorderRecord, ReportRecord } from './record-wrapper.js';
 
 /** How the warp's lanes are combined into one record. */
 export type SubgroupMode = 'core' | 'khr-ballot' | 'none';
@@ -37,6 +38,8 @@ export interface RecordParts {
   position: PositionStage | null;
   /** Intersection shaders that report: their lanes record at the first report (intersection-reports.ts); else null. */
   reportRecord: ReportRecord | null;
+  /** Ray generation that reorders: records end at each reorder point (reorders.ts); else null. */
+  reorder: ReorderRecord | null;
 }
 
 export interface EntryPointReport {

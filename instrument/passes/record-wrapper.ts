@@ -32,9 +32,13 @@ import { endingCode, endingGlobals, type DeferredEndings } from './ending-deferr
 import type { CustomIdSource, InstrumentedStage, PositionStage } from '../options.js';
 import { fragCoordXY, ownBox, positionWords, subgroupBox, type PixelBox } from './position-code.js';
 import { stageCode } from '../options.js';
+import { Stage } from '../../shared-schema/stages.js';
 import { BuiltIn, MemorySemantics, Op, Scope, StorageClass } from '../model/spec.js';
 
 import type { SubgroupMode } from './pass.js';
+import { reorderFunctions, reportRecordFunction, type RecordPointHelpers, type ReorderRecord, type ReportRecord } from './record-points.js';
+
+export type { ReorderRecord, ReportRecord } from './record-points.js';
 
 export interface WrapperPlan {
   readonly stage: InstrumentedStage;
@@ -62,16 +66,8 @@ export interface WrapperPlan {
   readonly nvMesh: boolean;
   /** Intersection shaders that report: record at the first report (passes/intersection-reports.ts); else null. */
   readonly reportRecord: ReportRecord | null;
-}
-
-/** The ids of an intersection shader's record at its reports. */
-export interface ReportRecord {
-  /** void record_at_report(): called before every OpReportIntersectionKHR. */
-  readonly functionId: number;
-  /** Private bool: this invocation's lanes are recorded already. */
-  readonly recorded: number;
-  /** Private uint: the wrapper's start clock. */
-  readonly start: number;
+  /** Ray generation that reorders: a record ends at each reorder point (passes/reorders.ts); else null. */
+  readonly reorder: ReorderRecord | null;
 }
 
 export interface Wrapper {
@@ -111,11 +107,15 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
   const traced = g.value(Op.INotEqual, decl.bool, drawId, decl.u32(UNTRACED_DRAW));
   const start = g.ifThenValue(decl.uint, traced, () => g.clockLow(primaryScope), decl.u32(0));
   const report = plan.reportRecord;
-  // Intersection shaders whose reports may end them record at the first report instead (reportRecordFunction).
-  if (report !== null) g.op(Op.Store, g.global(report.start), start);
+  const reorder = plan.reorder;
+  // Intersection shaders whose reports may end them record at the first report instead (reportRecordFunction);
+  // ray generation that reorders records at each reorder point and restarts the clock after it (reorderFunctions).
+  const startVariable = report?.start ?? reorder?.start;
+  if (startVariable !== undefined) g.op(Op.Store, g.global(startVariable), start);
   g.value(Op.FunctionCall, decl.void, plan.originalFunction);
   const recordHere = report === null ? traced : g.value(Op.LogicalAnd, decl.bool, traced, g.value(Op.LogicalNot, decl.bool, loadBool(g, report.recorded)));
-  g.ifThen(recordHere, () => recordEndingNow(g, plan, flags, () => start, drawId));
+  const startHere = reorder === null ? () => start : () => g.value(Op.Load, decl.uint, g.global(reorder.start));
+  g.ifThen(recordHere, () => recordEndingNow(g, plan, flags, startHere, drawId));
   if (plan.ending !== null) {
     // Lanes that ended early took part in the record above; end them now.
     for (const id of endingGlobals(plan.ending)) g.global(id);
@@ -123,9 +123,14 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
   }
   g.op(Op.Return);
   g.op(Op.FunctionEnd);
-  if (report === null) return { functionId, code: g.code, globals: [...g.globals], flags };
-  const r = reportRecordFunction(decl, plan, report, flags);
-  return { functionId, code: [...g.code, ...r.code], globals: [...new Set([...g.globals, ...r.globals])], flags };
+  const helpers: RecordPointHelpers = {
+    traced: (f, drawId) => f.value(Op.INotEqual, decl.bool, drawId, decl.u32(UNTRACED_DRAW)),
+    loadDrawId: (f) => loadDrawId(f, plan),
+    recordNow: (f, startNow, drawIdNow) => recordEndingNow(f, plan, flags, startNow, drawIdNow),
+  };
+  const extra = [report === null ? null : reportRecordFunction(decl, plan, report, helpers), reorder === null ? null : reorderFunctions(decl, plan, reorder, helpers)];
+  const parts = extra.filter((e) => e !== null);
+  return { functionId, code: [...g.code, ...parts.flatMap((p) => p.code)], globals: [...new Set([...g.globals, ...parts.flatMap((p) => p.globals)])], flags };
 }
 
 function loadDrawId(g: FunctionCode, plan: WrapperPlan): number {
@@ -144,29 +149,6 @@ function recordEndingNow(g: FunctionCode, plan: WrapperPlan, flags: number, star
   // Without the SM clock, CLOCK_START/END are device ticks already and DEVICE_CLOCK stays 0 (as in the GLSL library).
   const device = plan.subgroupClock && plan.deviceClock ? g.clockLow(Scope.Device) : g.decl.u32(0);
   emitRecord(g, plan, flags, { start: start(), end, device, drawId });
-}
-
-/**
- * `void record_at_report() { if (!recorded) { recorded = true; if (traced) record(start, now) } }`, called
- * before every OpReportIntersectionKHR (passes/intersection-reports.ts): a report that accepts the hit of a
- * terminate-on-first-hit ray, or whose any-hit shader terminates the ray, ends the invocation inside the call.
- * Its lanes are recorded there, once, the record ending at their first report; lanes that never report are
- * recorded by the wrapper after the entry point, as before.
- */
-function reportRecordFunction(decl: CommonDeclarations, plan: WrapperPlan, report: ReportRecord, flags: number): { code: Instruction[]; globals: number[] } {
-  const g = new FunctionCode(decl, false, plan.entryInterface);
-  g.op(Op.Function, decl.void, report.functionId, 0, decl.voidFunction);
-  g.label(g.id());
-  g.ifThen(g.value(Op.LogicalNot, decl.bool, loadBool(g, report.recorded)), () => {
-    g.op(Op.Store, report.recorded, decl.true);
-    const drawId = loadDrawId(g, plan);
-    g.ifThen(g.value(Op.INotEqual, decl.bool, drawId, decl.u32(UNTRACED_DRAW)), () =>
-      recordEndingNow(g, plan, flags, () => g.value(Op.Load, decl.uint, g.global(report.start)), drawId),
-    );
-  });
-  g.op(Op.Return);
-  g.op(Op.FunctionEnd);
-  return { code: g.code, globals: [...g.globals] };
 }
 
 /** The record of the lanes active here, from these clocks and draw id (after the entry point, or at a report). */
@@ -189,7 +171,7 @@ function emitRecord(g: FunctionCode, plan: WrapperPlan, flags: number, v: { star
       words[RecordWord.CLOCK_END] = end;
       words[RecordWord.DEVICE_CLOCK] = device;
       words[RecordWord.ACTIVE_MASK_HI] = maskHi();
-      words[RecordWord.PACKED_IDS] = packedIds(g, plan, flags);
+      words[RecordWord.PACKED_IDS] = reorderedStage(g, plan, packedIds(g, plan, flags));
       if (box !== null) {
         const { word3, ids } = positionWords(g, box(), words[RecordWord.ACTIVE_MASK_HI], words[RecordWord.PACKED_IDS]);
         words[RecordWord.POSITION] = word3;
@@ -302,6 +284,17 @@ function fragPixel(g: FunctionCode): number {
   const { decl } = g;
   const [x, y] = fragCoordXY(g);
   return g.value(Op.BitwiseOr, decl.uint, x, g.value(Op.ShiftLeftLogical, decl.uint, y, decl.u32(16)));
+}
+
+/** RAYGEN (8, 0b1000) becomes RAYGEN_REORDERED (14, 0b1110) by OR: the invocation passed a reorder point. */
+const REORDERED_STAGE_BITS = (Stage.RAYGEN_REORDERED & ~Stage.RAYGEN) << PackedIds.STAGE_SHIFT;
+
+/** The packed ids with the stage RAYGEN_REORDERED once the invocation passed a reorder point (plan.reorder). */
+function reorderedStage(g: FunctionCode, plan: WrapperPlan, ids: number): number {
+  if (plan.reorder === null) return ids;
+  const { decl } = g;
+  const bits = g.value(Op.Select, decl.uint, loadBool(g, plan.reorder.reordered), decl.u32(REORDERED_STAGE_BITS), decl.u32(0));
+  return g.value(Op.BitwiseOr, decl.uint, ids, bits);
 }
 
 function packedIds(g: FunctionCode, plan: WrapperPlan, flags: number): number {

@@ -60,6 +60,7 @@ function wrapEntry(context: PassContext, entry: TracedEntry): void {
     position: parts.position,
     sampleEvery,
     reportRecord: parts.reportRecord,
+    reorder: parts.reorder,
     nvMesh: entry.executionModel === ExecutionModel.TaskNV || entry.executionModel === ExecutionModel.MeshNV,
   });
   editor.append(Section.Function, ...wrapper.code);

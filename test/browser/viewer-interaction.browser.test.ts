@@ -5,7 +5,7 @@ import type { WarptraceApp } from '../../viewer/components/warptrace-app.js';
 import type { WtTimeline } from '../../viewer/components/wt-timeline.js';
 import { STAGE_DIM_RGBA } from '../../viewer/model/colors.js';
 import { timeWidth } from '../../viewer/model/screen-layout.js';
-import { Stage, formatNs } from '../../shared-schema/index.js';
+import { STAGE_COUNT, Stage, formatNs } from '../../shared-schema/index.js';
 import { assert, assertEqual } from './assert.js';
 import { deepText, fixtureWtrace, mountApp, near, rgbText, stageRgb, waitFor, afterTwoFrames } from './viewer-helpers.js';
 
@@ -166,8 +166,8 @@ describe('viewer interactions', () => {
     const f = app.inFlight!;
     const g0 = [...f.sm].indexOf(0);
     const g5 = [...f.sm].indexOf(5);
-    assertEqual(f.counts[g0 * 14 + Stage.TCS], 1, 'SM 0 TCS in flight');
-    assertEqual(f.counts[g5 * 14 + Stage.FS], 1, 'SM 5 FS in flight');
+    assertEqual(f.counts[g0 * STAGE_COUNT + Stage.TCS], 1, 'SM 0 TCS in flight');
+    assertEqual(f.counts[g5 * STAGE_COUNT + Stage.FS], 1, 'SM 5 FS in flight');
     assertEqual(f.total[g0]! + f.total[g5]!, 2, 'two warps in flight');
     await app.updateComplete;
     assert(deepText(app.shadowRoot!.querySelector('wt-in-flight')!).includes('2 warps in flight on 2 SMs'), 'readout');

@@ -1,5 +1,5 @@
 /** Shared test inputs: small real-shaped traces with unique custom ids (row identity). */
-import { NO_POSITION, buildTrace, positionProblem, smIdPerWarp, synthesizeTrace, type DrawInput, type LayerInfo, type RegionInput, type Trace } from '../../shared-schema/index.js';
+import { NO_POSITION, STAGE_COUNT, buildTrace, positionProblem, smIdPerWarp, synthesizeTrace, type DrawInput, type LayerInfo, type RegionInput, type Trace } from '../../shared-schema/index.js';
 
 /** A synthetic trace whose customId is the row's index, so rows can be matched after re-sorting. */
 export function traceWithRowIds(warps: number, seed = 5): Trace {
@@ -91,7 +91,7 @@ export function checkInvariants(t: Trace): void {
   for (let i = 0; i < w.count; i++) {
     if (!(w.startNs[i]! >= 0) || !(w.durationNs[i]! >= 0)) throw new Error(`row ${i} has a bad time`);
     if (w.draw[i]! >= t.draws.length) throw new Error(`row ${i} has a bad draw`);
-    if (w.stage[i]! >= 14) throw new Error(`row ${i} has a bad stage`);
+    if (w.stage[i]! >= STAGE_COUNT) throw new Error(`row ${i} has a bad stage`);
   }
   t.regions.forEach((r, j) => {
     if (r.index !== j || (r.parent !== null && !(r.parent >= 0 && r.parent < j))) throw new Error(`region ${j} has a bad index or parent`);

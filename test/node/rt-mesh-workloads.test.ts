@@ -121,6 +121,8 @@ function run(command: string, args: readonly string[]): Promise<Run> {
 
 const WORKLOADS = [
   { workload: 'ray-tracing', feature: 'ray-tracing pipelines', kind: 'trace-rays', stages: ['RAYGEN', 'MISS', 'CLOSEST_HIT', 'ANY_HIT', 'INTERSECTION'] },
+  // Shader execution reordering: ray generation records up to the reorder (RAYGEN) and after it (RAYGEN_REORDERED).
+  { workload: 'ray-tracing-reorder', feature: 'ray-tracing pipelines', kind: 'trace-rays', stages: ['RAYGEN', 'RAYGEN_REORDERED', 'MISS', 'CLOSEST_HIT', 'ANY_HIT', 'INTERSECTION'] },
   { workload: 'meshlets', feature: 'mesh shaders', kind: 'draw', stages: ['TASK', 'MESH', 'FS'] },
 ] as const;
 
@@ -148,12 +150,16 @@ test('without the feature a capture fails with "unsupported: <feature>"; with it
     assert.equal(trace.draws[0]!.kind, w.kind);
     const seen = new Set<string>();
     let raygenLanes = 0;
+    let reorderedLanes = 0;
     for (let i = 0; i < trace.warps.count; i++) {
       const stage = STAGES[trace.warps.stage[i]!]!.name;
       seen.add(stage);
       if (stage === 'RAYGEN') raygenLanes += popcount32(trace.warps.activeMask[i]!);
+      if (stage === 'RAYGEN_REORDERED') reorderedLanes += popcount32(trace.warps.activeMask[i]!);
     }
     assert.deepEqual([...seen].sort(), [...w.stages].sort(), `${w.workload}: stages`);
-    if (w.workload === 'ray-tracing') assert.equal(raygenLanes, 64 * 32, 'one ray-generation invocation per pixel');
+    if (w.workload !== 'meshlets') assert.equal(raygenLanes, 64 * 32, 'one ray-generation invocation per pixel');
+    // Every invocation passes the one reorder: it is in one record before it and one after it.
+    if (w.workload === 'ray-tracing-reorder') assert.equal(reorderedLanes, 64 * 32, 'one reordered invocation per pixel');
   }
 });

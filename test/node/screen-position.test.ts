@@ -128,7 +128,7 @@ test('a trace without positions writes no position column and reads back null; p
 });
 
 /** Samples captured with positions (the ray-tracing and meshlet workloads): they have them, and targets. */
-const SAMPLES_WITH_POSITIONS = new Set(['h100-ray-tracing', 'h100-meshlets']);
+const SAMPLES_WITH_POSITIONS = new Set(['h100-ray-tracing', 'h100-meshlets', 'h200-ray-tracing-reorder']);
 
 test('samples captured with positions have them on every ray-generation and fragment warp, and their draws have targets', () => {
   for (const folder of ['samples', 'samples/raw']) {
@@ -136,7 +136,7 @@ test('samples captured with positions have them on every ray-generation and frag
       const trace = decodeTrace(new Uint8Array(readFileSync(repoPath(`${folder}/${name}`))));
       assert.ok(trace.warps.position !== null, `${name}: positions`);
       for (let i = 0; i < trace.warps.count; i++) {
-        const positioned = trace.warps.stage[i] === Stage.FS || trace.warps.stage[i] === Stage.RAYGEN;
+        const positioned = trace.warps.stage[i] === Stage.FS || trace.warps.stage[i] === Stage.RAYGEN || trace.warps.stage[i] === Stage.RAYGEN_REORDERED;
         assert.equal(trace.warps.position[i] !== NO_POSITION, positioned, `${name}: warp ${i} (stage ${trace.warps.stage[i]})`);
       }
       assert.ok(trace.draws.every((d) => d.target !== null && d.target.width === 1280 && d.target.height === 720), `${name}: targets`);

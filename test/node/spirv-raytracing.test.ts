@@ -88,6 +88,9 @@ test('records carry the stage code of the execution model; per warp where subgro
       let ids = second.words[3 + RecordWord.PACKED_IDS - 4]!;
       // Ray generation records its position: the ids gain a selected POSITION flag (spirv-position.test.ts).
       if (entry!.position) ids = body.find((i) => i.opcode === Op.BitwiseOr && i.words[2] === ids)!.words[3]!;
+      // Ray generation that reorders: they gain the selected RAYGEN_REORDERED bits too (the reorder-points test below).
+      const reordered = body.find((i) => i.opcode === Op.BitwiseOr && i.words[2] === ids && body.some((s) => s.opcode === Op.Select && s.words[2] === i.words[4]));
+      if (reordered !== undefined) ids = reordered.words[3]!;
       // nvidia: SM | slot | constant stage/flags bits; lavapipe: one constant.
       const bits = constants.get(ids) ?? constants.get(body.find((i) => i.opcode === Op.BitwiseOr && i.words[2] === ids)!.words[4]!)!;
       assert.equal((bits >>> PackedIds.STAGE_SHIFT) & PackedIds.STAGE_MASK, Stage[m.stage as keyof typeof Stage], m.id);
@@ -193,6 +196,50 @@ test('intersection reports: each is preceded by a call that records its lanes on
       assert.ok(w.some((i) => i.opcode === Op.Load && i.words[3] === flagLoad.words[3]), `${m.id}: the wrapper reads the flag`);
       assert.equal(w.filter((i) => i.opcode === Op.AtomicIAdd).length, 1, m.id);
     }
+  }
+});
+
+const REORDERS: readonly number[] = [Op.ReorderThreadWithHitObjectNV, Op.ReorderThreadWithHintNV];
+
+test('reorder points: each is bracketed by a record of the lanes reaching it and a restart; records after one say RAYGEN_REORDERED', () => {
+  // Shader execution reordering re-forms the launch's warps: one record from start to end would mix two warps.
+  const reordering = corpus.filter((c) => c.source === 'reorder.rgen');
+  assert.ok(reordering.length >= 2, 'reorder.rgen compiles for SPIR-V 1.4 and later');
+  const REORDERED_BITS = (Stage.RAYGEN_REORDERED & ~Stage.RAYGEN) << PackedIds.STAGE_SHIFT;
+  assert.equal(Stage.RAYGEN | (REORDERED_BITS >>> PackedIds.STAGE_SHIFT), Stage.RAYGEN_REORDERED, 'RAYGEN becomes RAYGEN_REORDERED by OR');
+  for (const m of reordering) {
+    for (const options of [nvidia, lavapipe]) {
+      const { module, notes } = instrumentSpirv(m.bytes, options);
+      const { functions, wrapperOf } = wrappers(module);
+      const sites = functions.flatMap((f) => f.blocks.flatMap((b) => b.body.map((i, k) => [b.body, k] as const).filter(([body, k]) => REORDERS.includes(body[k]!.opcode))));
+      assert.equal(sites.length, 2, `${m.id}: both reorders, the one in a helper function too`);
+      const before = new Set(sites.map(([body, k]) => (assert.equal(body[k - 1]!.opcode, Op.FunctionCall, `${m.id}: a call right before`), body[k - 1]!.words[3]!)));
+      const after = new Set(sites.map(([body, k]) => (assert.equal(body[k + 1]!.opcode, Op.FunctionCall, `${m.id}: a call right after`), body[k + 1]!.words[3]!)));
+      assert.equal(before.size, 1, m.id);
+      assert.equal(after.size, 1, m.id);
+      const recordAt = bodyOf(functions.find((f) => f.id === [...before][0])!);
+      const restart = bodyOf(functions.find((f) => f.id === [...after][0])!);
+      // Before: the clocks and one record. After: the reordered flag set and the start clock read again; no record.
+      assert.equal(recordAt.filter((i) => i.opcode === Op.AtomicIAdd).length, 1, `${m.id}: one record at the reorder`);
+      assert.ok(recordAt.some((i) => i.opcode === Op.ReadClockKHR), m.id);
+      assert.equal(restart.filter((i) => i.opcode === Op.AtomicIAdd).length, 0, `${m.id}: no record after it`);
+      assert.ok(restart.some((i) => i.opcode === Op.ReadClockKHR), `${m.id}: the start clock read again`);
+      const flag = restart.find((i) => i.opcode === Op.Store)!.words[1]!;
+      // Both the record at the reorder and the wrapper's record after the entry point pick the stage from that flag.
+      const bits = new ModuleEditor(module).section(Section.Global).find((i) => i.opcode === Op.Constant && i.words[3] === REORDERED_BITS)?.words[2];
+      assert.ok(bits !== undefined, `${m.id}: the RAYGEN_REORDERED stage bits`);
+      for (const code of [recordAt, bodyOf(wrapperOf.get('main')!)]) {
+        const select = code.find((i) => i.opcode === Op.Select && i.words[4] === bits);
+        assert.ok(select !== undefined, `${m.id}: the stage is chosen by the flag`);
+        assert.ok(code.some((i) => i.opcode === Op.Load && i.words[2] === select.words[3] && i.words[3] === flag), `${m.id}: from the reordered flag`);
+      }
+      assert.ok(notes.some((n) => /main: 2 reorder points/.test(n)), `${m.id}: ${notes.join('; ')}`);
+    }
+  }
+  // Ray generation without a reorder point is wrapped as before: one record, no reorder calls.
+  for (const m of corpus.filter((c) => c.source === 'scene.rgen')) {
+    const { notes } = instrumentSpirv(m.bytes, nvidia);
+    assert.ok(!notes.some((n) => /reorder/.test(n)), m.id);
   }
 });
 

@@ -57,7 +57,7 @@ test('a missing or mistyped field anywhere is named by its path', () => {
     ['stages.3.meanNs', '12', 'expected a number, got "12"'],
     ['stages.0.histogram', DELETE, 'expected an object, got nothing'],
     ['stages.1.histogram.counts', DELETE, 'expected an array, got nothing'],
-    ['stages.0.stage', 'XS', 'expected one of VS, TCS, TES, GS, FS, CS, TASK, MESH, RAYGEN, ANY_HIT, CLOSEST_HIT, MISS, INTERSECTION, CALLABLE, got "XS"'],
+    ['stages.0.stage', 'XS', 'expected one of VS, TCS, TES, GS, FS, CS, TASK, MESH, RAYGEN, ANY_HIT, CLOSEST_HIT, MISS, INTERSECTION, CALLABLE, RAYGEN_REORDERED, got "XS"'],
     ['stages.0.occupancy.perSm', 'full', 'expected an object, got "full"'],
     ['sms', DELETE, 'expected an array, got nothing'],
     ['sms.0.stagePeaks', null, 'expected an object, got null'],

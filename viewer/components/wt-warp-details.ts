@@ -1,6 +1,7 @@
 /** <wt-warp-details>: everything recorded about one warp. */
 import { LitElement, html, nothing } from 'lit';
-import { activeLaneCount, formatNs, smOfWarp, stageCssColor, stageInfo, type Trace } from '../../shared-schema/index.js';
+import { activeLaneCount, formatNs, smOfWarp, stageCssColor, stageInfo, unpackPosition, type Trace } from '../../shared-schema/index.js';
+import { reorderCounterparts, type ReorderCounterparts } from '../../analysis/reorder.js';
 import { laneLabel } from '../model/lane-layout.js';
 import { detailStyles } from './details-styles.js';
 import { panelStyles } from './shared-styles.js';
@@ -20,10 +21,49 @@ export class WtWarpDetails extends LitElement {
   declare row: number;
   static override styles = [panelStyles, detailStyles];
 
+  /** The selected warp's other side of a reorder point (computed once per selection). */
+  private reorder: ReorderCounterparts | null = null;
+
   constructor() {
     super();
     this.trace = null;
     this.row = -1;
+  }
+
+  override willUpdate(changed: Map<string, unknown>): void {
+    if (!changed.has('trace') && !changed.has('row')) return;
+    const t = this.trace;
+    this.reorder = t !== null && this.row >= 0 && this.row < t.warps.count ? reorderCounterparts(t, this.row) : null;
+  }
+
+  private select(row: number): void {
+    this.dispatchEvent(new CustomEvent('wt-warp-select', { detail: { row }, bubbles: true, composed: true }));
+  }
+
+  private highlight(rows: readonly number[]): void {
+    this.dispatchEvent(new CustomEvent('wt-rows-highlight', { detail: { rows: Uint32Array.from(rows) }, bubbles: true, composed: true }));
+  }
+
+  /** Where the warp's lanes were before a reorder point, or went after it; its box on screen. */
+  private reorderRow(row: number) {
+    const r = this.reorder;
+    if (r === null) return nothing;
+    const other = r.side === 'before' ? 'after' : 'before';
+    const link = (i: number) => html`<button class="link" @click=${() => this.select(i)}>#${i}</button>`;
+    const exact =
+      r.exact === null
+        ? html`no warp ${other} it has exactly these lanes`
+        : r.side === 'before'
+          ? html`its lanes went on together in ${link(r.exact)}`
+          : html`the same lanes as ${link(r.exact)} before it`;
+    return html`<tr>
+      <th>reorder</th>
+      <td>
+        ${r.side} the reorder point: ${exact}; ${r.overlapping.length.toLocaleString('en-US')} warp${r.overlapping.length === 1 ? '' : 's'} ${other} it
+        meet${r.overlapping.length === 1 ? 's' : ''} its box
+        ${r.overlapping.length > 0 ? html`<button class="link" @click=${() => this.highlight([row, ...r.overlapping])}>highlight</button>` : nothing}
+      </td>
+    </tr>`;
   }
 
   override render() {
@@ -56,9 +96,17 @@ export class WtWarpDetails extends LitElement {
         </tr>
         <tr><th>active lanes</th><td>${lanes} / ${t.device.subgroupSize} <span class="muted">${mask}</span></td></tr>
         <tr><th>custom id</th><td>${w.customId[row]}</td></tr>
+        ${screenRow(t, row)} ${this.reorderRow(row)}
       </table>
     `;
   }
+}
+
+/** The warp's screen footprint (position word): its lanes' box, rounded up to powers of two. */
+function screenRow(t: Trace, row: number) {
+  const p = t.warps.position === null ? null : unpackPosition(t.warps.position[row]!);
+  if (p === null) return nothing;
+  return html`<tr><th>screen</th><td>${p.x}, ${p.y} · ${p.width}×${p.height} px <span class="muted">(its lanes' box)</span></td></tr>`;
 }
 
 function hex(v: number): string {

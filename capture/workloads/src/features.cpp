@@ -43,6 +43,8 @@ void requireOptionalFeatures(VkPhysicalDevice physical, uint32_t needs, Optional
                       {VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME, VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME,
                        VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME});
   if (needs & kNeedsMeshShader) requireExtensions("mesh shaders", {VK_EXT_MESH_SHADER_EXTENSION_NAME});
+  if (needs & kNeedsInvocationReorder)
+    requireExtensions("shader execution reordering", {VK_NV_RAY_TRACING_INVOCATION_REORDER_EXTENSION_NAME});
   if (needs & kNeedsPipelineLibrary)
     requireExtensions("graphics pipeline libraries", {VK_KHR_PIPELINE_LIBRARY_EXTENSION_NAME, VK_EXT_GRAPHICS_PIPELINE_LIBRARY_EXTENSION_NAME});
 
@@ -56,6 +58,7 @@ void requireOptionalFeatures(VkPhysicalDevice physical, uint32_t needs, Optional
   }
   if (needs & kNeedsMeshShader) f.mesh.pNext = next, next = &f.mesh;
   if (needs & kNeedsPipelineLibrary) f.library.pNext = next, next = &f.library;
+  if (needs & kNeedsInvocationReorder) f.reorder.pNext = next, next = &f.reorder;
   query.pNext = next;
   vkGetPhysicalDeviceFeatures2(physical, &query);
   if (needs & kNeedsRayTracing) {
@@ -78,6 +81,12 @@ void requireOptionalFeatures(VkPhysicalDevice physical, uint32_t needs, Optional
     f.mesh.meshShader = VK_TRUE;
     f.mesh.taskShader = VK_TRUE;
     f.mesh.pNext = *chain, *chain = &f.mesh;
+  }
+  if (needs & kNeedsInvocationReorder) {
+    if (!f.reorder.rayTracingInvocationReorder) fatal("unsupported: shader execution reordering (%s lacks rayTracingInvocationReorder)", props.deviceName);
+    f.reorder = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_INVOCATION_REORDER_FEATURES_NV};
+    f.reorder.rayTracingInvocationReorder = VK_TRUE;
+    f.reorder.pNext = *chain, *chain = &f.reorder;
   }
   if (needs & kNeedsPipelineLibrary) {
     if (!f.library.graphicsPipelineLibrary) fatal("unsupported: graphics pipeline libraries (%s lacks the graphicsPipelineLibrary feature)", props.deviceName);

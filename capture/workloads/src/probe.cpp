@@ -43,6 +43,23 @@ VkShaderStageFlags subgroupStages(VkPhysicalDevice physical) {
   return (subgroup.supportedOperations & needed) == needed ? subgroup.supportedStages : 0;
 }
 
+/* VK_NV_ray_tracing_invocation_reorder's own word on whether reorderThreadNV reorders ("reorder"), or not ("none");
+   "unsupported" without the extension. */
+const char *invocationReorder(VkPhysicalDevice physical) {
+  uint32_t count = 0;
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr);
+  std::vector<VkExtensionProperties> extensions(count);
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, extensions.data());
+  bool offered = false;
+  for (const auto &e : extensions) offered = offered || std::string(e.extensionName) == VK_NV_RAY_TRACING_INVOCATION_REORDER_EXTENSION_NAME;
+  if (!offered) return "unsupported";
+  VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV reorder{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_INVOCATION_REORDER_PROPERTIES_NV};
+  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  props.pNext = &reorder;
+  vkGetPhysicalDeviceProperties2(physical, &props);
+  return reorder.rayTracingInvocationReorderReorderingHint == VK_RAY_TRACING_INVOCATION_REORDER_MODE_REORDER_NV ? "reorder" : "none";
+}
+
 }  // namespace
 
 int probe(int device) {
@@ -63,8 +80,8 @@ int probe(int device) {
               c.subgroupClock ? "true" : "false", c.deviceClock ? "true" : "false", c.smBuiltins ? "true" : "false");
   std::printf("  \"smCount\": %u, \"warpsPerSm\": %u, \"subgroupSize\": %u, \"subgroupStages\": %s, \"subgroupArithmetic\": %s,\n",
               c.smCount, c.warpsPerSm, c.subgroupSize, stageList(subgroupStages(gpu.physical)).c_str(), c.subgroupArithmetic ? "true" : "false");
-  std::printf("  \"timestampPeriod\": %.9g, \"timestampValidBits\": %u, \"maxBoundDescriptorSets\": %u,\n", c.timestampPeriod,
-              c.timestampValidBits, c.maxBoundDescriptorSets);
+  std::printf("  \"timestampPeriod\": %.9g, \"timestampValidBits\": %u, \"maxBoundDescriptorSets\": %u, \"invocationReorder\": \"%s\",\n",
+              c.timestampPeriod, c.timestampValidBits, c.maxBoundDescriptorSets, invocationReorder(gpu.physical));
   static const std::pair<VkShaderStageFlagBits, const char *> stages[] = {
       {VK_SHADER_STAGE_VERTEX_BIT, "vert"}, {VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT, "tesc"},
       {VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT, "tese"}, {VK_SHADER_STAGE_GEOMETRY_BIT, "geom"},

@@ -3,6 +3,7 @@
 // fence whose any-hit shader cuts holes) and procedural spheres (AABBs + an intersection
 // shader). Every stage is instrumented, so warps are seen re-forming at each trace call.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -143,7 +144,10 @@ std::shared_ptr<RtState> createState(Context &ctx, uint32_t sphereCount) {
 }
 
 /* The shader files, in pipeline stage order (the group table below indexes them). */
-const char *const kShaderFiles[] = {"rt.rgen", "rt.rmiss", "rt_shadow.rmiss", "rt.rchit", "rt.rahit", "rt_sphere.rchit", "rt.rint"};
+using RtShaderFiles = std::array<const char *, 7>;
+constexpr RtShaderFiles kShaderFiles = {"rt.rgen", "rt.rmiss", "rt_shadow.rmiss", "rt.rchit", "rt.rahit", "rt_sphere.rchit", "rt.rint"};
+/* ray-tracing-reorder: the same but ray generation reorders (shader execution reordering) before shading. */
+constexpr RtShaderFiles kReorderShaderFiles = {"rt_reorder.rgen", "rt.rmiss", "rt_shadow.rmiss", "rt.rchit", "rt.rahit", "rt_sphere.rchit", "rt.rint"};
 const VkShaderStageFlagBits kShaderStages[] = {VK_SHADER_STAGE_RAYGEN_BIT_KHR,      VK_SHADER_STAGE_MISS_BIT_KHR,
                                                VK_SHADER_STAGE_MISS_BIT_KHR,        VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR,
                                                VK_SHADER_STAGE_ANY_HIT_BIT_KHR,     VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR,
@@ -189,11 +193,11 @@ VkResult linkRtLibrary(RtState &s, const VkRayTracingPipelineCreateInfoKHR &stag
   return s.createPipelines(d, VK_NULL_HANDLE, VK_NULL_HANDLE, 1, &link, nullptr, &out);
 }
 
-VkPipeline createPipeline(RtState &s, const std::string &dir) {
+VkPipeline createPipeline(RtState &s, const std::string &dir, const RtShaderFiles &files) {
   Context &ctx = *s.ctx;
   std::vector<VkPipelineShaderStageCreateInfo> stages;
   for (size_t i = 0; i < 7; i++) {
-    std::string path = dir + "/" + kShaderFiles[i] + ".spv";
+    std::string path = dir + "/" + files[i] + ".spv";
     auto it = ctx.modules.find(path);
     VkShaderModule module = it != ctx.modules.end() ? it->second : (ctx.modules[path] = loadShaderModule(ctx.gpu, path));
     VkPipelineShaderStageCreateInfo st{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
@@ -263,26 +267,31 @@ VkPipeline createPipeline(RtState &s, const std::string &dir) {
 
 class RayTracedScene : public Workload {
  public:
-  RayTracedScene() {
+  explicit RayTracedScene(bool reorder = false) : reorder_(reorder) {
     params.define("width", 1280, "launch width: one primary ray per pixel");
     params.define("height", 720, "launch height");
     params.define("spheres", 24, "procedural spheres (AABBs + intersection shader)");
     params.define("shading", 16, "closest-hit busy-loop iterations");
   }
-  const char *name() const override { return "ray-tracing"; }
+  const char *name() const override { return reorder_ ? "ray-tracing-reorder" : "ray-tracing"; }
   const char *summary() const override {
-    return "ray-traced scene: primary + shadow ray per pixel; triangles (opaque ground, alpha-tested fence: any-hit) and procedural spheres "
-           "(intersection shader)";
+    return reorder_ ? "the ray-traced scene with shader execution reordering (VK_NV_ray_tracing_invocation_reorder): ray generation traces the "
+                      "primary ray into a hit object and reorders by hit group before the hit or miss shader runs; the same image"
+                    : "ray-traced scene: primary + shadow ray per pixel; triangles (opaque ground, alpha-tested fence: any-hit) and procedural "
+                      "spheres (intersection shader)";
   }
-  uint32_t needs() const override { return kNeedsRayTracing; }
-  std::vector<std::string> shaderFiles() const override { return {std::begin(kShaderFiles), std::end(kShaderFiles)}; }
+  uint32_t needs() const override { return reorder_ ? kNeedsRayTracing | kNeedsInvocationReorder : kNeedsRayTracing; }
+  std::vector<std::string> shaderFiles() const override {
+    const RtShaderFiles &files = reorder_ ? kReorderShaderFiles : kShaderFiles;
+    return {files.begin(), files.end()};
+  }
   std::vector<VkPipeline> pipelines(Context &ctx, const std::string &dir) const override {
     if (!state_ || state_->ctx != &ctx) {
       state_ = createState(ctx, std::max(1u, params.u("spheres")));
       std::shared_ptr<RtState> s = state_;
       ctx.cleanups.push_back([s] { s->destroy(); });
     }
-    return {createPipeline(*state_, dir)};
+    return {createPipeline(*state_, dir, reorder_ ? kReorderShaderFiles : kShaderFiles)};
   }
   void record(Frame &f, const std::vector<VkPipeline> &p) const override {
     RtState &s = *state_;
@@ -300,13 +309,16 @@ class RayTracedScene : public Workload {
              [&] { s.traceRays(f.cmd, &t.raygen, &t.miss, &t.hit, &t.callable, width, height, 1); });
   }
   std::string drawStagesJson() const override {
-    return R"([["RAYGEN","MISS","CLOSEST_HIT","ANY_HIT","INTERSECTION"]])";
+    return reorder_ ? R"([["RAYGEN","RAYGEN_REORDERED","MISS","CLOSEST_HIT","ANY_HIT","INTERSECTION"]])"
+                    : R"([["RAYGEN","MISS","CLOSEST_HIT","ANY_HIT","INTERSECTION"]])";
   }
 
  private:
+  bool reorder_;
   mutable std::shared_ptr<RtState> state_;
 };
 
 }  // namespace
 
 std::unique_ptr<Workload> makeRayTracingWorkload() { return std::unique_ptr<Workload>(new RayTracedScene()); }
+std::unique_ptr<Workload> makeRayTracingReorderWorkload() { return std::unique_ptr<Workload>(new RayTracedScene(true)); }

@@ -300,6 +300,7 @@ std::vector<std::unique_ptr<Workload>> allWorkloads() {
   all.emplace_back(new ComputeGraphics());
   all.emplace_back(new BusyLoop());
   all.push_back(makeRayTracingWorkload());
+  all.push_back(makeRayTracingReorderWorkload());
   all.push_back(makeMeshletWorkload());
   return all;
 }

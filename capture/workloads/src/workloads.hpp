@@ -159,6 +159,7 @@ void beginRenderPass10(Context &ctx, VkCommandBuffer cmd, bool clear, const VkCl
 
 /* The ray-traced scene (raytrace.cpp) and the meshlet draw (meshlets.cpp). */
 std::unique_ptr<Workload> makeRayTracingWorkload();
+std::unique_ptr<Workload> makeRayTracingReorderWorkload();
 std::unique_ptr<Workload> makeMeshletWorkload();
 
 /*
