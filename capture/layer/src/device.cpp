@@ -360,6 +360,7 @@ VKAPI_ATTR void VKAPI_CALL wl_vkDestroyDevice(VkDevice handle, const VkAllocatio
     frameTimingRelease(device);
     releaseOffscreenSwapchains(device);
     destroyDescriptorBufferTracing(device);
+    destroyHostBuffer(device, device->launchSizes);
     if (device->tracer) wtDestroyTracer(device->tracer);
   }
   device->d.DestroyDevice(handle, allocator);

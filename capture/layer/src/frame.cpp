@@ -8,6 +8,7 @@
 
 #include "command_buffers.hpp"
 #include "frame_draws.hpp"
+#include "ray_tracing.hpp"
 #include "frame_queues.hpp"
 #include "frame_timing.hpp"
 #include "hooks.hpp"
@@ -128,6 +129,16 @@ static void finishCapture(DeviceState *device) {
   std::vector<const char *> labels, extras;
   std::vector<wtDrawKind> kinds;
   std::vector<uint32_t> slots, endQueries;
+  // Indirect launches' sizes, copied in the frame: their targets, and their sizes in their default labels.
+  for (FrameDraw &d : c.draws) {
+    VkExtent3D size{};
+    if (d.launchSize < 0 || !launchSizeAt(device, d.launchSize, size)) continue;
+    d.extraJson += ", \"target\": {\"width\": " + std::to_string(size.width) + ", \"height\": " + std::to_string(size.height) + "}";
+    if (d.label.size() > 2 && d.label.compare(d.label.size() - 2, 2, "()") == 0)
+      d.label = d.label.substr(0, d.label.size() - 1) + std::to_string(size.width) + ", " + std::to_string(size.height) + ", " +
+                std::to_string(size.depth) + ")";
+  }
+  device->launchSizeCount = 0;
   for (const FrameDraw &d : c.draws) {
     labels.push_back(d.label.c_str());
     extras.push_back(d.extraJson.c_str());

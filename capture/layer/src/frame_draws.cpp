@@ -73,7 +73,7 @@ static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32
         std::string label = c.pendingLabel.empty() ? e.label : c.pendingLabel;
         // With a range the trace's draw k is not the frame's draw k: the label keeps the frame's number.
         if (s.drawRange) label = "#" + std::to_string(frameIndex) + " " + label;
-        c.draws.push_back({e.slot, e.endQuery, label, e.drawKind, extra});
+        c.draws.push_back({e.slot, e.endQuery, label, e.drawKind, extra, e.launchSize});
         c.pendingLabel.clear();
         slots.push_back(e.slot);
         // An untraced draw runs the app's pipeline, which reads no draw id: its slot holds the no-draw id all the same.

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "hooks.hpp"
+#include "ray_tracing.hpp"
 #include "shader_objects.hpp"
 #include "offscreen.hpp"
 #include "state.hpp"
@@ -213,6 +214,7 @@ static PFN_vkVoidFunction findDeviceHook(const char *pName) {
   if (PFN_vkVoidFunction f = findCommandHook(pName)) return f;
   if (PFN_vkVoidFunction f = findOffscreenDeviceHook(pName)) return f;
   if (PFN_vkVoidFunction f = findShaderObjectHook(pName)) return f;
+  if (PFN_vkVoidFunction f = findLaunchSizeHook(pName)) return f;
   return nullptr;
 }
 

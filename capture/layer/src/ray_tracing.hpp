@@ -20,4 +20,15 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateRayTracingPipelinesKHR(VkDevice device
                                                                  uint32_t count, const VkRayTracingPipelineCreateInfoKHR *infos,
                                                                  const VkAllocationCallbacks *allocator, VkPipeline *out);
 
+/**
+ * In the captured frame's shadow, before an indirect launch: copies its {width, height, depth} at `at` into the
+ * layer's launch-size buffer (launch_sizes.cpp); the copy's index, or -1 when the address lies in no buffer the app
+ * asked an address for (or the frame's launch sizes are used up).
+ */
+int32_t copyLaunchSize(CommandState *cs, VkDeviceAddress at);
+/** After the captured frame: launch size `index`, false when not read or empty. */
+bool launchSizeAt(DeviceState *device, int32_t index, VkExtent3D &out);
+/** vkCreateBuffer, vkDestroyBuffer and vkGetBufferDeviceAddress(KHR, EXT): the buffers behind device addresses. */
+PFN_vkVoidFunction findLaunchSizeHook(const char *name);
+
 }  // namespace wtl

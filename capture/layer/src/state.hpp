@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <map>
 #include <mutex>
 #include <shared_mutex>
 #include <string>
@@ -116,6 +117,7 @@ struct RecordedEvent {
   bool depthTarget = false;   // BeginPass
   VkExtent2D renderArea{};    // BeginPass: its renderArea extent, the target of the draws inside (shared-schema: draws[i].target)
   VkExtent2D launch{};        // Draw of a ray-tracing launch with a known size: width x height, its target
+  int32_t launchSize = -1;    // Draw of an indirect launch: its size's index in DeviceState::launchSizes (read after the frame); -1: none
   struct CommandState *secondary = nullptr;  // Execute
   uint64_t secondaryGeneration = 0;          // Execute: the recording it saw
 };
@@ -146,6 +148,14 @@ struct BindPointState {
 };
 
 struct DeviceState;
+
+/** A host-visible buffer the layer reads back (a frame's image, indirect launch sizes; tracer_glue.hpp). */
+struct HostBuffer {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  void *map = nullptr;
+  bool coherent = false;
+};
 
 /** A command buffer of the app and its shadow: the same commands with traced twins and the trace set bound. */
 struct CommandState {
@@ -187,6 +197,7 @@ struct FrameDraw {
   std::string label;
   wtDrawKind kind;
   std::string extraJson;
+  int32_t launchSize = -1;  // an indirect launch's size, read back after the frame (RecordedEvent::launchSize)
 };
 
 struct FrameRegion {
@@ -288,6 +299,16 @@ struct DeviceState {
     uint32_t views = 1;  // the most views of any subpass (multiview): a timestamp inside it fills that many queries
   };
   std::unordered_map<VkRenderPass, RenderPassInfo> renderPasses;
+  /** Buffers whose device address the app asked for, by that address: what an indirect launch's address lies in (launch_sizes.cpp). */
+  struct AddressedBuffer {
+    VkBuffer buffer;
+    VkDeviceSize size;
+  };
+  std::map<VkDeviceAddress, AddressedBuffer> addressedBuffers;
+  std::unordered_map<VkBuffer, VkDeviceSize> bufferSizes;  // buffers made with device addresses, for the above
+  /** Indirect launches' {width, height, depth}, copied in the captured frame (launch_sizes.cpp); `launchSizeCount` used. */
+  HostBuffer launchSizes;
+  uint32_t launchSizeCount = 0;
   std::vector<VkQueueFlags> familyFlags;  // by queue family index
   bool imageWritten = false;
   std::vector<uint32_t> freeSlots;

@@ -108,7 +108,8 @@ bool setDrawIdValues(DeviceState *device, const uint32_t *slots, const uint32_t 
 }
 
 bool makeHostBuffer(DeviceState *device, VkDeviceSize bytes, HostBuffer &out, VkBufferUsageFlags usage) {
-  // wtMakeBuffer_ needs a tracer only for its device and allocator.
+  // wtMakeBuffer_ needs a tracer only for its device and allocator, and its calls the device's dispatch.
+  DeviceScope scope(device);
   wtTracer probe{};
   probe.device = device->device;
   VkMemoryPropertyFlags got = 0;

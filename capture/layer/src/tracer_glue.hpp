@@ -33,13 +33,7 @@ VkBuffer tracerTraceBuffer(const wtTracer *t);
 VkDeviceSize tracerTraceBytes(const wtTracer *t);
 VkBuffer tracerDrawIdBuffer(const wtTracer *t);
 
-/** A host-visible buffer the layer reads back (a frame's image). */
-struct HostBuffer {
-  VkBuffer buffer = VK_NULL_HANDLE;
-  VkDeviceMemory memory = VK_NULL_HANDLE;
-  void *map = nullptr;
-  bool coherent = false;
-};
+struct HostBuffer;  // state.hpp
 bool makeHostBuffer(DeviceState *device, VkDeviceSize bytes, HostBuffer &out, VkBufferUsageFlags usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT);
 /** Makes the GPU's writes visible to the host (non-coherent memory) after a fence. */
 bool readHostBuffer(DeviceState *device, HostBuffer &buffer);

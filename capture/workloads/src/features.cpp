@@ -69,8 +69,10 @@ void requireOptionalFeatures(VkPhysicalDevice physical, uint32_t needs, Optional
     f.address.bufferDeviceAddress = VK_TRUE;
     f.accel = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR};
     f.accel.accelerationStructure = VK_TRUE;
+    VkBool32 indirect = f.rayTracing.rayTracingPipelineTraceRaysIndirect;  // the ray-tracing workload's indirect=1
     f.rayTracing = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR};
     f.rayTracing.rayTracingPipeline = VK_TRUE;
+    f.rayTracing.rayTracingPipelineTraceRaysIndirect = indirect;
     f.address.pNext = *chain, *chain = &f.address;
     f.accel.pNext = *chain, *chain = &f.accel;
     f.rayTracing.pNext = *chain, *chain = &f.rayTracing;

@@ -43,6 +43,9 @@ struct RtState {
   PFN_vkCreateRayTracingPipelinesKHR createPipelines = nullptr;
   PFN_vkGetRayTracingShaderGroupHandlesKHR groupHandles = nullptr;
   PFN_vkCmdTraceRaysKHR traceRays = nullptr;
+  PFN_vkCmdTraceRaysIndirectKHR traceRaysIndirect = nullptr;
+  Buffer launchSize;  // indirect=1: {width, height, 1} the launch reads from its device address
+  VkDeviceAddress launchSizeAddress = 0;
   PFN_vkCreateDeferredOperationKHR createDeferred = nullptr;
   PFN_vkDeferredOperationJoinKHR joinDeferred = nullptr;
   PFN_vkGetDeferredOperationResultKHR deferredResult = nullptr;
@@ -51,6 +54,7 @@ struct RtState {
   void destroy() {
     VkDevice d = ctx->gpu.device;
     for (auto &t : tables) destroyBuffer(ctx->gpu, t.second.buffer);
+    if (launchSize.buffer) destroyBuffer(ctx->gpu, launchSize);
     vkDestroyPipelineLayout(d, layout, nullptr);
     vkDestroyDescriptorPool(d, pool, nullptr);
     vkDestroyDescriptorSetLayout(d, setLayout, nullptr);
@@ -67,6 +71,7 @@ std::shared_ptr<RtState> createState(Context &ctx, uint32_t sphereCount) {
   s->groupHandles = reinterpret_cast<PFN_vkGetRayTracingShaderGroupHandlesKHR>(vkGetDeviceProcAddr(gpu.device, "vkGetRayTracingShaderGroupHandlesKHR"));
   s->traceRays = reinterpret_cast<PFN_vkCmdTraceRaysKHR>(vkGetDeviceProcAddr(gpu.device, "vkCmdTraceRaysKHR"));
   if (!s->createPipelines || !s->groupHandles || !s->traceRays) fatal("unsupported: ray-tracing pipelines (no vkCmdTraceRaysKHR)");
+  s->traceRaysIndirect = reinterpret_cast<PFN_vkCmdTraceRaysIndirectKHR>(vkGetDeviceProcAddr(gpu.device, "vkCmdTraceRaysIndirectKHR"));
   s->createDeferred = reinterpret_cast<PFN_vkCreateDeferredOperationKHR>(vkGetDeviceProcAddr(gpu.device, "vkCreateDeferredOperationKHR"));
   s->joinDeferred = reinterpret_cast<PFN_vkDeferredOperationJoinKHR>(vkGetDeviceProcAddr(gpu.device, "vkDeferredOperationJoinKHR"));
   s->deferredResult = reinterpret_cast<PFN_vkGetDeferredOperationResultKHR>(vkGetDeviceProcAddr(gpu.device, "vkGetDeferredOperationResultKHR"));
@@ -272,6 +277,7 @@ class RayTracedScene : public Workload {
     params.define("height", 720, "launch height");
     params.define("spheres", 24, "procedural spheres (AABBs + intersection shader)");
     params.define("shading", 16, "closest-hit busy-loop iterations");
+    params.define("indirect", 0, "1: launch with vkCmdTraceRaysIndirectKHR, the size read from a buffer's device address");
   }
   const char *name() const override { return reorder_ ? "ray-tracing-reorder" : "ray-tracing"; }
   const char *summary() const override {
@@ -305,6 +311,21 @@ class RayTracedScene : public Workload {
     vkCmdPushConstants(f.cmd, s.layout, kRtStages, 0, sizeof k, &k);
     const BindingTable &t = table->second;
     uint32_t width = f.ctx.width, height = f.ctx.height;
+    if (params.u("indirect") != 0) {
+      if (!s.launchSize.buffer) {
+        if (!s.traceRaysIndirect) fatal("unsupported: indirect ray-tracing launches (no vkCmdTraceRaysIndirectKHR)");
+        s.launchSize = createBuffer(f.ctx.gpu, sizeof(VkTraceRaysIndirectCommandKHR),
+                                    VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT, true);
+        VkTraceRaysIndirectCommandKHR size{width, height, 1};
+        std::memcpy(s.launchSize.map, &size, sizeof size);
+        VkBufferDeviceAddressInfo bi{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+        bi.buffer = s.launchSize.buffer;
+        s.launchSizeAddress = vkGetBufferDeviceAddress(f.ctx.gpu.device, &bi);
+      }
+      f.custom("trace rays (indirect): primary + shadow ray per pixel", VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, s.layout, WT_KIND_TRACE_RAYS, width,
+               height, [&] { s.traceRaysIndirect(f.cmd, &t.raygen, &t.miss, &t.hit, &t.callable, s.launchSizeAddress); });
+      return;
+    }
     f.custom("trace rays: primary + shadow ray per pixel", VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, s.layout, WT_KIND_TRACE_RAYS, width, height,
              [&] { s.traceRays(f.cmd, &t.raygen, &t.miss, &t.hit, &t.callable, width, height, 1); });
   }
