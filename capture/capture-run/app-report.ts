@@ -44,9 +44,10 @@ export function notCapturedMessage(progress: LayerProgress, selection: CaptureSe
     // a program that is not one: say both, and where to look.
     if (exit !== null && exit.signal === null && exit.code !== 0)
       return `the app exited${how} before the layer reported in (it does when the app creates its Vulkan device): its own vkCreateDevice may have failed (see its output above), or it is not a Vulkan program`;
+    // Some Vulkan apps exit 0 when they give up before their device (Vulkan-Samples, a device extension missing).
     return exit === null
       ? 'the layer never loaded: is the app a Vulkan program?'
-      : `the app exited${how} and the layer never loaded: is the app a Vulkan program?`;
+      : `the app exited${how} before the layer reported in (it does when the app creates its Vulkan device): it is not a Vulkan program, or it stopped before creating its device (see its output above)`;
   }
   const target = describeSelection(selection);
   if (progress.started !== null) return `the app ${exit === null ? 'was ended' : `exited${how}`} during the capture of ${target}, before it was written`;
