@@ -45,6 +45,7 @@ void requireOptionalFeatures(VkPhysicalDevice physical, uint32_t needs, Optional
   if (needs & kNeedsMeshShader) requireExtensions("mesh shaders", {VK_EXT_MESH_SHADER_EXTENSION_NAME});
   if (needs & kNeedsInvocationReorder)
     requireExtensions("shader execution reordering", {VK_NV_RAY_TRACING_INVOCATION_REORDER_EXTENSION_NAME});
+  if (needs & kNeedsTraceRaysIndirect2) requireExtensions("vkCmdTraceRaysIndirect2KHR", {VK_KHR_RAY_TRACING_MAINTENANCE_1_EXTENSION_NAME});
   if (needs & kNeedsPipelineLibrary)
     requireExtensions("graphics pipeline libraries", {VK_KHR_PIPELINE_LIBRARY_EXTENSION_NAME, VK_EXT_GRAPHICS_PIPELINE_LIBRARY_EXTENSION_NAME});
 
@@ -59,6 +60,7 @@ void requireOptionalFeatures(VkPhysicalDevice physical, uint32_t needs, Optional
   if (needs & kNeedsMeshShader) f.mesh.pNext = next, next = &f.mesh;
   if (needs & kNeedsPipelineLibrary) f.library.pNext = next, next = &f.library;
   if (needs & kNeedsInvocationReorder) f.reorder.pNext = next, next = &f.reorder;
+  if (needs & kNeedsTraceRaysIndirect2) f.maintenance1.pNext = next, next = &f.maintenance1;
   query.pNext = next;
   vkGetPhysicalDeviceFeatures2(physical, &query);
   if (needs & kNeedsRayTracing) {
@@ -89,6 +91,12 @@ void requireOptionalFeatures(VkPhysicalDevice physical, uint32_t needs, Optional
     f.reorder = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_INVOCATION_REORDER_FEATURES_NV};
     f.reorder.rayTracingInvocationReorder = VK_TRUE;
     f.reorder.pNext = *chain, *chain = &f.reorder;
+  }
+  if (needs & kNeedsTraceRaysIndirect2) {
+    if (!f.maintenance1.rayTracingPipelineTraceRaysIndirect2) fatal("unsupported: vkCmdTraceRaysIndirect2KHR (%s lacks rayTracingPipelineTraceRaysIndirect2)", props.deviceName);
+    f.maintenance1 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_MAINTENANCE_1_FEATURES_KHR};
+    f.maintenance1.rayTracingPipelineTraceRaysIndirect2 = VK_TRUE;
+    f.maintenance1.pNext = *chain, *chain = &f.maintenance1;
   }
   if (needs & kNeedsPipelineLibrary) {
     if (!f.library.graphicsPipelineLibrary) fatal("unsupported: graphics pipeline libraries (%s lacks the graphicsPipelineLibrary feature)", props.deviceName);

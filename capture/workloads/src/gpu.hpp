@@ -12,7 +12,7 @@
 void check(VkResult result, const char *what);
 
 /* Device features beyond the base set that a workload needs (Workload::needs); createGpu fails with "unsupported: ..." without them. */
-enum WorkloadNeeds : uint32_t { kNeedsRayTracing = 1u, kNeedsMeshShader = 2u, kNeedsPipelineLibrary = 4u, kNeedsInvocationReorder = 8u };
+enum WorkloadNeeds : uint32_t { kNeedsRayTracing = 1u, kNeedsMeshShader = 2u, kNeedsPipelineLibrary = 4u, kNeedsInvocationReorder = 8u, kNeedsTraceRaysIndirect2 = 16u };
 
 struct Gpu {
   VkInstance instance = VK_NULL_HANDLE;
@@ -51,6 +51,7 @@ struct OptionalFeatures {
   VkPhysicalDeviceMeshShaderFeaturesEXT mesh{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT};
   VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT library{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GRAPHICS_PIPELINE_LIBRARY_FEATURES_EXT};
   VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV reorder{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_INVOCATION_REORDER_FEATURES_NV};
+  VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR maintenance1{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_MAINTENANCE_1_FEATURES_KHR};
   std::vector<const char *> extensions;
 };
 /* Fails with "unsupported: <feature> (...)" unless the device offers all of `needs`; links the structs in front of *chain. */

@@ -44,7 +44,8 @@ struct RtState {
   PFN_vkGetRayTracingShaderGroupHandlesKHR groupHandles = nullptr;
   PFN_vkCmdTraceRaysKHR traceRays = nullptr;
   PFN_vkCmdTraceRaysIndirectKHR traceRaysIndirect = nullptr;
-  Buffer launchSize;  // indirect=1: {width, height, 1} the launch reads from its device address
+  PFN_vkCmdTraceRaysIndirect2KHR traceRaysIndirect2 = nullptr;
+  Buffer launchSize;  // indirect=1: {width, height, 1} the launch reads from its device address; 2: the whole VkTraceRaysIndirectCommand2KHR
   VkDeviceAddress launchSizeAddress = 0;
   PFN_vkCreateDeferredOperationKHR createDeferred = nullptr;
   PFN_vkDeferredOperationJoinKHR joinDeferred = nullptr;
@@ -72,6 +73,7 @@ std::shared_ptr<RtState> createState(Context &ctx, uint32_t sphereCount) {
   s->traceRays = reinterpret_cast<PFN_vkCmdTraceRaysKHR>(vkGetDeviceProcAddr(gpu.device, "vkCmdTraceRaysKHR"));
   if (!s->createPipelines || !s->groupHandles || !s->traceRays) fatal("unsupported: ray-tracing pipelines (no vkCmdTraceRaysKHR)");
   s->traceRaysIndirect = reinterpret_cast<PFN_vkCmdTraceRaysIndirectKHR>(vkGetDeviceProcAddr(gpu.device, "vkCmdTraceRaysIndirectKHR"));
+  s->traceRaysIndirect2 = reinterpret_cast<PFN_vkCmdTraceRaysIndirect2KHR>(vkGetDeviceProcAddr(gpu.device, "vkCmdTraceRaysIndirect2KHR"));
   s->createDeferred = reinterpret_cast<PFN_vkCreateDeferredOperationKHR>(vkGetDeviceProcAddr(gpu.device, "vkCreateDeferredOperationKHR"));
   s->joinDeferred = reinterpret_cast<PFN_vkDeferredOperationJoinKHR>(vkGetDeviceProcAddr(gpu.device, "vkDeferredOperationJoinKHR"));
   s->deferredResult = reinterpret_cast<PFN_vkGetDeferredOperationResultKHR>(vkGetDeviceProcAddr(gpu.device, "vkGetDeferredOperationResultKHR"));
@@ -277,7 +279,7 @@ class RayTracedScene : public Workload {
     params.define("height", 720, "launch height");
     params.define("spheres", 24, "procedural spheres (AABBs + intersection shader)");
     params.define("shading", 16, "closest-hit busy-loop iterations");
-    params.define("indirect", 0, "1: launch with vkCmdTraceRaysIndirectKHR, the size read from a buffer's device address");
+    params.define("indirect", 0, "1: launch with vkCmdTraceRaysIndirectKHR, the size read from a buffer's device address; 2: vkCmdTraceRaysIndirect2KHR, the binding table too");
   }
   const char *name() const override { return reorder_ ? "ray-tracing-reorder" : "ray-tracing"; }
   const char *summary() const override {
@@ -286,7 +288,9 @@ class RayTracedScene : public Workload {
                     : "ray-traced scene: primary + shadow ray per pixel; triangles (opaque ground, alpha-tested fence: any-hit) and procedural "
                       "spheres (intersection shader)";
   }
-  uint32_t needs() const override { return reorder_ ? kNeedsRayTracing | kNeedsInvocationReorder : kNeedsRayTracing; }
+  uint32_t needs() const override {
+    return kNeedsRayTracing | (reorder_ ? kNeedsInvocationReorder : 0u) | (params.u("indirect") == 2 ? kNeedsTraceRaysIndirect2 : 0u);
+  }
   std::vector<std::string> shaderFiles() const override {
     const RtShaderFiles &files = reorder_ ? kReorderShaderFiles : kShaderFiles;
     return {files.begin(), files.end()};
@@ -311,19 +315,27 @@ class RayTracedScene : public Workload {
     vkCmdPushConstants(f.cmd, s.layout, kRtStages, 0, sizeof k, &k);
     const BindingTable &t = table->second;
     uint32_t width = f.ctx.width, height = f.ctx.height;
-    if (params.u("indirect") != 0) {
+    if (uint32_t indirect = params.u("indirect")) {
       if (!s.launchSize.buffer) {
-        if (!s.traceRaysIndirect) fatal("unsupported: indirect ray-tracing launches (no vkCmdTraceRaysIndirectKHR)");
-        s.launchSize = createBuffer(f.ctx.gpu, sizeof(VkTraceRaysIndirectCommandKHR),
+        if (indirect == 1 ? !s.traceRaysIndirect : !s.traceRaysIndirect2) fatal("unsupported: indirect ray-tracing launches (no vkCmdTraceRaysIndirect*KHR)");
+        s.launchSize = createBuffer(f.ctx.gpu, sizeof(VkTraceRaysIndirectCommand2KHR),
                                     VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT, true);
         VkTraceRaysIndirectCommandKHR size{width, height, 1};
-        std::memcpy(s.launchSize.map, &size, sizeof size);
+        VkTraceRaysIndirectCommand2KHR whole{t.raygen.deviceAddress, t.raygen.size,   t.miss.deviceAddress, t.miss.size,
+                                             t.miss.stride,          t.hit.deviceAddress, t.hit.size,        t.hit.stride,
+                                             0,                      0,                  0,                 width,
+                                             height,                 1};
+        if (indirect == 1) std::memcpy(s.launchSize.map, &size, sizeof size);
+        else std::memcpy(s.launchSize.map, &whole, sizeof whole);
         VkBufferDeviceAddressInfo bi{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
         bi.buffer = s.launchSize.buffer;
         s.launchSizeAddress = vkGetBufferDeviceAddress(f.ctx.gpu.device, &bi);
       }
       f.custom("trace rays (indirect): primary + shadow ray per pixel", VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, s.layout, WT_KIND_TRACE_RAYS, width,
-               height, [&] { s.traceRaysIndirect(f.cmd, &t.raygen, &t.miss, &t.hit, &t.callable, s.launchSizeAddress); });
+               height, [&] {
+                 if (indirect == 1) s.traceRaysIndirect(f.cmd, &t.raygen, &t.miss, &t.hit, &t.callable, s.launchSizeAddress);
+                 else s.traceRaysIndirect2(f.cmd, s.launchSizeAddress);
+               });
       return;
     }
     f.custom("trace rays: primary + shadow ray per pixel", VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, s.layout, WT_KIND_TRACE_RAYS, width, height,
