@@ -15,7 +15,7 @@
  *
  * Pure: one pass over the warp columns, then a sort per draw.
  */
-import { Stage, hasPosition, popcount32, positionHeight, positionWidth, positionX, positionY, type Trace } from '../shared-schema/index.js';
+import { Stage, hasPosition, popcount32, positionHeight, positionWidth, positionX, positionY, smOfWarp, type Trace } from '../shared-schema/index.js';
 
 export interface ReorderSide {
   readonly warps: number;
@@ -125,8 +125,7 @@ export function reorderCounterparts(trace: Trace, row: number): ReorderCounterpa
   const other = stage === Stage.RAYGEN ? Stage.RAYGEN_REORDERED : Stage.RAYGEN;
   const draw = w.draw[row];
   const box = footprintBox(position[row]!);
-  const smOf = new Uint32Array(w.count);
-  for (let g = 0; g < w.smGroups.sm.length; g++) smOf.fill(w.smGroups.sm[g]!, w.smGroups.offsets[g]!, w.smGroups.offsets[g + 1]!);
+  const rowSm = smOfWarp(w.smGroups, row);
   const overlapping: number[] = [];
   let exact: number | null = null;
   let exactScore = Infinity;
@@ -139,7 +138,7 @@ export function reorderCounterparts(trace: Trace, row: number): ReorderCounterpa
     overlapping.push(i);
     if (position[i] === position[row] && w.activeMask[i] === w.activeMask[row] && (w.activeMaskHi?.[i] ?? 0) === (w.activeMaskHi?.[row] ?? 0)) {
       // Prefer the same warp slot (a device that keeps its warps keeps them there), then the nearest in time.
-      const sameSlot = smOf[i] === smOf[row] && w.warpSlot[i] === w.warpSlot[row];
+      const sameSlot = w.warpSlot[i] === w.warpSlot[row] && smOfWarp(w.smGroups, i) === rowSm;
       const score = (sameSlot ? 0 : 1e15) + Math.abs(w.startNs[i]! - w.startNs[row]!);
       if (score < exactScore) (exact = i), (exactScore = score);
     }
