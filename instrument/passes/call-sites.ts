@@ -1,12 +1,13 @@
 /**
  * Shared by the passes that record in the middle of an entry point (intersection reports,
- * reorder points): find the one traced entry whose code reaches such an instruction, and put
- * calls right before and after every one of them in the functions it reaches.
+ * reorder points): find the one traced entry whose code reaches such an instruction, declare
+ * the private variables its records share with the wrapper, and put calls right before and
+ * after every one of them in the functions it reaches.
  */
 import { instruction } from '../model/binary.js';
 import { parseFunctions, reachableFrom, writeFunctions, type FunctionCode, type FunctionSection } from '../model/functions.js';
 import { Section } from '../model/module.js';
-import { Op } from '../model/spec.js';
+import { Op, StorageClass } from '../model/spec.js';
 import type { InstrumentedStage } from '../options.js';
 import type { PassContext, TracedEntry } from './pass.js';
 
@@ -52,4 +53,14 @@ export function bracketSites(context: PassContext, sites: EntrySites, opcodes: R
   }
   editor.replaceSection(Section.Function, writeFunctions(sites.section));
   return count;
+}
+
+/** The private variables a record point shares with the wrapper: a flag (false at first, named `flagName`) and the start clock. */
+export function recordPointVariables(context: PassContext, flagName: string): { flag: number; start: number } {
+  const { editor, decl } = context;
+  const flag = editor.declare(Op.Variable, (id) => [decl.pointer(StorageClass.Private, decl.bool), id, StorageClass.Private, decl.constantFalse]);
+  const start = editor.declare(Op.Variable, (id) => [decl.pointer(StorageClass.Private, decl.uint), id, StorageClass.Private, decl.u32(0)]);
+  editor.addName(flag, flagName);
+  editor.addName(start, 'warptrace_start');
+  return { flag, start };
 }

@@ -9,8 +9,8 @@
  * (once per invocation: a private flag), and the wrapper records only the lanes
  * that never reported (record-wrapper.ts, reportRecordFunction).
  */
-import { Op, StorageClass } from '../model/spec.js';
-import { bracketSites, soleEntryReaching } from './call-sites.js';
+import { Op } from '../model/spec.js';
+import { bracketSites, recordPointVariables, soleEntryReaching } from './call-sites.js';
 import type { InstrumentPass } from './pass.js';
 
 const REPORTS: ReadonlySet<number> = new Set([Op.ReportIntersectionKHR]);
@@ -18,16 +18,13 @@ const REPORTS: ReadonlySet<number> = new Set([Op.ReportIntersectionKHR]);
 export const intersectionReportsPass: InstrumentPass = {
   name: 'intersection-reports',
   transform(context) {
-    const { editor, decl } = context;
+    const { editor } = context;
     // Their reports may share functions, and one call before a report cannot serve two wrappers' records.
     const sites = soleEntryReaching(context, 'INTERSECTION', REPORTS, 'several intersection entry points report hits: lanes whose report ends the invocation are not recorded');
     if (sites === null) return;
     const functionId = editor.allocId();
-    const recorded = editor.declare(Op.Variable, (id) => [decl.pointer(StorageClass.Private, decl.bool), id, StorageClass.Private, decl.constantFalse]);
-    const start = editor.declare(Op.Variable, (id) => [decl.pointer(StorageClass.Private, decl.uint), id, StorageClass.Private, decl.u32(0)]);
     editor.addName(functionId, 'warptrace_record_at_report');
-    editor.addName(recorded, 'warptrace_reported');
-    editor.addName(start, 'warptrace_start');
+    const { flag: recorded, start } = recordPointVariables(context, 'warptrace_reported');
     bracketSites(context, sites, REPORTS, functionId, null);
     context.recordParts.get(sites.entry.index)!.reportRecord = { functionId, recorded, start };
   },

@@ -7,13 +7,15 @@
 import type { Instruction } from '../model/binary.js';
 import type { CommonDeclarations } from '../model/declarations.js';
 import { FunctionCode } from '../model/function-code.js';
-import { Op, Scope } from '../model/spec.js';
+import { Op } from '../model/spec.js';
 import type { WrapperPlan } from './record-wrapper.js';
 
 /** What the wrapper lends these functions: its draw-id load, untraced-draw test and record. */
 export interface RecordPointHelpers {
   traced(g: FunctionCode, drawId: number): number;
   loadDrawId(g: FunctionCode): number;
+  /** The start and end clock (subgroup, else device) read now. */
+  clockNow(g: FunctionCode): number;
   /** The end clocks now, then the record of the lanes active here, from `start`. */
   recordNow(g: FunctionCode, start: () => number, drawId: number): void;
 }
@@ -47,7 +49,7 @@ export interface ReorderRecord {
  * Its lanes are recorded there, once, the record ending at their first report; lanes that never report are
  * recorded by the wrapper after the entry point, as before.
  */
-export function reportRecordFunction(decl: CommonDeclarations, plan: Pick<WrapperPlan, 'entryInterface' | 'subgroupClock'>, report: ReportRecord, h: RecordPointHelpers): { code: Instruction[]; globals: number[] } {
+export function reportRecordFunction(decl: CommonDeclarations, plan: Pick<WrapperPlan, 'entryInterface'>, report: ReportRecord, h: RecordPointHelpers): { code: Instruction[]; globals: number[] } {
   const g = new FunctionCode(decl, false, plan.entryInterface);
   g.op(Op.Function, decl.void, report.functionId, 0, decl.voidFunction);
   g.label(g.id());
@@ -66,7 +68,7 @@ export function reportRecordFunction(decl: CommonDeclarations, plan: Pick<Wrappe
  * `void restart_after_reorder() { reordered = true; start = traced ? clock() : 0 }`, called around every
  * reorder point (passes/reorders.ts). A record of a reordered invocation is RAYGEN_REORDERED (emitRecord).
  */
-export function reorderFunctions(decl: CommonDeclarations, plan: Pick<WrapperPlan, 'entryInterface' | 'subgroupClock'>, reorder: ReorderRecord, h: RecordPointHelpers): { code: Instruction[]; globals: number[] } {
+export function reorderFunctions(decl: CommonDeclarations, plan: Pick<WrapperPlan, 'entryInterface'>, reorder: ReorderRecord, h: RecordPointHelpers): { code: Instruction[]; globals: number[] } {
   const g = new FunctionCode(decl, false, plan.entryInterface);
   g.op(Op.Function, decl.void, reorder.before, 0, decl.voidFunction);
   g.label(g.id());
@@ -77,7 +79,7 @@ export function reorderFunctions(decl: CommonDeclarations, plan: Pick<WrapperPla
   g.op(Op.Function, decl.void, reorder.after, 0, decl.voidFunction);
   g.label(g.id());
   g.op(Op.Store, g.global(reorder.reordered), decl.true);
-  const restart = g.ifThenValue(decl.uint, h.traced(g, h.loadDrawId(g)), () => g.clockLow(plan.subgroupClock ? Scope.Subgroup : Scope.Device), decl.u32(0));
+  const restart = g.ifThenValue(decl.uint, h.traced(g, h.loadDrawId(g)), () => h.clockNow(g), decl.u32(0));
   g.op(Op.Store, g.global(reorder.start), restart);
   g.op(Op.Return);
   g.op(Op.FunctionEnd);

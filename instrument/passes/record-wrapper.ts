@@ -91,7 +91,6 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
   g.op(Op.Function, decl.void, functionId, 0, decl.voidFunction);
   g.label(g.id());
 
-  const primaryScope = plan.subgroupClock ? Scope.Subgroup : Scope.Device;
   // The draw id is read once, before anything else: it is the record's DRAW_ID word and the untraced-draw test.
   const drawId = loadDrawId(g, plan);
 
@@ -104,8 +103,8 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
   // The entry point is called once, outside both branches: a second call site changed how the driver compiled
   // it (two pixels of a ray-traced frame 1 LSB off on the H200), and an instrumented pipeline that draws every
   // frame (ray tracing, instrumented in place) must render what the app's own does.
-  const traced = g.value(Op.INotEqual, decl.bool, drawId, decl.u32(UNTRACED_DRAW));
-  const start = g.ifThenValue(decl.uint, traced, () => g.clockLow(primaryScope), decl.u32(0));
+  const traced = tracedDraw(g, drawId);
+  const start = g.ifThenValue(decl.uint, traced, () => primaryClock(g, plan), decl.u32(0));
   const report = plan.reportRecord;
   const reorder = plan.reorder;
   // Intersection shaders whose reports may end them record at the first report instead (reportRecordFunction);
@@ -124,8 +123,9 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
   g.op(Op.Return);
   g.op(Op.FunctionEnd);
   const helpers: RecordPointHelpers = {
-    traced: (f, drawId) => f.value(Op.INotEqual, decl.bool, drawId, decl.u32(UNTRACED_DRAW)),
+    traced: tracedDraw,
     loadDrawId: (f) => loadDrawId(f, plan),
+    clockNow: (f) => primaryClock(f, plan),
     recordNow: (f, startNow, drawIdNow) => recordEndingNow(f, plan, flags, startNow, drawIdNow),
   };
   const extra = [report === null ? null : reportRecordFunction(decl, plan, report, helpers), reorder === null ? null : reorderFunctions(decl, plan, reorder, helpers)];
@@ -139,13 +139,23 @@ function loadDrawId(g: FunctionCode, plan: WrapperPlan): number {
   return g.value(Op.Load, decl.uint, drawPtr);
 }
 
+/** Whether the draw is traced: its draw id is not UNTRACED_DRAW. */
+function tracedDraw(g: FunctionCode, drawId: number): number {
+  return g.value(Op.INotEqual, g.decl.bool, drawId, g.decl.u32(UNTRACED_DRAW));
+}
+
+/** The clock of CLOCK_START and CLOCK_END: the subgroup (SM) clock, else the device clock. */
+function primaryClock(g: FunctionCode, plan: Pick<WrapperPlan, 'subgroupClock'>): number {
+  return g.clockLow(plan.subgroupClock ? Scope.Subgroup : Scope.Device);
+}
+
 function loadBool(g: FunctionCode, variable: number): number {
   return g.value(Op.Load, g.decl.bool, g.global(variable));
 }
 
 /** The end clocks (first: nothing of the record before them), then the record of the lanes active here. */
 function recordEndingNow(g: FunctionCode, plan: WrapperPlan, flags: number, start: () => number, drawId: number): void {
-  const end = g.clockLow(plan.subgroupClock ? Scope.Subgroup : Scope.Device);
+  const end = primaryClock(g, plan);
   // Without the SM clock, CLOCK_START/END are device ticks already and DEVICE_CLOCK stays 0 (as in the GLSL library).
   const device = plan.subgroupClock && plan.deviceClock ? g.clockLow(Scope.Device) : g.decl.u32(0);
   emitRecord(g, plan, flags, { start: start(), end, device, drawId });

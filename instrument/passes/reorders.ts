@@ -14,8 +14,8 @@
  * the end. The fused EXT calls (trace, reorder and execute) count as reorder points:
  * the lanes returning from them are a re-formed warp.
  */
-import { Op, StorageClass } from '../model/spec.js';
-import { bracketSites, soleEntryReaching } from './call-sites.js';
+import { Op } from '../model/spec.js';
+import { bracketSites, recordPointVariables, soleEntryReaching } from './call-sites.js';
 import type { InstrumentPass } from './pass.js';
 
 /** The instructions after which a ray-generation invocation may be in another warp. */
@@ -32,7 +32,7 @@ export const REORDER_OPS: ReadonlySet<number> = new Set([
 export const reordersPass: InstrumentPass = {
   name: 'reorders',
   transform(context) {
-    const { editor, decl } = context;
+    const { editor } = context;
     const sites = soleEntryReaching(
       context,
       'RAYGEN',
@@ -42,12 +42,9 @@ export const reordersPass: InstrumentPass = {
     if (sites === null) return;
     const before = editor.allocId();
     const after = editor.allocId();
-    const reordered = editor.declare(Op.Variable, (id) => [decl.pointer(StorageClass.Private, decl.bool), id, StorageClass.Private, decl.constantFalse]);
-    const start = editor.declare(Op.Variable, (id) => [decl.pointer(StorageClass.Private, decl.uint), id, StorageClass.Private, decl.u32(0)]);
     editor.addName(before, 'warptrace_record_at_reorder');
     editor.addName(after, 'warptrace_restart_after_reorder');
-    editor.addName(reordered, 'warptrace_reordered');
-    editor.addName(start, 'warptrace_start');
+    const { flag: reordered, start } = recordPointVariables(context, 'warptrace_reordered');
     const points = bracketSites(context, sites, REORDER_OPS, before, after);
     context.recordParts.get(sites.entry.index)!.reorder = { before, after, reordered, start };
     context.notes.push(`${sites.entry.name}: ${points} reorder point${points === 1 ? '' : 's'}: records end at each and restart after it (RAYGEN_REORDERED)`);
