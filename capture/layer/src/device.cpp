@@ -10,6 +10,7 @@
 #include "hooks.hpp"
 #include "descriptor_buffers.hpp"
 #include "pipeline_twins.hpp"
+#include "ray_tracing.hpp"
 #include "shader_objects.hpp"
 #include "stages.hpp"
 #include "tracer_glue.hpp"
@@ -314,6 +315,7 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateDevice(VkPhysicalDevice physical, cons
   loadDeviceDispatch(device->d, gdpa, *out);
   loadCommandTable(device->cmd, gdpa, *out);
   loadShaderObjectFunctions(device, gdpa);
+  loadBufferAddressFunction(device, gdpa);
   device->createRayTracingPipelines = (PFN_vkCreateRayTracingPipelinesKHR)gdpa(*out, "vkCreateRayTracingPipelinesKHR");
   device->untracked.device = device;
   uint32_t families = 0;

@@ -28,7 +28,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateBuffer(VkDevice handle, const V
   VkResult r = device->d.CreateBuffer(handle, &copyable, allocator, out);
   if (r == VK_SUCCESS && addressed) {
     std::lock_guard<std::mutex> guard(device->lock);
-    device->bufferSizes[*out] = info->size;
+    device->bufferAddresses[*out] = {info->size, 0};
   }
   return r;
 }
@@ -37,30 +37,37 @@ static VKAPI_ATTR void VKAPI_CALL wl_vkDestroyBuffer(VkDevice handle, VkBuffer b
   DeviceState *device = findDevice(dispatchKey(handle));
   if (buffer) {
     std::lock_guard<std::mutex> guard(device->lock);
-    if (device->bufferSizes.erase(buffer))
-      for (auto it = device->addressedBuffers.begin(); it != device->addressedBuffers.end();)
-        it = it->second.buffer == buffer ? device->addressedBuffers.erase(it) : std::next(it);
+    auto it = device->bufferAddresses.find(buffer);
+    if (it != device->bufferAddresses.end()) {
+      auto at = device->addressedBuffers.find(it->second.address);
+      if (at != device->addressedBuffers.end() && at->second.buffer == buffer) device->addressedBuffers.erase(at);
+      device->bufferAddresses.erase(it);
+    }
   }
   device->d.DestroyBuffer(handle, buffer, allocator);
 }
 
-/** vkGetBufferDeviceAddress and its KHR and EXT names: the address, noted with its buffer. */
-template <const char *Name>
+/** vkGetBufferDeviceAddress, and its KHR and EXT names: the address, noted with its buffer. */
 static VKAPI_ATTR VkDeviceAddress VKAPI_CALL wl_vkGetBufferDeviceAddress(VkDevice handle, const VkBufferDeviceAddressInfo *info) {
   DeviceState *device = findDevice(dispatchKey(handle));
-  auto next = (PFN_vkGetBufferDeviceAddress)device->d.GetDeviceProcAddr(handle, Name);
-  VkDeviceAddress address = next ? next(handle, info) : 0;
+  VkDeviceAddress address = device->getBufferDeviceAddress ? device->getBufferDeviceAddress(handle, info) : 0;
   if (address) {
     std::lock_guard<std::mutex> guard(device->lock);
-    auto size = device->bufferSizes.find(info->buffer);
-    if (size != device->bufferSizes.end()) device->addressedBuffers[address] = {info->buffer, size->second};
+    auto it = device->bufferAddresses.find(info->buffer);
+    if (it != device->bufferAddresses.end()) {
+      it->second.address = address;
+      device->addressedBuffers[address] = {info->buffer, it->second.size};
+    }
   }
   return address;
 }
 
-static const char kCore[] = "vkGetBufferDeviceAddress";
-static const char kKhr[] = "vkGetBufferDeviceAddressKHR";
-static const char kExt[] = "vkGetBufferDeviceAddressEXT";
+static const char *const kAddressNames[] = {"vkGetBufferDeviceAddress", "vkGetBufferDeviceAddressKHR", "vkGetBufferDeviceAddressEXT"};
+
+void loadBufferAddressFunction(DeviceState *device, PFN_vkGetDeviceProcAddr gdpa) {
+  for (const char *name : kAddressNames)
+    if (!device->getBufferDeviceAddress) device->getBufferDeviceAddress = (PFN_vkGetBufferDeviceAddress)gdpa(device->device, name);
+}
 
 int32_t copyLaunchSize(CommandState *cs, VkDeviceAddress at) {
   DeviceState *device = cs->device;
@@ -104,9 +111,8 @@ bool launchSizeAt(DeviceState *device, int32_t index, VkExtent3D &out) {
 PFN_vkVoidFunction findLaunchSizeHook(const char *name) {
   if (!strcmp(name, "vkCreateBuffer")) return (PFN_vkVoidFunction)wl_vkCreateBuffer;
   if (!strcmp(name, "vkDestroyBuffer")) return (PFN_vkVoidFunction)wl_vkDestroyBuffer;
-  if (!strcmp(name, kCore)) return (PFN_vkVoidFunction)wl_vkGetBufferDeviceAddress<kCore>;
-  if (!strcmp(name, kKhr)) return (PFN_vkVoidFunction)wl_vkGetBufferDeviceAddress<kKhr>;
-  if (!strcmp(name, kExt)) return (PFN_vkVoidFunction)wl_vkGetBufferDeviceAddress<kExt>;
+  for (const char *address : kAddressNames)
+    if (!strcmp(name, address)) return (PFN_vkVoidFunction)wl_vkGetBufferDeviceAddress;
   return nullptr;
 }
 

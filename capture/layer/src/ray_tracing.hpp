@@ -28,6 +28,8 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateRayTracingPipelinesKHR(VkDevice device
 int32_t copyLaunchSize(CommandState *cs, VkDeviceAddress at);
 /** After the captured frame: launch size `index`, false when not read or empty. */
 bool launchSizeAt(DeviceState *device, int32_t index, VkExtent3D &out);
+/** At device creation: vkGetBufferDeviceAddress below the layer, by its core, KHR or EXT name. */
+void loadBufferAddressFunction(DeviceState *device, PFN_vkGetDeviceProcAddr gdpa);
 /** vkCreateBuffer, vkDestroyBuffer and vkGetBufferDeviceAddress(KHR, EXT): the buffers behind device addresses. */
 PFN_vkVoidFunction findLaunchSizeHook(const char *name);
 

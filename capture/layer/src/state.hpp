@@ -305,7 +305,14 @@ struct DeviceState {
     VkDeviceSize size;
   };
   std::map<VkDeviceAddress, AddressedBuffer> addressedBuffers;
-  std::unordered_map<VkBuffer, VkDeviceSize> bufferSizes;  // buffers made with device addresses, for the above
+  /** Buffers made with device addresses: their size, and their address once asked for (0 before), for the above. */
+  struct BufferAddress {
+    VkDeviceSize size;
+    VkDeviceAddress address;
+  };
+  std::unordered_map<VkBuffer, BufferAddress> bufferAddresses;
+  /** vkGetBufferDeviceAddress below the layer, by whichever name the device has (core, KHR or EXT). */
+  PFN_vkGetBufferDeviceAddress getBufferDeviceAddress = nullptr;
   /** Indirect launches' {width, height, depth}, copied in the captured frame (launch_sizes.cpp); `launchSizeCount` used. */
   HostBuffer launchSizes;
   uint32_t launchSizeCount = 0;
