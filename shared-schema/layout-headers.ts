@@ -21,6 +21,7 @@ import {
 } from './raw-layout.js';
 import { MAX_POSITION_COORD, MAX_POSITION_LOG2, NO_POSITION, PositionBits } from './position.js';
 import { STAGES } from './stages.js';
+import { BLOCK_BASE_SPEC_ID, BLOCK_BINDING_OFFSET, BLOCK_CELL_WORDS, BLOCK_HEADER_BYTES, BlockCellWord, BlockHeaderWord, DRAW_BLOCK_ROW_WORD, NO_BLOCK_ROW } from './block-layout.js';
 
 interface Define {
   readonly name: string;
@@ -47,12 +48,21 @@ function layoutDefines(): Define[] {
   defs.push({ name: 'WT_UNKNOWN_SM', value: RAW_UNKNOWN_SM });
   defs.push({ name: 'WT_UNKNOWN_SLOT', value: RAW_UNKNOWN_SLOT });
   for (const s of STAGES) defs.push({ name: `WT_STAGE_${s.name}`, value: s.code, comment: s.title });
+  // Block profiles (block-layout.ts).
+  defs.push({ name: 'WT_BLOCK_BINDING_OFFSET', value: BLOCK_BINDING_OFFSET, comment: 'block table at the trace binding + this' });
+  defs.push({ name: 'WT_BLOCK_HEADER_WORDS', value: BLOCK_HEADER_BYTES / 4 });
+  for (const [key, value] of Object.entries(BlockHeaderWord)) defs.push({ name: `WT_BLOCK_WORD_${key}`, value });
+  defs.push({ name: 'WT_BLOCK_CELL_WORDS', value: BLOCK_CELL_WORDS });
+  for (const [key, value] of Object.entries(BlockCellWord)) defs.push({ name: `WT_CELL_${key}`, value });
+  defs.push({ name: 'WT_DRAW_BLOCK_ROW_WORD', value: DRAW_BLOCK_ROW_WORD, comment: "draw-id block word: the draw's first cell" });
+  defs.push({ name: 'WT_NO_BLOCK_ROW', value: NO_BLOCK_ROW, comment: 'a draw without a row' });
+  defs.push({ name: 'WT_BLOCK_BASE_SPEC_ID', value: BLOCK_BASE_SPEC_ID, comment: "SpecId: the module's first cell within the row" });
   return defs;
 }
 
 /** Masks and sentinels read best in hex, counts and indices in decimal. */
 function literal(name: string, value: number): string {
-  return /MASK|MAGIC|UNKNOWN|NO_POSITION/.test(name) ? `0x${value.toString(16)}` : String(value);
+  return /MASK|MAGIC|UNKNOWN|NO_POSITION|NO_BLOCK_ROW|SPEC_ID/.test(name) ? `0x${value.toString(16)}` : String(value);
 }
 
 const banner = (source: string) =>

@@ -87,6 +87,8 @@ export const WtrawHeaderWord = {
   CAPACITY: 7,
   TIMESTAMP_COUNT: 8,
   FLAGS: 9,
+  /** Bytes of the optional block-profile section after the records (block-layout.ts); 0: none. */
+  BLOCK_BYTES: 10,
 } as const;
 /** Sections are padded to this alignment (bytes). */
 export const WTRAW_SECTION_ALIGN = 8;

@@ -57,6 +57,20 @@
 #define WT_STAGE_INTERSECTION 12u /* intersection */
 #define WT_STAGE_CALLABLE 13u /* callable */
 #define WT_STAGE_RAYGEN_REORDERED 14u /* ray generation after reorder */
+#define WT_BLOCK_BINDING_OFFSET 2u /* block table at the trace binding + this */
+#define WT_BLOCK_HEADER_WORDS 4u
+#define WT_BLOCK_WORD_DROPPED 0u
+#define WT_BLOCK_WORD_CELLS 1u
+#define WT_BLOCK_CELL_WORDS 8u
+#define WT_CELL_EXECUTIONS_LO 0u
+#define WT_CELL_EXECUTIONS_HI 1u
+#define WT_CELL_LANES_LO 2u
+#define WT_CELL_LANES_HI 3u
+#define WT_CELL_TICKS_LO 4u
+#define WT_CELL_TICKS_HI 5u
+#define WT_DRAW_BLOCK_ROW_WORD 1u /* draw-id block word: the draw's first cell */
+#define WT_NO_BLOCK_ROW 0xffffffffu /* a draw without a row */
+#define WT_BLOCK_BASE_SPEC_ID 0x57540001u /* SpecId: the module's first cell within the row */
 #define WT_WTRAW_MAGIC 0x57525457u /* "WTRW" little-endian */
 #define WT_WTRAW_VERSION 1u
 #define WT_WTRAW_HEADER_BYTES 64u
@@ -71,6 +85,7 @@
 #define WT_WTRAW_WORD_CAPACITY 7u
 #define WT_WTRAW_WORD_TIMESTAMP_COUNT 8u
 #define WT_WTRAW_WORD_FLAGS 9u
+#define WT_WTRAW_WORD_BLOCK_BYTES 10u
 #define WT_WTRAW_NO_TIMESTAMP 0xffffffffffffffffull
 
 #endif /* WARPTRACE_LAYOUT_H */

@@ -1,0 +1,52 @@
+/**
+ * Block profiles (`warptrace instrument --blocks`): the GPU table, the draw-id
+ * block's row word, the specialization constant and the .wtraw section.
+ * The single source of truth for the instrumenter, the host library
+ * (capture/host/warptrace_layout.h is generated from it) and the decoder;
+ * shared-schema/README.md ("Block profiles") is the prose.
+ *
+ * Each instrumented module numbers its basic blocks 0..N-1 (N is in its
+ * `OpString "warptrace-blocks=N ..."`). A draw owns a row of cells in the
+ * table: the host writes the row's first cell into the draw-id block's word
+ * BLOCK_ROW (or NO_BLOCK_ROW: not profiled), and gives each module of the
+ * pipeline its first cell within the row through the specialization constant
+ * BLOCK_BASE_SPEC_ID (default 0). Block b of a module then counts in cell
+ * row + base + b.
+ */
+
+/** The block table's binding: the trace buffer's binding + this. */
+export const BLOCK_BINDING_OFFSET = 2;
+/** The block table: a 16-byte header of u32 words, then cells. */
+export const BLOCK_HEADER_BYTES = 16;
+export const BlockHeaderWord = {
+  /** Atomic: block executions whose cell lay past the table (a host that sized its rows wrong). */
+  DROPPED: 0,
+  /** Cells the host gave the table (shaders use the buffer's real length). */
+  CELLS: 1,
+} as const;
+/** One cell per (draw, block): eight u32 words. */
+export const BLOCK_CELL_WORDS = 8;
+export const BLOCK_CELL_BYTES = BLOCK_CELL_WORDS * 4;
+/** Word indices within a cell: 64-bit counters as (low, high) pairs, summed with carry. */
+export const BlockCellWord = {
+  /** Warp executions of the block (per invocation without subgroup operations). */
+  EXECUTIONS_LO: 0,
+  EXECUTIONS_HI: 1,
+  /** Live lanes summed over those executions. */
+  LANES_LO: 2,
+  LANES_HI: 3,
+  /** Clock ticks from the block's entry to the next block entry (or the warp's end), summed. */
+  TICKS_LO: 4,
+  TICKS_HI: 5,
+} as const;
+
+/** Word 1 of the draw-id block (binding + 1): the draw's first cell. */
+export const DRAW_BLOCK_ROW_WORD = 1;
+/** BLOCK_ROW of a draw without a row (the host had no room, or profiles are off). */
+export const NO_BLOCK_ROW = 0xffffffff;
+/** SpecId of the module's first cell within the draw's row (`"WT"` then 1). */
+export const BLOCK_BASE_SPEC_ID = 0x57540001;
+/** The OpString that marks a module with block profiles: `warptrace-blocks=N per=warp|invocation clock=sm|device`. */
+export const BLOCK_MARK_PREFIX = 'warptrace-blocks=';
+/** Name (OpName) of the function each block calls with its index. */
+export const BLOCK_ENTER_FUNCTION = 'warptrace_block_enter';
