@@ -143,3 +143,46 @@ test('malformed block sections are refused, naming the field', () => {
   const unmarked = { ...SECTION, modules: [{ name: 'x', spirv: markedModule(3, 'warp', 'sm').slice(0, 20) }, SECTION.modules[1]!] };
   expectError(encodeWtraw(withBlocks(unmarked)), 'bad-value', /^metadata\.blocks\.modules\[0\]$/);
 });
+
+test('a .wtrace blocks key is checked on reading, naming the field', async () => {
+  const { Packr } = await import('msgpackr');
+  const trace = decodeWtraw(encodeWtraw(withBlocks(SECTION)));
+  const file = encodeWtrace(trace);
+  const packr = new Packr({ useRecords: false, variableMapSize: true });
+  const body = packr.unpack(file.subarray(8)) as Record<string, unknown>;
+  const stored = body['blocks'] as Record<string, unknown>;
+  const rewrite = (blocks: unknown): Uint8Array => {
+    const packed = packr.pack({ ...body, blocks });
+    const out = new Uint8Array(8 + packed.length);
+    out.set(file.subarray(0, 8));
+    out.set(packed, 8);
+    return out;
+  };
+  const refuses = (blocks: unknown, code: string, field: RegExp) =>
+    assert.throws(
+      () => decodeWtrace(rewrite(blocks)),
+      (e: unknown) => e instanceof TraceFormatError && e.code === code && field.test(e.field),
+      `${code} ${field}`,
+    );
+  // Unchanged, it reads back.
+  assert.deepEqual(decodeWtrace(rewrite(stored)).blocks, trace.blocks);
+  const rows = stored['rows'] as Record<string, unknown>[];
+  const row0 = rows[0]!;
+  const counts0 = (row0['modules'] as Record<string, unknown>[])[0]!;
+  const withRow0 = (change: object) => ({ ...stored, rows: [{ ...row0, modules: [{ ...counts0, ...change }] }, rows[1]] });
+  refuses('x', 'bad-type', /^blocks$/);
+  refuses({ ...stored, subgroupSize: 0 }, 'bad-value', /^blocks\.subgroupSize$/);
+  refuses({ ...stored, rows: [rows[1], rows[0]] }, 'bad-value', /^blocks\.rows\[1\]\.draw$/);
+  refuses({ ...stored, rows: [{ ...row0, draw: drawCount }] }, 'bad-value', /^blocks\.rows\[0\]\.draw$/);
+  refuses(withRow0({ module: 5 }), 'bad-value', /^blocks\.rows\[0\]\.modules\[0\]\.module$/);
+  refuses(withRow0({ executions: Uint8Array.of(1, 2) }), 'size-mismatch', /^blocks\.rows\[0\]\.modules\[0\]\.executions$/);
+  refuses(withRow0({ ticks: Uint8Array.of(1, 2, 3, 4) }), 'size-mismatch', /^blocks\.rows\[0\]\.modules\[0\]\.ticks$/);
+  refuses(withRow0({ lanes: 'many' }), 'bad-type', /^blocks\.rows\[0\]\.modules\[0\]\.lanes$/);
+  refuses(withRow0({ lanes: Uint8Array.of(0xff, 0x7f, 0, 0) }), 'bad-value', /^blocks\.rows\[0\]\.modules\[0\]\.lanes\[0\]$/);
+  const modules = stored['modules'] as Record<string, unknown>[];
+  const module0 = modules[0]!;
+  refuses({ ...stored, modules: [{ ...module0, per: 'lane' }, modules[1]] }, 'bad-value', /^blocks\.modules\[0\]\.per$/);
+  refuses({ ...stored, modules: [{ ...module0, stages: ['PS'] }, modules[1]] }, 'bad-value', /^blocks\.modules\[0\]\.stages\[0\]$/);
+  const site = (module0['blocks'] as object[])[0]!;
+  refuses({ ...stored, modules: [{ ...module0, blocks: [{ ...site, line: 3 }, site, site] }, modules[1]] }, 'bad-value', /^blocks\.modules\[0\]\.blocks\[0\]\.line$/);
+});
