@@ -80,9 +80,17 @@ export function blockProfileOf(section: RawBlockSection, describe: DescribeModul
     try {
       description = describe(m.spirv);
     } catch (error) {
-      // The SPIR-V came with the file: a module it cannot describe is the file's fault.
       if (error instanceof TraceFormatError) throw error;
-      return fail('bad-value', `metadata.blocks.modules[${i}]`, `its SPIR-V: ${error instanceof Error ? error.message : String(error)}`);
+      // The counts are whole without the map: keep them under the mark's blocks, each saying why it has no line
+      // (never lose a user's data). A module without even the mark is the file's fault.
+      const why = error instanceof Error ? error.message : String(error);
+      try {
+        const least = describeByMark(m.spirv);
+        const site: BlockSite = { function: '?', file: null, line: null, column: null, text: `no block map: ${why}` };
+        description = { ...least, blocks: least.blocks.map(() => site) };
+      } catch (markError) {
+        return fail('bad-value', `metadata.blocks.modules[${i}]`, `its SPIR-V: ${markError instanceof Error ? markError.message : String(markError)}`);
+      }
     }
     if (description.blocks.length > MAX_MODULE_BLOCKS) fail('too-large', `metadata.blocks.modules[${i}]`, `${description.blocks.length} blocks`);
     return { name: m.name, ...description };

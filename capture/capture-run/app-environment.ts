@@ -30,6 +30,15 @@ export interface CaptureSelection {
   readonly sampleFs?: number | null;
   /** Stages whose warps record a screen position ('fs', 'fs,cs', 'none'; WARPTRACE_POSITIONS); null or absent: the instrumenter's default (fragment). */
   readonly positions?: string | null;
+  /** Block profiles (WARPTRACE_BLOCKS, _BLOCK_CELLS, _BLOCK_ROWS); null or absent: none. */
+  readonly blocks?: BlockSelection | null;
+}
+
+export interface BlockSelection {
+  /** Cells of the block table; null: the layer's default. */
+  readonly cells: number | null;
+  /** One row per pipeline instead of per draw. */
+  readonly perPipeline: boolean;
 }
 
 export interface LayerEnvironmentInput {
@@ -46,7 +55,7 @@ export interface LayerEnvironmentInput {
  */
 const SELECTION_VARIABLES = [
   'WARPTRACE_FRAME', 'WARPTRACE_SUBMITS', 'WARPTRACE_TRIGGER', 'WARPTRACE_STAGES', 'WARPTRACE_DRAWS', 'WARPTRACE_CAPACITY', 'WARPTRACE_SAMPLE_FS',
-  'WARPTRACE_POSITIONS', 'WARPTRACE_TIME_ONLY', 'WARPTRACE_PLAIN_NS', 'WARPTRACE_PLAIN_RUNS',
+  'WARPTRACE_POSITIONS', 'WARPTRACE_BLOCKS', 'WARPTRACE_BLOCK_CELLS', 'WARPTRACE_BLOCK_ROWS', 'WARPTRACE_TIME_ONLY', 'WARPTRACE_PLAIN_NS', 'WARPTRACE_PLAIN_RUNS',
 ] as const;
 
 /** `base` (the CLI's environment) with the layer's variables set. */
@@ -67,6 +76,11 @@ export function layerEnvironment(base: NodeJS.ProcessEnv, input: LayerEnvironmen
   if (s.capacity !== null) env['WARPTRACE_CAPACITY'] = String(s.capacity);
   if (s.sampleFs !== undefined && s.sampleFs !== null) env['WARPTRACE_SAMPLE_FS'] = String(s.sampleFs);
   if (s.positions !== undefined && s.positions !== null) env['WARPTRACE_POSITIONS'] = s.positions;
+  if (s.blocks !== undefined && s.blocks !== null) {
+    env['WARPTRACE_BLOCKS'] = '1';
+    if (s.blocks.cells !== null) env['WARPTRACE_BLOCK_CELLS'] = String(s.blocks.cells);
+    if (s.blocks.perPipeline) env['WARPTRACE_BLOCK_ROWS'] = 'pipeline';
+  }
   return env;
 }
 

@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { DEFAULT_TIMEOUT_SECONDS, captureApp } from '../../capture/capture-run/app-capture.js';
-import type { CaptureSelection, SubmitRange } from '../../capture/capture-run/app-environment.js';
+import type { BlockSelection, CaptureSelection, SubmitRange } from '../../capture/capture-run/app-environment.js';
 import { UsageError, parseCommandArgs, type CliIo } from '../command.js';
 import { checkOutputs } from '../files.js';
 import { MAX_SAMPLE_FRAGMENT } from '../../instrument/options.js';
@@ -54,6 +54,13 @@ into OUT. The app's stdout goes to stderr, so stdout carries only the summary.
   --positions LIST       warps that record their screen position: fs, cs (comma-separated)
                          or none (default fs: fragment warps; positions cost ~10% of a
                          light fragment-bound frame on the H100, see bench/RESULTS.md)
+  --blocks               block profiles: per basic block of each traced shader, per draw,
+                         warp executions, live lanes and clock ticks (the instrumenter's
+                         --blocks; graphics pipelines made whole, compute, and ray-tracing
+                         pipelines without libraries; see \`warptrace blocks\`)
+  --block-cells N        cells of the block table (1..67108864; default 1048576, 32 MiB):
+                         one per basic block of each profiled draw
+  --block-rows pipeline  one profile per pipeline (its draws share a row) instead of per draw
   --offscreen            the app presents into the layer's own images, never to a display:
                          window surfaces (xcb, Xlib, Wayland) and VK_EXT_headless_surface
                          (which the layer provides where the driver lacks it) get
@@ -91,6 +98,9 @@ export async function runAppCapture(own: readonly string[], app: readonly string
     capacity: { type: 'string' },
     'sample-fs': { type: 'string' },
     positions: { type: 'string' },
+    blocks: { type: 'boolean' },
+    'block-cells': { type: 'string' },
+    'block-rows': { type: 'string' },
     'exit-after': { type: 'boolean' },
     offscreen: { type: 'boolean' },
     'overhead-runs': { type: 'string' },
@@ -119,6 +129,7 @@ export async function runAppCapture(own: readonly string[], app: readonly string
     capacity: capacity.start,
     sampleFs: values['sample-fs'] === undefined ? null : wholeNumber(values['sample-fs'], '--sample-fs', 1, MAX_SAMPLE_FRAGMENT),
     positions: values.positions === undefined ? null : parsePositions(values.positions),
+    blocks: parseBlocks(values.blocks === true, values['block-cells'], values['block-rows']),
   };
   const timeoutSeconds = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : wholeNumber(values.timeout, '--timeout', 0, 7 * 24 * 3600);
   if (values['overhead-runs'] !== undefined && values.submits === undefined) {
@@ -176,6 +187,16 @@ function parseDraws(text: string): string {
   }
   if (text === '' || text.length > 1024 || /[\u0000-\u001f\u007f]/.test(text)) throw new UsageError(`--draws needs a label glob or an index range A..B, got "${text}"`);
   return text;
+}
+
+/** --blocks, --block-cells, --block-rows: null without --blocks. */
+function parseBlocks(blocks: boolean, cells: string | undefined, rows: string | undefined): BlockSelection | null {
+  if (!blocks) {
+    if (cells !== undefined || rows !== undefined) throw new UsageError('--block-cells and --block-rows need --blocks');
+    return null;
+  }
+  if (rows !== undefined && rows !== 'draw' && rows !== 'pipeline') throw new UsageError(`--block-rows takes draw or pipeline, not "${rows}"`);
+  return { cells: cells === undefined ? null : wholeNumber(cells, '--block-cells', 1, 1 << 26), perPipeline: rows === 'pipeline' };
 }
 
 /** --positions: 'none', or stages among fs and cs (the stages the layer traces that can record a position). */

@@ -115,6 +115,22 @@ test('a describer replaces the mark-only description', () => {
   assert.deepEqual(decodeWtrace(encodeWtrace(trace)).blocks, trace.blocks);
 });
 
+test('a module its describer cannot map keeps its counts, each block saying why it has no line', () => {
+  const plain = decodeWtraw(encodeWtraw(withBlocks(SECTION)));
+  const trace = decodeWtraw(encodeWtraw(withBlocks(SECTION)), {
+    describeModule: () => {
+      throw new Error('block 3 entered twice');
+    },
+  });
+  const module = trace.blocks!.modules[0]!;
+  assert.equal(module.blocks.length, plain.blocks!.modules[0]!.blocks.length);
+  for (const site of module.blocks) assert.equal(site.text, 'no block map: block 3 entered twice');
+  assert.deepEqual(
+    trace.blocks!.rows.map((r) => r.modules.map((m) => [...m.executions])),
+    plain.blocks!.rows.map((r) => r.modules.map((m) => [...m.executions])),
+  );
+});
+
 test('malformed block sections are refused, naming the field', () => {
   const good = encodeWtraw(withBlocks(SECTION));
   const header = (word: number, value: number) => {

@@ -38,6 +38,8 @@ struct DrawProgram {
   bool descriptorBuffer = false;  // the trace set lives in the layer's descriptor buffer
   std::string name;               // debug name or handle ("shaders VS 0x… + FS 0x…" for shader objects)
   std::string untracedWhy;
+  std::shared_ptr<const std::vector<wtBlockRowModule>> blockRow;  // block profiles: the pipeline's row (null: none)
+  uint64_t pipelineKey = 0;                                       // the app's pipeline, for rows per pipeline
 };
 
 /**

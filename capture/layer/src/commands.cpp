@@ -130,6 +130,8 @@ static DrawProgram boundPipeline(const PipelineInfo *p) {
   run.descriptorBuffer = p->descriptorBuffer;
   run.name = p->name;
   run.untracedWhy = p->untracedWhy;
+  run.blockRow = p->blockRow;
+  run.pipelineKey = (uint64_t)(uintptr_t)p;
   return run;
 }
 
@@ -197,6 +199,10 @@ uint32_t beginDraw(CommandState *cs, VkPipelineBindPoint bp, const char *call, w
   e.pipeline = run.name;
   e.label = label;
   e.untraced = std::move(untraced);
+  if (traced && run.blockRow && !run.blockRow->empty()) {
+    e.blockRow = run.blockRow;
+    e.blockShareKey = settings().blockRowsPerPipeline ? run.pipelineKey : 0;
+  }
   cs->events.push_back(std::move(e));
   for (uint32_t k = 0; k < views; k++) cs->slots.push_back(slot + k);
   return slot;

@@ -240,6 +240,7 @@ static void prepareTracing(DeviceState *device, const VkDeviceCreateInfo *appInf
       ti.capacity = most;
     }
     ti.maxDraws = kSlotCapacity;
+    ti.blockCells = s.blocks ? s.blockCells : 0;  // block profiles: the table at binding + 2
     ti.allocator = device->allocator;
     // The trace set is visible to every stage the device runs: the mesh stages only where the app enabled them.
     ti.stages = VK_SHADER_STAGE_ALL_GRAPHICS | VK_SHADER_STAGE_COMPUTE_BIT | device->meshStages | device->rayTracingStages;

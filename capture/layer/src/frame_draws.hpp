@@ -12,6 +12,7 @@ void pushRegion(CaptureState &c, const std::string &label, const char *source);
  * runs) after those already in the frame: appends each slot and the draw id it
  * must read (kNoDrawId outside --draws A..B) to slots/values.
  */
-void numberDraws(DeviceState *device, CommandState *cs, std::vector<uint32_t> &slots, std::vector<uint32_t> &values);
+/** `rows[i]`: slot i's block row (block profiles: its first cell, else WT_NO_BLOCK_ROW), parallel to `slots`. */
+void numberDraws(DeviceState *device, CommandState *cs, std::vector<uint32_t> &slots, std::vector<uint32_t> &values, std::vector<uint32_t> &rows);
 
 }  // namespace wtl

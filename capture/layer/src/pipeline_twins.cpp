@@ -67,7 +67,9 @@ static bool libraryTwins(DeviceState *device, const VkPipelineLibraryCreateInfoK
 static VkResult createGraphicsTwin(DeviceState *device, const VkGraphicsPipelineCreateInfo &info, PipelineInfo *out, std::string &why) {
   VkGraphicsPipelineLibraryFlagsEXT parts = ownParts(info);
   TwinStages stages;
-  if ((parts & kShaderParts) && !twinStages(device, info.pStages, info.stageCount, parts, stages, why)) return VK_ERROR_UNKNOWN;
+  // Block profiles lay a row out per pipeline: not across libraries linked later, nor in the descriptor-buffer trace set.
+  bool blocks = !(info.flags & (VK_PIPELINE_CREATE_LIBRARY_BIT_KHR | VK_PIPELINE_CREATE_DESCRIPTOR_BUFFER_BIT_EXT)) && !linkedLibraries(info.pNext);
+  if ((parts & kShaderParts) && !twinStages(device, info.pStages, info.stageCount, parts, stages, why, blocks)) return VK_ERROR_UNKNOWN;
   VkGraphicsPipelineCreateInfo twin = info;
   twin.stageCount = (uint32_t)stages.stages.size();
   twin.pStages = stages.stages.data();
@@ -86,12 +88,13 @@ static VkResult createGraphicsTwin(DeviceState *device, const VkGraphicsPipeline
     return VK_ERROR_UNKNOWN;
   }
   out->instrumented = instrumented;
+  if (!stages.blockRow.empty()) out->blockRow = std::make_shared<const std::vector<wtBlockRowModule>>(stages.blockRow);
   return device->d.CreateGraphicsPipelines(device->device, VK_NULL_HANDLE, 1, &twin, nullptr, &out->twin);
 }
 
 static VkResult createComputeTwin(DeviceState *device, const VkComputePipelineCreateInfo &info, PipelineInfo *out, std::string &why) {
   TwinStages stages;
-  if (!twinStages(device, &info.stage, 1, kAllParts, stages, why)) return VK_ERROR_UNKNOWN;
+  if (!twinStages(device, &info.stage, 1, kAllParts, stages, why, !(info.flags & VK_PIPELINE_CREATE_DESCRIPTOR_BUFFER_BIT_EXT))) return VK_ERROR_UNKNOWN;
   if (!stages.instrumented) {
     why = "none of its stages is traced (--stages)";
     return VK_ERROR_UNKNOWN;
@@ -99,6 +102,7 @@ static VkResult createComputeTwin(DeviceState *device, const VkComputePipelineCr
   VkComputePipelineCreateInfo twin = info;
   twin.stage = stages.stages[0];
   out->instrumented = true;
+  if (!stages.blockRow.empty()) out->blockRow = std::make_shared<const std::vector<wtBlockRowModule>>(stages.blockRow);
   return device->d.CreateComputePipelines(device->device, VK_NULL_HANDLE, 1, &twin, nullptr, &out->twin);
 }
 

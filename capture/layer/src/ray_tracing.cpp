@@ -50,7 +50,10 @@ static std::string planInstrumented(DeviceState *device, const VkRayTracingPipel
                (library ? ", not traced (" + library->untracedWhy + ")" : ", unknown to the layer");
     }
   std::string why;
-  if (!twinStages(device, info.pStages, info.stageCount, kAllParts, stages, why)) return why;
+  // Block profiles lay a row out per pipeline: not across linked libraries.
+  bool blocks = !(info.flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR) && !(info.pLibraryInfo && info.pLibraryInfo->libraryCount);
+  if (!twinStages(device, info.pStages, info.stageCount, kAllParts, stages, why, blocks)) return why;
+  if (!stages.blockRow.empty()) out.blockRow = std::make_shared<const std::vector<wtBlockRowModule>>(stages.blockRow);
   traced = info;
   traced.pStages = stages.stages.data();
   traced.stageCount = (uint32_t)stages.stages.size();

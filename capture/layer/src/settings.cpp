@@ -64,6 +64,17 @@ static Settings read() {
     if (!parseU64(v, n) || n == 0 || n > 65536) s.problems += "WARPTRACE_SAMPLE_FS: expected 1..65536; ";
     else s.sampleFs = (uint32_t)n;
   }
+  if (const char *v = getenv("WARPTRACE_BLOCKS")) s.blocks = std::string(v) == "1";
+  if (const char *v = getenv("WARPTRACE_BLOCK_CELLS")) {
+    uint64_t n = 0;
+    if (!parseU64(v, n) || n == 0 || n > (1u << 26)) s.problems += "WARPTRACE_BLOCK_CELLS: expected 1..67108864; ";
+    else s.blockCells = (uint32_t)n;
+  }
+  if (const char *v = getenv("WARPTRACE_BLOCK_ROWS")) {
+    std::string rows = v;
+    if (rows == "pipeline" || rows == "draw") s.blockRowsPerPipeline = rows == "pipeline";
+    else s.problems += "WARPTRACE_BLOCK_ROWS: expected draw or pipeline; ";
+  }
   if (const char *v = getenv("WARPTRACE_POSITIONS")) {
     std::string list = v, json;
     bool ok = !list.empty();

@@ -83,6 +83,8 @@ struct PipelineInfo {
   /** A ray-tracing pipeline instrumented in place: `twin` is the app's own handle (ray_tracing.cpp), never destroyed as a twin. */
   bool inPlace = false;
   bool instrumented = false;  // its twin has an instrumented stage (a library's may have none: it is made for its layout)
+  /** Block profiles: its row, the profiled modules one after another (empty: its draws are not profiled). */
+  std::shared_ptr<const std::vector<wtBlockRowModule>> blockRow;
   /** Until the twin is made (ensureTwin): what it is made from. Null once made, or when made at creation. */
   std::shared_ptr<PipelineRecipe> recipe;
 };
@@ -118,6 +120,8 @@ struct RecordedEvent {
   VkExtent2D renderArea{};    // BeginPass: its renderArea extent, the target of the draws inside (shared-schema: draws[i].target)
   VkExtent2D launch{};        // Draw of a ray-tracing launch with a known size: width x height, its target
   int32_t launchSize = -1;    // Draw of an indirect launch: its size's index in DeviceState::launchSizes (read after the frame); -1: none
+  std::shared_ptr<const std::vector<wtBlockRowModule>> blockRow;  // Draw: its pipeline's block row (null: not profiled)
+  uint64_t blockShareKey = 0;  // Draw: its pipeline, when rows are per pipeline (WARPTRACE_BLOCK_ROWS=pipeline)
   struct CommandState *secondary = nullptr;  // Execute
   uint64_t secondaryGeneration = 0;          // Execute: the recording it saw
 };
@@ -284,6 +288,8 @@ struct DeviceState {
   std::unordered_map<VkPipelineLayout, LayoutInfo> layouts;
   std::unordered_map<VkPipeline, std::unique_ptr<PipelineInfo>> pipelines;
   std::unordered_map<VkShaderEXT, std::unique_ptr<ShaderInfo>> shaders;
+  /** Block profiles: instrumented modules registered with the tracer, by a hash of their bytes (block_specialization.cpp). */
+  std::unordered_map<uint64_t, uint32_t> blockModules;
   /** VK_EXT_shader_object's functions below the layer (its header may be older than the extension: vk_shader_object.h). */
   PFN_vkCreateShadersEXT createShaders = nullptr;
   PFN_vkDestroyShaderEXT destroyShader = nullptr;

@@ -4,7 +4,7 @@
 
 namespace wtl {
 
-bool instrumentStage(DeviceState *device, const std::vector<uint32_t> &code, int stage, const char *entry, std::vector<uint8_t> &out,
+bool instrumentStage(DeviceState *device, const std::vector<uint32_t> &code, int stage, const char *entry, bool blocks, std::vector<uint8_t> &out,
                        std::string &why) {
   const wtCaps &c = device->caps;
   std::string subgroupStages;
@@ -19,14 +19,15 @@ bool instrumentStage(DeviceState *device, const std::vector<uint32_t> &code, int
                      (device->lanesUnknown           ? std::string(", \"position\": []")
                       : settings().positionJson.empty() ? std::string()
                                                         : ", \"position\": " + settings().positionJson) +
-                     "}";
+                     (blocks ? ", \"blocks\": true" : "") + "}";
   std::string reply;
   return device->client->request(kInstrument, json, code.data(), (uint32_t)(code.size() * 4), out, reply, why);
 }
 
 
 bool twinStages(DeviceState *device, const VkPipelineShaderStageCreateInfo *stages, uint32_t count, VkGraphicsPipelineLibraryFlagsEXT parts,
-                       TwinStages &out, std::string &why) {
+                       TwinStages &out, std::string &why, bool blocks) {
+  blocks = blocks && settings().blocks;
   out.device = device;
   out.chains.reserve(count);
   for (uint32_t i = 0; i < count; i++) {
@@ -57,7 +58,7 @@ bool twinStages(DeviceState *device, const VkPipelineShaderStageCreateInfo *stag
       return false;
     }
     std::vector<uint8_t> traced;
-    if (!instrumentStage(device, *spirv, code, stage.pName, traced, why)) {
+    if (!instrumentStage(device, *spirv, code, stage.pName, blocks, traced, why)) {
       why = std::string(kTracedStageNames[code]) + " shader: " + why;
       return false;
     }
@@ -72,6 +73,10 @@ bool twinStages(DeviceState *device, const VkPipelineShaderStageCreateInfo *stag
     }
     out.modules.push_back(module);
     stage.module = module;
+    if (blocks) {
+      std::string name = std::string(kTracedStageNames[code]) + " " + (stages[i].module ? hexHandle((uint64_t)stages[i].module) : std::string("inline")) + " " + stage.pName;
+      addBlockStage(device, traced, name, stage, out);
+    }
     out.stages.push_back(stage);
     out.instrumented = true;
   }

@@ -2,6 +2,7 @@
 // (twin_stages.cpp), from shader modules or inline code.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,18 +11,31 @@
 
 namespace wtl {
 
+/** A stage's specialization with the block base constant added (block_specialization.cpp). */
+struct BlockSpecialization {
+  VkSpecializationInfo info{};
+  std::vector<VkSpecializationMapEntry> entries;
+  std::vector<uint8_t> data;
+};
+
 /** A twin's stages and what they need until the twin is created: instrumented modules, chains without the app's inline SPIR-V. */
 struct TwinStages {
   std::vector<VkPipelineShaderStageCreateInfo> stages;
   std::vector<VkShaderModule> modules;
   std::vector<ChainEdit> chains;
   bool instrumented = false;  // at least one stage is
+  /** Block profiles: the pipeline's row, its profiled modules one after another, and the specializations that say so. */
+  std::vector<wtBlockRowModule> blockRow;
+  std::vector<std::unique_ptr<BlockSpecialization>> specializations;
   DeviceState *device = nullptr;
   ~TwinStages();
 };
 
-/** Instrumented SPIR-V for one stage (its stage code, stages.hpp) from the CLI, or false with why. */
-bool instrumentStage(DeviceState *device, const std::vector<uint32_t> &code, int stage, const char *entry, std::vector<uint8_t> &out,
+/**
+ * Instrumented SPIR-V for one stage (its stage code, stages.hpp) from the CLI, or false with why; `blocks`:
+ * with block profiles (the host gives the draws of this pipeline rows; settings().blocks).
+ */
+bool instrumentStage(DeviceState *device, const std::vector<uint32_t> &code, int stage, const char *entry, bool blocks, std::vector<uint8_t> &out,
                      std::string &why);
 
 /**
@@ -30,6 +44,13 @@ bool instrumentStage(DeviceState *device, const std::vector<uint32_t> &code, int
  * a stage cannot be traced at all.
  */
 bool twinStages(DeviceState *device, const VkPipelineShaderStageCreateInfo *stages, uint32_t count, VkGraphicsPipelineLibraryFlagsEXT parts,
-                TwinStages &out, std::string &why);
+                TwinStages &out, std::string &why, bool blocks = false);
+
+/**
+ * Block profiles: registers the instrumented module (once per content) and gives the stage its first cell in
+ * the pipeline's row through the specialization constant WT_BLOCK_BASE_SPEC_ID (block_specialization.cpp).
+ */
+void addBlockStage(DeviceState *device, const std::vector<uint8_t> &traced, const std::string &name, VkPipelineShaderStageCreateInfo &stage,
+                   TwinStages &out);
 
 }  // namespace wtl
