@@ -51,6 +51,7 @@ Options:
                          executions, live lanes and clock ticks (implies --instrument auto,
                          with the instrumenter's --blocks; with --shaders, their marked modules)
   --block-cells N        cells of the block table (65536): one per block of each profiled draw
+  --block-rows pipeline  one profile per pipeline (its draws share a row) instead of per draw
   --force                replace OUT (and --raw) if they exist
   --list                 list the workloads and their knobs
   -h, --help
@@ -74,6 +75,7 @@ Exit status: 0 ok, 1 no Vulkan device, missing feature or tool, failed capture; 
       instrument: { type: 'string' },
       blocks: { type: 'boolean' },
       'block-cells': { type: 'string' },
+      'block-rows': { type: 'string' },
       force: { type: 'boolean' },
       list: { type: 'boolean' },
     });
@@ -96,6 +98,10 @@ Exit status: 0 ok, 1 no Vulkan device, missing feature or tool, failed capture; 
     const blockCells = optionalCount(values['block-cells'], '--block-cells');
     if (blockCells !== undefined && !blocks) throw new UsageError('--block-cells needs --blocks');
     if (blockCells === 0) throw new UsageError('--block-cells must be at least 1');
+    const blockRows = values['block-rows'];
+    if (blockRows !== undefined && (!blocks || (blockRows !== 'draw' && blockRows !== 'pipeline'))) {
+      throw new UsageError('--block-rows takes draw or pipeline, with --blocks');
+    }
     // Block profiles come from the instrumenter's pass: --blocks traces auto-instrumented shaders (or --shaders as given).
     const auto = values.instrument === 'auto' || (blocks && values.shaders === undefined);
     if (values.instrument !== undefined && values.instrument !== 'auto') throw new UsageError(`--instrument takes auto, not "${values.instrument}"`);
@@ -119,7 +125,7 @@ Exit status: 0 ok, 1 no Vulkan device, missing feature or tool, failed capture; 
         ...(capacity === undefined ? {} : { capacity }),
         ...(overheadFrames === undefined ? {} : { overheadFrames }),
         ...(device === undefined ? {} : { device }),
-        ...(blocks ? { blocks, ...(blockCells === undefined ? {} : { blockCells }) } : {}),
+        ...(blocks ? { blocks, ...(blockCells === undefined ? {} : { blockCells }), ...(blockRows === undefined ? {} : { blockRows }) } : {}),
       });
       const trace = decodeWtraw(readInputFile(rawPath));
       const bytes = encodeWtrace(trace);
