@@ -37,6 +37,7 @@ export interface InstrumentFlags {
   readonly discard?: string | undefined;
   readonly sampleFs?: string | undefined;
   readonly position?: string | undefined;
+  readonly blocks?: boolean | undefined;
 }
 
 /** util.parseArgs option table for the flags above. */
@@ -54,6 +55,7 @@ export const INSTRUMENT_ARG_OPTIONS = {
   discard: { type: 'string' },
   'sample-fs': { type: 'string' },
   position: { type: 'string' },
+  blocks: { type: 'boolean' },
 } as const;
 
 /** Stage names on the command line: glslang's file extensions for ray tracing (the schema's names work too: any_hit). */
@@ -108,7 +110,12 @@ ${(Object.keys(CUSTOM_ID_SOURCES) as CustomIdSource[]).map((s) => `             
                         lanes), rgen (gl_LaunchIDEXT.xy), cs (gl_GlobalInvocationID.xy),
                         or none (default fs,rgen, like the GLSL library); the lanes'
                         bounding box via subgroup min/max, subgroups of up to 32 lanes
-  --entry NAME          instrument only this entry point (repeatable; default all)`;
+  --entry NAME          instrument only this entry point (repeatable; default all)
+Block profiles:
+  --blocks              every basic block counts its warp executions, live lanes and
+                        clock ticks per draw into a block table at binding M+2 (the
+                        host gives each draw a row: shared-schema/README.md "Block
+                        profiles"); off, the module is what it was without the flag`;
 
 export class FlagError extends Error {
   override readonly name = 'FlagError';
@@ -158,6 +165,7 @@ export function optionsFromFlags(flags: InstrumentFlags): InstrumentOptions {
     patch({ customIds });
   }
   if (flags.entry !== undefined && flags.entry.length > 0) patch({ entryPoints: [...flags.entry] });
+  if (flags.blocks === true) patch({ blocks: true });
   const problem = checkOptions(options);
   if (problem !== null) throw new FlagError(problem);
   return options;

@@ -13,6 +13,7 @@ import { ModuleEditor, Section, type EntryPoint } from './model/module.js';
 import { checkOptions, DEFAULT_OPTIONS, type InstrumentedStage, type InstrumentOptions } from './options.js';
 import { Capability, Decoration, ExecutionModel, Extension, Op, SPIRV_1_3, StorageClass, executionModelName, formatSpirvVersion, spirvVersion } from './model/spec.js';
 import { TOOL_VERSION } from '../cli/version.js';
+import { BLOCK_BINDING_OFFSET } from '../shared-schema/block-layout.js';
 import { PASSES } from './passes/index.js';
 import { runPasses, type EntryPointReport, type PassContext, type RecordParts, type SubgroupMode, type TracedEntry } from './passes/pass.js';
 
@@ -82,12 +83,12 @@ export function instrumentModule(input: SpirvModule, options: InstrumentOptions 
   const storageBuffer = editor.version >= SPIRV_1_3 || editor.extensions().includes(Extension.storageBuffer);
   const context: PassContext = {
     editor,
-    decl: new CommonDeclarations(editor, storageBuffer ? StorageClass.StorageBuffer : StorageClass.Uniform),
+    decl: new CommonDeclarations(editor, storageBuffer ? StorageClass.StorageBuffer : StorageClass.Uniform, options.blocks),
     options,
     entries,
     untracedEntries: editor.entryPoints().filter((e) => !entries.some((s) => s.index === e.index)),
     smBuiltins,
-    recordParts: new Map(entries.map((e): [number, RecordParts] => [e.index, { ending: null, position: null, reportRecord: null, reorder: null }])),
+    recordParts: new Map(entries.map((e): [number, RecordParts] => [e.index, { ending: null, position: null, reportRecord: null, reorder: null, blocks: null }])),
     notes,
     reports: [],
     wrappersOf: new Map(),
@@ -137,11 +138,12 @@ function checkModule(editor: ModuleEditor, options: InstrumentOptions): void {
     const binding = bindings.get(v.id);
     if (binding === undefined) continue;
     const set = sets.get(v.id) ?? 0;
-    if (set !== options.set || (binding !== options.binding && binding !== options.binding + 1)) continue;
+    const blockTable = options.blocks && binding === options.binding + BLOCK_BINDING_OFFSET;
+    if (set !== options.set || (binding !== options.binding && binding !== options.binding + 1 && !blockTable)) continue;
     const name = editor.nameOf(v.id);
-    const what = binding === options.binding ? 'the trace buffer' : 'the draw-id block';
+    const what = binding === options.binding ? 'the trace buffer' : blockTable ? 'the block table' : 'the draw-id block';
     throw new InstrumentError(
-      `descriptor set ${set}, binding ${binding} (wanted for ${what}) is already used by ${name ? `"${name}"` : `variable %${v.id}`}; choose free bindings with --set N --binding M (the trace buffer takes M, the draw-id block M+1)`,
+      `descriptor set ${set}, binding ${binding} (wanted for ${what}) is already used by ${name ? `"${name}"` : `variable %${v.id}`}; choose free bindings with --set N --binding M (the trace buffer takes M, the draw-id block M+1${options.blocks ? ', the block table M+2' : ''})`,
     );
   }
 }

@@ -102,6 +102,12 @@ export interface InstrumentOptions {
   readonly sampleFragment: number;
   /** Stages whose records carry the warp's screen position (word 3, RecordFlag.POSITION); [] for none. */
   readonly positionStages: readonly PositionStage[];
+  /**
+   * Block profiles (passes/blocks.ts, shared-schema/block-layout.ts): every basic block of the traced
+   * entry points' functions counts its warp executions, live lanes and clock ticks into the block
+   * table at binding + 2. Off: the module is byte-for-byte what it was without the option.
+   */
+  readonly blocks: boolean;
 }
 
 export const TARGETS = {
@@ -148,6 +154,7 @@ export function targetOptions(target: TargetName): InstrumentOptions {
     entryPoints: null,
     sampleFragment: 1,
     positionStages: DEFAULT_POSITION_STAGES,
+    blocks: false,
   };
 }
 
@@ -161,6 +168,7 @@ export function checkOptions(options: InstrumentOptions): string | null {
   const u32 = (v: number) => Number.isInteger(v) && v >= 0 && v <= 0xffffffff;
   if (!u32(options.set)) return `descriptor set ${options.set} is not a 32-bit unsigned integer`;
   if (!u32(options.binding) || options.binding === 0xffffffff) return `binding ${options.binding} is out of range (the draw-id block needs binding + 1)`;
+  if (options.blocks && options.binding >= 0xfffffffe) return `binding ${options.binding} is out of range (the block table needs binding + 2)`;
   if (!options.subgroupClock && !options.deviceClock) return 'at least one clock (subgroup or device) is needed';
   const n = options.sampleFragment;
   if (!Number.isInteger(n) || n < 1 || n > MAX_SAMPLE_FRAGMENT) return `fragment sampling ${n} is out of range (1 to ${MAX_SAMPLE_FRAGMENT}: one warp in N records)`;

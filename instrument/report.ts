@@ -8,7 +8,7 @@ const PIXEL_SOURCE: Partial<Record<string, string>> = { FS: 'gl_FragCoord.xy', R
 
 export function describeResult(output: string, result: InstrumentResult, options: InstrumentOptions): string {
   const version = result.inputVersion === result.outputVersion ? `SPIR-V ${result.outputVersion}` : `SPIR-V ${result.inputVersion} -> ${result.outputVersion}`;
-  const lines = [`wrote ${output} (${version}, ${result.bytes.length.toLocaleString('en-US')} bytes); trace buffer set ${options.set} binding ${options.binding}, draw id binding ${options.binding + 1}`];
+  const lines = [`wrote ${output} (${version}, ${result.bytes.length.toLocaleString('en-US')} bytes); trace buffer set ${options.set} binding ${options.binding}, draw id binding ${options.binding + 1}${options.blocks ? `, block table binding ${options.binding + 2}` : ''}`];
   for (const e of result.entryPoints) {
     const record = e.subgroup === 'none' ? 'one record per invocation' : `one record per warp${e.subgroup === 'khr-ballot' ? ' (SPV_KHR_shader_ballot)' : ''}`;
     const clocks = [(e.flags & RecordFlag.SM_CLOCK) !== 0 ? 'SM clock' : null, (e.flags & RecordFlag.DEVICE_CLOCK) !== 0 ? 'device clock' : null].filter((c) => c !== null).join(' + ');

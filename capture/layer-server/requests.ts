@@ -43,6 +43,13 @@ function readBool(o: Fields, key: string): boolean {
   return v;
 }
 
+/** Absent: false. */
+function readOptionalBool(o: Fields, key: string): boolean {
+  const v = field(o, key) ?? false;
+  if (typeof v !== 'boolean') throw new RequestError(`"${key}" must be true or false`);
+  return v;
+}
+
 function readU32(o: Fields, key: string): number {
   const v = field(o, key);
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new RequestError(`"${key}" must be a 32-bit unsigned integer`);
@@ -112,6 +119,8 @@ export function readInstrumentRequest(o: Fields): InstrumentRequest {
     // Part of the options, so part of the cache key (cacheKey hashes them all): sampled and unsampled modules never mix.
     sampleFragment: sampleFs,
     positionStages: POSITION_STAGES.filter((s) => (positionValue as readonly PositionStage[]).includes(s)),
+    // Absent: no block profile (the layer sends it with WARPTRACE_BLOCKS=1).
+    blocks: readOptionalBool(o, 'blocks'),
   };
   return { stage, entryPoint, options };
 }

@@ -66,6 +66,7 @@ Examples:
         discard: values.discard,
         sampleFs: values['sample-fs'],
         position: values.position,
+        blocks: values.blocks,
       });
     } catch (error) {
       if (error instanceof FlagError) throw new UsageError(error.message);

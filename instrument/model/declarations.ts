@@ -5,6 +5,7 @@
  * built-in variable is reused: a second one would declare it twice).
  */
 import { BUFFER_HEADER_BYTES, BufferWord, RECORD_BYTES } from '../../shared-schema/raw-layout.js';
+import { BLOCK_HEADER_BYTES, BlockHeaderWord } from '../../shared-schema/block-layout.js';
 import { Op, BuiltIn, Decoration, StorageClass } from './spec.js';
 import type { ModuleEditor } from './module.js';
 import { InstrumentError } from '../errors.js';
@@ -31,6 +32,8 @@ export class CommonDeclarations {
     readonly editor: ModuleEditor,
     /** Storage class of the trace buffer: StorageBuffer (Block) or Uniform (BufferBlock, SPIR-V < 1.3). */
     readonly traceStorageClass: number,
+    /** Block profiles: the draw-id block also declares the draw's block row (word 1). */
+    private readonly drawBlockRow = false,
   ) {}
 
   private cache = new Map<string, number>();
@@ -112,19 +115,47 @@ export class CommonDeclarations {
     });
   }
 
-  /** `uniform { uint drawId; }` at (set, binding): the host binds it with a per-draw dynamic offset. */
+  /**
+   * `uniform { uint drawId; }` at (set, binding): the host binds it with a per-draw dynamic offset.
+   * With block profiles `{ uint drawId; uint blockRow; }` (shared-schema/block-layout.ts).
+   */
   drawIdBlock(set: number, binding: number): number {
     return this.once('draw', () => {
       const { editor } = this;
-      const block = editor.declare(Op.TypeStruct, (id) => [id, this.uint]);
+      const members = this.drawBlockRow ? [this.uint, this.uint] : [this.uint];
+      const block = editor.declare(Op.TypeStruct, (id) => [id, ...members]);
       editor.decorate(block, Decoration.Block);
-      editor.memberDecorate(block, 0, Decoration.Offset, 0);
+      for (let m = 0; m < members.length; m++) editor.memberDecorate(block, m, Decoration.Offset, m * 4);
+      if (this.drawBlockRow) editor.addMemberName(block, 1, 'blockRow');
       const variable = editor.declare(Op.Variable, (id) => [this.pointer(StorageClass.Uniform, block), id, StorageClass.Uniform]);
       editor.decorate(variable, Decoration.DescriptorSet, set);
       editor.decorate(variable, Decoration.Binding, binding);
       editor.addName(block, 'WarptraceDraw');
       editor.addMemberName(block, 0, 'drawId');
       editor.addName(variable, 'warptrace_draw');
+      return variable;
+    });
+  }
+
+  /** `{ uint dropped, cells, reserved[2]; uint words[]; }` at (set, binding): the block table (block-layout.ts). */
+  blockTable(set: number, binding: number): number {
+    return this.once('blocks', () => {
+      const { editor } = this;
+      const headerWords = BLOCK_HEADER_BYTES / 4;
+      const array = editor.declare(Op.TypeRuntimeArray, (id) => [id, this.uint]);
+      editor.decorate(array, Decoration.ArrayStride, 4);
+      const members = [...Array<number>(headerWords).fill(this.uint), array];
+      const block = editor.declare(Op.TypeStruct, (id) => [id, ...members]);
+      const storageBuffer = this.traceStorageClass === StorageClass.StorageBuffer;
+      editor.decorate(block, storageBuffer ? Decoration.Block : Decoration.BufferBlock);
+      for (let m = 0; m < members.length; m++) editor.memberDecorate(block, m, Decoration.Offset, m * 4);
+      const variable = editor.declare(Op.Variable, (id) => [this.pointer(this.traceStorageClass, block), id, this.traceStorageClass]);
+      editor.decorate(variable, Decoration.DescriptorSet, set);
+      editor.decorate(variable, Decoration.Binding, binding);
+      editor.addName(block, 'WarptraceBlocks');
+      editor.addMemberName(block, BlockHeaderWord.DROPPED, 'dropped');
+      editor.addMemberName(block, headerWords, 'words');
+      editor.addName(variable, 'warptrace_blocks');
       return variable;
     });
   }

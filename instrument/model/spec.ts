@@ -63,6 +63,7 @@ export const Op = {
   ConstantTrue: 41,
   ConstantFalse: 42,
   Constant: 43,
+  SpecConstant: 50,
   Function: 54,
   FunctionParameter: 55,
   FunctionEnd: 56,
@@ -98,6 +99,7 @@ export const Op = {
   BitwiseOr: 197,
   BitwiseXor: 198,
   BitwiseAnd: 199,
+  BitCount: 205,
   AtomicIAdd: 234,
   Phi: 245,
   LoopMerge: 246,
@@ -160,6 +162,7 @@ export const Capability = {
 } as const;
 
 export const Decoration = {
+  SpecId: 1,
   Block: 2,
   BufferBlock: 3,
   ArrayStride: 6,

@@ -20,6 +20,7 @@ import type { EntryPoint, ModuleEditor } from '../model/module.js';
 import type { CustomIdSource, InstrumentedStage, InstrumentOptions, PositionStage } from '../options.js';
 import type { DeferredEndings } from './ending-deferral.js';
 import type { ReorderRecord, ReportRecord } from './record-wrapper.js';
+import type { BlockHooks } from './blocks.js';
 
 /** How the warp's lanes are combined into one record. */
 export type SubgroupMode = 'core' | 'khr-ballot' | 'none';
@@ -40,6 +41,8 @@ export interface RecordParts {
   reportRecord: ReportRecord | null;
   /** Ray generation that reorders: records end at each reorder point (reorders.ts); else null. */
   reorder: ReorderRecord | null;
+  /** Block profiles: the calls around the entry point (blocks.ts); else null. */
+  blocks: BlockHooks | null;
 }
 
 export interface EntryPointReport {

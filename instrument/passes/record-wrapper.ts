@@ -36,6 +36,7 @@ import { Stage } from '../../shared-schema/stages.js';
 import { BuiltIn, MemorySemantics, Op, Scope, StorageClass } from '../model/spec.js';
 
 import type { SubgroupMode } from './pass.js';
+import type { BlockHooks } from './blocks.js';
 import { reorderFunctions, reportRecordFunction, type RecordPointHelpers, type ReorderRecord, type ReportRecord } from './record-points.js';
 
 export type { ReorderRecord, ReportRecord } from './record-points.js';
@@ -68,6 +69,8 @@ export interface WrapperPlan {
   readonly reportRecord: ReportRecord | null;
   /** Ray generation that reorders: a record ends at each reorder point (passes/reorders.ts); else null. */
   readonly reorder: ReorderRecord | null;
+  /** Block profiles: begin before the entry point, leave after it (passes/blocks.ts); else null. */
+  readonly blocks: BlockHooks | null;
 }
 
 export interface Wrapper {
@@ -111,7 +114,14 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
   // ray generation that reorders records at each reorder point and restarts the clock after it (reorderFunctions).
   const startVariable = report?.start ?? reorder?.start;
   if (startVariable !== undefined) g.op(Op.Store, g.global(startVariable), start);
+  const blocks = plan.blocks;
+  if (blocks !== null) {
+    for (const id of blocks.globals) g.global(id);
+    g.value(Op.FunctionCall, decl.void, blocks.begin);
+  }
   g.value(Op.FunctionCall, decl.void, plan.originalFunction);
+  // Before the record: its code is the wrapper's, not the last block's.
+  if (blocks !== null) g.value(Op.FunctionCall, decl.void, blocks.leave);
   const recordHere = report === null ? traced : g.value(Op.LogicalAnd, decl.bool, traced, g.value(Op.LogicalNot, decl.bool, loadBool(g, report.recorded)));
   const startHere = reorder === null ? () => start : () => g.value(Op.Load, decl.uint, g.global(reorder.start));
   g.ifThen(recordHere, () => recordEndingNow(g, plan, flags, startHere, drawId));

@@ -61,6 +61,7 @@ function wrapEntry(context: PassContext, entry: TracedEntry): void {
     sampleEvery,
     reportRecord: parts.reportRecord,
     reorder: parts.reorder,
+    blocks: parts.blocks,
     nvMesh: entry.executionModel === ExecutionModel.TaskNV || entry.executionModel === ExecutionModel.MeshNV,
   });
   editor.append(Section.Function, ...wrapper.code);

@@ -43,6 +43,7 @@ function expectedOptions(fsCustomId: 'primitive-id' | 'frag-coord' = 'primitive-
     customIds: { ...DEFAULT_CUSTOM_IDS, FS: fsCustomId },
     legacySubgroup: 'upgrade',
     discard: 'defer',
+    blocks: false,
     entryPoints: ['main'],
     sampleFragment,
     positionStages,
