@@ -9,11 +9,12 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BLOCK_BASE_SPEC_ID, NO_BLOCK_ROW } from '../../shared-schema/block-layout.js';
+import { BLOCK_BASE_SPEC_ID, BLOCK_MARK_PREFIX, NO_BLOCK_ROW } from '../../shared-schema/block-layout.js';
 import { WtrawHeaderWord } from '../../shared-schema/index.js';
 import { buildNative } from '../../capture/capture-run/native.js';
 import { probeDevice, runCapture, type HarnessCapture, type ProbedDevice } from '../../capture/capture-run/harness.js';
-import { TRACED, compileShaderSet } from '../../capture/capture-run/shaders.js';
+import { PLAIN, TRACED, compileShaderSet } from '../../capture/capture-run/shaders.js';
+import { autoInstrumentOptions, autoInstrumentSet } from '../../capture/capture-run/auto-instrument.js';
 import { readRawBlocks, type RawBlocks } from './raw-blocks.js';
 import { repoPath } from './paths.js';
 
@@ -125,4 +126,46 @@ test('without --blocks the file has no block section and no "blocks" key', { ski
   assert.equal(blocks, undefined);
   assert.equal(blockBytes, 0);
   assert.equal(new DataView(raw.buffer, raw.byteOffset).getUint32(WtrawHeaderWord.BLOCK_BYTES * 4, true), 0);
+});
+
+/** N of a module's `OpString "warptrace-blocks=N ..."` (the instrumenter's mark), read here apart from the host's C parser. */
+function markedBlocks(spirv: Uint8Array): number {
+  const text = new TextDecoder('latin1').decode(spirv);
+  const at = text.indexOf(BLOCK_MARK_PREFIX);
+  assert.ok(at >= 0, 'the module carries the block mark');
+  return Number(/^\d+/.exec(text.slice(at + BLOCK_MARK_PREFIX.length))![0]);
+}
+
+test('divergence through the instrumenter (--blocks): the branch counts every warp and half its lanes', { skip }, async () => {
+  const work = 5;
+  const plain = await compileShaderSet(device, PLAIN);
+  const shaders = autoInstrumentSet(plain, { ...autoInstrumentOptions(device), blocks: true }, join(dir, 'instrumented'));
+  const params = [['width', SIZE.width], ['height', SIZE.height], ['groups', GROUPS], ['work', work]] as const;
+  const { blocks, cells, moduleBytes } = await captureBlocks('instrumented', { workload: 'divergence', params, tracedShaders: shaders });
+  assert.ok(blocks);
+  assert.deepEqual(blocks.modules.map((m) => m.name), FAKE_FILES);
+  const [compute, vertex, fragment] = moduleBytes.map(markedBlocks) as [number, number, number];
+  assert.deepEqual(blocks.rows, [
+    { draw: 0, cell: 0, modules: [{ module: 0, offset: 0 }] },
+    { draw: 1, cell: compute, modules: [{ module: 1, offset: 0 }, { module: 2, offset: vertex }] },
+  ]);
+  assert.equal(blocks.cells, compute + vertex + fragment);
+  assert.equal(blocks.dropped, 0);
+  const S = blocks.subgroupSize;
+  for (const [i, c] of cells.entries()) assert.ok(c.lanes <= c.executions * S, `cell ${i}: no more live lanes than its warps hold`);
+
+  // Which block is which is the decoder's business: here, the counts the CPU expects must be there.
+  const has = (from: number, to: number, executions: number | null, lanes: number) =>
+    cells.slice(from, to).some((c) => c.lanes === lanes && (executions === null || c.executions === executions));
+  const invocations = GROUPS * 64;
+  const warps = invocations / S;
+  assert.ok(has(0, compute, warps, invocations), 'compute: a block every lane of every warp runs');
+  assert.ok(has(0, compute, warps, invocations / 2), 'compute: the branch, every warp with half its lanes');
+  assert.ok(has(0, compute, warps * work, (invocations / 2) * work), 'compute: the loop body, work times the branch');
+  assert.ok(has(compute, compute + vertex, null, 6), 'vertex: six vertices');
+  const pixels = SIZE.width * SIZE.height;
+  const fs = compute + vertex;
+  assert.ok(has(fs, fs + fragment, null, pixels), 'fragment: a block every pixel runs');
+  assert.ok(has(fs, fs + fragment, null, pixels / 2), 'fragment: the branch of the odd columns');
+  assert.ok(has(fs, fs + fragment, null, (pixels / 2) * work), 'fragment: the loop body, work times the branch');
 });
