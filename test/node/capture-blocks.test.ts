@@ -169,3 +169,12 @@ test('divergence through the instrumenter (--blocks): the branch counts every wa
   assert.ok(has(fs, fs + fragment, null, pixels / 2), 'fragment: the branch of the odd columns');
   assert.ok(has(fs, fs + fragment, null, (pixels / 2) * work), 'fragment: the loop body, work times the branch');
 });
+
+test('warptrace capture: --block-cells and --block-rows need --blocks', () => {
+  const cli = (...args: string[]) => spawnSync(process.execPath, [repoPath('bin/warptrace.js'), 'capture', '--workload', 'divergence', '-o', join(dir, 'u.wtrace'), ...args], { encoding: 'utf8' });
+  for (const args of [['--block-cells', '8'], ['--block-rows', 'pipeline'], ['--blocks', '--block-rows', 'warp'], ['--blocks', '--block-cells', '0']]) {
+    const r = cli(...args);
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, /--block-/);
+  }
+});
