@@ -253,35 +253,47 @@ static uint32_t wtBlocksFileDraw_(const wtTracer *t, uint32_t drawId) {
   return WT_NO_DRAW;
 }
 
-/* Whether module m is in a row of a written draw; such modules go to the file, numbered in handle order. */
-static int wtBlocksModuleWritten_(const wtTracer *t, uint32_t m) {
+/*
+ * Each module's index in the file (malloc'ed, moduleCount entries; the caller frees it), WT_NO_BLOCK_MODULE for a
+ * module in no row of a written draw: only modules of rows go to the file, in handle order. NULL: out of memory.
+ */
+static uint32_t *wtBlocksFileModules_(const wtTracer *t) {
   const struct wtBlockTable_ *b = t->blocks;
+  uint32_t *index = (uint32_t *)malloc((b->moduleCount ? b->moduleCount : 1) * sizeof *index);
+  if (!index) return NULL;
+  for (uint32_t m = 0; m < b->moduleCount; m++) index[m] = WT_NO_BLOCK_MODULE;
   for (uint32_t r = 0; r < b->rowCount; r++) {
     if (wtBlocksFileDraw_(t, b->rows[r].drawId) == WT_NO_DRAW) continue;
-    for (uint32_t i = 0; i < b->rows[r].moduleCount; i++)
-      if (b->rowModules[b->rows[r].firstModule + i].module == m) return 1;
+    for (uint32_t i = 0; i < b->rows[r].moduleCount; i++) index[b->rowModules[b->rows[r].firstModule + i].module] = 0;
   }
-  return 0;
+  uint32_t next = 0;
+  for (uint32_t m = 0; m < b->moduleCount; m++)
+    if (index[m] != WT_NO_BLOCK_MODULE) index[m] = next++;
+  return index;
 }
 
 /* The section's length: the written modules (each padded to 8 bytes), then the cells handed out. */
 static uint64_t wtBlocksSectionBytes_(const wtTracer *t) {
   const struct wtBlockTable_ *b = t->blocks;
+  uint32_t *index = wtBlocksFileModules_(t);
+  if (!index) return ~0ull;
   uint64_t bytes = (uint64_t)b->cellsUsed * WT_BLOCK_CELL_WORDS * 4;
   for (uint32_t m = 0; m < b->moduleCount; m++)
-    if (wtBlocksModuleWritten_(t, m)) bytes += (b->modules[m].bytes + 7) / 8 * 8;
+    if (index[m] != WT_NO_BLOCK_MODULE) bytes += (b->modules[m].bytes + 7) / 8 * 8;
+  free(index);
   return bytes;
 }
 
 /* The metadata's "blocks" member (README "Block profiles"). */
 static void wtBlocksWriteMetadata_(const wtTracer *t, FILE *f, const uint32_t *table) {
   const struct wtBlockTable_ *b = t->blocks;
+  uint32_t *index = wtBlocksFileModules_(t);
+  if (!index) return; /* the section's length is then out of range: wtWriteWtraw fails */
   fprintf(f, ",\n  \"blocks\": {\n    \"cells\": %u, \"dropped\": %u, \"unprofiledDraws\": %u, \"subgroupSize\": %u,\n    \"modules\": [",
           b->cellsUsed, table[WT_BLOCK_WORD_DROPPED], b->unprofiledDraws, t->caps.subgroupSize);
-  uint32_t written = 0;
   for (uint32_t m = 0; m < b->moduleCount; m++) {
-    if (!wtBlocksModuleWritten_(t, m)) continue;
-    fprintf(f, "%s\n      { \"name\": ", written++ ? "," : "");
+    if (index[m] == WT_NO_BLOCK_MODULE) continue;
+    fprintf(f, "%s\n      { \"name\": ", index[m] ? "," : "");
     wtJsonString_(f, b->modules[m].name);
     fprintf(f, ", \"bytes\": %llu }", (unsigned long long)b->modules[m].bytes);
   }
@@ -294,26 +306,26 @@ static void wtBlocksWriteMetadata_(const wtTracer *t, FILE *f, const uint32_t *t
     fprintf(f, "%s\n      { \"draw\": %u, \"cell\": %u, \"modules\": [", rowsWritten++ ? "," : "", draw, row->cell);
     for (uint32_t i = 0; i < row->moduleCount; i++) {
       const wtBlockRowModule *rm = &b->rowModules[row->firstModule + i];
-      /* The module's index in the file: written modules before it. */
-      uint32_t index = 0;
-      for (uint32_t m = 0; m < rm->module; m++) index += (uint32_t)wtBlocksModuleWritten_(t, m);
-      fprintf(f, "%s{ \"module\": %u, \"offset\": %u }", i ? ", " : " ", index, rm->offset);
+      fprintf(f, "%s{ \"module\": %u, \"offset\": %u }", i ? ", " : " ", index[rm->module], rm->offset);
     }
     fprintf(f, " ] }");
   }
   fprintf(f, "\n    ]\n  }");
+  free(index);
 }
 
 /* The section (wtBlocksSectionBytes_ long); returns nonzero on a write error. */
 static int wtBlocksWriteSection_(const wtTracer *t, FILE *f, const uint32_t *table) {
   const struct wtBlockTable_ *b = t->blocks;
   static const unsigned char zeros[8] = {0};
-  int bad = 0;
+  uint32_t *index = wtBlocksFileModules_(t);
+  int bad = index == NULL;
   for (uint32_t m = 0; m < b->moduleCount && !bad; m++) {
-    if (!wtBlocksModuleWritten_(t, m)) continue;
+    if (index[m] == WT_NO_BLOCK_MODULE) continue;
     size_t pad = (8 - b->modules[m].bytes % 8) % 8;
     bad = fwrite(b->modules[m].code, 1, b->modules[m].bytes, f) != b->modules[m].bytes || fwrite(zeros, 1, pad, f) != pad;
   }
+  free(index);
   /* Little-endian hosts write the cells as they are. */
   size_t cellBytes = (size_t)b->cellsUsed * WT_BLOCK_CELL_WORDS * 4;
   if (!bad && cellBytes) bad = fwrite(table + WT_BLOCK_HEADER_WORDS, 1, cellBytes, f) != cellBytes;
