@@ -6,7 +6,8 @@
  */
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { TraceFormatError, decodeTrace, type Trace } from '../shared-schema/index.js';
+import { TraceFormatError, decodeTrace, type RawDecodeOptions, type Trace } from '../shared-schema/index.js';
+import { describeBlocks } from '../instrument/block-map.js';
 import { readShared } from '../shared-schema/node/convert-pool.js';
 import { checkFileDeclaredSize } from '../shared-schema/node/declared-size.js';
 import { InputError } from './command.js';
@@ -44,9 +45,12 @@ export function readInputFile(path: string, shared = false): Uint8Array {
   }
 }
 
+/** How the CLI decodes raw dumps: block-profiled modules mapped to their source (instrument/block-map.ts). */
+export const DECODE_OPTIONS: RawDecodeOptions = { describeModule: describeBlocks };
+
 /** Reads and decodes a trace file of any supported format. */
 export function readTraceFile(path: string): Trace {
-  return decodeTrace(readInputFile(path));
+  return decodeTrace(readInputFile(path), DECODE_OPTIONS);
 }
 
 /** fs.writeSync's contract: writes up to `length` bytes of `data` from `offset`, returns how many it wrote (maybe fewer). */

@@ -3,7 +3,7 @@ import { fail } from './errors.js';
 import { traceFromJson } from './json.js';
 import type { Trace } from './model.js';
 import { decodeWtrace, isWtrace } from './wtrace.js';
-import { decodeWtraw, isWtraw } from './wtraw.js';
+import { decodeWtraw, isWtraw, type RawDecodeOptions } from './wtraw.js';
 
 export type TraceFileKind = 'wtrace' | 'wtraw' | 'json';
 
@@ -19,12 +19,13 @@ export function detectTraceKind(bytes: Uint8Array): TraceFileKind | null {
   return null;
 }
 
-export function decodeTrace(bytes: Uint8Array): Trace {
+/** `options` apply to raw dumps (their block profiles' modules). */
+export function decodeTrace(bytes: Uint8Array, options: RawDecodeOptions = {}): Trace {
   switch (detectTraceKind(bytes)) {
     case 'wtrace':
       return decodeWtrace(bytes);
     case 'wtraw':
-      return decodeWtraw(bytes);
+      return decodeWtraw(bytes, options);
     case 'json': {
       let text: string;
       try {

@@ -13,7 +13,8 @@ export { warpEndNs, activeLaneCount, popcount32, smIdPerWarp, smOfWarp, smGroupI
 export { synthesizeTrace, makeRandom, type SyntheticOptions } from './synthetic.js';
 export { decodeTrace, detectTraceKind, type TraceFileKind } from './decode.js';
 export { encodeWtrace, decodeWtrace, isWtrace } from './wtrace.js';
-export { decodeWtraw, encodeWtraw, isWtraw, wtrawToWtrace, type RawCapture, type TraceHeader, type WtraceConversion } from './wtraw.js';
+export { decodeWtraw, encodeWtraw, isWtraw, wtrawToWtrace, type RawCapture, type RawDecodeOptions, type TraceHeader, type WtraceConversion } from './wtraw.js';
+export { blockProfileOf, describeByMark, parseBlockMark, type BlockMark } from './block-profile.js';
 export { traceFromJson, traceToJson, JSON_FORMAT, JSON_VERSION } from './json.js';
 export { calibrate, type RawClocks, type CalibratedTimes, type ClockMode } from './calibrate.js';
 export { rawCaptureOf, H100_CLOCKS, type RawClockModel, type SmClockTruth } from './synthetic-raw.js';

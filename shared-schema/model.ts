@@ -6,7 +6,11 @@
  * id, unknown SM last), and by start time within a group, so each SM lane is
  * a contiguous, time-sorted range.
  */
+import type { BlockProfile } from './block-model.js';
 import type { StageName } from './stages.js';
+
+export type * from './block-model.js';
+export { BLOCK_CLOCKS, BLOCK_COUNTINGS } from './block-model.js';
 
 /** Current major format version of the trace model and of .wtrace files. */
 export const FORMAT_VERSION = 1;
@@ -344,4 +348,6 @@ export interface Trace {
   /** Labelled regions the draws lie in (empty when the capture recorded none). */
   readonly regions: readonly RegionInfo[];
   readonly warps: WarpColumns;
+  /** Per basic block counts (`instrument --blocks`); absent (or null) when the capture had none, as in every older file. */
+  readonly blocks?: BlockProfile | null;
 }

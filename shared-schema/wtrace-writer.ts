@@ -10,7 +10,8 @@ import { Packr } from 'msgpackr';
 import { MAX_PREDICTOR_CYCLES_PER_NS } from './limits.js';
 import { readRegions, storedCapture, storedDraw, storedRegion } from './draw-details.js';
 import { readCaptureInfo, readDeviceInfo, readDraws } from './metadata.js';
-import { FORMAT_VERSION, TICKS_PER_NS, type CaptureInfo, type DeviceInfo, type DrawInfo, type RegionInfo, type SmGroups, type Trace } from './model.js';
+import { readBlockProfile, storedBlocks } from './block-wtrace.js';
+import { FORMAT_VERSION, TICKS_PER_NS, type BlockProfile, type CaptureInfo, type DeviceInfo, type DrawInfo, type RegionInfo, type SmGroups, type Trace } from './model.js';
 import { chunkHeads, maskBytes, shapeOfColumns, writeRawMasks } from './column-chunks.js';
 import type { ChunkShape, HeadBytes, WarpChunk } from './warp-encoder.js';
 
@@ -41,11 +42,13 @@ export interface WtraceShape {
   readonly count: number;
   readonly smGroups: SmGroups;
   readonly chunk: ChunkShape;
+  /** The block profile (absent or null: none). */
+  readonly blocks?: BlockProfile | null;
 }
 
 export function shapeOfTrace(trace: Trace): WtraceShape {
   const { device, capture, draws, regions, warps } = trace;
-  return { device, capture, draws, regions, count: warps.count, smGroups: warps.smGroups, chunk: shapeOfColumns(warps, device.subgroupSize, cyclesPerNsOf(device)) };
+  return { device, capture, draws, regions, count: warps.count, smGroups: warps.smGroups, chunk: shapeOfColumns(warps, device.subgroupSize, cyclesPerNsOf(device)), blocks: trace.blocks ?? null };
 }
 
 /** Where one chunk (rows [begin, end)) goes: the file offset of each of its columns' bytes (its open row's first). */
@@ -140,6 +143,8 @@ export function packPrefix(shape: WtraceShape): WtracePrefix {
   readDeviceInfo(shape.device);
   readCaptureInfo(shape.capture);
   readDraws(shape.draws, readRegions(shape.regions).length);
+  const blocks = shape.blocks == null ? null : storedBlocks(shape.blocks);
+  if (blocks !== null) readBlockProfile(blocks, shape.draws.length);
   const pieces: Uint8Array[] = [];
   // A copy: msgpackr may reuse the buffer it packed into.
   const pack = (value: unknown) => pieces.push(Uint8Array.from(packr.pack(value)));
@@ -148,7 +153,8 @@ export function packPrefix(shape: WtraceShape): WtracePrefix {
   new DataView(header.buffer).setUint32(4, FORMAT_VERSION, true);
   // Regions only when there are some: a trace without them writes the bytes it did before they existed.
   const withRegions = shape.regions.length > 0;
-  pieces.push(header, mapHeader(withRegions ? 7 : 6));
+  // The same for block profiles: the key only when the trace has one.
+  pieces.push(header, mapHeader(6 + (withRegions ? 1 : 0) + (blocks !== null ? 1 : 0)));
   for (const [key, value] of [
     ['formatVersion', FORMAT_VERSION],
     ['minorVersion', MINOR_VERSION],
@@ -156,6 +162,7 @@ export function packPrefix(shape: WtraceShape): WtracePrefix {
     ['capture', storedCapture(shape.capture)],
     ['draws', shape.draws.map(storedDraw)],
     ...(withRegions ? [['regions', shape.regions.map(storedRegion)] as const] : []),
+    ...(blocks !== null ? [['blocks', blocks] as const] : []),
   ] as const) {
     pack(key);
     pack(value);

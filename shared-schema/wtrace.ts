@@ -8,6 +8,7 @@ import { MAX_WARPS, describeValue, fail } from './errors.js';
 import { readObject, type Obj } from './fields.js';
 import { MAX_CYCLE_START, MAX_TIME_NS, MAX_TIME_TICKS, storedDurationTicks } from './limits.js';
 import { readRegions } from './draw-details.js';
+import { readBlockProfile } from './block-wtrace.js';
 import { readCaptureInfo, readDeviceInfo, readDraws } from './metadata.js';
 import {
   FORMAT_VERSION,
@@ -60,7 +61,9 @@ export function decodeWtrace(bytes: Uint8Array): Trace {
   if (capture.recordsKept !== warps.count) {
     fail('bad-value', 'capture.recordsKept', `is ${capture.recordsKept} but the file holds ${warps.count} warps`);
   }
-  return { formatVersion: FORMAT_VERSION, device, capture, draws, regions, warps };
+  // Absent in files written before block profiles, and in every file of a capture without one.
+  const blocks = body['blocks'] === undefined ? {} : { blocks: readBlockProfile(body['blocks'], draws.length) };
+  return { formatVersion: FORMAT_VERSION, device, capture, draws, regions, warps, ...blocks };
 }
 
 function bin(o: Obj, key: string, field: string): Uint8Array {

@@ -19,6 +19,8 @@ export interface RawCapture {
   /** The GPU atomic counter (≥ records when records were dropped). */
   readonly counter: number;
   readonly capacity: number;
+  /** The block-profile section (synthetic-blocks.ts), described by the metadata's `blocks` key; absent: none. */
+  readonly blockSection?: Uint8Array;
 }
 
 export function encodeWtraw(raw: RawCapture): Uint8Array {
@@ -28,7 +30,9 @@ export function encodeWtraw(raw: RawCapture): Uint8Array {
   const timestampCount = raw.timestamps?.length ?? 0;
   const timestampsAt = WTRAW_HEADER_BYTES + paddedSection(metadata.length);
   const recordsAt = timestampsAt + timestampCount * 16;
-  const out = new Uint8Array(recordsAt + recordCount * RECORD_BYTES);
+  const blocksAt = recordsAt + recordCount * RECORD_BYTES;
+  const blockBytes = raw.blockSection?.length ?? 0;
+  const out = new Uint8Array(blocksAt + blockBytes);
   const view = new DataView(out.buffer);
   const header: [number, number][] = [
     [WtrawHeaderWord.MAGIC, WTRAW_MAGIC],
@@ -40,6 +44,7 @@ export function encodeWtraw(raw: RawCapture): Uint8Array {
     [WtrawHeaderWord.COUNTER, raw.counter],
     [WtrawHeaderWord.CAPACITY, raw.capacity],
     [WtrawHeaderWord.TIMESTAMP_COUNT, timestampCount],
+    [WtrawHeaderWord.BLOCK_BYTES, blockBytes],
   ];
   for (const [w, v] of header) view.setUint32(w * 4, v, true);
   out.set(metadata, WTRAW_HEADER_BYTES);
@@ -49,5 +54,6 @@ export function encodeWtraw(raw: RawCapture): Uint8Array {
     view.setBigUint64(timestampsAt + d * 16 + 8, pair === null ? WTRAW_NO_TIMESTAMP : pair[1], true);
   });
   for (let k = 0; k < raw.records.length; k++) view.setUint32(recordsAt + k * 4, raw.records[k] as number, true);
+  if (raw.blockSection !== undefined) out.set(raw.blockSection, blocksAt);
   return out;
 }

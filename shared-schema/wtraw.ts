@@ -15,6 +15,9 @@ import { claimBySize, planSlices, splitRows } from './row-tasks.js';
 import { cyclesPerNsOfRate, layoutWtrace, packPrefix, writeFixed, type WtracePrefix, type WtraceShape } from './wtrace-writer.js';
 import { chunkHeads } from './column-chunks.js';
 import type { ChunkShape } from './warp-encoder.js';
+import type { BlockProfile, DescribeModule } from './block-model.js';
+import { blockProfileOf } from './block-profile.js';
+import { readBlockSection } from './block-raw.js';
 import { fail } from './errors.js';
 import { scaleTicks } from './exact-ticks.js';
 import { readCaptureInfo, readOverhead } from './metadata.js';
@@ -59,16 +62,26 @@ export interface ParsedWtraw {
   readonly gpuEnd: readonly (number | null)[];
   /** The origin in device ticks, when known. */
   readonly originDevice: bigint | null;
+  /** The block profile (null: the dump has none). */
+  readonly blocks: BlockProfile | null;
+}
+
+/** How a raw dump is decoded. */
+export interface RawDecodeOptions {
+  /** Describes each block-profiled module from its SPIR-V (default: its block mark only, block-profile.ts). */
+  readonly describeModule?: DescribeModule;
 }
 
 /** Checks sizes, reads metadata and timestamps, and places the origin. */
-export function parseWtraw(bytes: Uint8Array): ParsedWtraw {
+export function parseWtraw(bytes: Uint8Array, options: RawDecodeOptions = {}): ParsedWtraw {
   const layout = readLayout(bytes);
   const meta = readMetadata(bytes.subarray(layout.headerBytes, layout.headerBytes + layout.metadataBytes));
   const drawCount = meta.draws.length;
   if (layout.timestampCount !== 0 && layout.timestampCount !== drawCount) {
     fail('size-mismatch', 'header.timestampCount', `${layout.timestampCount} timestamp pairs for ${drawCount} draws`);
   }
+  const blockSection = readBlockSection(bytes.subarray(layout.blocksAt, layout.blocksAt + layout.blockBytes), meta.root['blocks'], drawCount);
+  const blocks = blockSection === null ? null : blockProfileOf(blockSection, options.describeModule);
   // Validated now: its limits check every record.
   const device = readRawDevice(meta, null, null);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -121,6 +134,7 @@ export function parseWtraw(bytes: Uint8Array): ParsedWtraw {
     gpuBegin: tsBegin.map((t, d) => (t === null ? null : relativeNs(t, `timestamps[${d}]`))),
     gpuEnd: tsEnd.map((t, d) => (t === null ? null : relativeNs(t, `timestamps[${d}]`))),
     originDevice,
+    blocks,
   };
 }
 
@@ -183,12 +197,14 @@ export function wtrawHeader(parsed: ParsedWtraw, times: CalibrationResult, shift
     overhead: readOverhead(meta.root['overhead'], 'metadata.overhead'),
     layer: meta.layer,
   });
-  return { formatVersion: FORMAT_VERSION, device: readRawDevice(meta, times.deviceClockGranularityNs, times.smClockRateHz), capture, draws, regions: meta.regions };
+  // The profile only when there is one: a trace without blocks is the object it was before them.
+  const blocks = parsed.blocks === null ? {} : { blocks: parsed.blocks };
+  return { formatVersion: FORMAT_VERSION, device: readRawDevice(meta, times.deviceClockGranularityNs, times.smClockRateHz), capture, draws, regions: meta.regions, ...blocks };
 }
 
 /** Decodes and calibrates a raw GPU dump. */
-export function decodeWtraw(bytes: Uint8Array): Trace {
-  const { header, warps } = runPhases(wtrawProgram(parseWtraw(bytes), 1, plainColumns, 'trace'));
+export function decodeWtraw(bytes: Uint8Array, options: RawDecodeOptions = {}): Trace {
+  const { header, warps } = runPhases(wtrawProgram(parseWtraw(bytes, options), 1, plainColumns, 'trace'));
   return { ...header, warps: warps as WarpColumns };
 }
 
@@ -200,8 +216,8 @@ export interface WtraceConversion {
 }
 
 /** A raw GPU dump straight to .wtrace bytes (the same bytes as encodeWtrace(decodeWtraw(bytes)), without the Trace in between). */
-export function wtrawToWtrace(bytes: Uint8Array): WtraceConversion {
-  return conversionOf(runPhases(wtrawProgram(parseWtraw(bytes), 1, plainColumns, 'file')));
+export function wtrawToWtrace(bytes: Uint8Array, options: RawDecodeOptions = {}): WtraceConversion {
+  return conversionOf(runPhases(wtrawProgram(parseWtraw(bytes, options), 1, plainColumns, 'file')));
 }
 
 /** What a 'file' program returned, as a conversion. */

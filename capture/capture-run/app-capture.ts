@@ -12,6 +12,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { wtrawToWtrace, type TraceHeader } from '../../shared-schema/index.js';
+import { describeBlocks } from '../../instrument/block-map.js';
 import { InputError, oneLine, type CliIo } from '../../cli/command.js';
 import { readInputFile, writeFileAtomic } from '../../cli/files.js';
 import { InstrumentServer, type ServerStats } from '../layer-server/server.js';
@@ -356,7 +357,7 @@ function convertCapture(
   if (!existsSync(rawPath)) throw new InputError(`the layer reported a capture, but ${rawPath} does not exist`);
   const bytes = readInputFile(rawPath);
   try {
-    const converted = wtrawToWtrace(bytes);
+    const converted = wtrawToWtrace(bytes, { describeModule: describeBlocks });
     return { wtrace: converted.wtrace, header: converted.header, warpCount: converted.warpCount, raw: keepRaw ? bytes : null };
   } catch (error) {
     const keep = options.raw === null ? ' (keep the raw dump with --raw FILE.wtraw to look at it)' : '';

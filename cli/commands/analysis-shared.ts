@@ -3,7 +3,7 @@ import { analyzeTrace, parseThresholdAssignments, THRESHOLD_DOCS, ThresholdError
 import { isSummaryJson, parseSummary, SummaryFormatError } from '../../analysis/summary-json.js';
 import { decodeTrace, type Trace } from '../../shared-schema/index.js';
 import { InputError, UsageError, type CliIo } from '../command.js';
-import { formatBytes, readInputFile, writeFileAtomic } from '../files.js';
+import { DECODE_OPTIONS, formatBytes, readInputFile, writeFileAtomic } from '../files.js';
 
 export const THRESHOLD_OPTION = { type: 'string', multiple: true } as const;
 
@@ -62,7 +62,7 @@ export function loadTraceOrSummary(path: string, thresholds: Thresholds): Loaded
       }
     }
   }
-  const trace = decodeTrace(bytes);
+  const trace = decodeTrace(bytes, DECODE_OPTIONS);
   return { summary: analyzeTrace(trace, { thresholds }), trace };
 }
 

@@ -7,7 +7,7 @@ import { listWorkloads, probeDevice, runCapture } from '../../capture/capture-ru
 import { PLAIN, TRACED, compileShaderSet } from '../../capture/capture-run/shaders.js';
 import { autoInstrumentOptions, autoInstrumentSet } from '../../capture/capture-run/auto-instrument.js';
 import { InputError, UsageError, parseCommandArgs, type Command } from '../command.js';
-import { checkOutputs, formatBytes, readInputFile, writeFileAtomic } from '../files.js';
+import { DECODE_OPTIONS, checkOutputs, formatBytes, readInputFile, writeFileAtomic } from '../files.js';
 import { APP_CAPTURE_HELP, runAppCapture } from './capture-app.js';
 
 export const captureCommand: Command = {
@@ -127,7 +127,7 @@ Exit status: 0 ok, 1 no Vulkan device, missing feature or tool, failed capture; 
         ...(device === undefined ? {} : { device }),
         ...(blocks ? { blocks, ...(blockCells === undefined ? {} : { blockCells }), ...(blockRows === undefined ? {} : { blockRows }) } : {}),
       });
-      const trace = decodeWtraw(readInputFile(rawPath));
+      const trace = decodeWtraw(readInputFile(rawPath), DECODE_OPTIONS);
       const bytes = encodeWtrace(trace);
       await writeFileAtomic(output, [bytes], { overwrite: force });
       io.out(describe(output, bytes.length, trace, probed.name));

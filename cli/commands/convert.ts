@@ -3,7 +3,7 @@ import { decodeTrace, encodeWtrace, isWtraw, wtrawToWtrace, WtrawHeaderWord, typ
 import { traceJsonChunks } from '../../shared-schema/json-stream.js';
 import { ConvertPool } from '../../shared-schema/node/convert-pool.js';
 import { UsageError, parseCommandArgs, type Command } from '../command.js';
-import { checkOutputs, formatBytes, readInputFile, writeFileAtomic } from '../files.js';
+import { DECODE_OPTIONS, checkOutputs, formatBytes, readInputFile, writeFileAtomic } from '../files.js';
 
 /** Raw dumps with at least this many records are converted on several threads by default (below, starting them costs more than it saves). */
 const THREADS_FROM_RECORDS = 2_000_000;
@@ -57,11 +57,11 @@ existing one without --force. JSON is written as it is made (10 M warps make
     let chunks: Iterable<Uint8Array | string>;
     if (isWtraw(inputBytes) && !asJson) {
       // Straight to the file: no Trace in between.
-      const converted = threads > 1 ? await withPool(threads, (pool) => pool.wtrawToWtrace(inputBytes)) : wtrawToWtrace(inputBytes);
+      const converted = threads > 1 ? await withPool(threads, (pool) => pool.wtrawToWtrace(inputBytes, DECODE_OPTIONS)) : wtrawToWtrace(inputBytes, DECODE_OPTIONS);
       ({ header, warpCount } = converted);
       chunks = [converted.wtrace];
     } else {
-      const trace = isWtraw(inputBytes) && threads > 1 ? await withPool(threads, (pool) => pool.decodeWtraw(inputBytes)) : decodeTrace(inputBytes);
+      const trace = isWtraw(inputBytes) && threads > 1 ? await withPool(threads, (pool) => pool.decodeWtraw(inputBytes, DECODE_OPTIONS)) : decodeTrace(inputBytes, DECODE_OPTIONS);
       // JSON is written as it is made: 10 M warps of it are longer than one string can be.
       chunks = asJson ? traceJsonChunks(trace) : [encodeWtrace(trace)];
       header = trace;

@@ -1,5 +1,6 @@
 /** Every `warptrace` sub-command, in the order `--help` lists them. */
 import type { Command } from '../command.js';
+import { blocksCommand } from './blocks.js';
 import { captureCommand } from './capture.js';
 import { convertCommand } from './convert.js';
 import { diffCommand } from './diff.js';
@@ -8,4 +9,4 @@ import { infoCommand } from './info.js';
 import { instrumentCommand } from './instrument.js';
 import { statsCommand } from './stats.js';
 
-export const COMMANDS: readonly Command[] = [infoCommand, statsCommand, exportCommand, diffCommand, convertCommand, captureCommand, instrumentCommand];
+export const COMMANDS: readonly Command[] = [infoCommand, statsCommand, blocksCommand, exportCommand, diffCommand, convertCommand, captureCommand, instrumentCommand];

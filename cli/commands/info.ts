@@ -1,7 +1,8 @@
 import { decodeTrace, detectTraceKind, formatNs, formatSmRanges, knownSmCount, STAGES, type Trace } from '../../shared-schema/index.js';
 import { storedCapture, storedRegion } from '../../shared-schema/draw-details.js';
 import { UsageError, parseCommandArgs, type Command } from '../command.js';
-import { formatBytes, readInputFile } from '../files.js';
+import { DECODE_OPTIONS, formatBytes, readInputFile } from '../files.js';
+import { blockProfileLine } from '../../analysis/blocks.js';
 import { formatTable } from '../table.js';
 import { calibrationLines } from '../../analysis/calibration-quality.js';
 import { smLabel, summarizeTrace, type TraceSummary } from '../trace-summary.js';
@@ -21,7 +22,8 @@ outside their draw's GPU timestamps (files written before these were measured
 say "unknown"; their draw check is made on reading). Captures made by the
 Vulkan layer also list their labelled regions (the top-level ones), each
 draw's call and region, and the work the layer could not trace, with the
-draws that ran untraced and why. Ray generation with shader execution reordering
+draws that ran untraced and why. A trace with a block profile (instrument
+--blocks) says how many draws and blocks it covers (see warptrace blocks). Ray generation with shader execution reordering
 gets a table of its warps before and after the reorder point and whether the device
 re-formed them. FILE may be
 .wtrace, .wtraw or JSON.
@@ -36,7 +38,7 @@ Exit status: 0 ok, 1 unreadable or invalid file, 2 usage error.`,
     if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
     const path = positionals[0]!;
     const bytes = readInputFile(path);
-    const trace = decodeTrace(bytes);
+    const trace = decodeTrace(bytes, DECODE_OPTIONS);
     const summary = summarizeTrace(trace);
     if (values.json) {
       // Stored forms: the layer's record and the regions only when there are some, so older files print as they did.
@@ -81,6 +83,8 @@ function formatInfo(path: string, size: number, kind: string, trace: Trace, s: T
     row('overhead', `traced ${formatNs(o.tracedFrameNs)} vs plain ${formatNs(o.plainFrameNs)} per frame: ${(o.tracedFrameNs / o.plainFrameNs).toFixed(3)}× (${o.frames} frames each)`);
   }
   layerLines(trace).forEach(([label, text]) => row(label, text));
+  // Only for traces with a block profile: the text of any other file is unchanged.
+  if (trace.blocks != null) row('blocks', blockProfileLine(trace.blocks));
   out.push('', 'Warps per stage');
   out.push(
     formatTable(

@@ -18,7 +18,7 @@ import type { Trace } from '../model.js';
 import { claimCounter, mergeReplies, requestFor, type PhaseProgram, type WorkerRequest } from '../phase-worker.js';
 import { allocUintColumn } from '../columns.js';
 import type { ColumnAllocator } from '../raw-canonical.js';
-import { conversionOf, parseWtraw, wtrawProgram, type ParsedWtraw, type WtraceConversion, type WtrawResult } from '../wtraw.js';
+import { conversionOf, parseWtraw, wtrawProgram, type ParsedWtraw, type RawDecodeOptions, type WtraceConversion, type WtrawResult } from '../wtraw.js';
 
 /** Columns in shared memory, so every thread reads and writes the same rows. */
 const sharedColumns: ColumnAllocator = {
@@ -81,13 +81,13 @@ export class ConvertPool {
   }
 
   /** A raw GPU dump → .wtrace bytes (the same as encodeWtrace(decodeWtraw(bytes))), with the trace's header and warp count. */
-  async wtrawToWtrace(bytes: Uint8Array): Promise<WtraceConversion> {
-    return conversionOf(await this.run(bytes, 'file'));
+  async wtrawToWtrace(bytes: Uint8Array, options: RawDecodeOptions = {}): Promise<WtraceConversion> {
+    return conversionOf(await this.run(bytes, 'file', options));
   }
 
   /** A raw GPU dump → Trace (columns in shared memory). */
-  async decodeWtraw(bytes: Uint8Array): Promise<Trace> {
-    const { header, warps } = await this.run(bytes, 'trace');
+  async decodeWtraw(bytes: Uint8Array, options: RawDecodeOptions = {}): Promise<Trace> {
+    const { header, warps } = await this.run(bytes, 'trace', options);
     if (warps === null) throw new Error('the program wrote no warp columns');
     return { ...header, warps };
   }
@@ -96,10 +96,10 @@ export class ConvertPool {
     await Promise.all(this.threads.map((w) => w.terminate()));
   }
 
-  private async run(bytes: Uint8Array, output: 'trace' | 'file'): Promise<WtrawResult> {
+  private async run(bytes: Uint8Array, output: 'trace' | 'file', options: RawDecodeOptions): Promise<WtrawResult> {
     // The threads read the records where they lie: in shared memory (see readShared).
     const shared = bytes.buffer instanceof SharedArrayBuffer ? bytes : copyToShared(bytes);
-    return this.drive(wtrawProgram(parseWtraw(shared), this.threads.length, sharedColumns, output));
+    return this.drive(wtrawProgram(parseWtraw(shared, options), this.threads.length, sharedColumns, output));
   }
 
   /** run() on parsed shared bytes, calling lap(name) after each phase and each main-thread step (bench/convert-phases.ts). */
