@@ -63,6 +63,12 @@ export interface HarnessCapture {
   readonly device?: number;
   /** Draw N of the capture reads draw id 0xFFFFFFFF, as the layer marks draws outside `--draws A..B` (`--skip-draw N`). */
   readonly skipDraw?: number;
+  /** Block profiles (`--blocks`): a block table, each traced draw a row for the modules marked by `warptrace instrument --blocks`. */
+  readonly blocks?: boolean;
+  /** Cells of the block table (the harness's default: 65536). */
+  readonly blockCells?: number;
+  /** `pipeline`: the draws of one pipeline share one row (a profile per pipeline); default `draw`, a row each. */
+  readonly blockRows?: 'draw' | 'pipeline';
 }
 
 /** What the harness reports on stdout after a capture. */
@@ -83,6 +89,9 @@ export async function runCapture(binary: string, job: HarnessCapture): Promise<H
   if (job.overheadFrames !== undefined) args.push('--overhead-frames', String(job.overheadFrames));
   if (job.device !== undefined) args.push('--device', String(job.device));
   if (job.skipDraw !== undefined) args.push('--skip-draw', String(job.skipDraw));
+  if (job.blocks === true) args.push('--blocks');
+  if (job.blockCells !== undefined) args.push('--block-cells', String(job.blockCells));
+  if (job.blockRows !== undefined) args.push('--block-rows', job.blockRows);
   const r = await runTool(binary, args, 'build it with `warptrace capture`');
   if (r.code !== 0) throw harnessError(binary, r.stderr, r.code);
   const report = JSON.parse(lastLine(r.stdout)) as HarnessReport;

@@ -17,6 +17,8 @@
  *      wtCmdBeginDraw / wtCmdEndDraw, then wtCmdEndCapture; submit; wait for
  *      the fence; wtWriteWtraw writes the .wtraw file (`warptrace convert`
  *      turns it into a calibrated .wtrace).
+ *   5. Optional, block profiles (modules from `warptrace instrument --blocks`):
+ *      wtTracerInfo.blockCells and the calls of warptrace_blocks.h.
  *
  * Requires Vulkan 1.1 (vkGetPhysicalDeviceProperties2). Not thread-safe: one
  * tracer records into one command buffer at a time.
@@ -110,6 +112,9 @@ typedef struct wtTracerInfo {
   /* VK_TRUE: the trace and draw-id buffers get device addresses (descriptors in a VK_EXT_descriptor_buffer buffer
      point at them); the device must have bufferDeviceAddress enabled. */
   VkBool32 deviceAddress;
+  /* Cells of the block table (warptrace_blocks.h) at binding + WT_BLOCK_BINDING_OFFSET; 0 (default): no table,
+     the set layout and the .wtraw are as without block profiles. */
+  uint32_t blockCells;
 } wtTracerInfo;
 
 typedef enum wtDrawKind { WT_KIND_DRAW = 0, WT_KIND_DISPATCH = 1, WT_KIND_TRACE_RAYS = 2 } wtDrawKind;
@@ -241,6 +246,8 @@ void wtSetDrawEndQueries(wtTracer *tracer, const uint32_t *endQueries);
 #ifdef __cplusplus
 }
 #endif
+
+#include "warptrace_blocks.h"
 
 #endif /* WARPTRACE_H */
 
@@ -457,7 +464,21 @@ struct wtTracer {
   const uint32_t *tableSlots;
   const char *const *tableExtra;
   const uint32_t *tableEndQueries; /* wtSetDrawEndQueries: each table draw's end-timestamp query, else 2 + 2 slot */
+  /* wtTracerInfo.blockCells > 0: the block table (device memory, blockBytes long) and its bookkeeping (warptrace_blocks.h); else NULL. */
+  struct wtBlockTable_ *blocks;
+  VkBuffer blockBuffer;
+  VkDeviceMemory blockMemory;
+  VkDeviceSize blockBytes;
 };
+
+/* Block profiles (warptrace_blocks.h, included at the end). */
+static VkResult wtBlocksCreate_(wtTracer *t, VkPhysicalDevice pd, uint32_t cells);
+static void wtBlocksDestroy_(wtTracer *t);
+static void wtBlocksCmdBegin_(wtTracer *t, VkCommandBuffer cmd);
+static void wtBlocksCmdEnd_(wtTracer *t, VkCommandBuffer cmd);
+static uint64_t wtBlocksSectionBytes_(const wtTracer *t);
+static void wtBlocksWriteMetadata_(const wtTracer *t, FILE *f, const uint32_t *table);
+static int wtBlocksWriteSection_(const wtTracer *t, FILE *f, const uint32_t *table);
 
 uint32_t wtMaxCapacity(VkPhysicalDevice physicalDevice) {
   VkPhysicalDeviceProperties props;
@@ -531,22 +552,29 @@ static VkResult wtInitTracer_(wtTracer *t, const wtTracerInfo *info) {
                             t->addressUsage,
                         0,
                         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &t->traceBuffer, &t->traceMemory, NULL));
+  if (info->blockCells) WT_TRY_(wtBlocksCreate_(t, info->physicalDevice, info->blockCells));
   VkMemoryPropertyFlags got = 0;
-  WT_TRY_(wtMakeBuffer_(t, info->physicalDevice, t->traceBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+  /* The block table comes back behind the records. */
+  WT_TRY_(wtMakeBuffer_(t, info->physicalDevice, t->traceBytes + t->blockBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
                         VK_MEMORY_PROPERTY_HOST_CACHED_BIT, &t->readbackBuffer, &t->readbackMemory, &got));
   t->readbackCoherent = (got & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
   WT_TRY_(vkMapMemory(t->device, t->readbackMemory, 0, VK_WHOLE_SIZE, 0, &t->readbackMap));
   WT_TRY_(wtMakeBuffer_(t, info->physicalDevice, t->uboStride * t->maxDraws, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | t->addressUsage,
                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0, &t->drawIdBuffer,
                         &t->drawIdMemory, NULL));
-  /* Entry d holds draw id d: binding at offset d * stride gives a draw its id. */
+  /* Entry d holds draw id d: binding at offset d * stride gives a draw its id. No block row until
+     wtSetDrawBlockRow gives one (also without a table: a module with blocks then counts nothing). */
   void *map = NULL;
   WT_TRY_(vkMapMemory(t->device, t->drawIdMemory, 0, VK_WHOLE_SIZE, 0, &map));
   memset(map, 0, (size_t)(t->uboStride * t->maxDraws));
-  for (uint32_t d = 0; d < t->maxDraws; d++) *(uint32_t *)((char *)map + d * t->uboStride) = d;
+  for (uint32_t d = 0; d < t->maxDraws; d++) {
+    uint32_t *entry = (uint32_t *)((char *)map + d * t->uboStride);
+    entry[0] = d;
+    entry[WT_DRAW_BLOCK_ROW_WORD] = WT_NO_BLOCK_ROW;
+  }
   vkUnmapMemory(t->device, t->drawIdMemory);
 
-  VkDescriptorSetLayoutBinding b[2];
+  VkDescriptorSetLayoutBinding b[3];
   memset(b, 0, sizeof b);
   b[0].binding = t->binding;
   b[0].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
@@ -556,13 +584,16 @@ static VkResult wtInitTracer_(wtTracer *t, const wtTracerInfo *info) {
   b[1].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC;
   b[1].descriptorCount = 1;
   b[1].stageFlags = stages;
+  b[2] = b[0];
+  b[2].binding = t->binding + WT_BLOCK_BINDING_OFFSET;
+  uint32_t bindings = t->blocks ? 3 : 2;
   VkDescriptorSetLayoutCreateInfo li = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  li.bindingCount = 2;
+  li.bindingCount = bindings;
   li.pBindings = b;
   WT_TRY_(vkCreateDescriptorSetLayout(t->device, &li, t->allocator, &t->setLayout));
   VkDescriptorSetLayoutCreateInfo empty = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   WT_TRY_(vkCreateDescriptorSetLayout(t->device, &empty, t->allocator, &t->emptySetLayout));
-  VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1}, {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 1}};
+  VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, bindings - 1}, {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 1}};
   VkDescriptorPoolCreateInfo pi = {VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   pi.maxSets = 1;
   pi.poolSizeCount = 2;
@@ -575,9 +606,10 @@ static VkResult wtInitTracer_(wtTracer *t, const wtTracerInfo *info) {
   WT_TRY_(vkAllocateDescriptorSets(t->device, &ai, &t->set));
   VkDescriptorBufferInfo traceInfo = {t->traceBuffer, 0, t->traceBytes};
   VkDescriptorBufferInfo drawInfo = {t->drawIdBuffer, 0, 16};
-  VkWriteDescriptorSet w[2];
+  VkDescriptorBufferInfo blockInfo = {t->blockBuffer, 0, VK_WHOLE_SIZE};
+  VkWriteDescriptorSet w[3];
   memset(w, 0, sizeof w);
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; i < 3; i++) {
     w[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
     w[i].dstSet = t->set;
     w[i].descriptorCount = 1;
@@ -588,7 +620,10 @@ static VkResult wtInitTracer_(wtTracer *t, const wtTracerInfo *info) {
   w[1].dstBinding = t->binding + 1;
   w[1].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC;
   w[1].pBufferInfo = &drawInfo;
-  vkUpdateDescriptorSets(t->device, 2, w, 0, NULL);
+  w[2] = w[0];
+  w[2].dstBinding = t->binding + WT_BLOCK_BINDING_OFFSET;
+  w[2].pBufferInfo = &blockInfo;
+  vkUpdateDescriptorSets(t->device, bindings, w, 0, NULL);
   if (t->caps.timestampValidBits > 0) {
     VkQueryPoolCreateInfo qi = {VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
     qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
@@ -632,6 +667,7 @@ void wtDestroyTracer(wtTracer *t) {
     if (buffers[i]) vkDestroyBuffer(d, buffers[i], t->allocator);
     if (memories[i]) vkFreeMemory(d, memories[i], t->allocator);
   }
+  wtBlocksDestroy_(t);
   free(t->labels);
   free(t);
 }
@@ -658,6 +694,7 @@ void wtCmdBeginCapture(wtTracer *t, VkCommandBuffer cmd) {
   wtBarrier_(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
              VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
   vkCmdUpdateBuffer(cmd, t->traceBuffer, 0, sizeof header, header);
+  if (t->blocks) wtBlocksCmdBegin_(t, cmd);
   wtBarrier_(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
   if (t->queries) {
@@ -705,6 +742,7 @@ void wtCmdEndCapture(wtTracer *t, VkCommandBuffer cmd) {
              VK_ACCESS_TRANSFER_READ_BIT);
   VkBufferCopy region = {0, 0, t->traceBytes};
   vkCmdCopyBuffer(cmd, t->traceBuffer, t->readbackBuffer, 1, &region);
+  if (t->blocks) wtBlocksCmdEnd_(t, cmd);
   wtBarrier_(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
   t->captureOpen = VK_FALSE;
 }
@@ -1075,6 +1113,7 @@ static int wtWriteMetadata_(const wtTracer *t, FILE *f, const wtCaptureInfo *inf
             k->samples, k->samplesUsed, fits[k->fit], k->deviceNsPerTick, k->medianBracketNs, k->widestBracketNs, k->offsetLowNs,
             k->offsetHighNs, k->sharedTimeBase ? "true" : "false", (long long)k->timestampShiftTicks);
   }
+  if (t->blocks) wtBlocksWriteMetadata_(t, f, (const uint32_t *)((const char *)t->readbackMap + t->traceBytes));
   if (info && info->extraJson && info->extraJson[0]) fprintf(f, ",\n  %s", info->extraJson);
   fprintf(f, "\n}\n");
   return ferror(f) ? -1 : 0;
@@ -1160,6 +1199,9 @@ int wtWriteWtraw(wtTracer *t, const char *path, const wtCaptureInfo *info, wtCap
   wtPutU32_(header + 4 * WT_WTRAW_WORD_COUNTER, counter);
   wtPutU32_(header + 4 * WT_WTRAW_WORD_CAPACITY, t->capacity);
   wtPutU32_(header + 4 * WT_WTRAW_WORD_TIMESTAMP_COUNT, t->queries ? wtDrawsWritten_(t) : 0);
+  uint64_t blockBytes = t->blocks ? wtBlocksSectionBytes_(t) : 0;
+  if (blockBytes > 0xffffffffull) bad = 1;
+  wtPutU32_(header + 4 * WT_WTRAW_WORD_BLOCK_BYTES, (uint32_t)blockBytes);
   if (!bad) bad = fwrite(header, 1, sizeof header, f) != sizeof header;
   if (!bad) {
     rewind(meta);
@@ -1188,6 +1230,7 @@ int wtWriteWtraw(wtTracer *t, const char *path, const wtCaptureInfo *info, wtCap
     const unsigned char *records = (const unsigned char *)(words + WT_BUFFER_HEADER_WORDS);
     bad = fwrite(records, WT_RECORD_BYTES, kept, f) != kept;
   }
+  if (!bad && t->blocks) bad = wtBlocksWriteSection_(t, f, (const uint32_t *)((const char *)t->readbackMap + t->traceBytes));
   if (meta) fclose(meta);
   if (fclose(f) != 0) bad = 1;
   free(ticks);
@@ -1206,6 +1249,9 @@ int wtWriteWtraw(wtTracer *t, const char *path, const wtCaptureInfo *info, wtCap
   }
   return 0;
 }
+
+#define WT_BLOCKS_IMPLEMENT_
+#include "warptrace_blocks.h"
 
 #endif /* WARPTRACE_IMPLEMENTED */
 #endif /* WARPTRACE_IMPLEMENTATION */

@@ -32,6 +32,7 @@ Workloads (--list prints their knobs):
   syncs             free-running draws vs draws separated by full pipeline barriers
   compute-graphics  a dispatch beside a VS+GS+FS draw, then a dispatch after a barrier
   busy-loop         a dispatch and a full-screen draw whose work follows the work knob
+  divergence        a dispatch and a full-screen draw whose branch half of every warp takes
 
 Options:
   --workload NAME        the workload to run
@@ -46,6 +47,11 @@ Options:
   --plain-shaders DIR    the plain twin for the overhead figure (default: compiled from source)
   --instrument auto      trace with the plain shaders instrumented by \`warptrace instrument\`
                          (for what the device offers) instead of the hand-instrumented sources
+  --blocks               block profiles: per basic block of each shader, per draw, warp
+                         executions, live lanes and clock ticks (implies --instrument auto,
+                         with the instrumenter's --blocks; with --shaders, their marked modules)
+  --block-cells N        cells of the block table (65536): one per block of each profiled draw
+  --block-rows pipeline  one profile per pipeline (its draws share a row) instead of per draw
   --force                replace OUT (and --raw) if they exist
   --list                 list the workloads and their knobs
   -h, --help
@@ -67,6 +73,9 @@ Exit status: 0 ok, 1 no Vulkan device, missing feature or tool, failed capture; 
       shaders: { type: 'string' },
       'plain-shaders': { type: 'string' },
       instrument: { type: 'string' },
+      blocks: { type: 'boolean' },
+      'block-cells': { type: 'string' },
+      'block-rows': { type: 'string' },
       force: { type: 'boolean' },
       list: { type: 'boolean' },
     });
@@ -85,15 +94,24 @@ Exit status: 0 ok, 1 no Vulkan device, missing feature or tool, failed capture; 
     const capacity = optionalCount(values.capacity, '--capacity');
     const device = optionalCount(values.device, '--device');
     if (capacity === 0) throw new UsageError('--capacity must be at least 1');
-    const auto = values.instrument === 'auto';
-    if (values.instrument !== undefined && !auto) throw new UsageError(`--instrument takes auto, not "${values.instrument}"`);
+    const blocks = values.blocks === true;
+    const blockCells = optionalCount(values['block-cells'], '--block-cells');
+    if (blockCells !== undefined && !blocks) throw new UsageError('--block-cells needs --blocks');
+    if (blockCells === 0) throw new UsageError('--block-cells must be at least 1');
+    const blockRows = values['block-rows'];
+    if (blockRows !== undefined && (!blocks || (blockRows !== 'draw' && blockRows !== 'pipeline'))) {
+      throw new UsageError('--block-rows takes draw or pipeline, with --blocks');
+    }
+    // Block profiles come from the instrumenter's pass: --blocks traces auto-instrumented shaders (or --shaders as given).
+    const auto = values.instrument === 'auto' || (blocks && values.shaders === undefined);
+    if (values.instrument !== undefined && values.instrument !== 'auto') throw new UsageError(`--instrument takes auto, not "${values.instrument}"`);
     if (auto && values.shaders !== undefined) throw new UsageError('--instrument auto and --shaders exclude each other');
 
     const binary = await buildNative();
     const probed = await probeDevice(binary, device);
     const traced = values.shaders !== undefined ? checkDir(values.shaders) : auto ? null : await compileShaderSet(probed, TRACED);
     const plain = (overheadFrames === 0 && !auto) ? null : values['plain-shaders'] !== undefined ? checkDir(values['plain-shaders']) : await compileShaderSet(probed, PLAIN);
-    const tracedDir = traced ?? autoInstrumentSet(plain!, autoInstrumentOptions(probed));
+    const tracedDir = traced ?? autoInstrumentSet(plain!, { ...autoInstrumentOptions(probed), ...(blocks ? { blocks: true } : {}) });
 
     const temp = values.raw === undefined ? mkdtempSync(join(tmpdir(), 'warptrace-capture-')) : null;
     const rawPath = values.raw ?? join(temp!, 'capture.wtraw');
@@ -107,6 +125,7 @@ Exit status: 0 ok, 1 no Vulkan device, missing feature or tool, failed capture; 
         ...(capacity === undefined ? {} : { capacity }),
         ...(overheadFrames === undefined ? {} : { overheadFrames }),
         ...(device === undefined ? {} : { device }),
+        ...(blocks ? { blocks, ...(blockCells === undefined ? {} : { blockCells }), ...(blockRows === undefined ? {} : { blockRows }) } : {}),
       });
       const trace = decodeWtraw(readInputFile(rawPath), DECODE_OPTIONS);
       const bytes = encodeWtrace(trace);

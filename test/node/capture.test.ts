@@ -279,7 +279,7 @@ test('no Vulkan driver: one clear line and exit 1', { skip }, async () => {
 test('unknown workloads and knobs are named in the error', { skip }, async () => {
   const unknown = await run(['capture', '--workload', 'nope', '-o', join(dir, 'x.wtrace')]);
   assert.equal(unknown.code, 1);
-  assert.match(unknown.err, /unknown workload "nope" \(known: aqt, tess-stall, syncs, compute-graphics, busy-loop, ray-tracing, ray-tracing-reorder, meshlets\)/);
+  assert.match(unknown.err, /unknown workload "nope" \(known: aqt, tess-stall, syncs, compute-graphics, busy-loop, divergence, ray-tracing, ray-tracing-reorder, meshlets\)/);
   const knob = await run(['capture', '--workload', 'syncs', '-o', join(dir, 'y.wtrace'), '--param', 'bogus=1']);
   assert.equal(knob.code, 1);
   assert.match(knob.err, /unknown parameter "bogus"/);

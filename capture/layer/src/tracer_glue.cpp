@@ -62,6 +62,7 @@ static VkResult allocateOwnCommandBuffers(VkDevice device, const VkCommandBuffer
 #define vkCmdBindPipeline wtl::tlDevice->cmd.CmdBindPipeline
 #define vkCmdCopyBuffer wtl::tlDevice->cmd.CmdCopyBuffer
 #define vkCmdDispatch wtl::tlDevice->cmd.CmdDispatch
+#define vkCmdFillBuffer wtl::tlDevice->cmd.CmdFillBuffer
 #define vkCmdPipelineBarrier wtl::tlDevice->cmd.CmdPipelineBarrier
 #define vkCmdPushConstants wtl::tlDevice->cmd.CmdPushConstants
 #define vkCmdResetQueryPool wtl::tlDevice->cmd.CmdResetQueryPool

@@ -178,8 +178,10 @@ static VkShaderModule moduleFor(Context &ctx, const std::string &dir, const std:
 VkPipeline Context::graphics(const std::string &dir, const GraphicsPipelineDesc &desc) {
   std::vector<VkPipelineShaderStageCreateInfo> stages;
   std::vector<VkShaderModuleCreateInfo> inlined(desc.shaders.size(), {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO});
+  std::vector<std::string> paths;
   bool meshShaded = false;
   for (const std::string &file : desc.shaders) {
+    paths.push_back(dir + "/" + file + ".spv");
     VkPipelineShaderStageCreateInfo s{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
     s.stage = stageOf(file);
     s.pName = "main";
@@ -197,6 +199,7 @@ VkPipeline Context::graphics(const std::string &dir, const GraphicsPipelineDesc 
     stages.push_back(s);
     meshShaded = meshShaded || s.stage == VK_SHADER_STAGE_MESH_BIT_EXT;
   }
+  BlockSpecialization blockBases(*this, stages, paths);
   VkPipelineVertexInputStateCreateInfo vertexInput{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
   VkPipelineInputAssemblyStateCreateInfo assembly{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
   assembly.topology = desc.topology;
@@ -249,11 +252,13 @@ VkPipeline Context::graphics(const std::string &dir, const GraphicsPipelineDesc 
   ci.layout = desc.layout != VK_NULL_HANDLE ? desc.layout : layout;
   if (style.libraries && !meshShaded) {
     pipelines.push_back(linkFromLibraries(*this, ci));
+    blockBases.remember(pipelines.back());
     return pipelines.back();
   }
   VkPipeline pipeline;
   VkResult r = vkCreateGraphicsPipelines(gpu.device, VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline);
   if (r != VK_SUCCESS) fatal("the driver could not build the pipeline of %s/%s... (VkResult %d)", dir.c_str(), desc.shaders[0].c_str(), r);
+  blockBases.remember(pipeline);
   pipelines.push_back(pipeline);
   return pipeline;
 }
@@ -266,9 +271,13 @@ VkPipeline Context::compute(const std::string &dir, const std::string &file) {
   ci.stage.module = moduleFor(*this, dir, file);
   ci.stage.pName = "main";
   ci.layout = layout;
+  std::vector<VkPipelineShaderStageCreateInfo> stages{ci.stage};
+  BlockSpecialization blockBases(*this, stages, {dir + "/" + file + ".spv"});
+  ci.stage = stages[0];
   VkPipeline pipeline;
   VkResult r = vkCreateComputePipelines(gpu.device, VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline);
   if (r != VK_SUCCESS) fatal("the driver could not build the compute pipeline %s/%s (VkResult %d)", dir.c_str(), file.c_str(), r);
+  blockBases.remember(pipeline);
   pipelines.push_back(pipeline);
   return pipeline;
 }
@@ -315,7 +324,7 @@ void Frame::endRendering() {
 }
 
 void Frame::bindGraphics(VkPipeline pipeline) {
-  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+  bindPipeline(VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, ctx.layout, 0, 1, &ctx.dataSet, 0, nullptr);
   VkViewport viewport{0, 0, static_cast<float>(ctx.width), static_cast<float>(ctx.height), 0, 1};
   VkRect2D scissor{{0, 0}, {ctx.width, ctx.height}};
@@ -324,7 +333,7 @@ void Frame::bindGraphics(VkPipeline pipeline) {
 }
 
 void Frame::bindCompute(VkPipeline pipeline) {
-  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  bindPipeline(VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx.layout, 0, 1, &ctx.dataSet, 0, nullptr);
 }
 
@@ -343,6 +352,7 @@ void Frame::draw(const char *label, uint32_t vertexCount) {
     // Its target: the render area (beginRendering), the grid fragment warps' screen positions lie on.
     uint32_t id = wtCmdBeginDraw(ctx.tracer, cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, ctx.layout, WT_DEFAULT_SET, label, WT_KIND_DRAW);
     wtSetDrawTarget(ctx.tracer, id, ctx.width, ctx.height);
+    giveBlockRow(id);
   }
   vkCmdDraw(cmd, vertexCount, 1, 0, 0);
   if (traced) wtCmdEndDraw(ctx.tracer, cmd);
@@ -354,6 +364,7 @@ void Frame::dispatch(const char *label, uint32_t groups) {
     // Its grid in invocations: the workloads' compute shader (particles.comp) has local_size_x = 64.
     uint32_t id = wtCmdBeginDraw(ctx.tracer, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx.layout, WT_DEFAULT_SET, label, WT_KIND_DISPATCH);
     wtSetDrawTarget(ctx.tracer, id, groups * 64u, 1u);
+    giveBlockRow(id);
   }
   vkCmdDispatch(cmd, groups, 1, 1);
   if (traced) wtCmdEndDraw(ctx.tracer, cmd);
@@ -365,6 +376,7 @@ void Frame::custom(const char *label, VkPipelineBindPoint bindPoint, VkPipelineL
   if (traced) {
     uint32_t id = wtCmdBeginDraw(ctx.tracer, cmd, bindPoint, layout, WT_DEFAULT_SET, label, kind);
     if (id != WT_NO_DRAW) wtSetDrawTarget(ctx.tracer, id, targetWidth, targetHeight);
+    giveBlockRow(id);
   }
   call();
   if (traced) wtCmdEndDraw(ctx.tracer, cmd);

@@ -4,6 +4,7 @@
 //   wt-capture-vk --list
 //   wt-capture-vk --workload NAME --shaders DIR [--plain-shaders DIR] --out FILE.wtraw
 //                 [--param KEY=VALUE]... [--capacity N] [--overhead-frames N] [--device N] [--skip-draw N]
+//                 [--blocks [--block-cells N] [--block-rows draw|pipeline]]
 //   wt-capture-vk --bench --workload NAME --plain-variant NAME=DIR --variant NAME=DIR...
 //                 [--rounds N] [--param KEY=VALUE]... [--json FILE]
 //   wt-capture-vk --app --workload NAME --plain-shaders DIR [--frames N] [--param KEY=VALUE]... [--device N] [--vulkan-1.0]
@@ -40,6 +41,9 @@ struct Options {
   int64_t skipDraw = -1;
   int device = -1;
   bool clearInFrame = false;
+  /* --blocks: a block table of blockCells cells; rows per draw, or per pipeline (--block-rows pipeline). */
+  bool blocks = false, blockRowPerPipeline = false;
+  uint32_t blockCells = 1u << 16;
   AppRun app;  // --app's own options
 };
 
@@ -51,6 +55,8 @@ const char *kUsage =
     "                     [--clear-in-frame] (clear the targets inside the traced/timed frame, not before it)\n"
     "                     [--skip-draw N] (draw N of the capture reads draw id 0xFFFFFFFF, as the layer marks\n"
     "                     draws outside --draws A..B: auto-instrumented shaders write no record for it)\n"
+    "                     [--blocks] (block profiles of modules from `warptrace instrument --blocks`)\n"
+    "                     [--block-cells N] (the block table, 65536 cells) [--block-rows draw|pipeline]\n"
     "       wt-capture-vk --bench --workload NAME --plain-variant NAME=DIR --variant NAME=DIR...\n"
     "                     [--variant-no-timestamps NAME=DIR]... [--rounds N] [--param KEY=VALUE]... [--json FILE]\n"
     "                     [--stats FILE] (compiler statistics of every pipeline, e.g. registers)\n"
@@ -93,6 +99,13 @@ Options parse(int argc, char **argv) {
     else if (a == "--rounds") o.rounds = parseCount(value(), "--rounds");
     else if (a == "--warmup") o.warmup = parseCount(value(), "--warmup");
     else if (a == "--clear-in-frame") o.clearInFrame = true;
+    else if (a == "--blocks") o.blocks = true;
+    else if (a == "--block-cells") o.blockCells = parseCount(value(), "--block-cells");
+    else if (a == "--block-rows") {
+      std::string rows = value();
+      if (rows != "draw" && rows != "pipeline") usage("--block-rows takes draw or pipeline");
+      o.blockRowPerPipeline = rows == "pipeline";
+    }
     else if (a == "--skip-draw") o.skipDraw = parseCount(value(), "--skip-draw");
     else if (a == "--device") o.device = static_cast<int>(parseCount(value(), "--device"));
     else if (parseAppOption(o.app, a, value)) continue;
@@ -229,10 +242,14 @@ void setUp(Run &run, const Options &o, uint32_t capacity, uint32_t maxDraws) {
   ti.caps = &run.gpu.caps;
   ti.capacity = capacity;
   ti.maxDraws = maxDraws;
+  if (o.blocks && o.blockCells == 0) usage("--block-cells must be at least 1");
+  ti.blockCells = o.blocks ? o.blockCells : 0;
   check(wtCreateTracer(&ti, &run.tracer), "creating the trace buffer");
   run.ctx.reset(new Context(run.gpu, run.workload->params.u("width"), run.workload->params.u("height"), run.tracer,
                             run.workload->dataBytes()));
   run.ctx->clearInFrame = o.clearInFrame;
+  run.ctx->blocks = o.blocks;
+  run.ctx->blockRowPerPipeline = o.blockRowPerPipeline;
   run.workload->fillData(run.ctx->data.map);
 }
 
@@ -304,56 +321,17 @@ int capture(const Options &o) {
   return 0;
 }
 
-/* Writes the driver's statistics of each variant's pipelines (VK_KHR_pipeline_executable_properties) as JSON lines. */
-void writeStats(Gpu &gpu, const std::vector<Variant> &variants, const std::string &path) {
-  FILE *f = std::fopen(path.c_str(), "w");
-  if (!f) fatal("cannot write %s", path.c_str());
-  if (!gpu.executableStats) {
-    std::fprintf(f, "{\"error\": \"VK_KHR_pipeline_executable_properties is not available\"}\n");
-    std::fclose(f);
-    return;
-  }
-  auto getProps = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(vkGetDeviceProcAddr(gpu.device, "vkGetPipelineExecutablePropertiesKHR"));
-  auto getStats = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(vkGetDeviceProcAddr(gpu.device, "vkGetPipelineExecutableStatisticsKHR"));
-  for (const Variant &v : variants) {
-    for (size_t p = 0; p < v.pipelines.size(); p++) {
-      VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
-      info.pipeline = v.pipelines[p];
-      uint32_t count = 0;
-      getProps(gpu.device, &info, &count, nullptr);
-      std::vector<VkPipelineExecutablePropertiesKHR> props(count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
-      getProps(gpu.device, &info, &count, props.data());
-      for (uint32_t e = 0; e < count; e++) {
-        VkPipelineExecutableInfoKHR ei{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
-        ei.pipeline = v.pipelines[p];
-        ei.executableIndex = e;
-        uint32_t n = 0;
-        getStats(gpu.device, &ei, &n, nullptr);
-        std::vector<VkPipelineExecutableStatisticKHR> stats(n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
-        getStats(gpu.device, &ei, &n, stats.data());
-        std::fprintf(f, "{\"variant\": %s, \"pipeline\": %zu, \"executable\": %s, \"subgroupSize\": %u", jsonEscape(v.name).c_str(), p,
-                     jsonEscape(props[e].name).c_str(), props[e].subgroupSize);
-        for (auto &st : stats) {
-          double value = st.format == VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR ? st.value.f64
-                         : st.format == VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR ? static_cast<double>(st.value.i64)
-                         : st.format == VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR ? static_cast<double>(st.value.u64)
-                                                                                             : static_cast<double>(st.value.b32);
-          std::fprintf(f, ", %s: %.10g", jsonEscape(st.name).c_str(), value);
-        }
-        std::fprintf(f, "}\n");
-      }
-    }
-  }
-  std::fclose(f);
-}
-
 int bench(const Options &o) {
   if (o.variants.empty()) usage("--bench needs --plain-variant NAME=DIR and --variant NAME=DIR");
   Run run;
   setUp(run, o, o.capacity ? o.capacity : (1u << 21), 64);
   std::vector<Variant> variants = o.variants;
   for (Variant &v : variants) v.pipelines = run.workload->pipelines(*run.ctx, v.dir);
-  if (!o.stats.empty()) writeStats(run.gpu, variants, o.stats);
+  if (!o.stats.empty()) {
+    std::vector<std::pair<std::string, std::vector<VkPipeline>>> named;
+    for (const Variant &v : variants) named.emplace_back(v.name, v.pipelines);
+    writePipelineStats(run.gpu, named, o.stats);
+  }
   std::vector<std::vector<double>> times = timeVariants(*run.ctx, *run.workload, variants, o.rounds, o.warmup);
   double base = quantile(times[0], 0.5);
   FILE *json = o.json.empty() ? nullptr : std::fopen(o.json.c_str(), "w");

@@ -84,7 +84,7 @@ class MeshletDraw : public Workload {
     k.color[0] = 0.45f, k.color[1] = 0.7f, k.color[2] = 0.5f;
     uint32_t groups = (k.gridW * k.gridH + 31) / 32;
     f.beginRendering(true);
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p[0]);
+    f.bindPipeline(VK_PIPELINE_BIND_POINT_GRAPHICS, p[0]);
     vkCmdBindDescriptorSets(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s.layout, 0, 1, &f.ctx.dataSet, 0, nullptr);
     VkViewport viewport{0, 0, static_cast<float>(f.ctx.width), static_cast<float>(f.ctx.height), 0, 1};
     VkRect2D scissor{{0, 0}, {f.ctx.width, f.ctx.height}};

@@ -31,3 +31,6 @@ int runApp(const AppRun &run);
 /* The options only --app takes: true when `flag` is one (its value, if any, taken through `value`). */
 bool parseAppOption(AppRun &run, const std::string &flag, const std::function<const char *()> &value);
 extern const char *const kAppUsage;
+
+/* Writes the driver's statistics (VK_KHR_pipeline_executable_properties) of each named variant's pipelines as JSON lines (stats.cpp). */
+void writePipelineStats(Gpu &gpu, const std::vector<std::pair<std::string, std::vector<VkPipeline>>> &variants, const std::string &path);

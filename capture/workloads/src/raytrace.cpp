@@ -203,8 +203,10 @@ VkResult linkRtLibrary(RtState &s, const VkRayTracingPipelineCreateInfoKHR &stag
 VkPipeline createPipeline(RtState &s, const std::string &dir, const RtShaderFiles &files) {
   Context &ctx = *s.ctx;
   std::vector<VkPipelineShaderStageCreateInfo> stages;
+  std::vector<std::string> paths;
   for (size_t i = 0; i < 7; i++) {
     std::string path = dir + "/" + files[i] + ".spv";
+    paths.push_back(path);
     auto it = ctx.modules.find(path);
     VkShaderModule module = it != ctx.modules.end() ? it->second : (ctx.modules[path] = loadShaderModule(ctx.gpu, path));
     VkPipelineShaderStageCreateInfo st{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
@@ -236,9 +238,12 @@ VkPipeline createPipeline(RtState &s, const std::string &dir, const RtShaderFile
   ci.pGroups = groups;
   ci.maxPipelineRayRecursionDepth = 1;  // only ray generation traces
   ci.layout = s.layout;
+  BlockSpecialization blockBases(ctx, stages, paths);
+  ci.pStages = stages.data();
   VkPipeline pipeline;
   VkResult r = ctx.style.libraries ? linkRtLibrary(s, ci, pipeline) : s.createPipelines(ctx.gpu.device, VK_NULL_HANDLE, VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline);
   if (r != VK_SUCCESS) fatal("the driver could not build the ray-tracing pipeline of %s (VkResult %d)", dir.c_str(), r);
+  blockBases.remember(pipeline);
   ctx.pipelines.push_back(pipeline);
 
   // The binding table: each region starts at the base alignment, records at the handle alignment.
@@ -310,7 +315,7 @@ class RayTracedScene : public Workload {
     RtKnobs k;
     k.shading = params.u("shading");
     k.sphereCount = s.scene.sphereCount;
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, p[0]);
+    f.bindPipeline(VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, p[0]);
     vkCmdBindDescriptorSets(f.cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, s.layout, 0, 1, &s.set, 0, nullptr);
     vkCmdPushConstants(f.cmd, s.layout, kRtStages, 0, sizeof k, &k);
     const BindingTable &t = table->second;

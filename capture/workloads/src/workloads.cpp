@@ -290,6 +290,43 @@ class BusyLoop : public Workload {
   std::string drawStagesJson() const override { return R"([["CS"],["VS","FS"]])"; }
 };
 
+/* 6. Divergence: a branch that exactly half the lanes of every warp take (the block profiles' known answer, for the tests). */
+class Divergence : public Workload {
+ public:
+  Divergence() {
+    defineFrame(params, 64, 64);
+    params.define("work", 16, "loop iterations in the branch (odd local invocation indices, odd pixel columns)");
+    params.define("groups", 4, "compute workgroups of 64 invocations");
+  }
+  const char *name() const override { return "divergence"; }
+  const char *summary() const override {
+    return "divergence: a dispatch and a full-screen draw whose branch half the lanes of every warp take (run with --blocks)";
+  }
+  std::vector<std::string> shaderFiles() const override { return {"divergence.comp", "quad.vert", "divergence.frag"}; }
+  VkDeviceSize dataBytes() const override { return 4ull * 64 * std::max(1u, params.u("groups")); }
+  std::vector<VkPipeline> pipelines(Context &ctx, const std::string &dir) const override {
+    GraphicsPipelineDesc d;
+    d.shaders = {"quad.vert", "divergence.frag"};
+    d.depthTest = false;
+    return {ctx.compute(dir, "divergence.comp"), ctx.graphics(dir, d)};
+  }
+  void record(Frame &f, const std::vector<VkPipeline> &p) const override {
+    Knobs k;
+    k.csWork = params.u("work");
+    k.fsWork = params.u("work");
+    f.bindCompute(p[0]);
+    f.push(k);
+    f.dispatch("divergence: compute, odd invocations loop", std::max(1u, params.u("groups")));
+    f.sync();
+    f.beginRendering(true);
+    f.bindGraphics(p[1]);
+    f.push(k);
+    f.draw("divergence: full-screen fragments, odd columns loop", 6);
+    f.endRendering();
+  }
+  std::string drawStagesJson() const override { return R"([["CS"],["VS","FS"]])"; }
+};
+
 }  // namespace
 
 std::vector<std::unique_ptr<Workload>> allWorkloads() {
@@ -299,6 +336,7 @@ std::vector<std::unique_ptr<Workload>> allWorkloads() {
   all.emplace_back(new Syncs());
   all.emplace_back(new ComputeGraphics());
   all.emplace_back(new BusyLoop());
+  all.emplace_back(new Divergence());
   all.push_back(makeRayTracingWorkload());
   all.push_back(makeRayTracingReorderWorkload());
   all.push_back(makeMeshletWorkload());

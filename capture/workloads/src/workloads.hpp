@@ -91,6 +91,11 @@ class Context {
   std::vector<VkPipeline> pipelines;
   std::map<std::string, VkShaderModule> modules;
   std::map<std::string, std::vector<uint32_t>> inlineCode;  // --inline-shaders: SPIR-V by path
+  /* --blocks (the tracer has a block table): modules by path (WT_NO_BLOCK_MODULE: not profiled), each pipeline's row. */
+  bool blocks = false;
+  bool blockRowPerPipeline = false;  // --block-rows pipeline: the draws of one pipeline share its row
+  std::map<std::string, uint32_t> blockModules;
+  std::map<VkPipeline, std::vector<wtBlockRowModule>> blockRows;
   /* --libraries: the parts, kept until the end (lavapipe, Mesa 22.3, crashes drawing with a pipeline whose libraries were destroyed). */
   std::vector<VkPipeline> libraries;
   /* Run by the destructor after the device is idle and the pipelines are gone: a workload's own resources. */
@@ -112,6 +117,8 @@ class Frame {
   void endRendering();
   void bindGraphics(VkPipeline pipeline);
   void bindCompute(VkPipeline pipeline);
+  /* Binds a pipeline the workload set up itself (mesh, ray tracing): its draws then get its block row. */
+  void bindPipeline(VkPipelineBindPoint bindPoint, VkPipeline pipeline);
   void push(const Knobs &knobs);
   void draw(const char *label, uint32_t vertexCount);
   void dispatch(const char *label, uint32_t groups);
@@ -127,7 +134,10 @@ class Frame {
  private:
   bool rendering_ = false;
   bool pendingBarrier_ = true;  // every frame starts after a full barrier (capture start or frame timer)
+  VkPipeline pipeline_ = VK_NULL_HANDLE;  // the last one bound: whose block row a draw gets
   void noteDraw();
+  /* --blocks: after wtCmdBeginDraw, draw `id` gets the bound pipeline's row. */
+  void giveBlockRow(uint32_t id);
 };
 
 class Workload {
@@ -150,6 +160,25 @@ class Workload {
   virtual std::string drawStagesJson() const = 0;
   /* Shader files the workload loads (for --list). */
   virtual std::vector<std::string> shaderFiles() const = 0;
+};
+
+/*
+ * --blocks (blocks.cpp): registers each stage's module (path: DIR/FILE.spv) with the tracer and sets its
+ * specialization constant WT_BLOCK_BASE_SPEC_ID to the module's offset in the pipeline's row, merged with
+ * the stage's own constants. The stages point into this object: keep it until the pipeline is created,
+ * then remember(pipeline). Without --blocks it changes nothing.
+ */
+class BlockSpecialization {
+ public:
+  BlockSpecialization(Context &ctx, std::vector<VkPipelineShaderStageCreateInfo> &stages, const std::vector<std::string> &paths);
+  void remember(VkPipeline pipeline);
+
+ private:
+  Context &ctx_;
+  std::vector<wtBlockRowModule> row_;
+  std::vector<VkSpecializationInfo> infos_;
+  std::vector<std::vector<VkSpecializationMapEntry>> entries_;
+  std::vector<std::vector<uint8_t>> data_;
 };
 
 /* The render passes of a Vulkan 1.0 context (render_pass_10.cpp). */
