@@ -218,7 +218,7 @@ static bool submitIsCaptured(DeviceState *device, VkQueue queue, uint64_t submit
 
 /** Replaces shadowed command buffers, numbers their draws and writes the draw ids the shaders read. */
 static void swapInShadows(DeviceState *device, std::vector<VkCommandBuffer> &buffers) {
-  std::vector<uint32_t> slots, values, rows;
+  std::vector<uint32_t> slots, values;
   for (VkCommandBuffer &cb : buffers) {
     CommandState *cs = findCommandState(cb);
     if (!cs->shadow) {
@@ -230,11 +230,10 @@ static void swapInShadows(DeviceState *device, std::vector<VkCommandBuffer> &buf
       device->capture.notTraced.push_back("a command buffer submitted again within the capture: runs after its first are untraced");
       continue;
     }
-    numberDraws(device, cs, slots, values, rows);
+    numberDraws(device, cs, slots, values);
     cb = cs->shadow;
   }
   if (!slots.empty()) setDrawIdValues(device, slots.data(), values.data(), slots.size());
-  if (!slots.empty() && settings().blocks) setDrawBlockRows(device, slots.data(), rows.data(), slots.size());
 }
 
 /**

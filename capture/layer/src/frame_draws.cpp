@@ -29,8 +29,8 @@ static std::string targetJson(VkExtent2D area) {
  * submission order; `area` is the render area of the pass open where it runs
  * (a secondary inside a render pass draws to its caller's).
  */
-static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32_t> &slots, std::vector<uint32_t> &values,
-                       std::vector<uint32_t> &rows, int depth, VkExtent2D area) {
+static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32_t> &slots, std::vector<uint32_t> &values, int depth,
+                       VkExtent2D area) {
   CaptureState &c = device->capture;
   for (const RecordedEvent &e : cs->events) {
     switch (e.kind) {
@@ -62,7 +62,6 @@ static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32
           // Outside --draws A..B: its slot reads the no-draw id, so its warps write no record (the instrumenter skips them).
           slots.push_back(e.slot);
           values.push_back(kNoDrawId);
-          rows.push_back(WT_NO_BLOCK_ROW);
           c.skippedDraws++;
           c.pendingLabel.clear();
           break;
@@ -80,8 +79,8 @@ static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32
         slots.push_back(e.slot);
         // An untraced draw runs the app's pipeline, which reads no draw id: its slot holds the no-draw id all the same.
         values.push_back(e.untraced.empty() ? index : kNoDrawId);
-        // Block profiles: the draw's row of the table (or one shared by its pipeline's draws), read when it runs.
-        rows.push_back(e.untraced.empty() && e.blockRow ? blockRowFor(device, index, *e.blockRow, e.blockShareKey) : WT_NO_BLOCK_ROW);
+        // Block profiles: the draw's row of the table (or one shared by its pipeline's draws), in its slot's draw-id block.
+        if (e.untraced.empty() && e.blockRow) giveBlockRow(device, e.slot, *e.blockRow, e.blockShareKey);
         break;
       }
       case RecordedEvent::Execute:
@@ -91,7 +90,7 @@ static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32
           c.notTraced.push_back("a secondary command buffer run twice in the capture: its draws' warps of both runs are merged");
           break;
         }
-        walkEvents(device, e.secondary, slots, values, rows, depth + 1, area);
+        walkEvents(device, e.secondary, slots, values, depth + 1, area);
         break;
     }
   }
@@ -101,8 +100,8 @@ static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32
   }
 }
 
-void numberDraws(DeviceState *device, CommandState *cs, std::vector<uint32_t> &slots, std::vector<uint32_t> &values, std::vector<uint32_t> &rows) {
-  walkEvents(device, cs, slots, values, rows, 0, VkExtent2D{});
+void numberDraws(DeviceState *device, CommandState *cs, std::vector<uint32_t> &slots, std::vector<uint32_t> &values) {
+  walkEvents(device, cs, slots, values, 0, VkExtent2D{});
 }
 
 }  // namespace wtl

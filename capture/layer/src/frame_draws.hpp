@@ -12,7 +12,6 @@ void pushRegion(CaptureState &c, const std::string &label, const char *source);
  * runs) after those already in the frame: appends each slot and the draw id it
  * must read (kNoDrawId outside --draws A..B) to slots/values.
  */
-/** `rows[i]`: slot i's block row (block profiles: its first cell, else WT_NO_BLOCK_ROW), parallel to `slots`. */
-void numberDraws(DeviceState *device, CommandState *cs, std::vector<uint32_t> &slots, std::vector<uint32_t> &values, std::vector<uint32_t> &rows);
+void numberDraws(DeviceState *device, CommandState *cs, std::vector<uint32_t> &slots, std::vector<uint32_t> &values);
 
 }  // namespace wtl

@@ -108,18 +108,9 @@ bool setDrawIdValues(DeviceState *device, const uint32_t *slots, const uint32_t 
   return true;
 }
 
-bool setDrawBlockRows(DeviceState *device, const uint32_t *slots, const uint32_t *rows, size_t count) {
-  wtTracer *t = device->tracer;
-  void *map = nullptr;
-  if (device->d.MapMemory(device->device, t->drawIdMemory, 0, VK_WHOLE_SIZE, 0, &map) != VK_SUCCESS) return false;
-  for (size_t i = 0; i < count; i++) ((uint32_t *)((char *)map + slots[i] * t->uboStride))[WT_DRAW_BLOCK_ROW_WORD] = rows[i];
-  device->d.UnmapMemory(device->device, t->drawIdMemory);
-  return true;
-}
-
-uint32_t blockRowFor(DeviceState *device, uint32_t drawId, const std::vector<wtBlockRowModule> &row, uint64_t shareKey) {
+void giveBlockRow(DeviceState *device, uint32_t slot, const std::vector<wtBlockRowModule> &row, uint64_t shareKey) {
   DeviceScope scope(device);
-  return wtAllocBlockRow(device->tracer, drawId, row.data(), (uint32_t)row.size(), shareKey);
+  wtSetDrawBlockRow(device->tracer, slot, row.data(), (uint32_t)row.size(), shareKey);
 }
 
 bool makeHostBuffer(DeviceState *device, VkDeviceSize bytes, HostBuffer &out, VkBufferUsageFlags usage) {

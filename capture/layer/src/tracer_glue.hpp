@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "dispatch.hpp"
 #include "warptrace.h"
@@ -41,9 +42,11 @@ void destroyHostBuffer(DeviceState *device, HostBuffer &buffer);
 
 /** Writes values[i] as the draw id of slot slots[i] (read by the traced shaders through the dynamic offset). */
 bool setDrawIdValues(DeviceState *device, const uint32_t *slots, const uint32_t *values, size_t count);
-/** Writes rows[i] as the block row (draw-id block word WT_DRAW_BLOCK_ROW_WORD) of slot slots[i]. */
-bool setDrawBlockRows(DeviceState *device, const uint32_t *slots, const uint32_t *rows, size_t count);
-/** Block profiles: draw `drawId`'s row (shared by draws of one nonzero key), from the table; WT_NO_BLOCK_ROW when full. */
-uint32_t blockRowFor(DeviceState *device, uint32_t drawId, const std::vector<wtBlockRowModule> &row, uint64_t shareKey);
+/**
+ * Block profiles: gives the draw in `slot` a row of the table (shared by the draws of one nonzero key) and writes its
+ * first cell into the slot's draw-id block; the tracer maps the slot to the file's draw (wtSetDrawTable). When the
+ * table is full the draw is counted unprofiled.
+ */
+void giveBlockRow(DeviceState *device, uint32_t slot, const std::vector<wtBlockRowModule> &row, uint64_t shareKey);
 
 }  // namespace wtl
