@@ -70,6 +70,8 @@ export interface ShaderSetOptions {
   readonly extraDefines?: readonly string[];
   /** glslangValidator's --target-env; default vulkan1.2. vulkan1.0 gives SPIR-V 1.0, for the harness's --app --vulkan-1.0. */
   readonly targetEnv?: 'vulkan1.0' | 'vulkan1.2';
+  /** glslangValidator -g: line information and the source text in the SPIR-V (block profiles map to source lines). */
+  readonly debugInfo?: boolean;
 }
 
 export const ALL_STAGES: readonly StageName[] = ['VS', 'TCS', 'TES', 'GS', 'FS', 'CS', 'TASK', 'MESH', 'RAYGEN', 'ANY_HIT', 'CLOSEST_HIT', 'MISS', 'INTERSECTION', 'CALLABLE'];
@@ -134,6 +136,7 @@ export async function compileShaderSet(profile: DeviceProfile, options: ShaderSe
       '--target-env',
       options.targetEnv ?? 'vulkan1.2',
       `-I${TRACE_SHADER_DIR}`,
+      ...(options.debugInfo === true ? ['-g'] : []),
       ...(traced ? [...traceDefines(profile, stage, options.stageVariants?.[stage] ?? options.variant), ...(options.extraDefines ?? [])] : []),
       join(DEMO_SHADER_DIR, file),
       '-o',

@@ -110,7 +110,7 @@ Exit status: 0 ok, 1 no Vulkan device, missing feature or tool, failed capture; 
     const binary = await buildNative();
     const probed = await probeDevice(binary, device);
     const traced = values.shaders !== undefined ? checkDir(values.shaders) : auto ? null : await compileShaderSet(probed, TRACED);
-    const plain = (overheadFrames === 0 && !auto) ? null : values['plain-shaders'] !== undefined ? checkDir(values['plain-shaders']) : await compileShaderSet(probed, PLAIN);
+    const plain = (overheadFrames === 0 && !auto) ? null : values['plain-shaders'] !== undefined ? checkDir(values['plain-shaders']) : await compileShaderSet(probed, blocks ? { ...PLAIN, debugInfo: true } : PLAIN);
     const tracedDir = traced ?? autoInstrumentSet(plain!, { ...autoInstrumentOptions(probed), ...(blocks ? { blocks: true } : {}) });
 
     const temp = values.raw === undefined ? mkdtempSync(join(tmpdir(), 'warptrace-capture-')) : null;
