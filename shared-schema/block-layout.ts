@@ -21,8 +21,14 @@ export const BLOCK_HEADER_BYTES = 16;
 export const BlockHeaderWord = {
   /** Atomic: block executions whose cell lay past the table (a host that sized its rows wrong). */
   DROPPED: 0,
-  /** Cells the host gave the table (shaders use the buffer's real length). */
+  /** Cells of one copy of the table: a cell at or past it is not counted (dropped). */
   CELLS: 1,
+  /**
+   * The table holds COPY_MASK + 1 copies of CELLS cells (a power of two; cell c of copy k at k × CELLS + c): each
+   * block entry counts into the copy its clock's low bits pick, so warps running one block at once do not all
+   * hit one address; the host sums the copies into the file's cells.
+   */
+  COPY_MASK: 2,
 } as const;
 /** One cell per (draw, block): eight u32 words. */
 export const BLOCK_CELL_WORDS = 8;

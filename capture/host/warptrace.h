@@ -69,6 +69,8 @@ typedef struct wtCaps {
   VkBool32 timestampComputeAndGraphics;
   uint32_t maxBoundDescriptorSets;
   VkDeviceSize minUniformBufferOffsetAlignment;
+  /* 64-bit buffer atomics (block profiles' counters): VK_KHR_shader_atomic_int64 or Vulkan 1.2 */
+  VkBool32 hasAtomicInt64Extension, bufferInt64Atomics;
 } wtCaps;
 
 /* Fills caps. The instance must be Vulkan 1.1 or newer. */
@@ -86,10 +88,11 @@ int wtShaderDefines(const wtCaps *caps, VkShaderStageFlagBits stage, char *out, 
 
 /* Extensions and feature structs to enable on the device (keep it alive until vkCreateDevice returns). */
 typedef struct wtDeviceSetup {
-  const char *extensions[2];
+  const char *extensions[3];
   uint32_t extensionCount;
   VkPhysicalDeviceShaderClockFeaturesKHR clockFeatures;
   VkPhysicalDeviceShaderSMBuiltinsFeaturesNV smFeatures;
+  VkPhysicalDeviceShaderAtomicInt64Features int64Features; /* wtPrepareBlockDevice */
 } wtDeviceSetup;
 
 /*
@@ -99,6 +102,13 @@ typedef struct wtDeviceSetup {
  * setup->extensions to your enabled extensions.
  */
 void wtPrepareDevice(const wtCaps *caps, wtDeviceSetup *setup, const void **pNextChain, VkPhysicalDeviceFeatures *features);
+/*
+ * Block profiles (modules from `warptrace instrument --blocks` count in 64-bit atomics): after wtPrepareDevice, links
+ * shaderBufferInt64Atomics in front of *pNextChain (and VK_KHR_shader_atomic_int64 before Vulkan 1.2). Returns 0
+ * when the device lacks it. An app that chains VkPhysicalDeviceVulkan12Features sets shaderBufferInt64Atomics there
+ * instead (the two may not be chained together).
+ */
+int wtPrepareBlockDevice(const wtCaps *caps, wtDeviceSetup *setup, const void **pNextChain);
 
 typedef struct wtTracerInfo {
   VkPhysicalDevice physicalDevice;
@@ -302,6 +312,7 @@ void wtQueryCaps(VkPhysicalDevice pd, wtCaps *caps) {
   vkEnumerateDeviceExtensionProperties(pd, NULL, &extCount, exts);
   caps->hasShaderClockExtension = wtHasExtension_(exts, extCount, VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
   caps->hasSmBuiltinsExtension = wtHasExtension_(exts, extCount, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+  caps->hasAtomicInt64Extension = wtHasExtension_(exts, extCount, VK_KHR_SHADER_ATOMIC_INT64_EXTENSION_NAME);
   int hasDriverProps = wtHasExtension_(exts, extCount, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME);
   free(exts);
 
@@ -353,7 +364,12 @@ void wtQueryCaps(VkPhysicalDevice pd, wtCaps *caps) {
 
   VkPhysicalDeviceShaderClockFeaturesKHR clock = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
   VkPhysicalDeviceShaderSMBuiltinsFeaturesNV sm = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_FEATURES_NV};
+  VkPhysicalDeviceShaderAtomicInt64Features int64 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES};
   VkPhysicalDeviceFeatures2 features = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  if (caps->hasAtomicInt64Extension || caps->apiVersion >= VK_API_VERSION_1_2) {
+    int64.pNext = features.pNext;
+    features.pNext = &int64;
+  }
   if (caps->hasShaderClockExtension) {
     clock.pNext = features.pNext;
     features.pNext = &clock;
@@ -366,6 +382,7 @@ void wtQueryCaps(VkPhysicalDevice pd, wtCaps *caps) {
   caps->subgroupClock = clock.shaderSubgroupClock;
   caps->deviceClock = clock.shaderDeviceClock;
   caps->smBuiltins = sm.shaderSMBuiltins;
+  caps->bufferInt64Atomics = int64.shaderBufferInt64Atomics;
   caps->vertexPipelineStoresAndAtomics = features.features.vertexPipelineStoresAndAtomics;
   caps->fragmentStoresAndAtomics = features.features.fragmentStoresAndAtomics;
   caps->tessellationShader = features.features.tessellationShader;
@@ -428,6 +445,16 @@ void wtPrepareDevice(const wtCaps *caps, wtDeviceSetup *setup, const void **pNex
     features->vertexPipelineStoresAndAtomics |= caps->vertexPipelineStoresAndAtomics;
     features->fragmentStoresAndAtomics |= caps->fragmentStoresAndAtomics;
   }
+}
+
+int wtPrepareBlockDevice(const wtCaps *caps, wtDeviceSetup *setup, const void **pNextChain) {
+  if (!caps->bufferInt64Atomics) return 0;
+  setup->int64Features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES;
+  setup->int64Features.shaderBufferInt64Atomics = VK_TRUE;
+  if (caps->apiVersion < VK_API_VERSION_1_2) setup->extensions[setup->extensionCount++] = VK_KHR_SHADER_ATOMIC_INT64_EXTENSION_NAME;
+  setup->int64Features.pNext = (void *)*pNextChain;
+  *pNextChain = &setup->int64Features;
+  return 1;
 }
 
 typedef struct wtLabel_ {

@@ -19,6 +19,13 @@ extern "C" {
 #endif
 
 /* A module without the "warptrace-blocks=N" mark (or a table that is off): it takes no cells. */
+/* Copies of the block table the GPU counts into (the most, and their bytes at most): warptrace_blocks.h wtBlocksCreate_. */
+#ifndef WT_BLOCK_MAX_COPIES
+#define WT_BLOCK_MAX_COPIES 64u
+#endif
+#ifndef WT_BLOCK_COPY_BYTES
+#define WT_BLOCK_COPY_BYTES (256ull << 20)
+#endif
 #define WT_NO_BLOCK_MODULE 0xffffffffu
 
 /* One module of a draw's row: a wtRegisterBlockModule handle and its first cell within the row. */
@@ -78,6 +85,7 @@ typedef struct wtBlockRow_ {
 
 struct wtBlockTable_ {
   uint32_t cells;         /* the table's size (wtTracerInfo.blockCells) */
+  uint32_t copies;        /* copies of it on the GPU (a power of two), summed when written: see wtBlocksCreate_ */
   wtBlockModule_ *modules;
   uint32_t moduleCount, moduleCapacity;
   /* This capture: rows handed out (one per profiled draw), their modules, cells used, draws without room. */
@@ -119,11 +127,18 @@ static VkResult wtBlocksCreate_(wtTracer *t, VkPhysicalDevice pd, uint32_t cells
   t->blocks = (struct wtBlockTable_ *)calloc(1, sizeof *t->blocks);
   if (!t->blocks) return VK_ERROR_OUT_OF_HOST_MEMORY;
   t->blocks->cells = cells;
-  t->blockBytes = WT_BLOCK_HEADER_WORDS * 4ull + (VkDeviceSize)cells * WT_BLOCK_CELL_WORDS * 4;
   t->blocks->rows = (wtBlockRow_ *)calloc(t->maxDraws, sizeof *t->blocks->rows);
   if (!t->blocks->rows) return VK_ERROR_OUT_OF_HOST_MEMORY;
   VkPhysicalDeviceProperties props;
   vkGetPhysicalDeviceProperties(pd, &props);
+  /* Warps that run one block at once all count into its cell: on one address their atomics serialise (69x an aqt
+     frame on the H100). Up to WT_BLOCK_MAX_COPIES copies, within WT_BLOCK_COPY_BYTES and the descriptor's range,
+     spread them; each block entry picks one by its clock, and the copies are summed when written. */
+  VkDeviceSize copyBytes = (VkDeviceSize)cells * WT_BLOCK_CELL_WORDS * 4, most = props.limits.maxStorageBufferRange;
+  if (most > WT_BLOCK_COPY_BYTES) most = WT_BLOCK_COPY_BYTES;
+  t->blocks->copies = 1;
+  while (t->blocks->copies < WT_BLOCK_MAX_COPIES && WT_BLOCK_HEADER_WORDS * 4ull + copyBytes * t->blocks->copies * 2 <= most) t->blocks->copies *= 2;
+  t->blockBytes = WT_BLOCK_HEADER_WORDS * 4ull + copyBytes * t->blocks->copies;
   if (t->blockBytes > props.limits.maxStorageBufferRange) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
   /* Device memory, as the trace buffer: the shaders' atomics stay on the GPU. */
   return wtMakeBuffer_(t, pd, t->blockBytes,
@@ -163,6 +178,7 @@ static void wtBlocksCmdBegin_(wtTracer *t, VkCommandBuffer cmd) {
   b->rowCount = b->rowModuleCount = b->cellsUsed = b->unprofiledDraws = 0;
   uint32_t header[WT_BLOCK_HEADER_WORDS] = {0};
   header[WT_BLOCK_WORD_CELLS] = b->cells;
+  header[WT_BLOCK_WORD_COPY_MASK] = b->copies - 1;
   vkCmdFillBuffer(cmd, t->blockBuffer, 0, VK_WHOLE_SIZE, 0);
   vkCmdUpdateBuffer(cmd, t->blockBuffer, 0, sizeof header, header);
 }
@@ -326,9 +342,20 @@ static int wtBlocksWriteSection_(const wtTracer *t, FILE *f, const uint32_t *tab
     bad = fwrite(b->modules[m].code, 1, b->modules[m].bytes, f) != b->modules[m].bytes || fwrite(zeros, 1, pad, f) != pad;
   }
   free(index);
-  /* Little-endian hosts write the cells as they are. */
-  size_t cellBytes = (size_t)b->cellsUsed * WT_BLOCK_CELL_WORDS * 4;
-  if (!bad && cellBytes) bad = fwrite(table + WT_BLOCK_HEADER_WORDS, 1, cellBytes, f) != cellBytes;
+  /* Each cell the sum of its copies (64-bit low/high pairs), written little-endian as the GPU laid them out. */
+  const uint32_t *copies = table + WT_BLOCK_HEADER_WORDS;
+  for (uint32_t c = 0; c < b->cellsUsed && !bad; c++) {
+    uint32_t cell[WT_BLOCK_CELL_WORDS] = {0};
+    for (uint32_t w = 0; w + 1 < WT_BLOCK_CELL_WORDS; w += 2) {
+      uint64_t sum = 0;
+      for (uint32_t k = 0; k < b->copies; k++) {
+        const uint32_t *src = copies + ((size_t)k * b->cells + c) * WT_BLOCK_CELL_WORDS;
+        sum += (uint64_t)src[w] | (uint64_t)src[w + 1] << 32;
+      }
+      cell[w] = (uint32_t)sum, cell[w + 1] = (uint32_t)(sum >> 32);
+    }
+    bad = fwrite(cell, 1, sizeof cell, f) != sizeof cell;
+  }
   return bad;
 }
 

@@ -58,8 +58,9 @@ into OUT. The app's stdout goes to stderr, so stdout carries only the summary.
                          warp executions, live lanes and clock ticks (the instrumenter's
                          --blocks; graphics pipelines made whole, compute, and ray-tracing
                          pipelines without libraries; see \`warptrace blocks\`)
-  --block-cells N        cells of the block table (1..67108864; default 1048576, 32 MiB):
-                         one per basic block of each profiled draw
+  --block-cells N        cells of the block table (1..67108864; default 262144, 8 MiB):
+                         one per basic block of each profiled draw; the GPU counts into
+                         up to 64 copies of it (256 MiB at most), summed when written
   --block-rows pipeline  one profile per pipeline (its draws share a row) instead of per draw
   --offscreen            the app presents into the layer's own images, never to a display:
                          window surfaces (xcb, Xlib, Wayland) and VK_EXT_headless_surface

@@ -61,6 +61,9 @@ export class CommonDeclarations {
   get float(): number {
     return this.once('float', () => this.editor.type(Op.TypeFloat, [32]));
   }
+  get ulong(): number {
+    return this.once('ulong', () => this.editor.type(Op.TypeInt, [64, 0]));
+  }
   get uvec2(): number {
     return this.once('uvec2', () => this.editor.type(Op.TypeVector, [this.uint, 2]));
   }
@@ -137,13 +140,16 @@ export class CommonDeclarations {
     });
   }
 
-  /** `{ uint dropped, cells, reserved[2]; uint words[]; }` at (set, binding): the block table (block-layout.ts). */
+  /**
+   * `{ uint dropped, cells, copyMask, reserved; uint64_t counters[]; }` at (set, binding): the block table
+   * (block-layout.ts), its cells four 64-bit counters each (the (low, high) word pairs of the layout).
+   */
   blockTable(set: number, binding: number): number {
     return this.once('blocks', () => {
       const { editor } = this;
       const headerWords = BLOCK_HEADER_BYTES / 4;
-      const array = editor.declare(Op.TypeRuntimeArray, (id) => [id, this.uint]);
-      editor.decorate(array, Decoration.ArrayStride, 4);
+      const array = editor.declare(Op.TypeRuntimeArray, (id) => [id, this.ulong]);
+      editor.decorate(array, Decoration.ArrayStride, 8);
       const members = [...Array<number>(headerWords).fill(this.uint), array];
       const block = editor.declare(Op.TypeStruct, (id) => [id, ...members]);
       const storageBuffer = this.traceStorageClass === StorageClass.StorageBuffer;
@@ -154,7 +160,7 @@ export class CommonDeclarations {
       editor.decorate(variable, Decoration.Binding, binding);
       editor.addName(block, 'WarptraceBlocks');
       editor.addMemberName(block, BlockHeaderWord.DROPPED, 'dropped');
-      editor.addMemberName(block, headerWords, 'words');
+      editor.addMemberName(block, headerWords, 'counters');
       editor.addName(variable, 'warptrace_blocks');
       return variable;
     });

@@ -19,6 +19,31 @@ import { Section } from '../model/module.js';
 import { BuiltIn, Capability, Decoration, MemoryModel, MemorySemantics, Op, Scope, StorageClass } from '../model/spec.js';
 import { InstrumentError } from '../errors.js';
 import type { InstrumentPass, PassContext, SubgroupMode } from './pass.js';
+
+/** Counts of one cell, added to the table at once (ids of the code being emitted; the constant 0 adds nothing). */
+type FlushCounts = (g: FunctionCode, counts: { cell: number; executions: number; lanes: number; ticks: number }) => void;
+
+/**
+ * Instructions after which the invocation may be gone (an accepted report that ends the ray, a discard or terminate
+ * the endings pass left in place, a demote whose lane's atomics no longer count, an ending it did not defer): the
+ * last block's time is closed before them.
+ */
+const MAY_END: ReadonlySet<number> = new Set([
+  Op.ReportIntersectionKHR,
+  Op.Kill,
+  Op.TerminateInvocation,
+  Op.DemoteToHelperInvocation,
+  Op.IgnoreIntersectionKHR,
+  Op.TerminateRayKHR,
+  Op.IgnoreIntersectionNV,
+  Op.TerminateRayNV,
+  Op.EmitMeshTasksEXT,
+]);
+
+/** 64-bit counters per cell (BLOCK_CELL_WORDS u32 words). */
+const COUNTERS_PER_CELL = BLOCK_CELL_WORDS / 2;
+/** The clock bits below this vary within a few cycles of one another: the copy comes from the bits above. */
+const COPY_CLOCK_SHIFT = 3;
 import { UNTRACED_DRAW } from './record-wrapper.js';
 
 /** What the wrapper calls around the entry point, and the globals those calls reach (for the entry's interface). */
@@ -32,6 +57,12 @@ export interface BlockHooks {
 
 export const blocksPass: InstrumentPass = {
   name: 'blocks',
+  declare(context) {
+    if (!context.options.blocks) return;
+    // The counters are 64-bit atomics (the device feature shaderBufferInt64Atomics).
+    context.editor.addCapability(Capability.Int64);
+    context.editor.addCapability(Capability.Int64Atomics);
+  },
   transform(context) {
     if (!context.options.blocks) return;
     instrumentBlocks(context);
@@ -61,14 +92,19 @@ function instrumentBlocks(context: PassContext): void {
   const rowBase = privateUint(context, 'warptrace_block_row', NO_BLOCK_ROW);
   const previous = privateUint(context, 'warptrace_block_previous', NO_BLOCK_ROW);
   const previousClock = privateUint(context, 'warptrace_block_clock', 0);
+  const cells = privateUint(context, 'warptrace_block_cells', 0);
+  const copyMask = privateUint(context, 'warptrace_block_copy_mask', 0);
   const nonSemantic = nonSemanticSets(context);
 
+  const leave = editor.allocId();
   let count = 0;
   for (const f of profiled) {
     f.blocks.forEach((block, i) => {
       const at = insertionPoint(block, i === 0, nonSemantic);
       const call = instruction(Op.FunctionCall, [decl.void, editor.allocId(), enter, decl.u32(count++)]);
-      block.body = [...block.body.slice(0, at), call, ...block.body.slice(at)];
+      // The last block's time is closed before anything that may end the invocation where it stands.
+      const rest = block.body.slice(at).flatMap((inst) => (MAY_END.has(inst.opcode) ? [instruction(Op.FunctionCall, [decl.void, editor.allocId(), leave]), inst] : [inst]));
+      block.body = [...block.body.slice(0, at), call, ...rest];
     });
   }
   editor.replaceSection(Section.Function, writeFunctions(section));
@@ -77,9 +113,8 @@ function instrumentBlocks(context: PassContext): void {
   const atomicScope = editor.memoryModel()[1] === MemoryModel.Vulkan ? Scope.QueueFamily : Scope.Device;
   const fragmentEntry = context.entries.find((e) => e.stage === 'FS');
   const helperTest = fragmentOnly && fragmentEntry !== undefined ? { viaInstruction: editor.hasCapability(Capability.DemoteToHelperInvocation), entryInterface: fragmentEntry.interfaceIds } : null;
-  const code = new BlockCode(context, { rowBase, previous, previousClock, scope, atomicScope, mode, helperTest });
+  const code = new BlockCode(context, { rowBase, previous, previousClock, cells, copyMask, scope, atomicScope, mode, helperTest });
   const begin = editor.allocId();
-  const leave = editor.allocId();
   code.enterFunction(enter);
   code.beginFunction(begin);
   code.leaveFunction(leave);
@@ -133,6 +168,9 @@ interface BlockPlan {
   readonly rowBase: number;
   readonly previous: number;
   readonly previousClock: number;
+  /** Private copies of the table's header words CELLS and COPY_MASK, read once by begin(). */
+  readonly cells: number;
+  readonly copyMask: number;
   readonly scope: number;
   readonly atomicScope: number;
   readonly mode: SubgroupMode;
@@ -164,8 +202,9 @@ class BlockCode {
       const now = g.clockLow(plan.scope);
       const cell = g.value(Op.IAdd, decl.uint, row, block);
       this.onceOrPerInvocation((lanes) => {
-        this.countExecution(cell, lanes);
-        this.closePrevious(now);
+        const flush = this.flusher(now);
+        this.closePrevious(now, flush);
+        flush(g, { cell, executions: decl.u32(1), lanes, ticks: decl.u32(0) });
       });
       g.op(Op.Store, g.global(plan.previous), cell);
       g.op(Op.Store, g.global(plan.previousClock), now);
@@ -191,11 +230,18 @@ class BlockCode {
     const has = g.value(Op.LogicalAnd, decl.bool, g.value(Op.INotEqual, decl.bool, drawId, decl.u32(UNTRACED_DRAW)), g.value(Op.INotEqual, decl.bool, blockRow, decl.u32(NO_BLOCK_ROW)));
     const first = g.value(Op.IAdd, decl.uint, blockRow, base);
     g.op(Op.Store, g.global(plan.rowBase), g.value(Op.Select, decl.uint, has, first, decl.u32(NO_BLOCK_ROW)));
+    const header = (word: number) => g.value(Op.Load, decl.uint, this.headerWord(word));
+    g.op(Op.Store, g.global(plan.cells), header(BlockHeaderWord.CELLS));
+    g.op(Op.Store, g.global(plan.copyMask), header(BlockHeaderWord.COPY_MASK));
     g.op(Op.Return);
     g.op(Op.FunctionEnd);
   }
 
-  /** void leave(): the last block's ticks up to the end of the entry point. */
+  /**
+   * void leave(): the last block's ticks up to now. Called after the entry point, and before anything that may end
+   * the invocation inside it (a report that accepts a hit that ends the ray, a discard the endings pass leaves in
+   * place, a demote): the time after it, if the invocation goes on, counts from now.
+   */
   leaveFunction(id: number): void {
     const { g, plan } = this;
     const { decl } = g;
@@ -204,7 +250,9 @@ class BlockCode {
     const row = g.value(Op.Load, decl.uint, g.global(plan.rowBase));
     g.ifThen(g.value(Op.INotEqual, decl.bool, row, decl.u32(NO_BLOCK_ROW)), () => {
       const now = g.clockLow(plan.scope);
-      this.onceOrPerInvocation(() => this.closePrevious(now));
+      const flush = this.flusher(now);
+      this.onceOrPerInvocation(() => this.closePrevious(now, flush));
+      g.op(Op.Store, g.global(plan.previousClock), now);
     });
     g.op(Op.Return);
     g.op(Op.FunctionEnd);
@@ -243,61 +291,70 @@ class BlockCode {
     g.ifThen(g.value(Op.LogicalNot, decl.bool, isHelper), perWarp);
   }
 
-  private countExecution(cell: number, lanes: number): void {
-    const { g } = this;
+  /**
+   * The first cell of the table copy this warp counts into now: COPY_MASK + 1 copies (a power of two) of CELLS cells,
+   * picked by the clock's low bits, spread warps that run one block at once over as many addresses (one address took
+   * every warp's atomics: ray tracing 21x its frame on the H100, 7.9x with copies), and the host sums them.
+   */
+  private copyBase(now: number): number {
+    const { g, plan } = this;
     const { decl } = g;
-    const fits = this.fits(cell);
-    g.ifThen(fits, () => {
-      this.addWithCarry(cell, BlockCellWord.EXECUTIONS_LO, decl.u32(1));
-      this.addWithCarry(cell, BlockCellWord.LANES_LO, lanes);
-    });
-    g.ifThen(g.value(Op.LogicalNot, decl.bool, fits), () => {
-      this.atomicAdd(this.headerWord(BlockHeaderWord.DROPPED), decl.u32(1));
-    });
+    const pick = g.value(Op.BitwiseAnd, decl.uint, g.value(Op.ShiftRightLogical, decl.uint, now, decl.u32(COPY_CLOCK_SHIFT)), g.value(Op.Load, decl.uint, g.global(plan.copyMask)));
+    return g.value(Op.IMul, decl.uint, pick, g.value(Op.Load, decl.uint, g.global(plan.cells)));
   }
 
-  /** The previous block's cell (if any) gains the ticks since this warp entered it. */
-  private closePrevious(now: number): void {
+  /** The previous block (if any) gains the ticks since this warp entered it. */
+  private closePrevious(now: number, flush: FlushCounts): void {
     const { g, plan } = this;
     const { decl } = g;
     const previous = g.value(Op.Load, decl.uint, g.global(plan.previous));
-    const known = g.value(Op.LogicalAnd, decl.bool, g.value(Op.INotEqual, decl.bool, previous, decl.u32(NO_BLOCK_ROW)), this.fits(previous));
-    g.ifThen(known, () => {
+    g.ifThen(g.value(Op.INotEqual, decl.bool, previous, decl.u32(NO_BLOCK_ROW)), () => {
       const ticks = g.value(Op.ISub, decl.uint, now, g.value(Op.Load, decl.uint, g.global(plan.previousClock)));
-      this.addWithCarry(previous, BlockCellWord.TICKS_LO, ticks);
+      flush(g, { cell: previous, executions: decl.u32(0), lanes: decl.u32(0), ticks });
     });
   }
 
-  /** cell < the table's cells (its real length, not the host's CELLS word). */
-  private fits(cell: number): number {
-    const { g } = this;
-    const { decl } = g;
-    const words = g.value(Op.ArrayLength, decl.uint, g.global(this.table), BLOCK_HEADER_BYTES / 4);
-    return g.value(Op.ULessThan, decl.bool, cell, g.value(Op.UDiv, decl.uint, words, decl.u32(BLOCK_CELL_WORDS)));
+  /** Counts of one cell to the table copy `now` picks, or to DROPPED when the cell lies past it. */
+  private flusher(now: number): FlushCounts {
+    return (g, counts) => {
+      const { decl } = g;
+      const slot = g.value(Op.IAdd, decl.uint, this.copyBase(now), counts.cell);
+      const fits = this.fits(counts.cell, slot);
+      const zero = decl.u32(0);
+      g.ifThen(fits, () => {
+        if (counts.executions !== zero) this.addCounter(slot, BlockCellWord.EXECUTIONS_LO, counts.executions);
+        if (counts.lanes !== zero) this.addCounter(slot, BlockCellWord.LANES_LO, counts.lanes);
+        if (counts.ticks !== zero) this.addCounter(slot, BlockCellWord.TICKS_LO, counts.ticks);
+      });
+      if (counts.executions === zero) return;
+      g.ifThen(g.value(Op.LogicalNot, decl.bool, fits), () => {
+        g.value(Op.AtomicIAdd, decl.uint, this.headerWord(BlockHeaderWord.DROPPED), decl.u32(this.plan.atomicScope), decl.u32(MemorySemantics.Relaxed), counts.executions);
+      });
+    };
   }
 
-  /** The 64-bit (low, high) counter at `word` of `cell` += value: the high word takes the low word's carry. */
-  private addWithCarry(cell: number, word: number, value: number): void {
-    const { g } = this;
-    const { decl } = g;
-    const index = g.value(Op.IAdd, decl.uint, g.value(Op.IMul, decl.uint, cell, decl.u32(BLOCK_CELL_WORDS)), decl.u32(word));
-    const old = this.atomicAdd(this.cellWord(index), value);
-    const carried = g.value(Op.ULessThan, decl.bool, g.value(Op.IAdd, decl.uint, old, value), old);
-    g.ifThen(carried, () => {
-      this.atomicAdd(this.cellWord(g.value(Op.IAdd, decl.uint, index, decl.u32(1))), decl.u32(1));
-    });
-  }
-
-  private atomicAdd(pointer: number, value: number): number {
+  /** cell < CELLS, and its slot in the copy lies in the buffer (its real length: a wrong header cannot write past it). */
+  private fits(cell: number, slot: number): number {
     const { g, plan } = this;
     const { decl } = g;
-    return g.value(Op.AtomicIAdd, decl.uint, pointer, decl.u32(plan.atomicScope), decl.u32(MemorySemantics.Relaxed), value);
+    const counters = g.value(Op.ArrayLength, decl.uint, g.global(this.table), BLOCK_HEADER_BYTES / 4);
+    const inBuffer = g.value(Op.ULessThan, decl.bool, slot, g.value(Op.UDiv, decl.uint, counters, decl.u32(COUNTERS_PER_CELL)));
+    const inRow = g.value(Op.ULessThan, decl.bool, cell, g.value(Op.Load, decl.uint, g.global(plan.cells)));
+    return g.value(Op.LogicalAnd, decl.bool, inRow, inBuffer);
   }
 
-  private cellWord(index: number): number {
-    const { g } = this;
+  /**
+   * The 64-bit counter at `word` (its low word) of cell `slot` += value, by a 64-bit atomic whose result is
+   * unused: the GPU sends it and goes on (a 32-bit add that needs its old value for the carry waits for the round
+   * trip: 69x an aqt frame on the H100, whose graphics warps run on 4 SMs).
+   */
+  private addCounter(slot: number, word: number, value: number): void {
+    const { g, plan } = this;
     const { decl } = g;
-    return g.value(Op.AccessChain, decl.pointer(decl.traceStorageClass, decl.uint), g.global(this.table), decl.u32(BLOCK_HEADER_BYTES / 4), index);
+    const index = g.value(Op.IAdd, decl.uint, g.value(Op.IMul, decl.uint, slot, decl.u32(COUNTERS_PER_CELL)), decl.u32(word / 2));
+    const pointer = g.value(Op.AccessChain, decl.pointer(decl.traceStorageClass, decl.ulong), g.global(this.table), decl.u32(BLOCK_HEADER_BYTES / 4), index);
+    const wide = g.value(Op.UConvert, decl.ulong, value);
+    g.value(Op.AtomicIAdd, decl.ulong, pointer, decl.u32(plan.atomicScope), decl.u32(MemorySemantics.Relaxed), wide);
   }
 
   private headerWord(word: number): number {

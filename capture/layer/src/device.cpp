@@ -1,6 +1,7 @@
 // Device creation: turn on what the instrumented shaders need, decide whether
 // this device can be traced, create the tracer (trace buffer, draw-id table,
 // queries) and connect to the CLI.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <unistd.h>
@@ -62,7 +63,8 @@ static T *findInChain(const void *chain, VkStructureType type) {
  */
 class DeviceCreatePatch {
  public:
-  DeviceCreatePatch(const VkDeviceCreateInfo *app, const wtCaps &caps) : patched_(*app) {
+  /** `blocks`: block profiles (64-bit atomics); `apiVersion`: the device's as the app sees it (its instance's at most). */
+  DeviceCreatePatch(const VkDeviceCreateInfo *app, const wtCaps &caps, bool blocks, uint32_t apiVersion) : patched_(*app) {
     extensions_.assign(app->ppEnabledExtensionNames, app->ppEnabledExtensionNames + app->enabledExtensionCount);
     auto add = [&](const char *name) {
       for (const char *e : extensions_)
@@ -92,6 +94,22 @@ class DeviceCreatePatch {
         sm_.pNext = (void *)head;
         head = &sm_;
       }
+    }
+    // Block profiles count in 64-bit atomics: in the app's Vulkan 1.2 or int64 features struct if it chains one
+    // (the two may not both be chained), else ours.
+    if (blocks && caps.bufferInt64Atomics) {
+      if (auto *v12 = findInChain<VkPhysicalDeviceVulkan12Features>(head, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES)) {
+        setInPlace(&v12->shaderBufferInt64Atomics, VK_TRUE);
+      } else if (auto *i64 = findInChain<VkPhysicalDeviceShaderAtomicInt64Features>(head, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES)) {
+        setInPlace(&i64->shaderBufferInt64Atomics, VK_TRUE);
+      } else {
+        int64_.shaderBufferInt64Atomics = VK_TRUE;
+        int64_.pNext = (void *)head;
+        head = &int64_;
+      }
+      if (apiVersion < VK_API_VERSION_1_2) add(VK_KHR_SHADER_ATOMIC_INT64_EXTENSION_NAME);
+      patched_.enabledExtensionCount = (uint32_t)extensions_.size();
+      patched_.ppEnabledExtensionNames = extensions_.data();
     }
     patched_.pNext = head;
 
@@ -126,6 +144,7 @@ class DeviceCreatePatch {
   std::vector<const char *> extensions_;
   VkPhysicalDeviceShaderClockFeaturesKHR clock_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
   VkPhysicalDeviceShaderSMBuiltinsFeaturesNV sm_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_FEATURES_NV};
+  VkPhysicalDeviceShaderAtomicInt64Features int64_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES};
   VkPhysicalDeviceFeatures features_{};
   std::vector<std::pair<VkBool32 *, VkBool32>> restore_;
 };
@@ -240,7 +259,9 @@ static void prepareTracing(DeviceState *device, const VkDeviceCreateInfo *appInf
       ti.capacity = most;
     }
     ti.maxDraws = kSlotCapacity;
-    ti.blockCells = s.blocks ? s.blockCells : 0;  // block profiles: the table at binding + 2
+    ti.blockCells = device->blocks ? s.blockCells : 0;  // block profiles: the table at binding + 2
+    if (s.blocks && !device->blocks)
+      reportNote(device, "blocks", "no block profiles: they count in 64-bit atomics, and the device lacks shaderBufferInt64Atomics (or, before Vulkan 1.2, VK_KHR_shader_atomic_int64)");
     ti.allocator = device->allocator;
     // The trace set is visible to every stage the device runs: the mesh stages only where the app enabled them.
     ti.stages = VK_SHADER_STAGE_ALL_GRAPHICS | VK_SHADER_STAGE_COMPUTE_BIT | device->meshStages | device->rayTracingStages;
@@ -298,7 +319,10 @@ VKAPI_ATTR VkResult VKAPI_CALL wl_vkCreateDevice(VkPhysicalDevice physical, cons
   std::string assumed = wantTracing ? fillHiddenCaps(instance, device) : "";
   VkResult r;
   {
-    DeviceCreatePatch patch(info, device->caps);
+    // Block profiles count in 64-bit atomics: core from Vulkan 1.2 as the app sees the device, else the extension.
+    uint32_t apiVersion = std::min(instance->apiVersion, device->caps.apiVersion);
+    device->blocks = wantTracing && settings().blocks && device->caps.bufferInt64Atomics && (apiVersion >= VK_API_VERSION_1_2 || device->caps.hasAtomicInt64Extension);
+    DeviceCreatePatch patch(info, device->caps, device->blocks, apiVersion);
     r = create(physical, wantTracing ? patch.info() : info, allocator, out);
   }
   std::string patchFailure;

@@ -24,7 +24,7 @@ struct Settings {
   std::string positions;     // WARPTRACE_POSITIONS as given ("fs,cs", "none"); empty: the instrumenter's default
   std::string positionJson;  // the same as the instrument request's "position" list (["FS", "CS"], [])
   bool blocks = false;       // WARPTRACE_BLOCKS=1: block profiles (the instrumenter's --blocks; shared-schema "Block profiles")
-  uint32_t blockCells = 1u << 20;  // WARPTRACE_BLOCK_CELLS: cells of the block table (32 bytes each)
+  uint32_t blockCells = 1u << 18;  // WARPTRACE_BLOCK_CELLS: cells of one copy of the block table (32 bytes each)
   bool blockRowsPerPipeline = false;  // WARPTRACE_BLOCK_ROWS=pipeline: one row per pipeline, not per draw
   bool timeOnly = false;     // WARPTRACE_TIME_ONLY=1: trace nothing, time the --submits range (the untraced baseline)
   double plainNs = 0;        // WARPTRACE_PLAIN_NS: that baseline's median GPU time, from earlier runs

@@ -27,7 +27,7 @@ bool instrumentStage(DeviceState *device, const std::vector<uint32_t> &code, int
 
 bool twinStages(DeviceState *device, const VkPipelineShaderStageCreateInfo *stages, uint32_t count, VkGraphicsPipelineLibraryFlagsEXT parts,
                        TwinStages &out, std::string &why, bool blocks) {
-  blocks = blocks && settings().blocks;
+  blocks = blocks && device->blocks;
   out.device = device;
   out.chains.reserve(count);
   for (uint32_t i = 0; i < count; i++) {

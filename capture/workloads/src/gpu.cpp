@@ -114,6 +114,8 @@ Gpu createGpu(int index, bool wantExecutableStats, bool tracing, uint32_t needs,
   if (tracing) {
     const void *chain = features.pNext;
     wtPrepareDevice(&gpu.caps, &setup, &chain, &features.features);
+    // Block profiles' counters are 64-bit atomics: asked for wherever the device has them (--blocks needs them).
+    wtPrepareBlockDevice(&gpu.caps, &setup, &chain);
     features.pNext = const_cast<void *>(chain);
   }
 

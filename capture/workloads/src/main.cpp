@@ -243,6 +243,7 @@ void setUp(Run &run, const Options &o, uint32_t capacity, uint32_t maxDraws) {
   ti.capacity = capacity;
   ti.maxDraws = maxDraws;
   if (o.blocks && o.blockCells == 0) usage("--block-cells must be at least 1");
+  if (o.blocks && !run.gpu.caps.bufferInt64Atomics) fatal("%s: block profiles count in 64-bit atomics, and the device lacks shaderBufferInt64Atomics", run.gpu.caps.deviceName);
   ti.blockCells = o.blocks ? o.blockCells : 0;
   check(wtCreateTracer(&ti, &run.tracer), "creating the trace buffer");
   run.ctx.reset(new Context(run.gpu, run.workload->params.u("width"), run.workload->params.u("height"), run.tracer,
