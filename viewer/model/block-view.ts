@@ -31,7 +31,7 @@ export function scopeKey(scope: BlockScope): string {
 export function scopeTitle(trace: Trace, scope: BlockScope): string {
   if (scope.kind === 'all') {
     const rows = trace.blocks?.rows.length ?? 0;
-    return `All draws (${rows.toLocaleString('en-US')} profiled; no draw or warp selected)`;
+    return `All draws (${formatInteger(rows)} profiled; no draw or warp selected)`;
   }
   const label = trace.draws[scope.draw]?.label ?? '';
   const named = label === '' ? `Draw ${scope.draw}` : `Draw ${scope.draw} · ${label}`;
@@ -51,7 +51,7 @@ export function blockAbsence(trace: Trace, scope: BlockScope, rowCount: number):
   const untraced = trace.draws[d]?.untraced ?? null;
   if (untraced !== null) return `Draw ${d} ran untraced (${untraced}): it has no warps and no block counts.`;
   if (!profile.rows.some((r) => r.draw === d)) {
-    const full = profile.unprofiledDraws > 0 ? ` or the block table was full (${profile.unprofiledDraws.toLocaleString('en-US')} traced draws got no row)` : '';
+    const full = profile.unprofiledDraws > 0 ? ` or the block table was full (${formatInteger(profile.unprofiledDraws)} traced draws got no row)` : '';
     return `Draw ${d} has no block profile: its shaders were not instrumented with --blocks${full}.`;
   }
   return `No profiled block of draw ${d} ran.`;
@@ -146,9 +146,20 @@ export function moduleTag(m: BlockModule): string {
   return m.stages.length === 0 ? m.name : m.stages.join('+');
 }
 
+/**
+ * One formatter for every count: Number.prototype.toLocaleString builds a formatter per
+ * call (~10 µs), which a table of a few hundred rows with several counts each would feel.
+ */
+const INTEGER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+/** 1234 → "1,234". */
+export function formatInteger(n: number): string {
+  return INTEGER.format(n);
+}
+
 /** 1234 → "1,234"; past 100 000, "123.4k" and "12.3M", so the column stays narrow. */
 export function formatCount(n: number): string {
-  if (n < 100_000) return Math.round(n).toLocaleString('en-US');
+  if (n < 100_000) return INTEGER.format(Math.round(n));
   if (n < 100_000_000) return `${(n / 1e3).toFixed(1)}k`;
   return `${(n / 1e6).toFixed(1)}M`;
 }
@@ -162,7 +173,7 @@ export function formatBlockTime(s: BlockStat): string {
 /** The SIMT cell's tooltip: the lanes behind the efficiency. */
 export function lanesText(s: BlockStat, subgroupSize: number): string {
   if (s.simtEfficiency === null) return `${formatCount(s.executions)} invocations: the module counts per invocation, so no SIMT efficiency`;
-  return `${s.lanes.toLocaleString('en-US')} live lanes of ${(subgroupSize * s.executions).toLocaleString('en-US')} (${subgroupSize} × ${s.executions.toLocaleString('en-US')} executions)`;
+  return `${formatInteger(s.lanes)} live lanes of ${formatInteger(subgroupSize * s.executions)} (${subgroupSize} × ${formatInteger(s.executions)} executions)`;
 }
 
 /** A row's identity within one table (its module and first block: a table's rows hold disjoint blocks). */

@@ -8,7 +8,7 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { styleMap } from 'lit/directives/style-map.js';
 import { formatShare } from '../../analysis/format.js';
-import { formatBlockTime, formatCount } from '../model/block-view.js';
+import { formatBlockTime, formatCount, formatInteger } from '../model/block-view.js';
 import type { HeatLine, SourceFocus, SourceHeat } from '../model/source-heat.js';
 
 export interface SourceView {
@@ -55,6 +55,6 @@ export function renderSourceView(v: SourceView): TemplateResult {
   const first = h.lines[0]?.number ?? 1;
   const last = h.lines[h.lines.length - 1]?.number ?? 0;
   return html`${caption}
-    ${h.lines.length < h.lineCount ? html`<p class="muted">Lines ${first}-${last} of ${h.lineCount.toLocaleString('en-US')}.</p>` : nothing}
+    ${h.lines.length < h.lineCount ? html`<p class="muted">Lines ${first}-${last} of ${formatInteger(h.lineCount)}.</p>` : nothing}
     <div class="source" role="region" aria-label=${`Source of ${h.file}`}>${h.lines.map((l) => line(l, l.number === v.focus.line))}</div>`;
 }

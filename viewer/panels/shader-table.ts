@@ -9,7 +9,7 @@ import { styleMap } from 'lit/directives/style-map.js';
 import type { BlockStat } from '../../analysis/blocks.js';
 import { formatShare } from '../../analysis/format.js';
 import type { BlockModule } from '../../shared-schema/index.js';
-import { BLOCK_COLUMNS, blockLocation, formatBlockTime, formatCount, lanesText, moduleTag, statKey, type BlockColumn, type BlockSort } from '../model/block-view.js';
+import { BLOCK_COLUMNS, blockLocation, formatBlockTime, formatCount, formatInteger, lanesText, moduleTag, statKey, type BlockColumn, type BlockSort } from '../model/block-view.js';
 
 export interface ShaderTableView {
   /** The rows shown, sorted. */
@@ -62,15 +62,15 @@ function row(v: ShaderTableView, s: BlockStat): TemplateResult {
     @keydown=${activate(() => v.onRow(s))}
   >
     <td class="location" title=${where.title}>
-      ${v.tagModules ? html`<span class="tag">${moduleTag(module)}</span>` : nothing}<span class="where">${where.primary}</span>${where.detail === null
+      ${v.tagModules ? html`<span class="tag">${moduleTag(module)}</span> ` : nothing}<span class="where">${where.primary}</span>${where.detail === null
         ? nothing
-        : html`<span class="disasm">${where.detail}</span>`}
+        : html` <span class="disasm">${where.detail}</span>`}
     </td>
     <td class="num share" title=${`${formatShare(s.tickShare, 2)} of the ${s.clock === 'sm' ? 'SM-cycle' : 'device-clock'} ticks of the draws shown`}>
       <span class="bar" style=${styleMap({ width: `${Math.min(100, Math.max(0, s.tickShare * 100))}%` })}></span><span class="value">${formatShare(s.tickShare)}</span>
     </td>
     <td class="num" data-cell="time">${formatBlockTime(s)}</td>
-    <td class="num" data-cell="executions" title=${s.executions.toLocaleString('en-US')}>${formatCount(s.executions)}</td>
+    <td class="num" data-cell="executions" title=${formatInteger(s.executions)}>${formatCount(s.executions)}</td>
     <td class="num" data-cell="simt" title=${lanesText(s, v.subgroupSize)}>${formatShare(s.simtEfficiency, 0)}</td>
   </tr>`;
 }
@@ -89,6 +89,6 @@ export function renderShaderTable(v: ShaderTableView): TemplateResult {
       </table>
     </div>
     ${v.rows.length < v.total
-      ? html`<button data-action="all-rows" @click=${() => v.onShowAll()}>Show all ${v.total.toLocaleString('en-US')} rows</button>`
+      ? html`<button data-action="all-rows" @click=${() => v.onShowAll()}>Show all ${formatInteger(v.total)} rows</button>`
       : nothing}`;
 }

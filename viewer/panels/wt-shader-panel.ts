@@ -10,20 +10,25 @@
  * says why. Properties down, no events: it only reads the selection.
  *
  * The table is computed here, on the page, when the selection changes: it is
- * per block, not per warp, so it costs what the profile's counts do (one
- * pass over the summed rows' columns: a draw's few thousand blocks take well
- * under a millisecond; every draw of a 2 000-draw frame with 3 × 1 000-block
- * modules, 6 M counts, takes ~10 ms, once: tables are cached per trace,
- * draws and grouping). `tableMs` says what the last one took.
+ * per block, not per warp (no per-warp work at all), so a draw's table costs
+ * what its blocks do: for 3 × 1 500 blocks, ~1 ms in Chromium once the code
+ * is compiled and the machine idle; 3-15 ms for the first selections or on a
+ * loaded 2-core test machine (test/browser/shader-panel.browser.test.ts logs
+ * it). A worker would not save that: the table's few thousand rows would be
+ * deserialized here instead. Tables are cached per trace,
+ * draws and grouping. The all-draws table sums every row first: past
+ * SYNC_CELLS counts that is summed a slice per task (model/block-totals.ts)
+ * and the panel says so meanwhile. `tableMs` says what the last table took.
  */
 import { LitElement, html, nothing, type PropertyValues } from 'lit';
 import { blockTable, type BlockGrouping, type BlockStat, type BlockTable } from '../../analysis/blocks.js';
-import type { Trace } from '../../shared-schema/index.js';
+import type { BlockProfile, Trace } from '../../shared-schema/index.js';
 import { panelStyles } from '../components/shared-styles.js';
 import {
   DEFAULT_BLOCK_SORT,
   blockAbsence,
   blockScope,
+  formatInteger,
   moduleTag,
   nextBlockSort,
   scopeDraws,
@@ -34,6 +39,7 @@ import {
   type BlockScope,
   type BlockSort,
 } from '../model/block-view.js';
+import { profileCells, summedProfile } from '../model/block-totals.js';
 import { defaultFocus, sourceHeat, sourceText, type SourceFocus } from '../model/source-heat.js';
 import { shaderPanelStyles } from './shader-panel-styles.js';
 import { renderSourceView } from './shader-source.js';
@@ -43,6 +49,8 @@ import { renderShaderTable } from './shader-table.js';
 export const SHADER_ROWS_SHOWN = 200;
 /** Tables kept per trace (scope × grouping): switching back and forth costs nothing. */
 const CACHED_TABLES = 16;
+/** Profiles of at most this many counts are summed for all draws at once (~1-2 ms); larger ones a slice per task. */
+export const SYNC_CELLS = 300_000;
 
 export class WtShaderPanel extends LitElement {
   static override properties = {
@@ -81,6 +89,8 @@ export class WtShaderPanel extends LitElement {
   private sorted: { table: BlockTable; module: number | 'all'; sort: BlockSort; rows: BlockStat[] } | null = null;
   /** The focus the source view was last scrolled to (scrolling follows changes, not every update). */
   private scrolledTo: string | null = null;
+  /** A large profile's all-draws sums (summed null until they are done). */
+  private totals: { profile: BlockProfile; summed: BlockProfile | null; abort: AbortController } | null = null;
 
   constructor() {
     super();
@@ -97,6 +107,8 @@ export class WtShaderPanel extends LitElement {
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('trace')) {
+      this.totals?.abort.abort();
+      this.totals = null;
       this.tables.clear();
       this.sorted = null;
       this.moduleChoice = 'all';
@@ -111,17 +123,42 @@ export class WtShaderPanel extends LitElement {
       this.scrolledTo = null;
     }
     this.scope = scope;
+    const profile = this.trace?.blocks ?? null;
+    if (scope.kind === 'all' && profile != null && this.totals?.profile !== profile && profileCells(profile) > SYNC_CELLS) this.startSumming(profile);
   }
 
-  /** The table of the current scope, by `by` (cached). */
-  private table(by: BlockGrouping): BlockTable | null {
+  private startSumming(profile: BlockProfile): void {
+    this.totals?.abort.abort();
+    const totals = { profile, summed: null as BlockProfile | null, abort: new AbortController() };
+    this.totals = totals;
+    summedProfile(profile, totals.abort.signal).then(
+      (summed) => {
+        totals.summed = summed;
+        if (this.totals === totals) this.requestUpdate();
+      },
+      () => undefined,
+    );
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.totals?.abort.abort();
+    this.totals = null;
+  }
+
+  /** The table of the current scope, by `by` (cached); 'summing' while a large profile's all-draws sums are under way. */
+  private table(by: BlockGrouping): BlockTable | 'summing' | null {
     const profile = this.trace?.blocks ?? null;
     if (this.trace === null || profile === null) return null;
     const key = `${scopeKey(this.scope)}|${by}`;
     let table = this.tables.get(key);
     if (table === undefined) {
+      // All draws of a large profile: the table of its pre-summed one-row profile.
+      const large = this.scope.kind === 'all' && this.totals?.profile === profile;
+      const source = large ? this.totals!.summed : profile;
+      if (source === null) return 'summing';
       const t0 = performance.now();
-      table = blockTable(profile, this.trace.device.clocks, { draws: scopeDraws(this.scope), by });
+      table = blockTable(source, this.trace.device.clocks, { draws: large ? null : scopeDraws(this.scope), by });
       this.tableMs = performance.now() - t0;
       if (this.tables.size >= CACHED_TABLES) this.tables.delete(this.tables.keys().next().value!);
       this.tables.set(key, table);
@@ -164,15 +201,17 @@ export class WtShaderPanel extends LitElement {
     if (trace === null) return html`<p class="muted">Open a trace to see its block profile.</p>`;
     const profile = trace.blocks ?? null;
     const table = this.table(this.by);
-    const absence = blockAbsence(trace, this.scope, table?.stats.length ?? 0);
     const title = html`<p class="scope" data-scope=${this.scope.kind}>${scopeTitle(trace, this.scope)}</p>`;
+    if (table === 'summing') return html`${title}<p class="muted summing" role="status">Summing the block counts of ${formatInteger(profile!.rows.length)} draws…</p>`;
+    const absence = blockAbsence(trace, this.scope, table?.stats.length ?? 0);
     if (profile === null || table === null || absence !== null) return html`${profile === null ? nothing : title}<p class="muted empty" role="status">${absence}</p>`;
 
     const modules = this.modulesOf(table);
     const module = this.moduleChoice !== 'all' && modules.includes(this.moduleChoice) ? this.moduleChoice : 'all';
     const rows = this.sortedRows(table, module);
     const shown = this.allRows ? rows : rows.slice(0, SHADER_ROWS_SHOWN);
-    const lineTable = this.by === 'line' ? table : this.table('line')!;
+    // The line table of the same scope: the all-draws sums are done once the other grouping's table exists.
+    const lineTable = this.by === 'line' ? table : (this.table('line') as BlockTable);
     const lineStats = module === 'all' ? lineTable.stats : lineTable.stats.filter((s) => s.module === module);
     const focus = this.sourceFocus ?? defaultFocus(lineStats, profile.modules);
     return html`${title}
@@ -185,7 +224,7 @@ export class WtShaderPanel extends LitElement {
               ${modules.map((m) => html`<option value=${String(m)} ?selected=${module === m}>${moduleTag(profile.modules[m]!)} · ${profile.modules[m]!.name}</option>`)}
             </select>`
           : html`<span class="muted">${moduleTag(profile.modules[modules[0]!]!)} · ${profile.modules[modules[0]!]!.name}</span>`}
-        <span class="muted">${rows.length.toLocaleString('en-US')} ${this.by === 'line' ? 'lines' : 'blocks'}</span>
+        <span class="muted">${formatInteger(rows.length)} ${this.by === 'line' ? 'lines' : 'blocks'}</span>
       </div>
       ${this.renderNotes(table)}
       ${renderShaderTable({
@@ -206,8 +245,8 @@ export class WtShaderPanel extends LitElement {
   /** What the counts leave out: executions dropped, draws without a row. */
   private renderNotes(table: BlockTable) {
     const notes: string[] = [];
-    if (table.dropped > 0) notes.push(`${table.dropped.toLocaleString('en-US')} block executions could not be counted (their cells lay past the block table).`);
-    if (this.scope.kind === 'all' && table.unprofiledDraws > 0) notes.push(`${table.unprofiledDraws.toLocaleString('en-US')} traced draws got no row (the block table was full): they are not summed.`);
+    if (table.dropped > 0) notes.push(`${formatInteger(table.dropped)} block executions could not be counted (their cells lay past the block table).`);
+    if (this.scope.kind === 'all' && table.unprofiledDraws > 0) notes.push(`${formatInteger(table.unprofiledDraws)} traced draws got no row (the block table was full): they are not summed.`);
     return notes.map((n) => html`<p class="warning" role="note">${n}</p>`);
   }
 
