@@ -41,8 +41,9 @@ function line(l: HeatLine, focused: boolean): TemplateResult {
 }
 
 export function renderSourceView(v: SourceView): TemplateResult {
+  // A chooser among the embedded files only while one of them is shown.
   const chooser =
-    v.files.length > 1
+    v.files.length > 1 && v.heat !== null
       ? html`<select aria-label="Source file" @change=${(e: Event) => v.onFile((e.target as HTMLSelectElement).value)}>
           ${v.files.map((f) => html`<option .value=${f} ?selected=${f === v.focus.file}>${f}</option>`)}
         </select>`

@@ -187,6 +187,14 @@ export class WtShaderPanel extends LitElement {
     this.allRows = false;
   }
 
+  /** Rows per line or per block; the source view keeps its line (a clicked row is another grouping's). */
+  private group(by: BlockGrouping): void {
+    if (by === this.by) return;
+    this.by = by;
+    this.selectedKey = null;
+    this.allRows = false;
+  }
+
   private clickRow(s: BlockStat): void {
     this.selectedKey = statKey(s);
     const module = this.trace?.blocks?.modules[s.module];
@@ -216,8 +224,8 @@ export class WtShaderPanel extends LitElement {
     const focus = this.sourceFocus ?? defaultFocus(lineStats, profile.modules);
     return html`${title}
       <div class="tools">
-        <button data-by="line" aria-pressed=${this.by === 'line' ? 'true' : 'false'} @click=${() => (this.by = 'line')}>By line</button>
-        <button data-by="block" aria-pressed=${this.by === 'block' ? 'true' : 'false'} @click=${() => (this.by = 'block')}>By block</button>
+        <button data-by="line" aria-pressed=${this.by === 'line' ? 'true' : 'false'} @click=${() => this.group('line')}>By line</button>
+        <button data-by="block" aria-pressed=${this.by === 'block' ? 'true' : 'false'} @click=${() => this.group('block')}>By block</button>
         ${modules.length > 1
           ? html`<select aria-label="Module" @change=${(e: Event) => this.chooseModule((e.target as HTMLSelectElement).value)}>
               <option value="all" ?selected=${module === 'all'}>All ${modules.length} modules</option>
