@@ -204,6 +204,6 @@ describe('wt-shader-panel', () => {
     assertEqual(shown[0]!.cells[0]!.title.split(' in ')[0], `${expected[0]!.moduleName}: ${expected[0]!.file}:${expected[0]!.line}`, 'the hottest line');
     assertEqual(cell(shown[0]!, 1), formatShare(expected[0]!.tickShare), 'its share');
     assertEqual(cell(shown[0]!, 3), formatCount(expected[0]!.executions), 'its executions');
-    assertEqual(text(root(p).querySelector('.tools .muted:last-child')), `${expected.length.toLocaleString('en-US')} lines`, 'as many rows');
+    assertEqual(text(root(p).querySelector('.tools .muted:last-child')), `${expected.length.toLocaleString('en-US')} rows`, 'as many rows');
   });
 });

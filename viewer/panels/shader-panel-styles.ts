@@ -34,7 +34,7 @@ export const shaderPanelStyles = css`
     user-select: none;
   }
   td.location {
-    max-width: 14em;
+    max-width: 12em;
     overflow: hidden;
     text-overflow: ellipsis;
   }
@@ -52,20 +52,25 @@ export const shaderPanelStyles = css`
     font-family: ui-monospace, monospace;
     font-size: 11px;
   }
-  td.share {
-    position: relative;
-    min-width: 4.5em;
-  }
-  td.share .bar {
-    position: absolute;
-    left: 0;
-    top: 3px;
-    bottom: 3px;
-    background: rgba(255, 140, 60, 0.35);
+  /* The bar in a track of its own left of the number, so it never covers it. */
+  .bar-track {
+    display: inline-block;
+    width: 28px;
+    height: 8px;
+    margin-right: 4px;
+    vertical-align: 0;
+    background: var(--wt-bg-2, #2a2e37);
     border-radius: 2px;
+    overflow: hidden;
+  }
+  .bar-track .bar {
+    display: block;
+    height: 100%;
+    background: rgb(255, 130, 60);
   }
   td.share .value {
-    position: relative;
+    display: inline-block;
+    min-width: 2.8em;
   }
   .source-caption {
     margin: 8px 0 2px;

@@ -67,7 +67,7 @@ function row(v: ShaderTableView, s: BlockStat): TemplateResult {
         : html` <span class="disasm">${where.detail}</span>`}
     </td>
     <td class="num share" title=${`${formatShare(s.tickShare, 2)} of the ${s.clock === 'sm' ? 'SM-cycle' : 'device-clock'} ticks of the draws shown`}>
-      <span class="bar" style=${styleMap({ width: `${Math.min(100, Math.max(0, s.tickShare * 100))}%` })}></span><span class="value">${formatShare(s.tickShare)}</span>
+      <span class="bar-track"><span class="bar" style=${styleMap({ width: `${Math.min(100, Math.max(0, s.tickShare * 100))}%` })}></span></span><span class="value">${formatShare(s.tickShare)}</span>
     </td>
     <td class="num" data-cell="time">${formatBlockTime(s)}</td>
     <td class="num" data-cell="executions" title=${formatInteger(s.executions)}>${formatCount(s.executions)}</td>

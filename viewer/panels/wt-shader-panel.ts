@@ -232,7 +232,7 @@ export class WtShaderPanel extends LitElement {
               ${modules.map((m) => html`<option value=${String(m)} ?selected=${module === m}>${moduleTag(profile.modules[m]!)} · ${profile.modules[m]!.name}</option>`)}
             </select>`
           : html`<span class="muted">${moduleTag(profile.modules[modules[0]!]!)} · ${profile.modules[modules[0]!]!.name}</span>`}
-        <span class="muted">${formatInteger(rows.length)} ${this.by === 'line' ? 'lines' : 'blocks'}</span>
+        <span class="muted">${formatInteger(rows.length)} ${rows.length === 1 ? 'row' : 'rows'}</span>
       </div>
       ${this.renderNotes(table)}
       ${renderShaderTable({
