@@ -70,7 +70,8 @@ export async function analyzeInWorker(trace: Trace, signal?: AbortSignal): Promi
   worker.onerror = (event) => fail(new Error(`the analysis worker failed: ${event.message || 'worker error'}`));
   const post = (m: AnalysisRequest, transfer: Transferable[] = []) => worker.postMessage(m, transfer);
   try {
-    const { warps, ...meta } = trace;
+    // The analyses do not read the block profile (the shader panel does, on the page): it stays here, uncopied.
+    const { warps, blocks: _blockProfile, ...meta } = trace;
     // The decode worker's copy, when there is one: transferred whole, the page copies nothing.
     const copy = takeAnalysisCopy(trace);
     const cols = columnsOf(copy ?? warps);

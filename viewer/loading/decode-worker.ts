@@ -9,6 +9,8 @@ import { buildLaneIndex, laneIndexBuffers } from '../model/lane-index.js';
 import { contentHash } from './content-hash.js';
 import { summarizeCalibration } from '../../analysis/calibration-quality.js';
 import { columnBuffers, copyWarpColumns } from './analysis-copies.js';
+import { packBlockProfile } from './block-transfer.js';
+import { describeBlocks } from '../../instrument/block-map.js';
 import type { DecodeRequest, DecodeResponse, LoadPhase } from './protocol.js';
 
 /** Larger files are refused before allocating (the browser could not hold the decoded trace anyway). */
@@ -78,6 +80,19 @@ function startsWithMarkup(data: Uint8Array): boolean {
   return false;
 }
 
+/**
+ * A .wtraw's block section carries each module's SPIR-V: the describer reads its block
+ * sites and source text from it (as the CLI's does), so the shader panel gets lines.
+ */
+const DECODE_OPTIONS = { describeModule: describeBlocks };
+
+/** The block profile's counts packed into one buffer to transfer (block-transfer.ts); null when none. */
+function packedBlocks(trace: Trace): { trace: Trace; buffer: ArrayBuffer | null } {
+  if (trace.blocks == null) return { trace, buffer: null };
+  const { profile, buffer } = packBlockProfile(trace.blocks);
+  return { trace: { ...trace, blocks: profile }, buffer };
+}
+
 /** The decoders keep custom ids as wide as their format allows; narrow them for memory. */
 function narrowed(trace: Trace): Trace {
   const c = trace.warps.customId;
@@ -104,7 +119,7 @@ self.onmessage = async (event: MessageEvent<DecodeRequest>) => {
       if (req.kind === 'blob') fileBytes = data;
       t1 = performance.now();
       progress('decode', 0, null);
-      trace = narrowed(decodeTrace(data));
+      trace = narrowed(decodeTrace(data, DECODE_OPTIONS));
     }
     const t2 = performance.now();
     progress('index', 0, null);
@@ -113,7 +128,9 @@ self.onmessage = async (event: MessageEvent<DecodeRequest>) => {
     const t3 = performance.now();
     // The analysis worker's columns, copied here so the page copies nothing (analysis-copies.ts).
     const analysisCopy = copyWarpColumns(trace.warps);
-    const transfer = [...columnBuffers(trace.warps), ...columnBuffers(analysisCopy), ...laneIndexBuffers(index)];
+    const blocks = packedBlocks(trace);
+    trace = blocks.trace;
+    const transfer = [...columnBuffers(trace.warps), ...columnBuffers(analysisCopy), ...laneIndexBuffers(index), ...(blocks.buffer === null ? [] : [blocks.buffer])];
     post({ kind: 'done', trace, index, calibration, analysisCopy, bytes, timings: { readMs: t1 - t0, decodeMs: t2 - t1, indexMs: t3 - t2 } }, [...new Set(transfer)]);
     // After the trace is on its way: a file's hash (the key of its recent entry) never delays showing it.
     // WebCrypto's digest holds this thread (about 1 s per 100 MB measured in Chromium), not the page's.

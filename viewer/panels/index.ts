@@ -4,4 +4,5 @@ export { WtFindingsList } from './wt-findings-list.js';
 export { WtExportButtons, type ExportDetail, type ExportFormat } from './wt-export-buttons.js';
 export { WtComparePanel } from './wt-compare-panel.js';
 export { ZOOM_TO_EVENT, zoomToEvent, type ZoomToDetail } from './zoom-event.js';
+export { WtShaderPanel } from './wt-shader-panel.js';
 export { WtAnalysisPanels } from './wt-analysis-panels.js';

@@ -1,11 +1,13 @@
 /**
  * <wt-analysis-panels slot="panels">: the analysis panels composed for the
- * app shell, which hands every slotted panel `.trace` and `.selectedDraw`
+ * app shell, which hands every slotted panel `.trace`, `.selectedDraw` and `.selectedWarp`
  * (see viewer/components/warptrace-app.ts). It runs `analyzeTrace` once per
  * trace in a Web Worker (viewer/loading/analysis-client.ts; ~1-2 s at 10 M
  * warps, none of it on the page's thread), shows "Analyzing…" meanwhile (a
  * newer trace cancels the older analysis), and lays out the findings list,
- * the statistics and the export buttons; their
+ * the statistics, the shader panel (traces with a block profile: where the
+ * selected draw's shaders spent their time, wt-shader-panel.ts) and the
+ * export buttons; their
  * events bubble on to the shell. A shell that already has a summary (e.g.
  * from its decode worker) sets `.summary` and no analysis runs here.
  *
@@ -15,7 +17,7 @@
  * `wt-baseline-change` {trace} (bubbles, composed) says when the baseline's
  * trace changes (null: cleared), for the timeline's ghost track.
  */
-import { LitElement, css, html, type PropertyValues } from 'lit';
+import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import type { AnalysisSummary } from '../../analysis/summary.js';
 import type { Trace } from '../../shared-schema/model.js';
 import { nextTask } from '../base/tasks.js';
@@ -24,6 +26,7 @@ import { panelStyles } from '../components/shared-styles.js';
 import './wt-compare-panel.js';
 import './wt-export-buttons.js';
 import './wt-findings-list.js';
+import './wt-shader-panel.js';
 import './wt-stats-panel.js';
 
 export class WtAnalysisPanels extends LitElement {
@@ -31,6 +34,7 @@ export class WtAnalysisPanels extends LitElement {
     trace: { attribute: false },
     summary: { attribute: false },
     selectedDraw: { attribute: false },
+    selectedWarp: { attribute: false },
     fileName: { type: String },
     analyzing: { state: true },
     problem: { state: true },
@@ -50,6 +54,8 @@ export class WtAnalysisPanels extends LitElement {
   declare trace: Trace | null;
   declare summary: AnalysisSummary | null;
   declare selectedDraw: number;
+  /** The app's selected warp (-1: none): the shader panel shows its draw when no draw is selected. */
+  declare selectedWarp: number;
   declare fileName: string;
   declare analyzing: boolean;
   /** Why the analysis failed, or null. */
@@ -72,6 +78,7 @@ export class WtAnalysisPanels extends LitElement {
     this.trace = null;
     this.summary = null;
     this.selectedDraw = -1;
+    this.selectedWarp = -1;
     this.fileName = 'warptrace';
     this.analyzing = false;
     this.problem = null;
@@ -167,15 +174,25 @@ export class WtAnalysisPanels extends LitElement {
     this.cancel();
   }
 
+  /**
+   * The shader panel, only for traces with a block profile (it needs no analysis: it is
+   * there while the analysis runs, and when it fails).
+   */
+  private renderShader() {
+    if (this.trace?.blocks == null) return nothing;
+    return html`<section><h3>Shader</h3><wt-shader-panel .trace=${this.trace} .selectedDraw=${this.selectedDraw} .selectedWarp=${this.selectedWarp}></wt-shader-panel></section>`;
+  }
+
   override render() {
     if (this.trace === null && this.summary === null) return html`<p class="muted">Open a trace to analyze it.</p>`;
     if (this.summary === null) {
-      if (this.problem !== null) return html`<p class="muted" role="alert">Analysis failed: ${this.problem}</p>`;
-      return html`<p class="muted" role="status">${this.analyzing ? 'Analyzing…' : ''}</p>`;
+      if (this.problem !== null) return html`<p class="muted" role="alert">Analysis failed: ${this.problem}</p>${this.renderShader()}`;
+      return html`<p class="muted" role="status">${this.analyzing ? 'Analyzing…' : ''}</p>${this.renderShader()}`;
     }
     return html`
       <section><h3>Findings</h3><wt-findings-list .findings=${this.summary.findings} .groups=${this.summary.findingGroups} .minShare=${this.summary.thresholds.findingGroupMinShare}></wt-findings-list></section>
       <section><h3>Statistics</h3><wt-stats-panel .summary=${this.summary} .trace=${this.trace} .selectedDraw=${this.selectedDraw}></wt-stats-panel></section>
+      ${this.renderShader()}
       <section><h3>Export</h3><wt-export-buttons .summary=${this.summary} .trace=${this.trace} fileName=${this.fileName}></wt-export-buttons></section>
       ${this.renderCompare()}
     `;
