@@ -4,7 +4,7 @@
  * each module, hottest first. Pure: the CLI's `warptrace blocks` and the
  * viewer share it.
  */
-import type { BlockClock, BlockModule, BlockProfile, ClockInfo } from '../shared-schema/model.js';
+import type { BlockClock, BlockCounts, BlockModule, BlockProfile, ClockInfo } from '../shared-schema/model.js';
 
 export type BlockGrouping = 'block' | 'line';
 
@@ -61,21 +61,28 @@ export function nsPerTick(clock: BlockClock, clocks: ClockInfo): number | null {
   return hz !== null && hz > 0 ? 1e9 / hz : null;
 }
 
+/** Zero counts for each module's blocks (index = module). */
+export function emptyCounts(profile: BlockProfile): BlockCounts[] {
+  return profile.modules.map((m, module) => ({ module, executions: new Float64Array(m.blocks.length), lanes: new Float64Array(m.blocks.length), ticks: new Float64Array(m.blocks.length) }));
+}
+
+/** `into` += `from`, block by block (one module's counts). */
+export function addCounts(into: BlockCounts, from: BlockCounts): void {
+  for (let b = 0; b < from.executions.length; b++) {
+    into.executions[b]! += from.executions[b]!;
+    into.lanes[b]! += from.lanes[b]!;
+    into.ticks[b]! += from.ticks[b]!;
+  }
+}
+
 /** Per module, each block's sums over the draws. */
-function sumRows(profile: BlockProfile, draws: ReadonlySet<number> | null): { sums: { executions: Float64Array; lanes: Float64Array; ticks: Float64Array }[]; used: number[] } {
-  const sums = profile.modules.map((m) => ({ executions: new Float64Array(m.blocks.length), lanes: new Float64Array(m.blocks.length), ticks: new Float64Array(m.blocks.length) }));
+function sumRows(profile: BlockProfile, draws: ReadonlySet<number> | null): { sums: BlockCounts[]; used: number[] } {
+  const sums = emptyCounts(profile);
   const used: number[] = [];
   for (const row of profile.rows) {
     if (draws !== null && !draws.has(row.draw)) continue;
     used.push(row.draw);
-    for (const c of row.modules) {
-      const s = sums[c.module]!;
-      for (let b = 0; b < c.executions.length; b++) {
-        s.executions[b]! += c.executions[b]!;
-        s.lanes[b]! += c.lanes[b]!;
-        s.ticks[b]! += c.ticks[b]!;
-      }
-    }
+    for (const c of row.modules) addCounts(sums[c.module]!, c);
   }
   return { sums, used };
 }

@@ -19,13 +19,14 @@
  *
  * describeBlocks is the DescribeModule the CLI hands the decoder.
  */
+import { STAGE_OF_EXECUTION_MODEL } from './model/execution-models.js';
 import { BLOCK_ENTER_FUNCTION, BLOCK_MARK_PREFIX } from '../shared-schema/block-layout.js';
 import type { BlockSite, ModuleDescription, SourceText } from '../shared-schema/block-model.js';
 import { parseBlockMark, type BlockMark } from '../shared-schema/block-profile.js';
 import type { StageName } from '../shared-schema/stages.js';
 import { decodeString, parseSpirv, type Instruction } from './model/binary.js';
 import { opcodeName } from './model/opcode-names.js';
-import { ExecutionModel, Op } from './model/spec.js';
+import { Op } from './model/spec.js';
 
 /** A module whose blocks cannot be mapped (no mark, a block numbered twice...). */
 export class BlockMapError extends Error {
@@ -37,25 +38,6 @@ const DEBUG_INFO_SET = 'NonSemantic.Shader.DebugInfo.100';
 const DebugInfo = { Source: 35, SourceContinued: 102, Line: 103 } as const;
 /** Opcode names listed in a block's disassembly, at most. */
 const TEXT_OPCODES = 24;
-
-const STAGE_OF_MODEL = new Map<number, StageName>([
-  [ExecutionModel.Vertex, 'VS'],
-  [ExecutionModel.TessellationControl, 'TCS'],
-  [ExecutionModel.TessellationEvaluation, 'TES'],
-  [ExecutionModel.Geometry, 'GS'],
-  [ExecutionModel.Fragment, 'FS'],
-  [ExecutionModel.GLCompute, 'CS'],
-  [ExecutionModel.TaskNV, 'TASK'],
-  [ExecutionModel.TaskEXT, 'TASK'],
-  [ExecutionModel.MeshNV, 'MESH'],
-  [ExecutionModel.MeshEXT, 'MESH'],
-  [ExecutionModel.RayGenerationKHR, 'RAYGEN'],
-  [ExecutionModel.IntersectionKHR, 'INTERSECTION'],
-  [ExecutionModel.AnyHitKHR, 'ANY_HIT'],
-  [ExecutionModel.ClosestHitKHR, 'CLOSEST_HIT'],
-  [ExecutionModel.MissKHR, 'MISS'],
-  [ExecutionModel.CallableKHR, 'CALLABLE'],
-]);
 
 interface Location {
   readonly file: string;
@@ -97,7 +79,7 @@ class Declarations {
         if (decodeString(w, 2).value === DEBUG_INFO_SET) this.debugSet = w[1]!;
         break;
       case Op.EntryPoint: {
-        const stage = STAGE_OF_MODEL.get(w[1]!);
+        const stage = STAGE_OF_EXECUTION_MODEL.get(w[1]!);
         if (stage !== undefined && !this.stages.includes(stage)) this.stages.push(stage);
         break;
       }

@@ -11,10 +11,11 @@ import { InstrumentError } from './errors.js';
 import { checkIds } from './model/ids.js';
 import { ModuleEditor, Section, type EntryPoint } from './model/module.js';
 import { checkOptions, DEFAULT_OPTIONS, type InstrumentedStage, type InstrumentOptions } from './options.js';
-import { Capability, Decoration, ExecutionModel, Extension, Op, SPIRV_1_3, StorageClass, executionModelName, formatSpirvVersion, spirvVersion } from './model/spec.js';
+import { Capability, Decoration, Extension, Op, SPIRV_1_3, StorageClass, executionModelName, formatSpirvVersion, spirvVersion } from './model/spec.js';
 import { TOOL_VERSION } from '../cli/version.js';
 import { BLOCK_BINDING_OFFSET } from '../shared-schema/block-layout.js';
 import { PASSES } from './passes/index.js';
+import { STAGE_OF_EXECUTION_MODEL } from './model/execution-models.js';
 import { runPasses, type EntryPointReport, type PassContext, type RecordParts, type SubgroupMode, type TracedEntry } from './passes/pass.js';
 
 export type { EntryPointReport } from './passes/pass.js';
@@ -22,25 +23,6 @@ export type { EntryPointReport } from './passes/pass.js';
 /** OpModuleProcessed text that marks an instrumented module (SPIR-V 1.1+). */
 export const PROCESSED_MARK = 'warptrace-instrument';
 const TRACE_VARIABLE_NAME = 'warptrace_buffer';
-
-const STAGE_OF_MODEL = new Map<number, InstrumentedStage>([
-  [ExecutionModel.Vertex, 'VS'],
-  [ExecutionModel.TessellationControl, 'TCS'],
-  [ExecutionModel.TessellationEvaluation, 'TES'],
-  [ExecutionModel.Geometry, 'GS'],
-  [ExecutionModel.Fragment, 'FS'],
-  [ExecutionModel.GLCompute, 'CS'],
-  [ExecutionModel.TaskEXT, 'TASK'],
-  [ExecutionModel.MeshEXT, 'MESH'],
-  [ExecutionModel.TaskNV, 'TASK'],
-  [ExecutionModel.MeshNV, 'MESH'],
-  [ExecutionModel.RayGenerationKHR, 'RAYGEN'],
-  [ExecutionModel.AnyHitKHR, 'ANY_HIT'],
-  [ExecutionModel.ClosestHitKHR, 'CLOSEST_HIT'],
-  [ExecutionModel.MissKHR, 'MISS'],
-  [ExecutionModel.IntersectionKHR, 'INTERSECTION'],
-  [ExecutionModel.CallableKHR, 'CALLABLE'],
-]);
 
 export interface InstrumentResult {
   readonly bytes: Uint8Array;
@@ -156,11 +138,11 @@ function selectEntryPoints(editor: ModuleEditor, options: InstrumentOptions): Se
   }
   const chosen = options.entryPoints === null ? all : all.filter((e) => options.entryPoints!.includes(e.name));
   const selected = chosen.map((e) => {
-    const stage = STAGE_OF_MODEL.get(e.executionModel);
+    const stage = STAGE_OF_EXECUTION_MODEL.get(e.executionModel);
     if (stage === undefined) {
       // Pointing at --entry only helps when it was not used and the module has entry points it can instrument
       // whose names select them alone.
-      const others = options.entryPoints === null ? all.filter((o) => STAGE_OF_MODEL.has(o.executionModel) && !all.some((u) => u.name === o.name && !STAGE_OF_MODEL.has(u.executionModel))) : [];
+      const others = options.entryPoints === null ? all.filter((o) => STAGE_OF_EXECUTION_MODEL.has(o.executionModel) && !all.some((u) => u.name === o.name && !STAGE_OF_EXECUTION_MODEL.has(u.executionModel))) : [];
       const hint = others.length === 0 ? '' : ` (instrument the others with ${others.map((o) => `--entry ${JSON.stringify(o.name)}`).join(' ')})`;
       throw new InstrumentError(`entry point "${e.name}" is ${withArticle(executionModelName(e.executionModel))} shader; warptrace instruments vertex, tessellation, geometry, fragment, compute, task, mesh and ray-tracing shaders${hint}`);
     }

@@ -90,9 +90,14 @@ function drawRange(text: string): [number, number] {
 
 const HEADERS = (by: BlockGrouping) => ['module', by === 'line' ? 'line' : 'block', 'function', 'executions', 'SIMT', 'ticks', 'share', 'time'];
 
+/** Opcodes shown of a block without a line in the text table (JSON, CSV and Markdown keep them all). */
+const TEXT_COLUMN = 72;
+
 /** Where the row is: file:line[:column], or the block's opcodes when it has no line. */
 function place(s: BlockStat, by: BlockGrouping): string {
-  const at = s.line === null ? (s.text ?? '?') : `${s.file}:${s.line}${s.column !== null ? `:${s.column}` : ''}`;
+  const text = s.text ?? '?';
+  const opcodes = text.length > TEXT_COLUMN ? `${text.slice(0, text.lastIndexOf(' ', TEXT_COLUMN))} …` : text;
+  const at = s.line === null ? opcodes : `${s.file}:${s.line}${s.column !== null ? `:${s.column}` : ''}`;
   if (by === 'block' || s.line === null) return `#${s.blocks[0]} ${at}`;
   return s.blocks.length > 1 ? `${at} (${s.blocks.length} blocks)` : at;
 }

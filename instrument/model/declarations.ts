@@ -97,25 +97,16 @@ export class CommonDeclarations {
 
   /** `{ uint count, capacity, flags, reserved; uvec4 records[]; }` at (set, binding). */
   traceBuffer(set: number, binding: number): number {
-    return this.once('trace', () => {
-      const { editor } = this;
-      const headerWords = BUFFER_HEADER_BYTES / 4;
-      const array = editor.declare(Op.TypeRuntimeArray, (id) => [id, this.uvec4]);
-      editor.decorate(array, Decoration.ArrayStride, RECORD_VECTOR_WORDS * 4);
-      const members = [...Array<number>(headerWords).fill(this.uint), array];
-      const block = editor.declare(Op.TypeStruct, (id) => [id, ...members]);
-      const storageBuffer = this.traceStorageClass === StorageClass.StorageBuffer;
-      editor.decorate(block, storageBuffer ? Decoration.Block : Decoration.BufferBlock);
-      for (let m = 0; m < members.length; m++) editor.memberDecorate(block, m, Decoration.Offset, m * 4);
-      const variable = editor.declare(Op.Variable, (id) => [this.pointer(this.traceStorageClass, block), id, this.traceStorageClass]);
-      editor.decorate(variable, Decoration.DescriptorSet, set);
-      editor.decorate(variable, Decoration.Binding, binding);
-      editor.addName(block, 'WarptraceBuffer');
-      const memberNames: Record<number, string> = { [BufferWord.COUNT]: 'count', [BufferWord.CAPACITY]: 'capacity', [BufferWord.FLAGS]: 'flags', [BufferWord.RESERVED]: 'reserved', [RECORDS_MEMBER]: 'records' };
-      for (const [m, name] of Object.entries(memberNames)) editor.addMemberName(block, Number(m), name);
-      editor.addName(variable, 'warptrace_buffer');
-      return variable;
-    });
+    return this.once('trace', () =>
+      this.headerAndArray(set, binding, {
+        headerWords: BUFFER_HEADER_BYTES / 4,
+        element: () => this.uvec4,
+        stride: RECORD_VECTOR_WORDS * 4,
+        blockName: 'WarptraceBuffer',
+        memberNames: { [BufferWord.COUNT]: 'count', [BufferWord.CAPACITY]: 'capacity', [BufferWord.FLAGS]: 'flags', [BufferWord.RESERVED]: 'reserved', [RECORDS_MEMBER]: 'records' },
+        variableName: 'warptrace_buffer',
+      }),
+    );
   }
 
   /**
@@ -145,25 +136,41 @@ export class CommonDeclarations {
    * (block-layout.ts), its cells four 64-bit counters each (the (low, high) word pairs of the layout).
    */
   blockTable(set: number, binding: number): number {
-    return this.once('blocks', () => {
-      const { editor } = this;
-      const headerWords = BLOCK_HEADER_BYTES / 4;
-      const array = editor.declare(Op.TypeRuntimeArray, (id) => [id, this.ulong]);
-      editor.decorate(array, Decoration.ArrayStride, 8);
-      const members = [...Array<number>(headerWords).fill(this.uint), array];
-      const block = editor.declare(Op.TypeStruct, (id) => [id, ...members]);
-      const storageBuffer = this.traceStorageClass === StorageClass.StorageBuffer;
-      editor.decorate(block, storageBuffer ? Decoration.Block : Decoration.BufferBlock);
-      for (let m = 0; m < members.length; m++) editor.memberDecorate(block, m, Decoration.Offset, m * 4);
-      const variable = editor.declare(Op.Variable, (id) => [this.pointer(this.traceStorageClass, block), id, this.traceStorageClass]);
-      editor.decorate(variable, Decoration.DescriptorSet, set);
-      editor.decorate(variable, Decoration.Binding, binding);
-      editor.addName(block, 'WarptraceBlocks');
-      editor.addMemberName(block, BlockHeaderWord.DROPPED, 'dropped');
-      editor.addMemberName(block, headerWords, 'counters');
-      editor.addName(variable, 'warptrace_blocks');
-      return variable;
-    });
+    const headerWords = BLOCK_HEADER_BYTES / 4;
+    return this.once('blocks', () =>
+      this.headerAndArray(set, binding, {
+        headerWords,
+        element: () => this.ulong,
+        stride: 8,
+        blockName: 'WarptraceBlocks',
+        memberNames: { [BlockHeaderWord.DROPPED]: 'dropped', [headerWords]: 'counters' },
+        variableName: 'warptrace_blocks',
+      }),
+    );
+  }
+
+  /** A storage buffer `{ uint header[headerWords]; element array[]; }` at (set, binding), named; its variable. */
+  private headerAndArray(
+    set: number,
+    binding: number,
+    b: { headerWords: number; element: () => number; stride: number; blockName: string; memberNames: Record<number, string>; variableName: string },
+  ): number {
+    const { editor } = this;
+    // The element type is looked up (declared, if new) after the array's id: the ids stay those of earlier versions.
+    const array = editor.declare(Op.TypeRuntimeArray, (id) => [id, b.element()]);
+    editor.decorate(array, Decoration.ArrayStride, b.stride);
+    const members = [...Array<number>(b.headerWords).fill(this.uint), array];
+    const block = editor.declare(Op.TypeStruct, (id) => [id, ...members]);
+    const storageBuffer = this.traceStorageClass === StorageClass.StorageBuffer;
+    editor.decorate(block, storageBuffer ? Decoration.Block : Decoration.BufferBlock);
+    for (let m = 0; m < members.length; m++) editor.memberDecorate(block, m, Decoration.Offset, m * 4);
+    const variable = editor.declare(Op.Variable, (id) => [this.pointer(this.traceStorageClass, block), id, this.traceStorageClass]);
+    editor.decorate(variable, Decoration.DescriptorSet, set);
+    editor.decorate(variable, Decoration.Binding, binding);
+    editor.addName(block, b.blockName);
+    for (const [m, name] of Object.entries(b.memberNames)) editor.addMemberName(block, Number(m), name);
+    editor.addName(variable, b.variableName);
+    return variable;
   }
 
   /**

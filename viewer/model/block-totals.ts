@@ -9,6 +9,7 @@
  */
 import type { BlockCounts, BlockProfile } from '../../shared-schema/index.js';
 import { afterQueuedTasks } from '../base/tasks.js';
+import { addCounts, emptyCounts } from '../../analysis/blocks.js';
 
 /** Counts summed per task (about 1-2 ms of additions). */
 export const CELLS_PER_TASK = 200_000;
@@ -26,21 +27,11 @@ export function profileCells(profile: BlockProfile): number {
  * Rejects with an AbortError once `signal` aborts.
  */
 export async function summedProfile(profile: BlockProfile, signal?: AbortSignal): Promise<BlockProfile> {
-  const sums: BlockCounts[] = profile.modules.map((m, module) => ({
-    module,
-    executions: new Float64Array(m.blocks.length),
-    lanes: new Float64Array(m.blocks.length),
-    ticks: new Float64Array(m.blocks.length),
-  }));
+  const sums: BlockCounts[] = emptyCounts(profile);
   let sinceYield = 0;
   for (const row of profile.rows) {
     for (const c of row.modules) {
-      const s = sums[c.module]!;
-      for (let b = 0; b < c.executions.length; b++) {
-        s.executions[b]! += c.executions[b]!;
-        s.lanes[b]! += c.lanes[b]!;
-        s.ticks[b]! += c.ticks[b]!;
-      }
+      addCounts(sums[c.module]!, c);
       sinceYield += c.executions.length;
     }
     if (sinceYield >= CELLS_PER_TASK) {

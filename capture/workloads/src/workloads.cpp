@@ -255,60 +255,28 @@ class ComputeGraphics : public Workload {
   std::string drawStagesJson() const override { return R"([["CS"],["VS","GS","FS"],["CS"]])"; }
 };
 
-/* 5. Busy loop: warp durations must grow with the work knob (for the tests). */
-class BusyLoop : public Workload {
- public:
-  BusyLoop() {
-    defineFrame(params, 64, 64);
-    params.define("work", 64, "busy-loop iterations in every compute and fragment invocation");
-    params.define("groups", 32, "compute workgroups of 64 invocations");
-  }
-  const char *name() const override { return "busy-loop"; }
-  const char *summary() const override { return "busy loop: a dispatch and a full-screen draw whose work grows with the work knob"; }
-  std::vector<std::string> shaderFiles() const override { return {"particles.comp", "quad.vert", "shade.frag"}; }
-  VkDeviceSize dataBytes() const override { return 16ull * 64 * std::max(1u, params.u("groups")); }
-  std::vector<VkPipeline> pipelines(Context &ctx, const std::string &dir) const override {
-    GraphicsPipelineDesc d;
-    d.shaders = {"quad.vert", "shade.frag"};
-    d.depthTest = false;
-    return {ctx.compute(dir, "particles.comp"), ctx.graphics(dir, d)};
-  }
-  void record(Frame &f, const std::vector<VkPipeline> &p) const override {
-    Knobs k;
-    k.csWork = params.u("work");
-    k.fsWork = params.u("work");
-    f.bindCompute(p[0]);
-    f.push(k);
-    f.dispatch("busy loop: compute", std::max(1u, params.u("groups")));
-    f.sync();
-    f.beginRendering(true);
-    f.bindGraphics(p[1]);
-    f.push(k);
-    f.draw("busy loop: full-screen fragments", 6);
-    f.endRendering();
-  }
-  std::string drawStagesJson() const override { return R"([["CS"],["VS","FS"]])"; }
+/* A dispatch, a barrier, then a full-screen draw, both running `work` loop iterations (workloads 5 and 6). */
+struct DispatchThenQuadShaders {
+  const char *name, *summary, *compute, *fragment, *workText, *computeLabel, *drawLabel;
+  uint32_t work, groups, bytesPerInvocation;
 };
 
-/* 6. Divergence: a branch that exactly half the lanes of every warp take (the block profiles' known answer, for the tests). */
-class Divergence : public Workload {
+class DispatchThenQuad : public Workload {
  public:
-  Divergence() {
+  explicit DispatchThenQuad(const DispatchThenQuadShaders &s) : s_(s) {
     defineFrame(params, 64, 64);
-    params.define("work", 16, "loop iterations in the branch (odd local invocation indices, odd pixel columns)");
-    params.define("groups", 4, "compute workgroups of 64 invocations");
+    params.define("work", s.work, s.workText);
+    params.define("groups", s.groups, "compute workgroups of 64 invocations");
   }
-  const char *name() const override { return "divergence"; }
-  const char *summary() const override {
-    return "divergence: a dispatch and a full-screen draw whose branch half the lanes of every warp take (run with --blocks)";
-  }
-  std::vector<std::string> shaderFiles() const override { return {"divergence.comp", "quad.vert", "divergence.frag"}; }
-  VkDeviceSize dataBytes() const override { return 4ull * 64 * std::max(1u, params.u("groups")); }
+  const char *name() const override { return s_.name; }
+  const char *summary() const override { return s_.summary; }
+  std::vector<std::string> shaderFiles() const override { return {s_.compute, "quad.vert", s_.fragment}; }
+  VkDeviceSize dataBytes() const override { return (VkDeviceSize)s_.bytesPerInvocation * 64 * std::max(1u, params.u("groups")); }
   std::vector<VkPipeline> pipelines(Context &ctx, const std::string &dir) const override {
     GraphicsPipelineDesc d;
-    d.shaders = {"quad.vert", "divergence.frag"};
+    d.shaders = {"quad.vert", s_.fragment};
     d.depthTest = false;
-    return {ctx.compute(dir, "divergence.comp"), ctx.graphics(dir, d)};
+    return {ctx.compute(dir, s_.compute), ctx.graphics(dir, d)};
   }
   void record(Frame &f, const std::vector<VkPipeline> &p) const override {
     Knobs k;
@@ -316,16 +284,30 @@ class Divergence : public Workload {
     k.fsWork = params.u("work");
     f.bindCompute(p[0]);
     f.push(k);
-    f.dispatch("divergence: compute, odd invocations loop", std::max(1u, params.u("groups")));
+    f.dispatch(s_.computeLabel, std::max(1u, params.u("groups")));
     f.sync();
     f.beginRendering(true);
     f.bindGraphics(p[1]);
     f.push(k);
-    f.draw("divergence: full-screen fragments, odd columns loop", 6);
+    f.draw(s_.drawLabel, 6);
     f.endRendering();
   }
   std::string drawStagesJson() const override { return R"([["CS"],["VS","FS"]])"; }
+
+ private:
+  DispatchThenQuadShaders s_;
 };
+
+/* 5. Busy loop: warp durations must grow with the work knob (for the tests). */
+const DispatchThenQuadShaders kBusyLoop = {
+    "busy-loop", "busy loop: a dispatch and a full-screen draw whose work grows with the work knob", "particles.comp", "shade.frag",
+    "busy-loop iterations in every compute and fragment invocation", "busy loop: compute", "busy loop: full-screen fragments", 64, 32, 16};
+
+/* 6. Divergence: a branch that exactly half the lanes of every warp take (the block profiles' known answer, for the tests). */
+const DispatchThenQuadShaders kDivergence = {
+    "divergence", "divergence: a dispatch and a full-screen draw whose branch half the lanes of every warp take (run with --blocks)",
+    "divergence.comp", "divergence.frag", "loop iterations in the branch (odd local invocation indices, odd pixel columns)",
+    "divergence: compute, odd invocations loop", "divergence: full-screen fragments, odd columns loop", 16, 4, 4};
 
 }  // namespace
 
@@ -335,8 +317,8 @@ std::vector<std::unique_ptr<Workload>> allWorkloads() {
   all.emplace_back(new TessStall());
   all.emplace_back(new Syncs());
   all.emplace_back(new ComputeGraphics());
-  all.emplace_back(new BusyLoop());
-  all.emplace_back(new Divergence());
+  all.emplace_back(new DispatchThenQuad(kBusyLoop));
+  all.emplace_back(new DispatchThenQuad(kDivergence));
   all.push_back(makeRayTracingWorkload());
   all.push_back(makeRayTracingReorderWorkload());
   all.push_back(makeMeshletWorkload());
