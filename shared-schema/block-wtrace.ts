@@ -29,6 +29,42 @@ function countBytes(values: Float64Array): Uint8Array {
 
 /** The profile as the file stores it (msgpack-ready: plain objects, byte strings). */
 export function storedBlocks(profile: BlockProfile): object {
+  return storedWith(profile, countBytes);
+}
+
+/** The profile in the JSON import format: the .wtrace's form with each row's counters as arrays of numbers. */
+export function jsonBlocks(profile: BlockProfile): object {
+  return storedWith(profile, (values) => Array.from(values));
+}
+
+/**
+ * A JSON import file's `blocks`: the counters' arrays become the .wtrace's byte strings, and the .wtrace's reader
+ * checks everything (one set of checks for both formats).
+ */
+export function readJsonBlocks(value: unknown, drawCount: number): BlockProfile {
+  const o = readObject(value, 'blocks');
+  const rows = readArray(o, 'rows', 'blocks', MAX_JSON_ROWS).map((row, r) => {
+    const ro = readObject(row, `blocks.rows[${r}]`);
+    const modules = readArray(ro, 'modules', `blocks.rows[${r}]`, MAX_BLOCK_MODULES).map((c, k) => {
+      const field = `blocks.rows[${r}].modules[${k}]`;
+      const co = readObject(c, field);
+      const counts = (key: string) => countBytes(Float64Array.from(readArray(co, key, field, MAX_MODULE_BLOCKS), (v, b) => jsonCount(v, `${field}.${key}[${b}]`)));
+      return { ...co, executions: counts('executions'), lanes: counts('lanes'), ticks: counts('ticks') };
+    });
+    return { ...ro, modules };
+  });
+  return readBlockProfile({ ...o, rows }, drawCount, 'blocks');
+}
+
+/** Rows a JSON import file may hold: one per draw at most. */
+const MAX_JSON_ROWS = 10_000_000;
+
+function jsonCount(v: unknown, field: string): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) fail('bad-value', field, `expected a count (a whole number from 0 to 2^53 - 1), got ${describeValue(v)}`);
+  return v;
+}
+
+function storedWith(profile: BlockProfile, counts: (values: Float64Array) => Uint8Array | number[]): object {
   return {
     subgroupSize: profile.subgroupSize,
     dropped: profile.dropped,
@@ -43,7 +79,7 @@ export function storedBlocks(profile: BlockProfile): object {
     })),
     rows: profile.rows.map((r) => ({
       draw: r.draw,
-      modules: r.modules.map((c) => ({ module: c.module, executions: countBytes(c.executions), lanes: countBytes(c.lanes), ticks: countBytes(c.ticks) })),
+      modules: r.modules.map((c) => ({ module: c.module, executions: counts(c.executions), lanes: counts(c.lanes), ticks: counts(c.ticks) })),
     })),
   };
 }

@@ -12,6 +12,7 @@ import { JSON_FORMAT, JSON_VERSION } from './json.js';
 import { UNKNOWN_SLOT, UNKNOWN_SM, type Trace } from './model.js';
 import { NO_POSITION } from './position.js';
 import { STAGES } from './stages.js';
+import { jsonBlocks } from './block-wtrace.js';
 
 /** Bytes per yielded chunk, about (default 1 MiB). */
 export const DEFAULT_JSON_CHUNK_BYTES = 1 << 20;
@@ -130,6 +131,9 @@ export function* traceJsonChunks(trace: Trace, chunkBytes = DEFAULT_JSON_CHUNK_B
     }
     out.byte(0x5d); // ]
   }
-  out.ascii('}}');
+  out.ascii('}');
   yield out.take();
+  // The block profile after the warps, as traceToJson places it (per block, not per warp: one string is enough).
+  const blocks = trace.blocks === undefined || trace.blocks === null ? '' : `,"blocks":${JSON.stringify(jsonBlocks(trace.blocks))}`;
+  yield encoder.encode(`${blocks}}`);
 }

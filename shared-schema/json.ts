@@ -12,6 +12,7 @@ import { checkStoredRow } from './limits.js';
 import { TICKS_PER_NS, UNKNOWN_SLOT, UNKNOWN_SM, type Trace } from './model.js';
 import { NO_POSITION, positionProblem } from './position.js';
 import { STAGES, isStageCode, parseStageName } from './stages.js';
+import { jsonBlocks, readJsonBlocks } from './block-wtrace.js';
 
 export const JSON_FORMAT = 'warptrace-json';
 export const JSON_VERSION = 1;
@@ -51,7 +52,8 @@ export function traceFromJson(input: string | unknown): Trace {
     return v;
   };
   const orUnknown = (unknown: number) => (v: unknown, field: string) => (v === null ? unknown : number(v, field));
-  return buildTrace({
+  const blocks = root['blocks'] === undefined || root['blocks'] === null ? null : readJsonBlocks(root['blocks'], draws.length);
+  const trace = buildTrace({
     device,
     capture,
     draws,
@@ -71,6 +73,7 @@ export function traceFromJson(input: string | unknown): Trace {
       position: column('position', parsePosition, true),
     },
   });
+  return blocks === null ? trace : { ...trace, blocks };
 }
 
 function numberColumn(o: Obj, key: string): Float64Array {
@@ -169,5 +172,7 @@ export function traceToJson(trace: Trace): object {
         : {}),
       ...(w.position !== null ? { position: rows((i) => (w.position![i] === NO_POSITION ? null : (w.position![i] as number))) } : {}),
     },
+    // The block profile only when present (README "Block profiles"): a trace without one writes the JSON it did before.
+    ...(trace.blocks !== undefined && trace.blocks !== null ? { blocks: jsonBlocks(trace.blocks) } : {}),
   };
 }

@@ -12,10 +12,13 @@ import {
   encodeWtraw,
   rawCaptureOf,
   synthesizeTrace,
+  traceFromJson,
+  traceToJson,
   wtrawToWtrace,
   type RawCapture,
 } from '../../shared-schema/index.js';
 import { blockSectionOf, markedModule, type SyntheticBlockSection } from '../../shared-schema/synthetic-blocks.js';
+import { traceJsonChunks } from '../../shared-schema/json-stream.js';
 
 const truth = synthesizeTrace({ warps: 2000, seed: 5, warpsPerDraw: 500 });
 const base = rawCaptureOf(truth, H100_CLOCKS).raw;
@@ -201,4 +204,20 @@ test('a .wtrace blocks key is checked on reading, naming the field', async () =>
   refuses({ ...stored, modules: [{ ...module0, stages: ['PS'] }, modules[1]] }, 'bad-value', /^blocks\.modules\[0\]\.stages\[0\]$/);
   const site = (module0['blocks'] as object[])[0]!;
   refuses({ ...stored, modules: [{ ...module0, blocks: [{ ...site, line: 3 }, site, site] }, modules[1]] }, 'bad-value', /^blocks\.modules\[0\]\.blocks\[0\]\.line$/);
+});
+
+test('the JSON import format carries the profile: written (at once or in chunks) and read back equal, refused when malformed', () => {
+  const trace = decodeWtraw(encodeWtraw(withBlocks(SECTION)));
+  const text = JSON.stringify(traceToJson(trace));
+  // The chunked writer writes the same text, the profile included.
+  assert.equal(Buffer.concat([...traceJsonChunks(trace, 4096)]).toString('utf8'), text);
+  const back = traceFromJson(text);
+  assert.deepEqual(back.blocks, trace.blocks);
+  // A trace without a profile writes what it did before: no "blocks" key.
+  assert.equal('blocks' in (traceToJson(decodeWtraw(encodeWtraw(base))) as Record<string, unknown>), false);
+  const json = JSON.parse(text) as { blocks: { rows: { modules: { lanes: unknown[] }[] }[] } };
+  json.blocks.rows[1]!.modules[0]!.lanes[0] = -1;
+  assert.throws(() => traceFromJson(json), (e: unknown) => e instanceof TraceFormatError && e.field === 'blocks.rows[1].modules[0].lanes[0]');
+  json.blocks.rows[1]!.modules[0]!.lanes[0] = 10 * 32 + 1;
+  assert.throws(() => traceFromJson(json), (e: unknown) => e instanceof TraceFormatError && /lanes/.test(e.field));
 });
