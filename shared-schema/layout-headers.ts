@@ -21,6 +21,7 @@ import {
 } from './raw-layout.js';
 import { MAX_POSITION_COORD, MAX_POSITION_LOG2, NO_POSITION, PositionBits } from './position.js';
 import { STAGES } from './stages.js';
+import { MARK_KIND_SHIFT, MARK_SITE_MASK, MARK_STAGE, MAX_MARKS, MarkKind, MarkWord } from './mark-layout.js';
 import { BLOCK_BASE_SPEC_ID, BLOCK_BINDING_OFFSET, BLOCK_CELL_WORDS, BLOCK_HEADER_BYTES, BlockCellWord, BlockHeaderWord, DRAW_BLOCK_ROW_WORD, NO_BLOCK_ROW } from './block-layout.js';
 
 interface Define {
@@ -48,6 +49,13 @@ function layoutDefines(): Define[] {
   defs.push({ name: 'WT_UNKNOWN_SM', value: RAW_UNKNOWN_SM });
   defs.push({ name: 'WT_UNKNOWN_SLOT', value: RAW_UNKNOWN_SLOT });
   for (const s of STAGES) defs.push({ name: `WT_STAGE_${s.name}`, value: s.code, comment: s.title });
+  // Marks (mark-layout.ts).
+  defs.push({ name: 'WT_STAGE_MARK', value: MARK_STAGE, comment: 'a mark record, not a shader stage' });
+  for (const [key, value] of Object.entries(MarkWord)) defs.push({ name: `WT_MARK_WORD_${key}`, value });
+  defs.push({ name: 'WT_MAX_MARKS', value: MAX_MARKS, comment: 'marks per invocation at most' });
+  defs.push({ name: 'WT_MARK_KIND_SHIFT', value: MARK_KIND_SHIFT });
+  defs.push({ name: 'WT_MARK_SITE_MASK', value: MARK_SITE_MASK });
+  for (const [key, value] of Object.entries(MarkKind)) defs.push({ name: `WT_MARK_KIND_${key}`, value });
   // Block profiles (block-layout.ts).
   defs.push({ name: 'WT_BLOCK_BINDING_OFFSET', value: BLOCK_BINDING_OFFSET, comment: 'block table at the trace binding + this' });
   defs.push({ name: 'WT_BLOCK_HEADER_WORDS', value: BLOCK_HEADER_BYTES / 4 });

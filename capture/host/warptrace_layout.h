@@ -57,6 +57,23 @@
 #define WT_STAGE_INTERSECTION 12u /* intersection */
 #define WT_STAGE_CALLABLE 13u /* callable */
 #define WT_STAGE_RAYGEN_REORDERED 14u /* ray generation after reorder */
+#define WT_STAGE_MARK 15u /* a mark record, not a shader stage */
+#define WT_MARK_WORD_CLOCK 0u
+#define WT_MARK_WORD_WARP_START 1u
+#define WT_MARK_WORD_ID 2u
+#define WT_MARK_WORD_ACTIVE_MASK_HI 0x3u
+#define WT_MARK_WORD_PACKED_IDS 4u
+#define WT_MARK_WORD_DRAW_ID 5u
+#define WT_MARK_WORD_SEQUENCE 6u
+#define WT_MARK_WORD_ACTIVE_MASK_LO 0x7u
+#define WT_MAX_MARKS 16u /* marks per invocation at most */
+#define WT_MARK_KIND_SHIFT 24u
+#define WT_MARK_SITE_MASK 0xffffffu
+#define WT_MARK_KIND_USER 0u
+#define WT_MARK_KIND_BEFORE_TRACE 1u
+#define WT_MARK_KIND_AFTER_TRACE 2u
+#define WT_MARK_KIND_LOOP_HEAD 3u
+#define WT_MARK_KIND_LOOP_EXIT 4u
 #define WT_BLOCK_BINDING_OFFSET 2u /* block table at the trace binding + this */
 #define WT_BLOCK_HEADER_WORDS 4u
 #define WT_BLOCK_WORD_DROPPED 0u
