@@ -203,7 +203,7 @@ test('buildTrace refuses what the readers would, and the writers refuse a trace 
 });
 
 /** Samples captured through the capture layer (the others predate regions and call details). */
-const LAYER_SAMPLES = ['h200-ray-tracing-reorder.wtrace'];
+const LAYER_SAMPLES = ['h200-ray-tracing-reorder.wtrace', 'h100-raytracingreflections-blocks.wtrace'];
 
 test('files without these details read with none, and write the bytes they did before', () => {
   const older = repoPath('test', 'node', 'older-files');
