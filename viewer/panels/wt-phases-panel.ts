@@ -94,7 +94,7 @@ export class WtPhasesPanel extends LitElement {
     const all = this.scope.kind === 'all';
     const columns = PHASE_COLUMNS.filter((c) => all || !c.allDrawsOnly);
     const shown = this.allRows ? rows : rows.slice(0, PHASE_ROWS_SHOWN);
-    const orphans = table.orphans > 0 ? html`; ${formatInteger(table.orphans)} marks whose warps are not in the trace` : nothing;
+    const orphans = table.orphans > 0 ? html`; ${formatInteger(table.orphans)} ${table.orphans === 1 ? 'mark whose warp is' : 'marks whose warps are'} not in the trace` : nothing;
     return html`${title}
       <p class="muted summary">${formatInteger(rows.length)} phases over ${formatInteger(warpsWithMarks(rows))} warps with marks${orphans}</p>
       <div class="table-wrap">
