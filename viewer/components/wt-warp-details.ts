@@ -1,8 +1,9 @@
-/** <wt-warp-details>: everything recorded about one warp. */
+/** <wt-warp-details>: everything recorded about one warp (its marks and phases: warp-marks.ts). */
 import { LitElement, html, nothing } from 'lit';
 import { activeLaneCount, formatNs, smOfWarp, stageCssColor, stageInfo, unpackPosition, type Trace } from '../../shared-schema/index.js';
 import { reorderCounterparts, type ReorderCounterparts } from '../../analysis/reorder.js';
 import { laneLabel } from '../model/lane-layout.js';
+import { renderWarpMarks } from './warp-marks.js';
 import { detailStyles } from './details-styles.js';
 import { panelStyles } from './shared-styles.js';
 
@@ -98,6 +99,7 @@ export class WtWarpDetails extends LitElement {
         <tr><th>custom id</th><td>${w.customId[row]}</td></tr>
         ${screenRow(t, row)} ${this.reorderRow(row)}
       </table>
+      ${(t.marks?.count ?? 0) > 0 ? html`<h4>Marks</h4>${renderWarpMarks(t, row)}` : nothing}
     `;
   }
 }

@@ -9,6 +9,7 @@
  * and rejects with an AbortError.
  */
 import type { AnalysisSummary } from '../../analysis/summary.js';
+import type { PhaseTable } from '../../analysis/marks.js';
 import type { Trace } from '../../shared-schema/index.js';
 import {
   COLUMN_NAMES,
@@ -43,13 +44,20 @@ function columnsOf(w: Trace['warps']): Record<ColumnName, ColumnArray | null> {
   };
 }
 
-export async function analyzeInWorker(trace: Trace, signal?: AbortSignal): Promise<{ summary: AnalysisSummary; ms: number }> {
+/** The summary, the analysis' time, and for a trace with marks the phase table of every draw (analysis/marks.ts; else null). */
+export interface WorkerAnalysis {
+  readonly summary: AnalysisSummary;
+  readonly ms: number;
+  readonly phases: PhaseTable | null;
+}
+
+export async function analyzeInWorker(trace: Trace, signal?: AbortSignal): Promise<WorkerAnalysis> {
   const aborted = () => new DOMException('analysis cancelled', 'AbortError');
   if (signal?.aborted) throw aborted();
   const worker = new Worker(new URL('./analysis-worker.ts', import.meta.url), { type: 'module', name: 'warptrace-analysis' });
   let fail: (e: unknown) => void = () => undefined;
-  let succeed: (r: { summary: AnalysisSummary; ms: number }) => void = () => undefined;
-  const result = new Promise<{ summary: AnalysisSummary; ms: number }>((resolve, reject) => {
+  let succeed: (r: WorkerAnalysis) => void = () => undefined;
+  const result = new Promise<WorkerAnalysis>((resolve, reject) => {
     succeed = resolve;
     fail = reject;
   });
@@ -58,19 +66,22 @@ export async function analyzeInWorker(trace: Trace, signal?: AbortSignal): Promi
   // The summary arrives in parts, one message (one page task) each: see AnalysisResponse.
   let head: AnalysisSummary | null = null;
   const draws: AnalysisSummary['draws'][number][] = [];
+  let phases: PhaseTable | null = null;
   worker.onmessage = (event: MessageEvent<AnalysisResponse>) => {
     const m = event.data;
     if (m.kind === 'head') head = m.summary;
     else if (m.kind === 'draws') for (const d of m.draws) draws.push(d);
+    else if (m.kind === 'phases') phases = m.table;
     else if (m.kind === 'done') {
       if (head === null) fail(new Error('the analysis worker sent no summary'));
-      else succeed({ summary: { ...head, draws }, ms: m.ms });
+      else succeed({ summary: { ...head, draws }, ms: m.ms, phases });
     } else fail(new Error(m.message));
   };
   worker.onerror = (event) => fail(new Error(`the analysis worker failed: ${event.message || 'worker error'}`));
   const post = (m: AnalysisRequest, transfer: Transferable[] = []) => worker.postMessage(m, transfer);
   try {
     // The analyses do not read the block profile (the shader panel does, on the page): it stays here, uncopied.
+    // The marks go with meta (cloned: about 17 bytes a mark) for the phase table (analysis/marks.ts).
     const { warps, blocks: _blockProfile, ...meta } = trace;
     // The decode worker's copy, when there is one: transferred whole, the page copies nothing.
     const copy = takeAnalysisCopy(trace);

@@ -5,6 +5,7 @@
  * 10 M-warp column in one task; everything else of the trace is small.
  */
 import type { AnalysisSummary } from '../../analysis/summary.js';
+import type { PhaseTable } from '../../analysis/marks.js';
 import type { Trace } from '../../shared-schema/index.js';
 
 export type ColumnArray = Float64Array | Float32Array | Uint32Array | Uint16Array | Uint8Array;
@@ -40,6 +41,8 @@ export type AnalysisRequest =
 export type AnalysisResponse =
   | { readonly kind: 'head'; readonly summary: AnalysisSummary }
   | { readonly kind: 'draws'; readonly draws: AnalysisSummary['draws'] }
+  /** For a trace with marks, before 'done': analysis/marks.ts's phase table of every draw and stage (the phases panel filters it). */
+  | { readonly kind: 'phases'; readonly table: PhaseTable }
   | { readonly kind: 'done'; readonly ms: number }
   | { readonly kind: 'error'; readonly message: string };
 

@@ -5,6 +5,7 @@
  * One trace per worker: the page terminates it to cancel.
  */
 import { analyzeTrace } from '../../analysis/analyze.js';
+import { phaseTable } from '../../analysis/marks.js';
 import type { Trace, UintColumn } from '../../shared-schema/index.js';
 import { DRAWS_PER_MESSAGE, allocColumn, type AnalysisRequest, type AnalysisResponse, type ColumnArray, type ColumnName } from './analysis-protocol.js';
 
@@ -71,11 +72,14 @@ self.onmessage = (event: MessageEvent<AnalysisRequest>) => {
         if (shape !== null && !columns.has(name)) columns.set(name, allocColumn(shape)); // empty columns get no chunk
       }
       const t0 = performance.now();
-      const summary = analyzeTrace(assemble(begun));
-      columns.clear();
+      const trace = assemble(begun);
+      const summary = analyzeTrace(trace);
       const ms = performance.now() - t0;
       post({ kind: 'head', summary: { ...summary, draws: [] } });
       for (let d = 0; d < summary.draws.length; d += DRAWS_PER_MESSAGE) post({ kind: 'draws', draws: summary.draws.slice(d, d + DRAWS_PER_MESSAGE) });
+      // Phases between marks, every draw (a string key per phase occurrence: here, not on the page).
+      if ((trace.marks?.count ?? 0) > 0) post({ kind: 'phases', table: phaseTable(trace, { draws: null, stage: null }) });
+      columns.clear();
       post({ kind: 'done', ms });
     }
   } catch (e) {

@@ -10,6 +10,7 @@ import { contentHash } from './content-hash.js';
 import { summarizeCalibration } from '../../analysis/calibration-quality.js';
 import { columnBuffers, copyWarpColumns } from './analysis-copies.js';
 import { packBlockProfile } from './block-transfer.js';
+import { packMarks } from './mark-transfer.js';
 import { describeBlocks } from '../../instrument/block-map.js';
 import type { DecodeRequest, DecodeResponse, LoadPhase } from './protocol.js';
 
@@ -130,7 +131,16 @@ self.onmessage = async (event: MessageEvent<DecodeRequest>) => {
     const analysisCopy = copyWarpColumns(trace.warps);
     const blocks = packedBlocks(trace);
     trace = blocks.trace;
-    const transfer = [...columnBuffers(trace.warps), ...columnBuffers(analysisCopy), ...laneIndexBuffers(index), ...(blocks.buffer === null ? [] : [blocks.buffer])];
+    // The marks' columns in one fresh buffer, transferred (mark-transfer.ts).
+    const marks = packMarks(trace.marks);
+    if (marks.marks !== null) trace = { ...trace, marks: marks.marks };
+    const transfer = [
+      ...columnBuffers(trace.warps),
+      ...columnBuffers(analysisCopy),
+      ...laneIndexBuffers(index),
+      ...(blocks.buffer === null ? [] : [blocks.buffer]),
+      ...(marks.buffer === null ? [] : [marks.buffer]),
+    ];
     post({ kind: 'done', trace, index, calibration, analysisCopy, bytes, timings: { readMs: t1 - t0, decodeMs: t2 - t1, indexMs: t3 - t2 } }, [...new Set(transfer)]);
     // After the trace is on its way: a file's hash (the key of its recent entry) never delays showing it.
     // WebCrypto's digest holds this thread (about 1 s per 100 MB measured in Chromium), not the page's.

@@ -23,6 +23,7 @@ import { addPyramidColumns } from './occupancy.js';
 import { lowerBoundStart, rowsRunningAt, type LaneIndex, type LaneInfo } from './lane-index.js';
 import { slotRowOf, type LaneLayout, type LaneRow } from './lane-layout.js';
 import { highlightedIn, isHighlighted, type RowHighlight } from './row-highlight.js';
+import { MARK_MIN_COLUMNS, MarkedBars, pushMarkTicks } from './mark-ticks.js';
 
 export interface LodRequest {
   readonly trace: Trace;
@@ -51,6 +52,8 @@ export interface LodStats {
   pyramidLanes: number;
   /** Lanes whose occupancy was accumulated from warps. */
   directLanes: number;
+  /** Mark ticks drawn inside wide warp bars (mark-ticks.ts). */
+  markTicks: number;
 }
 
 /** Index of the "other draws" accumulator next to the stage accumulators. */
@@ -97,6 +100,8 @@ export class LabelList {
 export class LaneLodBuilder {
   readonly bars = new InstanceWriter(4096);
   readonly labels = new LabelList();
+  /** Wide bars of the lane being built whose marks are drawn (mark-ticks.ts). */
+  private readonly marked = new MarkedBars();
   private areaStore: Float32Array[] = [];
   private diffStore: Float32Array[] = [];
   /** Views of exactly `columns` cells (and columns + 1 differences) for the current build. */
@@ -117,7 +122,7 @@ export class LaneLodBuilder {
     this.bars.reset();
     this.labels.count = 0;
     this.ensureColumns(req.columns);
-    const stats: LodStats = { rowsVisited: 0, pyramidLanes: 0, directLanes: 0 };
+    const stats: LodStats = { rowsVisited: 0, pyramidLanes: 0, directLanes: 0, markTicks: 0 };
     const extent = req.columns * req.colNs;
     for (let k = req.firstLane; k < req.lastLane; k++) {
       const row = req.layout.rows[k]!;
@@ -283,6 +288,9 @@ export class LaneLodBuilder {
     const sel = req.selectedDraw;
     const bars = this.bars;
     const labelMin = colNs * LABEL_MIN_COLUMNS;
+    const marks = req.trace.marks ?? null;
+    const markMin = marks === null || marks.count === 0 ? Infinity : colNs * MARK_MIN_COLUMNS;
+    this.marked.reset();
     for (let r = 0; r < rowsN; r += 2) bars.push(0, columns * colNs, top + r * h, top + (r + 1) * h, SLOT_BG);
     const hl = req.highlight ?? null;
     const dimmed = (i: number) => (sel >= 0 && draw[i] !== sel) || (hl !== null && !isHighlighted(hl, i));
@@ -321,6 +329,7 @@ export class LaneLodBuilder {
         flush(r);
         emit(r, s, s + d, colorOf(i));
         if (d >= labelMin) this.labels.push(i, s, s + d, top + r * h + h / 2);
+        if (d >= markMin && !dimmed(i)) this.marked.push(i, s, s + d, top + r * h + 1, top + (r + 1) * h - 1);
         return;
       }
       const c = Math.floor(s / colNs);
@@ -347,6 +356,8 @@ export class LaneLodBuilder {
     for (let i = first; i < last; i++) visit(i);
     for (let r = 0; r < rowsN; r++) flush(r);
     stats.rowsVisited += this.running.length + (last - first);
+    // After every bar of the lane, so the ticks lie on top of them.
+    if (marks !== null && this.marked.count > 0) stats.markTicks += pushMarkTicks(marks, this.marked, colNs, bars);
   }
 
   private ensureFolds(n: number): void {

@@ -6,8 +6,9 @@
  * warps, none of it on the page's thread), shows "Analyzing…" meanwhile (a
  * newer trace cancels the older analysis), and lays out the findings list,
  * the statistics, the shader panel (traces with a block profile: where the
- * selected draw's shaders spent their time, wt-shader-panel.ts) and the
- * export buttons; their
+ * selected draw's shaders spent their time, wt-shader-panel.ts), the phases
+ * panel (traces with marks: time between them, wt-phases-panel.ts; the
+ * worker sends the phase table with the summary) and the export buttons; their
  * events bubble on to the shell. A shell that already has a summary (e.g.
  * from its decode worker) sets `.summary` and no analysis runs here.
  *
@@ -19,6 +20,7 @@
  */
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import type { AnalysisSummary } from '../../analysis/summary.js';
+import { phaseTable, type PhaseTable } from '../../analysis/marks.js';
 import type { Trace } from '../../shared-schema/model.js';
 import { nextTask } from '../base/tasks.js';
 import { analyzeInWorker } from '../loading/analysis-client.js';
@@ -26,6 +28,7 @@ import { panelStyles } from '../components/shared-styles.js';
 import './wt-compare-panel.js';
 import './wt-export-buttons.js';
 import './wt-findings-list.js';
+import './wt-phases-panel.js';
 import './wt-shader-panel.js';
 import './wt-stats-panel.js';
 
@@ -40,6 +43,7 @@ export class WtAnalysisPanels extends LitElement {
     problem: { state: true },
     baseline: { state: true },
     comparedSummary: { state: true },
+    phases: { state: true },
   };
 
   static override styles = [
@@ -68,6 +72,8 @@ export class WtAnalysisPanels extends LitElement {
    * not one long task; until then the comparison says it is coming.
    */
   declare comparedSummary: AnalysisSummary | null;
+  /** The phase table of every draw (traces with marks), from the worker; null until it comes. */
+  declare phases: PhaseTable | null;
   private compareScheduled = false;
   /** The trace the summary belongs to (a new trace invalidates it). */
   private analyzedTrace: Trace | null = null;
@@ -84,6 +90,7 @@ export class WtAnalysisPanels extends LitElement {
     this.problem = null;
     this.baseline = null;
     this.comparedSummary = null;
+    this.phases = null;
   }
 
   private useAsBaseline(): void {
@@ -118,13 +125,16 @@ export class WtAnalysisPanels extends LitElement {
     if (changed.has('summary') && this.summary !== null) {
       // A summary from the shell: use it for the current trace, cancel our own analysis.
       this.cancel();
+      if (this.analyzedTrace !== this.trace) this.phases = null;
       this.analyzedTrace = this.trace;
       this.analyzing = false;
+      this.phasesOnPage();
       return;
     }
     if (!changed.has('trace') || this.trace === this.analyzedTrace) return;
     this.cancel();
     this.summary = null;
+    this.phases = null;
     this.problem = null;
     this.analyzedTrace = this.trace;
     this.analyzing = this.trace !== null;
@@ -133,11 +143,12 @@ export class WtAnalysisPanels extends LitElement {
     const abort = new AbortController();
     this.pending = abort;
     analyzeInWorker(trace, abort.signal).then(
-      ({ summary }) => {
+      ({ summary, phases }) => {
         if (this.pending !== abort) return;
         this.pending = null;
         this.analyzing = false;
         this.summary = summary;
+        this.phases = phases;
         this.dispatchEvent(new CustomEvent('wt-analysis-ready', { detail: { summary }, bubbles: true, composed: true }));
       },
       (e: unknown) => {
@@ -164,6 +175,18 @@ export class WtAnalysisPanels extends LitElement {
     }
   }
 
+  /**
+   * A summary from the shell comes without the phase table: it is computed here, a task
+   * later (a string key per phase occurrence: the worker's path is the one for large traces).
+   */
+  private phasesOnPage(): void {
+    const trace = this.trace;
+    if (trace === null || (trace.marks?.count ?? 0) === 0 || this.phases !== null) return;
+    void nextTask().then(() => {
+      if (this.trace === trace && this.phases === null) this.phases = phaseTable(trace, { draws: null, stage: null });
+    });
+  }
+
   private cancel(): void {
     this.pending?.abort();
     this.pending = null;
@@ -183,6 +206,12 @@ export class WtAnalysisPanels extends LitElement {
     return html`<section><h3>Shader</h3><wt-shader-panel .trace=${this.trace} .selectedDraw=${this.selectedDraw} .selectedWarp=${this.selectedWarp}></wt-shader-panel></section>`;
   }
 
+  /** The phases panel, only for traces with marks (time between them: wt-phases-panel.ts). */
+  private renderPhases() {
+    if ((this.trace?.marks?.count ?? 0) === 0) return nothing;
+    return html`<section><h3>Phases</h3><wt-phases-panel .trace=${this.trace} .table=${this.phases} .selectedDraw=${this.selectedDraw} .selectedWarp=${this.selectedWarp}></wt-phases-panel></section>`;
+  }
+
   override render() {
     if (this.trace === null && this.summary === null) return html`<p class="muted">Open a trace to analyze it.</p>`;
     if (this.summary === null) {
@@ -192,7 +221,7 @@ export class WtAnalysisPanels extends LitElement {
     return html`
       <section><h3>Findings</h3><wt-findings-list .findings=${this.summary.findings} .groups=${this.summary.findingGroups} .minShare=${this.summary.thresholds.findingGroupMinShare}></wt-findings-list></section>
       <section><h3>Statistics</h3><wt-stats-panel .summary=${this.summary} .trace=${this.trace} .selectedDraw=${this.selectedDraw}></wt-stats-panel></section>
-      ${this.renderShader()}
+      ${this.renderShader()} ${this.renderPhases()}
       <section><h3>Export</h3><wt-export-buttons .summary=${this.summary} .trace=${this.trace} fileName=${this.fileName}></wt-export-buttons></section>
       ${this.renderCompare()}
     `;
