@@ -44,6 +44,7 @@ function expectedOptions(fsCustomId: 'primitive-id' | 'frag-coord' = 'primitive-
     legacySubgroup: 'upgrade',
     discard: 'defer',
     blocks: false,
+    marks: [],
     entryPoints: ['main'],
     sampleFragment,
     positionStages,
