@@ -21,3 +21,5 @@ export { rawCaptureOf, H100_CLOCKS, type RawClockModel, type SmClockTruth } from
 export { formatNs, formatRanges, formatSmRanges, knownSmCount } from './units.js';
 export { DRAW_BOUNDS_TOLERANCE_NS, drawBoundsOfTrace } from './draw-bounds.js';
 export * from './position.js';
+export * from './mark-layout.js';
+export { placeMarks, splitMarks, type RawMarks, type SplitRecords } from './mark-raw.js';

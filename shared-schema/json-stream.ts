@@ -13,6 +13,7 @@ import { UNKNOWN_SLOT, UNKNOWN_SM, type Trace } from './model.js';
 import { NO_POSITION } from './position.js';
 import { STAGES } from './stages.js';
 import { jsonBlocks } from './block-wtrace.js';
+import { jsonMarks } from './mark-wtrace.js';
 
 /** Bytes per yielded chunk, about (default 1 MiB). */
 export const DEFAULT_JSON_CHUNK_BYTES = 1 << 20;
@@ -135,5 +136,7 @@ export function* traceJsonChunks(trace: Trace, chunkBytes = DEFAULT_JSON_CHUNK_B
   yield out.take();
   // The block profile after the warps, as traceToJson places it (per block, not per warp: one string is enough).
   const blocks = trace.blocks === undefined || trace.blocks === null ? '' : `,"blocks":${JSON.stringify(jsonBlocks(trace.blocks))}`;
-  yield encoder.encode(`${blocks}}`);
+  // Marks after it, as traceToJson places them (one string, as for the profile: marks are far fewer than warps in the captures seen so far).
+  const marks = trace.marks === undefined || trace.marks === null ? '' : `,"marks":${JSON.stringify(jsonMarks(trace.marks))}`;
+  yield encoder.encode(`${blocks}${marks}}`);
 }

@@ -13,6 +13,8 @@ import { TICKS_PER_NS, UNKNOWN_SLOT, UNKNOWN_SM, type Trace } from './model.js';
 import { NO_POSITION, positionProblem } from './position.js';
 import { STAGES, isStageCode, parseStageName } from './stages.js';
 import { jsonBlocks, readJsonBlocks } from './block-wtrace.js';
+import { checkMarkColumns, jsonMarks, readJsonMarks } from './mark-wtrace.js';
+import { groupedOrder } from './sort.js';
 
 export const JSON_FORMAT = 'warptrace-json';
 export const JSON_VERSION = 1;
@@ -53,7 +55,8 @@ export function traceFromJson(input: string | unknown): Trace {
   };
   const orUnknown = (unknown: number) => (v: unknown, field: string) => (v === null ? unknown : number(v, field));
   const blocks = root['blocks'] === undefined || root['blocks'] === null ? null : readJsonBlocks(root['blocks'], draws.length);
-  const trace = buildTrace({
+  const sm = column('sm', orUnknown(UNKNOWN_SM))!;
+  const built = buildTrace({
     device,
     capture,
     draws,
@@ -61,7 +64,7 @@ export function traceFromJson(input: string | unknown): Trace {
     warps: {
       startNs,
       endNs: column('endNs', number)!,
-      sm: column('sm', orUnknown(UNKNOWN_SM))!,
+      sm,
       warpSlot: column('warpSlot', orUnknown(UNKNOWN_SLOT))!,
       stage: column('stage', parseStage)!,
       draw: column('draw', number)!,
@@ -73,7 +76,19 @@ export function traceFromJson(input: string | unknown): Trace {
       position: column('position', parsePosition, true),
     },
   });
-  return blocks === null ? trace : { ...trace, blocks };
+  const trace = blocks === null ? built : { ...built, blocks };
+  if (root['marks'] === undefined || root['marks'] === null) return trace;
+  return { ...trace, marks: readJsonMarks(root['marks'], trace.warps, device.subgroupSize, canonicalRows(sm, startNs)) };
+}
+
+/** File row → trace row: buildTrace's canonical order (by SM, then start tick; ties in file order), null when unchanged. */
+function canonicalRows(sm: Float64Array, startNs: Float64Array): Uint32Array | null {
+  const ticks = Float64Array.from(startNs, (s) => Math.round(s * TICKS_PER_NS) + 0);
+  const { order } = groupedOrder(sm, ticks);
+  if (order === null) return null;
+  const rowOf = new Uint32Array(order.length);
+  for (let k = 0; k < order.length; k++) rowOf[order[k] as number] = k;
+  return rowOf;
 }
 
 function numberColumn(o: Obj, key: string): Float64Array {
@@ -146,6 +161,7 @@ export function traceToJson(trace: Trace): object {
     const problem = w.position === null ? null : positionProblem(w.position[i] as number);
     if (problem !== null) fail('bad-value', `warps.position[${i}]`, problem);
   }
+  if (trace.marks != null) checkMarkColumns(trace.marks, w, trace.device.subgroupSize);
   const sm = smIdPerWarp(w);
   const { hi } = laneMasks(trace.device.subgroupSize);
   const rows = (f: (i: number) => number | string | null) => Array.from({ length: w.count }, (_, i) => f(i));
@@ -174,5 +190,7 @@ export function traceToJson(trace: Trace): object {
     },
     // The block profile only when present (README "Block profiles"): a trace without one writes the JSON it did before.
     ...(trace.blocks !== undefined && trace.blocks !== null ? { blocks: jsonBlocks(trace.blocks) } : {}),
+    // Marks only when present, after the profile (README "Marks").
+    ...(trace.marks !== undefined && trace.marks !== null ? { marks: jsonMarks(trace.marks) } : {}),
   };
 }

@@ -7,10 +7,12 @@
  * a contiguous, time-sorted range.
  */
 import type { BlockProfile } from './block-model.js';
+import type { MarkColumns } from './mark-model.js';
 import type { StageName } from './stages.js';
 
 export type * from './block-model.js';
 export { BLOCK_CLOCKS, BLOCK_COUNTINGS } from './block-model.js';
+export type * from './mark-model.js';
 
 /** Current major format version of the trace model and of .wtrace files. */
 export const FORMAT_VERSION = 1;
@@ -350,4 +352,6 @@ export interface Trace {
   readonly warps: WarpColumns;
   /** Per basic block counts (`instrument --blocks`); absent (or null) when the capture had none, as in every older file. */
   readonly blocks?: BlockProfile | null;
+  /** Marks inside warps (`wtMark`, `instrument --marks`; README "Marks"); absent (or null) when the capture had none, as in every older file. */
+  readonly marks?: MarkColumns | null;
 }

@@ -11,6 +11,8 @@ import { MAX_PREDICTOR_CYCLES_PER_NS } from './limits.js';
 import { readRegions, storedCapture, storedDraw, storedRegion } from './draw-details.js';
 import { readCaptureInfo, readDeviceInfo, readDraws } from './metadata.js';
 import { readBlockProfile, storedBlocks } from './block-wtrace.js';
+import { storedMarks } from './mark-wtrace.js';
+import type { MarkColumns } from './mark-model.js';
 import { FORMAT_VERSION, TICKS_PER_NS, type BlockProfile, type CaptureInfo, type DeviceInfo, type DrawInfo, type RegionInfo, type SmGroups, type Trace } from './model.js';
 import { chunkHeads, maskBytes, shapeOfColumns, writeRawMasks } from './column-chunks.js';
 import type { ChunkShape, HeadBytes, WarpChunk } from './warp-encoder.js';
@@ -44,11 +46,13 @@ export interface WtraceShape {
   readonly chunk: ChunkShape;
   /** The block profile (absent or null: none). */
   readonly blocks?: BlockProfile | null;
+  /** Marks inside warps (absent or null: none); checked against the warps by encodeWtrace. */
+  readonly marks?: MarkColumns | null;
 }
 
 export function shapeOfTrace(trace: Trace): WtraceShape {
   const { device, capture, draws, regions, warps } = trace;
-  return { device, capture, draws, regions, count: warps.count, smGroups: warps.smGroups, chunk: shapeOfColumns(warps, device.subgroupSize, cyclesPerNsOf(device)), blocks: trace.blocks ?? null };
+  return { device, capture, draws, regions, count: warps.count, smGroups: warps.smGroups, chunk: shapeOfColumns(warps, device.subgroupSize, cyclesPerNsOf(device)), blocks: trace.blocks ?? null, marks: trace.marks ?? null };
 }
 
 /** Where one chunk (rows [begin, end)) goes: the file offset of each of its columns' bytes (its open row's first). */
@@ -154,7 +158,9 @@ export function packPrefix(shape: WtraceShape): WtracePrefix {
   // Regions only when there are some: a trace without them writes the bytes it did before they existed.
   const withRegions = shape.regions.length > 0;
   // The same for block profiles: the key only when the trace has one.
-  pieces.push(header, mapHeader(6 + (withRegions ? 1 : 0) + (blocks !== null ? 1 : 0)));
+  // And for marks.
+  const marks = shape.marks == null ? null : storedMarks(shape.marks, shape.device.subgroupSize);
+  pieces.push(header, mapHeader(6 + (withRegions ? 1 : 0) + (blocks !== null ? 1 : 0) + (marks !== null ? 1 : 0)));
   for (const [key, value] of [
     ['formatVersion', FORMAT_VERSION],
     ['minorVersion', MINOR_VERSION],
@@ -163,6 +169,7 @@ export function packPrefix(shape: WtraceShape): WtracePrefix {
     ['draws', shape.draws.map(storedDraw)],
     ...(withRegions ? [['regions', shape.regions.map(storedRegion)] as const] : []),
     ...(blocks !== null ? [['blocks', blocks] as const] : []),
+    ...(marks !== null ? [['marks', marks] as const] : []),
   ] as const) {
     pack(key);
     pack(value);

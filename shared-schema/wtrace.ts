@@ -9,6 +9,7 @@ import { readObject, type Obj } from './fields.js';
 import { MAX_CYCLE_START, MAX_TIME_NS, MAX_TIME_TICKS, storedDurationTicks } from './limits.js';
 import { readRegions } from './draw-details.js';
 import { readBlockProfile } from './block-wtrace.js';
+import { checkMarkColumns, readMarks } from './mark-wtrace.js';
 import { readCaptureInfo, readDeviceInfo, readDraws } from './metadata.js';
 import {
   FORMAT_VERSION,
@@ -31,6 +32,8 @@ import { WTRACE_HEADER_BYTES, WTRACE_MAGIC_BYTES, shapeOfTrace, wtraceFile } fro
 export { WTRACE_HEADER_BYTES, WTRACE_MAGIC_BYTES, cyclesPerNsOf } from './wtrace-writer.js';
 
 export function encodeWtrace(trace: Trace): Uint8Array {
+  // The writer refuses marks its reader would, naming the field.
+  if (trace.marks != null) checkMarkColumns(trace.marks, trace.warps, trace.device.subgroupSize);
   const shape = shapeOfTrace(trace);
   return wtraceFile(shape, [encodeColumnsChunk(trace.warps, 0, shape.count, shape.chunk, FILE_START)]);
 }
@@ -63,7 +66,9 @@ export function decodeWtrace(bytes: Uint8Array): Trace {
   }
   // Absent in files written before block profiles, and in every file of a capture without one.
   const blocks = body['blocks'] === undefined ? {} : { blocks: readBlockProfile(body['blocks'], draws.length) };
-  return { formatVersion: FORMAT_VERSION, device, capture, draws, regions, warps, ...blocks };
+  // Absent in files written before marks, and in every file of a capture without any.
+  const marks = body['marks'] === undefined ? {} : { marks: readMarks(body['marks'], warps, device.subgroupSize) };
+  return { formatVersion: FORMAT_VERSION, device, capture, draws, regions, warps, ...blocks, ...marks };
 }
 
 function bin(o: Obj, key: string, field: string): Uint8Array {

@@ -24,6 +24,8 @@ import { readCaptureInfo, readOverhead } from './metadata.js';
 import { FORMAT_VERSION, TICKS_PER_NS, type DrawInfo, type Trace, type WarpColumns } from './model.js';
 import { readMetadata, readRawDevice, type RawMetadata } from './raw-metadata.js';
 import { isWtraw, readLayout, type Layout } from './wtraw-header.js';
+import { placeMarks, splitMarks, type RawMarks } from './mark-raw.js';
+import { encodeWtrace } from './wtrace.js';
 import { allocOrderRows, allocWarpColumns, placeRow, plainColumns, rejectPlacedRow, rejectPlacedTicks, type ColumnAllocator, type OrderRows, type PlacedRows } from './raw-canonical.js';
 import { clockFlagsOf, planGroups, recordColumn, smMajorRecords, type RecordCounts, type RecordLimits } from './raw-records.js';
 import {
@@ -52,8 +54,12 @@ function littleEndianWords(bytes: Uint8Array): Uint32Array {
 export interface ParsedWtraw {
   readonly layout: Layout;
   readonly meta: RawMetadata;
-  /** The records as u32 words (a view when aligned, else a copy). */
+  /** The warp records as u32 words (a view when aligned, else a copy; a compact copy when the dump has marks). */
   readonly words: Uint32Array;
+  /** Warp records in `words` (the file's records less its marks). */
+  readonly recordCount: number;
+  /** The dump's mark records, taken out before the warps are decoded (mark-raw.ts); null: none. */
+  readonly marks: RawMarks | null;
   readonly limits: RecordLimits;
   /** Where each draw's device-clock words are unwrapped (device-unwrap.ts). */
   readonly anchors: DrawClockAnchors;
@@ -101,13 +107,16 @@ export function parseWtraw(bytes: Uint8Array, options: RawDecodeOptions = {}): P
 
   const n = layout.recordCount;
   const at = bytes.byteOffset + layout.recordsAt;
-  const words =
+  const fileWords =
     at % 4 === 0 && LITTLE_ENDIAN
       ? new Uint32Array(bytes.buffer, at, n * RECORD_WORDS)
       : littleEndianWords(bytes.subarray(layout.recordsAt, layout.recordsAt + n * RECORD_BYTES));
-  const firstIds = n > 0 ? (words[RecordWord.PACKED_IDS] as number) : 0;
+  const limits: RecordLimits = { drawCount, smCount: device.smCount, warpsPerSm: device.warpsPerSm, subgroupSize: device.subgroupSize };
+  // Marks out first: the warp pipeline never sees them (without any, `words` is the file's own).
+  const { words, count: recordCount, marks } = splitMarks(fileWords, n, limits);
+  const firstIds = recordCount > 0 ? (words[RecordWord.PACKED_IDS] as number) : 0;
   const firstFlags = (firstIds >>> PackedIds.FLAGS_SHIFT) & PackedIds.FLAGS_MASK;
-  const firstDeviceLo = n === 0 ? 0 : (firstFlags & RecordFlag.SM_CLOCK) !== 0 ? (words[RecordWord.DEVICE_CLOCK] as number) : (words[RecordWord.CLOCK_START] as number);
+  const firstDeviceLo = recordCount === 0 ? 0 : (firstFlags & RecordFlag.SM_CLOCK) !== 0 ? (words[RecordWord.DEVICE_CLOCK] as number) : (words[RecordWord.CLOCK_START] as number);
 
   // Time 0: the capture-start timestamp, else the earliest draw's, else the first device sample.
   const nsPerTick = meta.deviceClockNsPerTick;
@@ -129,7 +138,9 @@ export function parseWtraw(bytes: Uint8Array, options: RawDecodeOptions = {}): P
     layout,
     meta,
     words,
-    limits: { drawCount, smCount: device.smCount, warpsPerSm: device.warpsPerSm, subgroupSize: device.subgroupSize },
+    recordCount,
+    marks,
+    limits,
     anchors,
     gpuBegin: tsBegin.map((t, d) => (t === null ? null : relativeNs(t, `timestamps[${d}]`))),
     gpuEnd: tsEnd.map((t, d) => (t === null ? null : relativeNs(t, `timestamps[${d}]`))),
@@ -190,8 +201,10 @@ export function wtrawHeader(parsed: ParsedWtraw, times: CalibrationResult, shift
     workload: meta.root['workload'],
     parameters: meta.root['parameters'],
     bufferCapacity: layout.capacity,
-    recordsWritten: layout.counter,
-    recordsKept: layout.recordCount,
+    // Marks share the buffer with warps: the counter counts both. The marks kept are no warps and were not dropped:
+    // written = warps kept + records dropped (warps or marks: the buffer cannot tell) (README "Marks").
+    recordsWritten: layout.counter - (layout.recordCount - parsed.recordCount),
+    recordsKept: parsed.recordCount,
     originDeviceNs,
     calibration,
     overhead: readOverhead(meta.root['overhead'], 'metadata.overhead'),
@@ -247,7 +260,7 @@ type CalibrationResult = Omit<CalibratedTimes, 'startNs' | 'endNs' | 'cycleStart
  */
 export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: ColumnAllocator, output: 'trace' | 'file'): PhaseProgram<WtrawResult> {
   const { words, limits } = parsed;
-  const count = parsed.layout.recordCount;
+  const count = parsed.recordCount;
   const clockFlags = clockFlagsOf(words, count);
   const recordRanges = splitRows(count, workers);
   const oneEach = recordRanges.map((_, w) => [w]);
@@ -310,7 +323,8 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
   const shiftTicks = originShiftTicks(parsed, minStartTicks);
   const withCycles = placed.cycleStart !== null;
   const chunkShape: ChunkShape = { withCycles, wide: records.wide, subgroupSize: limits.subgroupSize, cyclesPerNs: cyclesPerNsOfRate(rateHz), withPosition: records.withPosition };
-  const columns = output === 'trace' ? allocWarpColumns(records, limits.drawCount, limits.subgroupSize, withCycles, allocate) : null;
+  // With marks the program builds the columns (marks are placed on rows), and a file is encoded from the trace.
+  const columns = output === 'trace' || parsed.marks !== null ? allocWarpColumns(records, limits.drawCount, limits.subgroupSize, withCycles, allocate) : null;
   // The trace's header (the calibration record), and for a file its shape and packed prefix: built while the workers sort.
   const own: { header: TraceHeader | null; file: { shape: WtraceShape; prefix: WtracePrefix } | null } = { header: null, file: null };
   const buildHeader = () => {
@@ -337,7 +351,11 @@ export function* wtrawProgram(parsed: ParsedWtraw, workers: number, allocate: Co
     collect((yield { phase: 'emit', tasks: merges.tasks, assignment: claimBySize(merges.weights), ...input }) as (ChunkReport | null)[]);
   }
   const header = own.header as TraceHeader;
-  if (columns !== null) return { header, count: n, warps: columns, wtrace: null };
+  if (columns !== null) {
+    const marked = parsed.marks === null ? header : { ...header, marks: placeMarks(parsed.marks, words, count, columns) };
+    if (output === 'trace') return { header: marked, count: n, warps: columns, wtrace: null };
+    return { header: marked, count: n, warps: null, wtrace: encodeWtrace({ ...marked, warps: columns }) };
+  }
   // The file: laid out here from the chunks' sizes, each chunk copied in by the worker that encoded it.
   reports.sort((a, b) => a.from - b.from);
   const heads = chunkHeads(reports, chunkShape);

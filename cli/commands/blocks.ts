@@ -78,8 +78,8 @@ function wholeNumber(text: string, option: string): number {
   return Number(text);
 }
 
-/** "N" or "A..B" as an inclusive range. */
-function drawRange(text: string): [number, number] {
+/** "N" or "A..B" as an inclusive range (`phases` takes --draw the same way). */
+export function drawRange(text: string): [number, number] {
   const m = /^(\d+)(?:\.\.(\d+))?$/.exec(text.trim());
   if (m === null) throw new UsageError(`--draw expects N or A..B, got "${text}"`);
   const from = Number(m[1]);

@@ -7,6 +7,7 @@ import { diffCommand } from './diff.js';
 import { exportCommand } from './export.js';
 import { infoCommand } from './info.js';
 import { instrumentCommand } from './instrument.js';
+import { phasesCommand } from './phases.js';
 import { statsCommand } from './stats.js';
 
-export const COMMANDS: readonly Command[] = [infoCommand, statsCommand, blocksCommand, exportCommand, diffCommand, convertCommand, captureCommand, instrumentCommand];
+export const COMMANDS: readonly Command[] = [infoCommand, statsCommand, blocksCommand, phasesCommand, exportCommand, diffCommand, convertCommand, captureCommand, instrumentCommand];

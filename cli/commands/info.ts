@@ -3,6 +3,7 @@ import { storedCapture, storedRegion } from '../../shared-schema/draw-details.js
 import { UsageError, parseCommandArgs, type Command } from '../command.js';
 import { DECODE_OPTIONS, formatBytes, readInputFile } from '../files.js';
 import { blockProfileLine } from '../../analysis/blocks.js';
+import { markSummaryLine } from '../../analysis/marks.js';
 import { formatTable } from '../table.js';
 import { calibrationLines } from '../../analysis/calibration-quality.js';
 import { smLabel, summarizeTrace, type TraceSummary } from '../trace-summary.js';
@@ -23,7 +24,9 @@ say "unknown"; their draw check is made on reading). Captures made by the
 Vulkan layer also list their labelled regions (the top-level ones), each
 draw's call and region, and the work the layer could not trace, with the
 draws that ran untraced and why. A trace with a block profile (instrument
---blocks) says how many draws and blocks it covers (see warptrace blocks). Ray generation with shader execution reordering
+--blocks) says how many draws and blocks it covers (see warptrace blocks);
+one with marks (wtMark, instrument --marks) how many, on how many warps, and
+the orphans (see warptrace phases). Ray generation with shader execution reordering
 gets a table of its warps before and after the reorder point and whether the device
 re-formed them. FILE may be
 .wtrace, .wtraw or JSON.
@@ -85,6 +88,8 @@ function formatInfo(path: string, size: number, kind: string, trace: Trace, s: T
   layerLines(trace).forEach(([label, text]) => row(label, text));
   // Only for traces with a block profile: the text of any other file is unchanged.
   if (trace.blocks != null) row('blocks', blockProfileLine(trace.blocks));
+  // The same for marks (wtMark, instrument --marks).
+  if (trace.marks != null) row('marks', markSummaryLine(trace.marks));
   out.push('', 'Warps per stage');
   out.push(
     formatTable(
