@@ -16,6 +16,8 @@ import {
   DISCARD_MODES,
   MAX_SAMPLE_FRAGMENT,
   POSITION_STAGES,
+  MARK_SITES,
+  type MarkSite,
   type PositionStage,
   type InstrumentOptions,
   type InstrumentedStage,
@@ -38,6 +40,7 @@ export interface InstrumentFlags {
   readonly sampleFs?: string | undefined;
   readonly position?: string | undefined;
   readonly blocks?: boolean | undefined;
+  readonly marks?: string | undefined;
 }
 
 /** util.parseArgs option table for the flags above. */
@@ -56,6 +59,7 @@ export const INSTRUMENT_ARG_OPTIONS = {
   'sample-fs': { type: 'string' },
   position: { type: 'string' },
   blocks: { type: 'boolean' },
+  marks: { type: 'string' },
 } as const;
 
 /** Stage names on the command line: glslang's file extensions for ray tracing (the schema's names work too: any_hit). */
@@ -115,7 +119,12 @@ Block profiles:
   --blocks              every basic block counts its warp executions, live lanes and
                         clock ticks per draw into a block table at binding M+2 (the
                         host gives each draw a row: shared-schema/README.md "Block
-                        profiles"); off, the module is what it was without the flag`;
+                        profiles"); off, the module is what it was without the flag
+Marks inside a warp:
+  --marks L             mark records (stage 15, shared-schema/README.md "Marks") at: trace
+                        (right before and after every trace call), loops (each loop
+                        header's iteration, and its exit), e.g. trace,loops; at most 16
+                        per invocation; off, the module is what it was without the flag`;
 
 export class FlagError extends Error {
   override readonly name = 'FlagError';
@@ -166,9 +175,17 @@ export function optionsFromFlags(flags: InstrumentFlags): InstrumentOptions {
   }
   if (flags.entry !== undefined && flags.entry.length > 0) patch({ entryPoints: [...flags.entry] });
   if (flags.blocks === true) patch({ blocks: true });
+  if (flags.marks !== undefined) patch({ marks: parseMarkSites(flags.marks) });
   const problem = checkOptions(options);
   if (problem !== null) throw new FlagError(problem);
   return options;
+}
+
+/** --marks trace,loops: the sites in MARK_SITES order. */
+export function parseMarkSites(text: string, flag = '--marks'): MarkSite[] {
+  const sites = new Set(text.split(',').map((s) => s.trim().toLowerCase()));
+  for (const s of sites) if (!(MARK_SITES as readonly string[]).includes(s)) throw new FlagError(`${flag} takes ${MARK_SITES.join(', ')} (comma-separated), not "${s}"`);
+  return MARK_SITES.filter((s) => sites.has(s));
 }
 
 function parsePositionStages(text: string): PositionStage[] {

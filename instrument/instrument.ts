@@ -70,7 +70,7 @@ export function instrumentModule(input: SpirvModule, options: InstrumentOptions 
     entries,
     untracedEntries: editor.entryPoints().filter((e) => !entries.some((s) => s.index === e.index)),
     smBuiltins,
-    recordParts: new Map(entries.map((e): [number, RecordParts] => [e.index, { ending: null, position: null, reportRecord: null, reorder: null, blocks: null }])),
+    recordParts: new Map(entries.map((e): [number, RecordParts] => [e.index, { ending: null, position: null, reportRecord: null, reorder: null, blocks: null, marks: null }])),
     notes,
     reports: [],
     wrappersOf: new Map(),
@@ -81,7 +81,8 @@ export function instrumentModule(input: SpirvModule, options: InstrumentOptions 
   if (editor.version >= spirvVersion(1, 1)) {
     // A sampled module says so (a reader of the module alone must not take its counts as complete); others are unchanged by the option.
     const sampled = context.reports.some((r) => r.sampleEvery > 1) ? ` sample-fs=${options.sampleFragment}` : '';
-    const text = `${PROCESSED_MARK} ${TOOL_VERSION} set=${options.set} binding=${options.binding}${sampled}`;
+    const marks = options.marks.length > 0 ? ` marks=${options.marks.join(',')}` : '';
+    const text = `${PROCESSED_MARK} ${TOOL_VERSION} set=${options.set} binding=${options.binding}${sampled}${marks}`;
     editor.append(Section.DebugProcessed, instruction(Op.ModuleProcessed, encodeString(text)));
   }
 

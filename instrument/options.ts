@@ -108,7 +108,20 @@ export interface InstrumentOptions {
    * table at binding + 2. Off: the module is byte-for-byte what it was without the option.
    */
   readonly blocks: boolean;
+  /**
+   * Marks inside a warp (passes/marks.ts): a mark record at each site of these kinds the traced entry
+   * points reach. []: none, and the module is byte-for-byte what it was without the option.
+   */
+  readonly marks: readonly MarkSite[];
 }
+
+/**
+ * Where the instrumenter puts marks (passes/marks.ts, shared-schema/mark-layout.ts):
+ * - `trace`: right before and right after every trace call (MarkKind BEFORE_TRACE, AFTER_TRACE),
+ * - `loops`: at every loop header, each iteration (LOOP_HEAD), and where the loop exits (LOOP_EXIT).
+ */
+export const MARK_SITES = ['trace', 'loops'] as const;
+export type MarkSite = (typeof MARK_SITES)[number];
 
 export const TARGETS = {
   nvidia: {
@@ -155,6 +168,7 @@ export function targetOptions(target: TargetName): InstrumentOptions {
     sampleFragment: 1,
     positionStages: DEFAULT_POSITION_STAGES,
     blocks: false,
+    marks: [],
   };
 }
 
@@ -174,6 +188,9 @@ export function checkOptions(options: InstrumentOptions): string | null {
   if (!Number.isInteger(n) || n < 1 || n > MAX_SAMPLE_FRAGMENT) return `fragment sampling ${n} is out of range (1 to ${MAX_SAMPLE_FRAGMENT}: one warp in N records)`;
   for (const stage of options.positionStages) {
     if (!(POSITION_STAGES as readonly string[]).includes(stage)) return `stage ${String(stage)} records no position (positions: ${POSITION_STAGES.join(', ')})`;
+  }
+  for (const site of options.marks) {
+    if (!(MARK_SITES as readonly string[]).includes(site)) return `marks: "${String(site)}" is no mark site (${MARK_SITES.join(', ')})`;
   }
   for (const stage of INSTRUMENTED_STAGES) {
     const source = options.customIds[stage];

@@ -32,6 +32,8 @@ export interface CaptureSelection {
   readonly positions?: string | null;
   /** Block profiles (WARPTRACE_BLOCKS, _BLOCK_CELLS, _BLOCK_ROWS); null or absent: none. */
   readonly blocks?: BlockSelection | null;
+  /** Mark sites (WARPTRACE_MARKS, the instrumenter's --marks: 'trace', 'loops'); null, absent or []: none. */
+  readonly marks?: readonly string[] | null;
 }
 
 export interface BlockSelection {
@@ -55,7 +57,7 @@ export interface LayerEnvironmentInput {
  */
 const SELECTION_VARIABLES = [
   'WARPTRACE_FRAME', 'WARPTRACE_SUBMITS', 'WARPTRACE_TRIGGER', 'WARPTRACE_STAGES', 'WARPTRACE_DRAWS', 'WARPTRACE_CAPACITY', 'WARPTRACE_SAMPLE_FS',
-  'WARPTRACE_POSITIONS', 'WARPTRACE_BLOCKS', 'WARPTRACE_BLOCK_CELLS', 'WARPTRACE_BLOCK_ROWS', 'WARPTRACE_TIME_ONLY', 'WARPTRACE_PLAIN_NS', 'WARPTRACE_PLAIN_RUNS',
+  'WARPTRACE_POSITIONS', 'WARPTRACE_BLOCKS', 'WARPTRACE_BLOCK_CELLS', 'WARPTRACE_BLOCK_ROWS', 'WARPTRACE_MARKS', 'WARPTRACE_TIME_ONLY', 'WARPTRACE_PLAIN_NS', 'WARPTRACE_PLAIN_RUNS',
 ] as const;
 
 /** `base` (the CLI's environment) with the layer's variables set. */
@@ -81,6 +83,7 @@ export function layerEnvironment(base: NodeJS.ProcessEnv, input: LayerEnvironmen
     if (s.blocks.cells !== null) env['WARPTRACE_BLOCK_CELLS'] = String(s.blocks.cells);
     if (s.blocks.perPipeline) env['WARPTRACE_BLOCK_ROWS'] = 'pipeline';
   }
+  if (s.marks !== undefined && s.marks !== null && s.marks.length > 0) env['WARPTRACE_MARKS'] = s.marks.join(',');
   return env;
 }
 

@@ -11,6 +11,8 @@ import {
   DEFAULT_POSITION_STAGES,
   MAX_SAMPLE_FRAGMENT,
   POSITION_STAGES,
+  MARK_SITES,
+  type MarkSite,
   type PositionStage,
   type CustomIdSource,
   type InstrumentedStage,
@@ -121,8 +123,19 @@ export function readInstrumentRequest(o: Fields): InstrumentRequest {
     positionStages: POSITION_STAGES.filter((s) => (positionValue as readonly PositionStage[]).includes(s)),
     // Absent: no block profile (the layer sends it with WARPTRACE_BLOCKS=1).
     blocks: readOptionalBool(o, 'blocks'),
+    // Absent: no marks (the layer sends them with WARPTRACE_MARKS).
+    marks: readMarkSites(o),
   };
   return { stage, entryPoint, options };
+}
+
+/** "marks": a list of mark sites (the instrumenter's --marks), in MARK_SITES order; absent: []. */
+function readMarkSites(o: Fields): MarkSite[] {
+  const value = field(o, 'marks') ?? [];
+  if (!Array.isArray(value) || value.some((s) => !(MARK_SITES as readonly unknown[]).includes(s))) {
+    throw new RequestError(`"marks" must be a list of mark sites among ${MARK_SITES.join(', ')}`);
+  }
+  return MARK_SITES.filter((s) => (value as readonly unknown[]).includes(s));
 }
 
 /** What the layer says about itself when it connects (one hello per VkDevice). */

@@ -54,6 +54,8 @@
 //
 // Ray-tracing stages, and shader execution reordering (wtBeforeReorder,
 // wtAfterReorder around reorderThreadNV): see warptrace_ray_tracing.glsl.
+// wtMark(id) between wtBegin and wtEnd: a mark record, the moment the warp
+// passed that point (at most 16 per invocation): see warptrace_marks.glsl.
 // Task and mesh stages: one record per warp of the workgroup, as in compute;
 // EmitMeshTasksEXT ends a task invocation, so wtEnd comes before it.
 #ifndef WARPTRACE_GLSL
@@ -170,8 +172,7 @@ layout(std140, set = WT_SET, binding = WT_BINDING + 1) uniform WarpTraceDraw {
 #define WT_RECORD_FLAGS_ (WT_CLOCK_FLAGS_ | WT_FLAG_PER_INVOCATION)
 #endif
 
-// Fragment helper invocations run for derivatives only: their stores are
-// discarded, so they must neither write nor count as active lanes.
+// Helper invocations' stores are discarded: they neither write nor count as lanes.
 #ifdef GL_FRAGMENT_SHADER
 #define wtLive_() (!gl_HelperInvocation)
 #else
@@ -179,8 +180,7 @@ layout(std140, set = WT_SET, binding = WT_BINDING + 1) uniform WarpTraceDraw {
 #endif
 
 #if WT_VARIANT == WT_VARIANT_NAIVE48
-uint64_t wtStart64_;
-uint64_t wtStartDevice64_;
+uint64_t wtStart64_, wtStartDevice64_;
 #else
 uint wtStart_;
 #endif
@@ -188,8 +188,7 @@ uint wtStart_;
 uint wtSlot_;
 #endif
 
-// Never true: keeps a value alive (so the compiler cannot drop the work that
-// made it) without a store in the common path.
+// Never true: keeps a value alive without a store in the common path.
 #define wtKeep_(value) if ((value) == 0x9e3779b9u) wtFlags = (value)
 
 void wtBegin() {
@@ -397,4 +396,5 @@ void wtEnd(uint stage, uint customId) {
 #include "warptrace_ray_tracing.glsl"
 
 #endif // WT_ENABLE
+#include "warptrace_marks.glsl"
 #endif // WARPTRACE_GLSL

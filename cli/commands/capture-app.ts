@@ -8,7 +8,8 @@ import { DEFAULT_TIMEOUT_SECONDS, captureApp } from '../../capture/capture-run/a
 import type { BlockSelection, CaptureSelection, SubmitRange } from '../../capture/capture-run/app-environment.js';
 import { UsageError, parseCommandArgs, type CliIo } from '../command.js';
 import { checkOutputs } from '../files.js';
-import { MAX_SAMPLE_FRAGMENT } from '../../instrument/options.js';
+import { MAX_SAMPLE_FRAGMENT, type MarkSite } from '../../instrument/options.js';
+import { FlagError, parseMarkSites } from '../../instrument/cli-options.js';
 import { DEFAULT_CAPACITY, MAX_CAPACITY, parseCapacity } from '../../capture/capture-run/app-capacity.js';
 
 export const DEFAULT_FRAME = 60;
@@ -62,6 +63,10 @@ into OUT. The app's stdout goes to stderr, so stdout carries only the summary.
                          one per basic block of each profiled draw; the GPU counts into
                          up to 64 copies of it (256 MiB at most), summed when written
   --block-rows pipeline  one profile per pipeline (its draws share a row) instead of per draw
+  --marks LIST           marks inside a warp (the instrumenter's --marks): trace (right
+                         before and after every trace call), loops (each loop header's
+                         iteration, and its exit), comma-separated; at most 16 per
+                         invocation, each placed on its warp (shared-schema "Marks")
   --offscreen            the app presents into the layer's own images, never to a display:
                          window surfaces (xcb, Xlib, Wayland) and VK_EXT_headless_surface
                          (which the layer provides where the driver lacks it) get
@@ -102,6 +107,7 @@ export async function runAppCapture(own: readonly string[], app: readonly string
     blocks: { type: 'boolean' },
     'block-cells': { type: 'string' },
     'block-rows': { type: 'string' },
+    marks: { type: 'string' },
     'exit-after': { type: 'boolean' },
     offscreen: { type: 'boolean' },
     'overhead-runs': { type: 'string' },
@@ -131,6 +137,7 @@ export async function runAppCapture(own: readonly string[], app: readonly string
     sampleFs: values['sample-fs'] === undefined ? null : wholeNumber(values['sample-fs'], '--sample-fs', 1, MAX_SAMPLE_FRAGMENT),
     positions: values.positions === undefined ? null : parsePositions(values.positions),
     blocks: parseBlocks(values.blocks === true, values['block-cells'], values['block-rows']),
+    marks: values.marks === undefined ? null : markSites(values.marks),
   };
   const timeoutSeconds = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : wholeNumber(values.timeout, '--timeout', 0, 7 * 24 * 3600);
   if (values['overhead-runs'] !== undefined && values.submits === undefined) {
@@ -188,6 +195,16 @@ function parseDraws(text: string): string {
   }
   if (text === '' || text.length > 1024 || /[\u0000-\u001f\u007f]/.test(text)) throw new UsageError(`--draws needs a label glob or an index range A..B, got "${text}"`);
   return text;
+}
+
+/** --marks trace,loops: the sites, or a usage error naming the option. */
+export function markSites(text: string): MarkSite[] {
+  try {
+    return parseMarkSites(text);
+  } catch (error) {
+    if (error instanceof FlagError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 /** --blocks, --block-cells, --block-rows: null without --blocks. */

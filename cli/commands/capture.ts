@@ -8,7 +8,7 @@ import { PLAIN, TRACED, compileShaderSet } from '../../capture/capture-run/shade
 import { autoInstrumentOptions, autoInstrumentSet } from '../../capture/capture-run/auto-instrument.js';
 import { InputError, UsageError, parseCommandArgs, type Command } from '../command.js';
 import { DECODE_OPTIONS, checkOutputs, formatBytes, readInputFile, writeFileAtomic } from '../files.js';
-import { APP_CAPTURE_HELP, runAppCapture } from './capture-app.js';
+import { APP_CAPTURE_HELP, markSites, runAppCapture } from './capture-app.js';
 
 export const captureCommand: Command = {
   name: 'capture',
@@ -52,6 +52,8 @@ Options:
                          with the instrumenter's --blocks; with --shaders, their marked modules)
   --block-cells N        cells of the block table (65536): one per block of each profiled draw
   --block-rows pipeline  one profile per pipeline (its draws share a row) instead of per draw
+  --marks LIST           marks inside a warp: trace, loops (comma-separated; implies
+                         --instrument auto, with the instrumenter's --marks)
   --force                replace OUT (and --raw) if they exist
   --list                 list the workloads and their knobs
   -h, --help
@@ -76,6 +78,7 @@ Exit status: 0 ok, 1 no Vulkan device, missing feature or tool, failed capture; 
       blocks: { type: 'boolean' },
       'block-cells': { type: 'string' },
       'block-rows': { type: 'string' },
+      marks: { type: 'string' },
       force: { type: 'boolean' },
       list: { type: 'boolean' },
     });
@@ -102,8 +105,10 @@ Exit status: 0 ok, 1 no Vulkan device, missing feature or tool, failed capture; 
     if (blockRows !== undefined && (!blocks || (blockRows !== 'draw' && blockRows !== 'pipeline'))) {
       throw new UsageError('--block-rows takes draw or pipeline, with --blocks');
     }
-    // Block profiles come from the instrumenter's pass: --blocks traces auto-instrumented shaders (or --shaders as given).
-    const auto = values.instrument === 'auto' || (blocks && values.shaders === undefined);
+    const marks = values.marks === undefined ? [] : markSites(values.marks);
+    if (marks.length > 0 && values.shaders !== undefined) throw new UsageError('--marks instruments the plain shaders itself: it excludes --shaders');
+    // Block profiles and marks come from the instrumenter's passes: --blocks traces auto-instrumented shaders (or --shaders as given).
+    const auto = values.instrument === 'auto' || (blocks && values.shaders === undefined) || marks.length > 0;
     if (values.instrument !== undefined && values.instrument !== 'auto') throw new UsageError(`--instrument takes auto, not "${values.instrument}"`);
     if (auto && values.shaders !== undefined) throw new UsageError('--instrument auto and --shaders exclude each other');
 
@@ -111,7 +116,7 @@ Exit status: 0 ok, 1 no Vulkan device, missing feature or tool, failed capture; 
     const probed = await probeDevice(binary, device);
     const traced = values.shaders !== undefined ? checkDir(values.shaders) : auto ? null : await compileShaderSet(probed, TRACED);
     const plain = (overheadFrames === 0 && !auto) ? null : values['plain-shaders'] !== undefined ? checkDir(values['plain-shaders']) : await compileShaderSet(probed, blocks ? { ...PLAIN, debugInfo: true } : PLAIN);
-    const tracedDir = traced ?? autoInstrumentSet(plain!, { ...autoInstrumentOptions(probed), ...(blocks ? { blocks: true } : {}) });
+    const tracedDir = traced ?? autoInstrumentSet(plain!, { ...autoInstrumentOptions(probed), ...(blocks ? { blocks: true } : {}), ...(marks.length > 0 ? { marks } : {}) });
 
     const temp = values.raw === undefined ? mkdtempSync(join(tmpdir(), 'warptrace-capture-')) : null;
     const rawPath = values.raw ?? join(temp!, 'capture.wtraw');

@@ -67,6 +67,7 @@ Examples:
         sampleFs: values['sample-fs'],
         position: values.position,
         blocks: values.blocks,
+        marks: values.marks,
       });
     } catch (error) {
       if (error instanceof FlagError) throw new UsageError(error.message);

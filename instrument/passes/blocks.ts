@@ -136,21 +136,21 @@ function blockMode(modes: readonly SubgroupMode[]): SubgroupMode {
   return modes.includes('khr-ballot') ? 'khr-ballot' : 'core';
 }
 
-function privateUint(context: PassContext, name: string, initial: number): number {
+export function privateUint(context: PassContext, name: string, initial: number): number {
   const { editor, decl } = context;
   const variable = editor.declare(Op.Variable, (id) => [decl.pointer(StorageClass.Private, decl.uint), id, StorageClass.Private, decl.u32(initial)]);
   editor.addName(variable, name);
   return variable;
 }
 
-function nonSemanticSets(context: PassContext): Set<number> {
+export function nonSemanticSets(context: PassContext): Set<number> {
   const sets = new Set<number>();
   for (const inst of context.editor.section(Section.ExtInstImport)) if (decodeString(inst.words, 2).value.startsWith('NonSemantic.')) sets.add(inst.words[1]!);
   return sets;
 }
 
 /** After the block's OpPhis (and the first block's OpVariables), with the debug lines among them. */
-function insertionPoint(block: Block, first: boolean, nonSemantic: ReadonlySet<number>): number {
+export function insertionPoint(block: Block, first: boolean, nonSemantic: ReadonlySet<number>): number {
   const leading = (i: Instruction) =>
     i.opcode === Op.Phi || i.opcode === Op.Line || i.opcode === Op.NoLine || (first && i.opcode === Op.Variable) || (i.opcode === Op.ExtInst && nonSemantic.has(i.words[3]!));
   let at = 0;

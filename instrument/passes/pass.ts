@@ -6,8 +6,8 @@
  *
  *   declare    capabilities, extensions and notes (they come first in a module)
  *   transform  rewrites of the app's own functions (deferred endings, reports,
- *              reorder points; next:
- *              basic-block counters, marks, ray events)
+ *              reorder points, basic-block counters, marks; next:
+ *              ray events)
  *   record     code of the record itself (the entry-point wrappers)
  *
  * A pass that adds something to each warp's record says so in the entry's
@@ -21,6 +21,7 @@ import type { CustomIdSource, InstrumentedStage, InstrumentOptions, PositionStag
 import type { DeferredEndings } from './ending-deferral.js';
 import type { ReorderRecord, ReportRecord } from './record-wrapper.js';
 import type { BlockHooks } from './blocks.js';
+import type { MarkHooks } from './marks.js';
 
 /** How the warp's lanes are combined into one record. */
 export type SubgroupMode = 'core' | 'khr-ballot' | 'none';
@@ -43,6 +44,8 @@ export interface RecordParts {
   reorder: ReorderRecord | null;
   /** Block profiles: the calls around the entry point (blocks.ts); else null. */
   blocks: BlockHooks | null;
+  /** Marks: the private variable the wrapper stores its start clock into for the mark function (marks.ts); else null. */
+  marks: MarkHooks | null;
 }
 
 export interface EntryPointReport {

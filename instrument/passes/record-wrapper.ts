@@ -37,6 +37,7 @@ import { BuiltIn, MemorySemantics, Op, Scope, StorageClass } from '../model/spec
 
 import type { SubgroupMode } from './pass.js';
 import type { BlockHooks } from './blocks.js';
+import type { MarkHooks } from './marks.js';
 import { reorderFunctions, reportRecordFunction, type RecordPointHelpers, type ReorderRecord, type ReportRecord } from './record-points.js';
 
 export type { ReorderRecord, ReportRecord } from './record-points.js';
@@ -71,6 +72,8 @@ export interface WrapperPlan {
   readonly reorder: ReorderRecord | null;
   /** Block profiles: begin before the entry point, leave after it (passes/blocks.ts); else null. */
   readonly blocks: BlockHooks | null;
+  /** Marks (passes/marks.ts): the start clock goes into their variable too; else null. */
+  readonly marks: MarkHooks | null;
 }
 
 export interface Wrapper {
@@ -112,8 +115,10 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
   const reorder = plan.reorder;
   // Intersection shaders whose reports may end them record at the first report instead (reportRecordFunction);
   // ray generation that reorders records at each reorder point and restarts the clock after it (reorderFunctions).
-  const startVariable = report?.start ?? reorder?.start;
+  // Marks name their warp by this start clock (the marks pass reuses a report's or reorder's variable).
+  const startVariable = report?.start ?? reorder?.start ?? plan.marks?.start;
   if (startVariable !== undefined) g.op(Op.Store, g.global(startVariable), start);
+  for (const id of plan.marks?.globals ?? []) g.global(id);
   const blocks = plan.blocks;
   if (blocks !== null) {
     for (const id of blocks.globals) g.global(id);
@@ -150,12 +155,12 @@ function loadDrawId(g: FunctionCode, plan: WrapperPlan): number {
 }
 
 /** Whether the draw is traced: its draw id is not UNTRACED_DRAW. */
-function tracedDraw(g: FunctionCode, drawId: number): number {
+export function tracedDraw(g: FunctionCode, drawId: number): number {
   return g.value(Op.INotEqual, g.decl.bool, drawId, g.decl.u32(UNTRACED_DRAW));
 }
 
 /** The clock of CLOCK_START and CLOCK_END: the subgroup (SM) clock, else the device clock. */
-function primaryClock(g: FunctionCode, plan: Pick<WrapperPlan, 'subgroupClock'>): number {
+export function primaryClock(g: FunctionCode, plan: Pick<WrapperPlan, 'subgroupClock'>): number {
   return g.clockLow(plan.subgroupClock ? Scope.Subgroup : Scope.Device);
 }
 
@@ -318,9 +323,13 @@ function reorderedStage(g: FunctionCode, plan: WrapperPlan, ids: number): number
 }
 
 function packedIds(g: FunctionCode, plan: WrapperPlan, flags: number): number {
+  return packedIdsOf(g, plan.smBuiltins, stageCode(plan.stage), flags);
+}
+
+/** PACKED_IDS of `stage` (a mark's: MARK_STAGE) with this SM and warp slot, or the unknown ones without SM built-ins. */
+export function packedIdsOf(g: FunctionCode, smBuiltins: boolean, stage: number, flags: number): number {
   const { decl } = g;
-  const stage = stageCode(plan.stage);
-  if (!plan.smBuiltins) return decl.u32(packIds(RAW_UNKNOWN_SM, RAW_UNKNOWN_SLOT, stage, flags));
+  if (!smBuiltins) return decl.u32(packIds(RAW_UNKNOWN_SM, RAW_UNKNOWN_SLOT, stage, flags));
   const sm = g.value(Op.BitwiseAnd, decl.uint, g.loadUint(g.builtin(BuiltIn.SMIDNV, 'uint')), decl.u32(PackedIds.SM_MASK));
   const warp = g.value(Op.BitwiseAnd, decl.uint, g.loadUint(g.builtin(BuiltIn.WarpIDNV, 'uint')), decl.u32(PackedIds.SLOT_MASK));
   const ids = g.value(Op.BitwiseOr, decl.uint, g.value(Op.ShiftLeftLogical, decl.uint, warp, decl.u32(PackedIds.SLOT_SHIFT)), sm);

@@ -62,6 +62,7 @@ function wrapEntry(context: PassContext, entry: TracedEntry): void {
     reportRecord: parts.reportRecord,
     reorder: parts.reorder,
     blocks: parts.blocks,
+    marks: parts.marks,
     nvMesh: entry.executionModel === ExecutionModel.TaskNV || entry.executionModel === ExecutionModel.MeshNV,
   });
   editor.append(Section.Function, ...wrapper.code);

@@ -44,6 +44,7 @@ function expectedOptions(fsCustomId: 'primitive-id' | 'frag-coord' = 'primitive-
     legacySubgroup: 'upgrade',
     discard: 'defer',
     blocks: false,
+    marks: [],
     entryPoints: ['main'],
     sampleFragment,
     positionStages,
@@ -136,6 +137,25 @@ test('position reaches the instrumenter: absent means FS and RAYGEN, [] none, ea
       const r = await client.request('instrument', request('FS', { position: bad }), fragment);
       assert.equal(r.status, 2, JSON.stringify(bad));
       assert.match(String(r.json['message']), /"position" must be a list of stages among FS, RAYGEN, CS/);
+    }
+    client.close();
+  });
+});
+
+test('marks reach the instrumenter: in the instrumenter\'s order, each list with its own cache key; other sites refused', async () => {
+  await withServer(null, async (server) => {
+    const client = await LayerClient.connect(server.socketPath);
+    const plain = await client.request('instrument', request('FS'), fragment);
+    const marked = await client.request('instrument', request('FS', { marks: ['loops', 'trace'] }), fragment);
+    assert.equal(marked.status, 0, JSON.stringify(marked.json));
+    assert.equal(marked.json['cached'], false, 'not served from the entry without marks');
+    assert.deepEqual(marked.payload, instrumentSpirv(fragment, { ...expectedOptions(), marks: ['trace', 'loops'] }).bytes);
+    assert.notDeepEqual(marked.payload, plain.payload);
+    assert.deepEqual((await client.request('instrument', request('FS', { marks: [] }), fragment)).payload, plain.payload);
+    for (const bad of [['calls'], 'loops', [3]]) {
+      const r = await client.request('instrument', request('FS', { marks: bad }), fragment);
+      assert.equal(r.status, 2, JSON.stringify(bad));
+      assert.match(String(r.json['message']), /"marks" must be a list of mark sites among trace, loops/);
     }
     client.close();
   });

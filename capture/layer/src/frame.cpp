@@ -161,6 +161,7 @@ static void finishCapture(DeviceState *device) {
   if (settings().sampleFs > 1) params += std::string(params.size() > 1 ? ", " : "") + "\"sampleFs\": " + std::to_string(settings().sampleFs);
   std::string positions = device->lanesUnknown ? "none" : settings().positions;  // no positions where the lane count is unknown
   if (!positions.empty()) params += std::string(params.size() > 1 ? ", " : "") + "\"positions\": " + jsonString(positions);
+  if (!settings().marks.empty()) params += std::string(params.size() > 1 ? ", " : "") + "\"marks\": " + jsonString(settings().marks);
   params += "}";
   info.parametersJson = params.c_str();
   info.extraJson = extra.c_str();

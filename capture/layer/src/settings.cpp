@@ -91,6 +91,18 @@ static Settings read() {
     if (!ok) s.problems += "WARPTRACE_POSITIONS: expected fs, cs (comma-separated) or none; ";
     else s.positions = list, s.positionJson = "[" + json + "]";
   }
+  if (const char *v = getenv("WARPTRACE_MARKS")) {
+    // Sites in the instrumenter's order, whatever order the list names them in (part of the request, so of its cache key).
+    std::string list = std::string(",") + v + ",";
+    bool trace = list.find(",trace,") != std::string::npos, loops = list.find(",loops,") != std::string::npos;
+    size_t named = (trace ? 1 : 0) + (loops ? 1 : 0), items = 0;
+    for (char ch : std::string(v)) items += ch == ',';
+    if (named == 0 || items + 1 != named) s.problems += "WARPTRACE_MARKS: expected trace, loops (comma-separated); ";
+    else {
+      s.marks = std::string(trace ? "trace" : "") + (trace && loops ? "," : "") + (loops ? "loops" : "");
+      s.marksJson = std::string("[") + (trace ? "\"trace\"" : "") + (trace && loops ? ", " : "") + (loops ? "\"loops\"" : "") + "]";
+    }
+  }
   if (const char *v = getenv("WARPTRACE_TIME_ONLY")) s.timeOnly = !strcmp(v, "1");
   if (const char *v = getenv("WARPTRACE_PLAIN_NS")) {
     char *end = nullptr;

@@ -26,6 +26,8 @@ struct Settings {
   bool blocks = false;       // WARPTRACE_BLOCKS=1: block profiles (the instrumenter's --blocks; shared-schema "Block profiles")
   uint32_t blockCells = 1u << 18;  // WARPTRACE_BLOCK_CELLS: cells of one copy of the block table (32 bytes each)
   bool blockRowsPerPipeline = false;  // WARPTRACE_BLOCK_ROWS=pipeline: one row per pipeline, not per draw
+  std::string marks;         // WARPTRACE_MARKS as given ("trace,loops"): the instrumenter's --marks; empty: none
+  std::string marksJson;     // the same as the instrument request's "marks" list (["trace", "loops"])
   bool timeOnly = false;     // WARPTRACE_TIME_ONLY=1: trace nothing, time the --submits range (the untraced baseline)
   double plainNs = 0;        // WARPTRACE_PLAIN_NS: that baseline's median GPU time, from earlier runs
   uint32_t plainRuns = 0;    // WARPTRACE_PLAIN_RUNS: how many runs it is the median of

@@ -19,7 +19,7 @@ bool instrumentStage(DeviceState *device, const std::vector<uint32_t> &code, int
                      (device->lanesUnknown           ? std::string(", \"position\": []")
                       : settings().positionJson.empty() ? std::string()
                                                         : ", \"position\": " + settings().positionJson) +
-                     (blocks ? ", \"blocks\": true" : "") + "}";
+                     (blocks ? ", \"blocks\": true" : "") + (settings().marks.empty() ? std::string() : ", \"marks\": " + settings().marksJson) + "}";
   std::string reply;
   return device->client->request(kInstrument, json, code.data(), (uint32_t)(code.size() * 4), out, reply, why);
 }

@@ -1,0 +1,128 @@
+/**
+ * The mark function of the marks pass (passes/marks.ts): `void warptrace_mark(uint id)` writes one mark
+ * record (shared-schema/mark-layout.ts) the way the wrapper writes a warp's record (record-wrapper.ts):
+ *
+ *   drawId = draw.drawId;
+ *   if (drawId != UNTRACED_DRAW) {             // the draw-id test of every record
+ *     now = clock();                           // the record clock (subgroup, else device)
+ *     n = marks;                               // private: this invocation's marks so far
+ *     if (n < MAX_MARKS) {                     // lanes past their bound leave before the ballot
+ *       marks = n + 1;
+ *      if (!helper) {                          // fragment shaders only
+ *       mask = ballot(true);                   // per warp; per invocation: mask = 1
+ *       if (elect()) {
+ *         slot = atomicAdd(buf.count, 1);      // Device (QueueFamily) scope, relaxed
+ *         if (slot < buf.records.length() / 2)
+ *           buf.records[2 slot], [2 slot + 1] = (now, start, id, mask.y), (ids | MARK_STAGE, drawId, n, mask.x);
+ *       }
+ *      }
+ *     }
+ *   }
+ *
+ * `start` is the private variable the wrapper stores its start clock into (a reorder restarts it), so a mark
+ * names the record its warp writes. One function per way of combining lanes: the calls may sit in code that
+ * several entry points of one kind reach.
+ */
+import { BufferWord, RECORD_WORDS } from '../../shared-schema/raw-layout.js';
+import { MARK_STAGE, MAX_MARKS, MarkWord } from '../../shared-schema/mark-layout.js';
+import type { CommonDeclarations } from '../model/declarations.js';
+import { RECORDS_MEMBER, RECORD_VECTOR_WORDS, VECTORS_PER_RECORD } from '../model/declarations.js';
+import { FunctionCode } from '../model/function-code.js';
+import { BuiltIn, MemorySemantics, Op, Scope, StorageClass } from '../model/spec.js';
+import type { SubgroupMode } from './pass.js';
+import { packedIdsOf, primaryClock, recordFlags, tracedDraw } from './record-wrapper.js';
+
+export interface MarkFunctionPlan {
+  readonly functionId: number;
+  readonly subgroup: SubgroupMode;
+  /** Fragment: helper lanes neither write nor count. */
+  readonly fragment: boolean;
+  /** Fragment: OpIsHelperInvocationEXT (modules that demote) instead of the HelperInvocation built-in. */
+  readonly helperViaInstruction: boolean;
+  /** An entry point's interface: its own built-in variables are reused. */
+  readonly entryInterface: readonly number[];
+  /** Private uint: the start clock of the warp's record. */
+  readonly start: number;
+  /** Private uint: marks this invocation wrote. */
+  readonly counter: number;
+  readonly smBuiltins: boolean;
+  readonly subgroupClock: boolean;
+  readonly deviceClock: boolean;
+  readonly atomicScope: number;
+  readonly set: number;
+  readonly binding: number;
+}
+
+/** The function's code and the globals it reaches (for the entry points' interfaces). */
+export function emitMarkFunction(decl: CommonDeclarations, plan: MarkFunctionPlan): { code: FunctionCode['code']; globals: number[] } {
+  const g = new FunctionCode(decl, plan.fragment, plan.entryInterface);
+  const id = g.id();
+  g.op(Op.Function, decl.void, plan.functionId, 0, decl.editor.type(Op.TypeFunction, [decl.void, decl.uint]));
+  g.op(Op.FunctionParameter, decl.uint, id);
+  g.label(g.id());
+  const drawPtr = g.value(Op.AccessChain, decl.pointer(StorageClass.Uniform, decl.uint), g.global(decl.drawIdBlock(plan.set, plan.binding + 1)), decl.u32(0));
+  const drawId = g.value(Op.Load, decl.uint, drawPtr);
+  g.ifThen(tracedDraw(g, drawId), () => {
+    const now = primaryClock(g, plan);
+    const sequence = g.value(Op.Load, decl.uint, g.global(plan.counter));
+    g.ifThen(g.value(Op.ULessThan, decl.bool, sequence, decl.u32(MAX_MARKS)), () => {
+      g.op(Op.Store, g.global(plan.counter), g.value(Op.IAdd, decl.uint, sequence, decl.u32(1)));
+      const write = (maskLo: number, maskHi: number) => writeMark(g, plan, { now, id, drawId, sequence, maskLo, maskHi });
+      const lanes = plan.subgroup === 'none' ? () => write(decl.u32(1), decl.u32(0)) : () => perWarp(g, plan.subgroup, write);
+      if (!plan.fragment) {
+        lanes();
+        return;
+      }
+      // Helper invocations' stores are discarded: an elected helper would lose the mark.
+      const helper = plan.helperViaInstruction ? g.value(Op.IsHelperInvocationEXT, decl.bool) : g.load(g.builtin(BuiltIn.HelperInvocation, 'bool'));
+      g.ifThen(g.value(Op.LogicalNot, decl.bool, helper), lanes);
+    });
+  });
+  g.op(Op.Return);
+  g.op(Op.FunctionEnd);
+  return { code: g.code, globals: [...g.globals] };
+}
+
+/** The ballot of the lanes here and `write(mask)` in the elected one. */
+function perWarp(g: FunctionCode, mode: SubgroupMode, write: (maskLo: number, maskHi: number) => void): void {
+  const { decl } = g;
+  let ballot: number;
+  let elected: number;
+  if (mode === 'core') {
+    ballot = g.value(Op.GroupNonUniformBallot, decl.uvec4, decl.u32(Scope.Subgroup), decl.true);
+    elected = g.value(Op.GroupNonUniformElect, decl.bool, decl.u32(Scope.Subgroup));
+  } else {
+    ballot = g.value(Op.SubgroupBallotKHR, decl.uvec4, decl.true);
+    const lane = g.loadUint(g.builtin(BuiltIn.SubgroupLocalInvocationId, 'uint'));
+    elected = g.value(Op.IEqual, decl.bool, lane, g.value(Op.SubgroupFirstInvocationKHR, decl.uint, lane));
+  }
+  g.ifThen(elected, () => write(g.value(Op.CompositeExtract, decl.uint, ballot, 0), g.value(Op.CompositeExtract, decl.uint, ballot, 1)));
+}
+
+/** The slot, bounded by the buffer's real length as the records are, and the mark's two 16-byte stores. */
+function writeMark(g: FunctionCode, plan: MarkFunctionPlan, v: { now: number; id: number; drawId: number; sequence: number; maskLo: number; maskHi: number }): void {
+  const { decl } = g;
+  const trace = g.global(decl.traceBuffer(plan.set, plan.binding));
+  const countPtr = g.value(Op.AccessChain, decl.pointer(decl.traceStorageClass, decl.uint), trace, decl.u32(BufferWord.COUNT));
+  const slot = g.value(Op.AtomicIAdd, decl.uint, countPtr, decl.u32(plan.atomicScope), decl.u32(MemorySemantics.Relaxed), decl.u32(1));
+  const vectors = g.value(Op.ArrayLength, decl.uint, trace, RECORDS_MEMBER);
+  const fits = g.value(Op.ULessThan, decl.bool, slot, g.value(Op.UDiv, decl.uint, vectors, decl.u32(VECTORS_PER_RECORD)));
+  g.ifThen(fits, () => {
+    const words = new Array<number>(RECORD_WORDS);
+    words[MarkWord.CLOCK] = v.now;
+    words[MarkWord.WARP_START] = g.value(Op.Load, decl.uint, g.global(plan.start));
+    words[MarkWord.ID] = v.id;
+    words[MarkWord.ACTIVE_MASK_HI] = v.maskHi;
+    words[MarkWord.PACKED_IDS] = packedIdsOf(g, plan.smBuiltins, MARK_STAGE, recordFlags(plan));
+    words[MarkWord.DRAW_ID] = v.drawId;
+    words[MarkWord.SEQUENCE] = v.sequence;
+    words[MarkWord.ACTIVE_MASK_LO] = v.maskLo;
+    const first = g.value(Op.IMul, decl.uint, slot, decl.u32(VECTORS_PER_RECORD));
+    const recordVector = decl.pointer(decl.traceStorageClass, decl.uvec4);
+    for (let k = 0; k < VECTORS_PER_RECORD; k++) {
+      const index = k === 0 ? first : g.value(Op.IAdd, decl.uint, first, decl.u32(k));
+      const value = g.value(Op.CompositeConstruct, decl.uvec4, ...words.slice(k * RECORD_VECTOR_WORDS, (k + 1) * RECORD_VECTOR_WORDS));
+      g.op(Op.Store, g.value(Op.AccessChain, recordVector, trace, decl.u32(RECORDS_MEMBER), index), value);
+    }
+  });
+}
