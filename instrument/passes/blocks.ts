@@ -19,6 +19,7 @@ import { Section } from '../model/module.js';
 import { BuiltIn, Capability, Decoration, MemoryModel, MemorySemantics, Op, Scope, StorageClass } from '../model/spec.js';
 import { InstrumentError } from '../errors.js';
 import type { InstrumentPass, PassContext, SubgroupMode } from './pass.js';
+import { ballotAndElection } from './subgroup-code.js';
 
 /** Counts of one cell, added to the table at once (ids of the code being emitted; the constant 0 adds nothing). */
 type FlushCounts = (g: FunctionCode, counts: { cell: number; executions: number; lanes: number; ticks: number }) => void;
@@ -266,17 +267,9 @@ class BlockCode {
       then(decl.u32(1));
       return;
     }
+    const mode = plan.mode;
     const perWarp = () => {
-      let ballot: number;
-      let elected: number;
-      if (plan.mode === 'core') {
-        ballot = g.value(Op.GroupNonUniformBallot, decl.uvec4, decl.u32(Scope.Subgroup), decl.true);
-        elected = g.value(Op.GroupNonUniformElect, decl.bool, decl.u32(Scope.Subgroup));
-      } else {
-        ballot = g.value(Op.SubgroupBallotKHR, decl.uvec4, decl.true);
-        const lane = g.loadUint(g.builtin(BuiltIn.SubgroupLocalInvocationId, 'uint'));
-        elected = g.value(Op.IEqual, decl.bool, lane, g.value(Op.SubgroupFirstInvocationKHR, decl.uint, lane));
-      }
+      const { ballot, elected } = ballotAndElection(g, mode);
       const bits = (c: number) => g.value(Op.BitCount, decl.uint, g.value(Op.CompositeExtract, decl.uint, ballot, c));
       const lanes = g.value(Op.IAdd, decl.uint, bits(0), bits(1));
       g.ifThen(elected, () => then(lanes));

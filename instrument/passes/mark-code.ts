@@ -28,8 +28,9 @@ import { MARK_STAGE, MAX_MARKS, MarkWord } from '../../shared-schema/mark-layout
 import type { CommonDeclarations } from '../model/declarations.js';
 import { RECORDS_MEMBER, RECORD_VECTOR_WORDS, VECTORS_PER_RECORD } from '../model/declarations.js';
 import { FunctionCode } from '../model/function-code.js';
-import { BuiltIn, MemorySemantics, Op, Scope, StorageClass } from '../model/spec.js';
+import { BuiltIn, MemorySemantics, Op, StorageClass } from '../model/spec.js';
 import type { SubgroupMode } from './pass.js';
+import { ballotAndElection } from './subgroup-code.js';
 import { packedIdsOf, primaryClock, recordFlags, tracedDraw } from './record-wrapper.js';
 
 export interface MarkFunctionPlan {
@@ -68,7 +69,8 @@ export function emitMarkFunction(decl: CommonDeclarations, plan: MarkFunctionPla
     g.ifThen(g.value(Op.ULessThan, decl.bool, sequence, decl.u32(MAX_MARKS)), () => {
       g.op(Op.Store, g.global(plan.counter), g.value(Op.IAdd, decl.uint, sequence, decl.u32(1)));
       const write = (maskLo: number, maskHi: number) => writeMark(g, plan, { now, id, drawId, sequence, maskLo, maskHi });
-      const lanes = plan.subgroup === 'none' ? () => write(decl.u32(1), decl.u32(0)) : () => perWarp(g, plan.subgroup, write);
+      const subgroup = plan.subgroup;
+      const lanes = subgroup === 'none' ? () => write(decl.u32(1), decl.u32(0)) : () => perWarp(g, subgroup, write);
       if (!plan.fragment) {
         lanes();
         return;
@@ -84,18 +86,9 @@ export function emitMarkFunction(decl: CommonDeclarations, plan: MarkFunctionPla
 }
 
 /** The ballot of the lanes here and `write(mask)` in the elected one. */
-function perWarp(g: FunctionCode, mode: SubgroupMode, write: (maskLo: number, maskHi: number) => void): void {
+function perWarp(g: FunctionCode, mode: Exclude<SubgroupMode, 'none'>, write: (maskLo: number, maskHi: number) => void): void {
   const { decl } = g;
-  let ballot: number;
-  let elected: number;
-  if (mode === 'core') {
-    ballot = g.value(Op.GroupNonUniformBallot, decl.uvec4, decl.u32(Scope.Subgroup), decl.true);
-    elected = g.value(Op.GroupNonUniformElect, decl.bool, decl.u32(Scope.Subgroup));
-  } else {
-    ballot = g.value(Op.SubgroupBallotKHR, decl.uvec4, decl.true);
-    const lane = g.loadUint(g.builtin(BuiltIn.SubgroupLocalInvocationId, 'uint'));
-    elected = g.value(Op.IEqual, decl.bool, lane, g.value(Op.SubgroupFirstInvocationKHR, decl.uint, lane));
-  }
+  const { ballot, elected } = ballotAndElection(g, mode);
   g.ifThen(elected, () => write(g.value(Op.CompositeExtract, decl.uint, ballot, 0), g.value(Op.CompositeExtract, decl.uint, ballot, 1)));
 }
 

@@ -37,6 +37,7 @@ import { BuiltIn, MemorySemantics, Op, Scope, StorageClass } from '../model/spec
 
 import type { SubgroupMode } from './pass.js';
 import type { BlockHooks } from './blocks.js';
+import { ballotAndElection } from './subgroup-code.js';
 import type { MarkHooks } from './marks.js';
 import { reorderFunctions, reportRecordFunction, type RecordPointHelpers, type ReorderRecord, type ReportRecord } from './record-points.js';
 
@@ -216,18 +217,8 @@ function emitRecord(g: FunctionCode, plan: WrapperPlan, flags: number, v: { star
     });
   };
 
-  const perWarp = () => {
-    let ballot: number;
-    let elected: number;
-    if (plan.subgroup === 'core') {
-      ballot = g.value(Op.GroupNonUniformBallot, decl.uvec4, decl.u32(Scope.Subgroup), decl.true);
-      elected = g.value(Op.GroupNonUniformElect, decl.bool, decl.u32(Scope.Subgroup));
-    } else {
-      ballot = g.value(Op.SubgroupBallotKHR, decl.uvec4, decl.true);
-      const lane = g.loadUint(g.builtin(BuiltIn.SubgroupLocalInvocationId, 'uint'));
-      const firstLane = g.value(Op.SubgroupFirstInvocationKHR, decl.uint, lane);
-      elected = g.value(Op.IEqual, decl.bool, lane, firstLane);
-    }
+  const perWarp = (subgroup: Exclude<SubgroupMode, 'none'>) => {
+    const { ballot, elected } = ballotAndElection(g, subgroup);
     // The position's min and max take every active lane: before the election.
     const box = plan.position === null ? null : subgroupBox(g, plan.position);
     g.ifThen(elected, () =>
@@ -239,7 +230,8 @@ function emitRecord(g: FunctionCode, plan: WrapperPlan, flags: number, v: { star
     );
   };
   const position = plan.position;
-  const record = plan.subgroup === 'none' ? () => writeRecord(() => decl.u32(1), () => decl.u32(0), position === null ? null : () => ownBox(g, position)) : perWarp;
+  const subgroup = plan.subgroup;
+  const record = subgroup === 'none' ? () => writeRecord(() => decl.u32(1), () => decl.u32(0), position === null ? null : () => ownBox(g, position)) : () => perWarp(subgroup);
   const sampledRecord = fragment && plan.sampleEvery > 1 ? () => ifSampled(g, plan, start, record) : record;
   const body = fragment
     ? () => {

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { decodeWtrace, type Trace } from '../../shared-schema/index.js';
 import { spawnSync } from 'node:child_process';
 import { repoPath } from './paths.js';
+import { patchIterations } from './aqt-model.js';
 
 const skip = process.env['WARPTRACE_SKIP_GPU_TESTS'] === '1';
 const dir = mkdtempSync(join(tmpdir(), 'warptrace-blocks-aqt-'));
@@ -33,21 +34,10 @@ const TCS_WORK = 48;
 const PATCHES = GRID * Math.max(2, GRID / 4);
 const LANES_PER_PATCH = 32;
 
-/** common.glsl hash32. */
-function hash32(value: number): number {
-  let x = value >>> 0;
-  x ^= x >>> 16;
-  x = Math.imul(x, 0x7feb352d) >>> 0;
-  x ^= x >>> 15;
-  x = Math.imul(x, 0x846ca68b) >>> 0;
-  x ^= x >>> 16;
-  return x >>> 0;
-}
-
 /** Loop-body runs per lane over the draw: Σ over patches of tcsWork × depth (patchBase 0). */
 function loopIterations(): number {
   let sum = 0;
-  for (let patch = 0; patch < PATCHES; patch++) sum += TCS_WORK * (1 + (hash32(patch) & 3));
+  for (let patch = 0; patch < PATCHES; patch++) sum += patchIterations(patch, TCS_WORK);
   return sum;
 }
 

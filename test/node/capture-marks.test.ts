@@ -16,6 +16,7 @@ import { PackedIds, RecordFlag, RecordWord } from '../../shared-schema/raw-layou
 import { Stage } from '../../shared-schema/stages.js';
 import { WTRAW_SECTION_ALIGN, WtrawHeaderWord } from '../../shared-schema/index.js';
 import { repoPath } from './paths.js';
+import { patchIterations } from './aqt-model.js';
 
 const skip = process.env['WARPTRACE_SKIP_GPU_TESTS'] === '1';
 const dir = mkdtempSync(join(tmpdir(), 'warptrace-marks-'));
@@ -26,17 +27,6 @@ const GRID = 8;
 const PATCHES = GRID * Math.max(2, GRID / 4);
 const HEAD = MarkKind.LOOP_HEAD << MARK_KIND_SHIFT;
 const EXIT = MarkKind.LOOP_EXIT << MARK_KIND_SHIFT;
-
-/** common.glsl hash32. */
-function hash32(value: number): number {
-  let x = value >>> 0;
-  x ^= x >>> 16;
-  x = Math.imul(x, 0x7feb352d) >>> 0;
-  x ^= x >>> 15;
-  x = Math.imul(x, 0x846ca68b) >>> 0;
-  x ^= x >>> 16;
-  return x >>> 0;
-}
 
 /** The raw dump's records, 8 words each (header, metadata and timestamps skipped as the header says). */
 function rawRecords(path: string): Uint32Array[] {
@@ -100,7 +90,7 @@ function modelBySequence(patches: readonly number[], tcsWork: number): Map<strin
   const counts = new Map<string, number>();
   const add = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
   for (const patch of patches) {
-    const heads = tcsWork * (1 + (hash32(patch) & 3)) + 1;
+    const heads = patchIterations(patch, tcsWork) + 1;
     const ids = [...Array<number>(heads).fill(HEAD), EXIT].slice(0, MAX_MARKS);
     ids.forEach((id, sequence) => add(`${sequence}:${id}`));
   }
