@@ -16,10 +16,11 @@ import { decodeString, encodeString, instruction, type Instruction } from '../mo
 import { FunctionCode } from '../model/function-code.js';
 import { parseFunctions, reachableFrom, writeFunctions, type Block } from '../model/functions.js';
 import { Section } from '../model/module.js';
-import { BuiltIn, Capability, Decoration, MemoryModel, MemorySemantics, Op, Scope, StorageClass } from '../model/spec.js';
+import { Capability, Decoration, MemoryModel, MemorySemantics, Op, Scope, StorageClass } from '../model/spec.js';
 import { InstrumentError } from '../errors.js';
 import type { InstrumentPass, PassContext, SubgroupMode } from './pass.js';
 import { ballotAndElection } from './subgroup-code.js';
+import { isHelperLane } from './record-slot.js';
 
 /** Counts of one cell, added to the table at once (ids of the code being emitted; the constant 0 adds nothing). */
 type FlushCounts = (g: FunctionCode, counts: { cell: number; executions: number; lanes: number; ticks: number }) => void;
@@ -280,7 +281,7 @@ class BlockCode {
       return;
     }
     // Helper invocations' atomics are discarded: an elected helper would lose the warp's count.
-    const isHelper = helper.viaInstruction ? g.value(Op.IsHelperInvocationEXT, decl.bool) : g.load(g.builtin(BuiltIn.HelperInvocation, 'bool'));
+    const isHelper = isHelperLane(g, helper.viaInstruction);
     g.ifThen(g.value(Op.LogicalNot, decl.bool, isHelper), perWarp);
   }
 

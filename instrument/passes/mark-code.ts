@@ -23,15 +23,15 @@
  * names the record its warp writes. One function per way of combining lanes: the calls may sit in code that
  * several entry points of one kind reach.
  */
-import { BufferWord, RECORD_WORDS } from '../../shared-schema/raw-layout.js';
+import { RECORD_WORDS } from '../../shared-schema/raw-layout.js';
 import { MARK_STAGE, MAX_MARKS, MarkWord } from '../../shared-schema/mark-layout.js';
 import type { CommonDeclarations } from '../model/declarations.js';
-import { RECORDS_MEMBER, RECORD_VECTOR_WORDS, VECTORS_PER_RECORD } from '../model/declarations.js';
 import { FunctionCode } from '../model/function-code.js';
-import { BuiltIn, MemorySemantics, Op, StorageClass } from '../model/spec.js';
+import { Op } from '../model/spec.js';
 import type { SubgroupMode } from './pass.js';
 import { ballotAndElection } from './subgroup-code.js';
-import { packedIdsOf, primaryClock, recordFlags, tracedDraw } from './record-wrapper.js';
+import { loadDrawId, packedIdsOf, primaryClock, recordFlags, tracedDraw } from './record-wrapper.js';
+import { appendRecord, isHelperLane } from './record-slot.js';
 
 export interface MarkFunctionPlan {
   readonly functionId: number;
@@ -61,8 +61,7 @@ export function emitMarkFunction(decl: CommonDeclarations, plan: MarkFunctionPla
   g.op(Op.Function, decl.void, plan.functionId, 0, decl.editor.type(Op.TypeFunction, [decl.void, decl.uint]));
   g.op(Op.FunctionParameter, decl.uint, id);
   g.label(g.id());
-  const drawPtr = g.value(Op.AccessChain, decl.pointer(StorageClass.Uniform, decl.uint), g.global(decl.drawIdBlock(plan.set, plan.binding + 1)), decl.u32(0));
-  const drawId = g.value(Op.Load, decl.uint, drawPtr);
+  const drawId = loadDrawId(g, plan);
   g.ifThen(tracedDraw(g, drawId), () => {
     const now = primaryClock(g, plan);
     const sequence = g.value(Op.Load, decl.uint, g.global(plan.counter));
@@ -76,7 +75,7 @@ export function emitMarkFunction(decl: CommonDeclarations, plan: MarkFunctionPla
         return;
       }
       // Helper invocations' stores are discarded: an elected helper would lose the mark.
-      const helper = plan.helperViaInstruction ? g.value(Op.IsHelperInvocationEXT, decl.bool) : g.load(g.builtin(BuiltIn.HelperInvocation, 'bool'));
+      const helper = isHelperLane(g, plan.helperViaInstruction);
       g.ifThen(g.value(Op.LogicalNot, decl.bool, helper), lanes);
     });
   });
@@ -96,11 +95,7 @@ function perWarp(g: FunctionCode, mode: Exclude<SubgroupMode, 'none'>, write: (m
 function writeMark(g: FunctionCode, plan: MarkFunctionPlan, v: { now: number; id: number; drawId: number; sequence: number; maskLo: number; maskHi: number }): void {
   const { decl } = g;
   const trace = g.global(decl.traceBuffer(plan.set, plan.binding));
-  const countPtr = g.value(Op.AccessChain, decl.pointer(decl.traceStorageClass, decl.uint), trace, decl.u32(BufferWord.COUNT));
-  const slot = g.value(Op.AtomicIAdd, decl.uint, countPtr, decl.u32(plan.atomicScope), decl.u32(MemorySemantics.Relaxed), decl.u32(1));
-  const vectors = g.value(Op.ArrayLength, decl.uint, trace, RECORDS_MEMBER);
-  const fits = g.value(Op.ULessThan, decl.bool, slot, g.value(Op.UDiv, decl.uint, vectors, decl.u32(VECTORS_PER_RECORD)));
-  g.ifThen(fits, () => {
+  appendRecord(g, trace, decl.pointer(decl.traceStorageClass, decl.uint), plan.atomicScope, () => {
     const words = new Array<number>(RECORD_WORDS);
     words[MarkWord.CLOCK] = v.now;
     words[MarkWord.WARP_START] = g.value(Op.Load, decl.uint, g.global(plan.start));
@@ -110,12 +105,6 @@ function writeMark(g: FunctionCode, plan: MarkFunctionPlan, v: { now: number; id
     words[MarkWord.DRAW_ID] = v.drawId;
     words[MarkWord.SEQUENCE] = v.sequence;
     words[MarkWord.ACTIVE_MASK_LO] = v.maskLo;
-    const first = g.value(Op.IMul, decl.uint, slot, decl.u32(VECTORS_PER_RECORD));
-    const recordVector = decl.pointer(decl.traceStorageClass, decl.uvec4);
-    for (let k = 0; k < VECTORS_PER_RECORD; k++) {
-      const index = k === 0 ? first : g.value(Op.IAdd, decl.uint, first, decl.u32(k));
-      const value = g.value(Op.CompositeConstruct, decl.uvec4, ...words.slice(k * RECORD_VECTOR_WORDS, (k + 1) * RECORD_VECTOR_WORDS));
-      g.op(Op.Store, g.value(Op.AccessChain, recordVector, trace, decl.u32(RECORDS_MEMBER), index), value);
-    }
+    return words;
   });
 }

@@ -24,20 +24,21 @@
  * The record words are placed by shared-schema's RecordWord, so the layout
  * is the GLSL library's by construction.
  */
-import { BufferWord, RAW_UNKNOWN_SLOT, RAW_UNKNOWN_SM, RECORD_WORDS, RecordFlag, RecordWord, packIds, PackedIds } from '../../shared-schema/raw-layout.js';
+import { RAW_UNKNOWN_SLOT, RAW_UNKNOWN_SM, RECORD_WORDS, RecordFlag, RecordWord, packIds, PackedIds } from '../../shared-schema/raw-layout.js';
 import type { Instruction } from '../model/binary.js';
-import { CommonDeclarations, RECORDS_MEMBER, RECORD_VECTOR_WORDS, VECTORS_PER_RECORD } from '../model/declarations.js';
+import { CommonDeclarations } from '../model/declarations.js';
 import { FunctionCode } from '../model/function-code.js';
 import { endingCode, endingGlobals, type DeferredEndings } from './ending-deferral.js';
 import type { CustomIdSource, InstrumentedStage, PositionStage } from '../options.js';
 import { fragCoordXY, ownBox, positionWords, subgroupBox, type PixelBox } from './position-code.js';
 import { stageCode } from '../options.js';
 import { Stage } from '../../shared-schema/stages.js';
-import { BuiltIn, MemorySemantics, Op, Scope, StorageClass } from '../model/spec.js';
+import { BuiltIn, Op, Scope, StorageClass } from '../model/spec.js';
 
 import type { SubgroupMode } from './pass.js';
 import type { BlockHooks } from './blocks.js';
 import { ballotAndElection } from './subgroup-code.js';
+import { appendRecord, isHelperLane } from './record-slot.js';
 import type { MarkHooks } from './marks.js';
 import { reorderFunctions, reportRecordFunction, type RecordPointHelpers, type ReorderRecord, type ReportRecord } from './record-points.js';
 
@@ -149,7 +150,8 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
   return { functionId, code: [...g.code, ...parts.flatMap((p) => p.code)], globals: [...new Set([...g.globals, ...parts.flatMap((p) => p.globals)])], flags };
 }
 
-function loadDrawId(g: FunctionCode, plan: WrapperPlan): number {
+/** Word 0 of the draw-id block: the draw id the host gave this draw (binding + 1). */
+export function loadDrawId(g: FunctionCode, plan: Pick<WrapperPlan, 'set' | 'binding'>): number {
   const { decl } = g;
   const drawPtr = g.value(Op.AccessChain, decl.pointer(StorageClass.Uniform, decl.uint), g.global(decl.drawIdBlock(plan.set, plan.binding + 1)), decl.u32(0));
   return g.value(Op.Load, decl.uint, drawPtr);
@@ -185,13 +187,7 @@ function emitRecord(g: FunctionCode, plan: WrapperPlan, flags: number, v: { star
   const trace = g.global(decl.traceBuffer(plan.set, plan.binding));
   const traceUint = decl.pointer(decl.traceStorageClass, decl.uint);
   const writeRecord = (maskLo: () => number, maskHi: () => number, box: (() => PixelBox) | null) => {
-    const countPtr = g.value(Op.AccessChain, traceUint, trace, decl.u32(BufferWord.COUNT));
-    const slot = g.value(Op.AtomicIAdd, decl.uint, countPtr, decl.u32(plan.atomicScope), decl.u32(MemorySemantics.Relaxed), decl.u32(1));
-    // Like the GLSL library, bound the slot by the buffer's real size (not the host-written CAPACITY word).
-    const vectors = g.value(Op.ArrayLength, decl.uint, trace, RECORDS_MEMBER);
-    const capacity = g.value(Op.UDiv, decl.uint, vectors, decl.u32(VECTORS_PER_RECORD));
-    const fits = g.value(Op.ULessThan, decl.bool, slot, capacity);
-    g.ifThen(fits, () => {
+    appendRecord(g, trace, traceUint, plan.atomicScope, () => {
       const words = new Array<number>(RECORD_WORDS);
       words[RecordWord.CLOCK_START] = start;
       words[RecordWord.CLOCK_END] = end;
@@ -206,14 +202,7 @@ function emitRecord(g: FunctionCode, plan: WrapperPlan, flags: number, v: { star
       words[RecordWord.DRAW_ID] = drawId;
       words[RecordWord.CUSTOM_ID] = customId(g, plan.customId, plan.nvMesh);
       words[RecordWord.ACTIVE_MASK_LO] = maskLo();
-      const first = g.value(Op.IMul, decl.uint, slot, decl.u32(VECTORS_PER_RECORD));
-      const recordVector = decl.pointer(decl.traceStorageClass, decl.uvec4);
-      for (let v = 0; v < VECTORS_PER_RECORD; v++) {
-        const index = v === 0 ? first : g.value(Op.IAdd, decl.uint, first, decl.u32(v));
-        const value = g.value(Op.CompositeConstruct, decl.uvec4, ...words.slice(v * RECORD_VECTOR_WORDS, (v + 1) * RECORD_VECTOR_WORDS));
-        const pointer = g.value(Op.AccessChain, recordVector, trace, decl.u32(RECORDS_MEMBER), index);
-        g.op(Op.Store, pointer, value);
-      }
+      return words;
     });
   };
 
@@ -236,7 +225,7 @@ function emitRecord(g: FunctionCode, plan: WrapperPlan, flags: number, v: { star
   const body = fragment
     ? () => {
         // Helper invocations' stores are discarded: an elected helper would lose the warp's record.
-        const helper = plan.helperViaInstruction ? g.value(Op.IsHelperInvocationEXT, decl.bool) : g.load(g.builtin(BuiltIn.HelperInvocation, 'bool'));
+        const helper = isHelperLane(g, plan.helperViaInstruction);
         g.ifThen(g.value(Op.LogicalNot, decl.bool, helper), sampledRecord);
       }
     : sampledRecord;
