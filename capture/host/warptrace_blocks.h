@@ -50,6 +50,16 @@ uint32_t wtBlockModuleCount(const wtTracer *tracer, uint32_t module);
  * (WT_NO_BLOCK_MODULE takes none and gets 0). Returns the row's cells.
  */
 uint32_t wtLayoutBlockRow(const wtTracer *tracer, const uint32_t *modules, uint32_t count, uint32_t *offsets);
+/* Bytes of data wtBlockSpecialization writes for a stage whose own specialization is `own` (NULL: none). */
+size_t wtBlockSpecializationDataBytes(const VkSpecializationInfo *own);
+/*
+ * The stage's specialization with WT_BLOCK_BASE_SPEC_ID = offset (the module's first cell in the row) added after
+ * its own constants (an entry of `own` for that id is left out: the instrumenter refused modules that use it). It is
+ * written into `entries` (room for own->mapEntryCount + 1) and `data` (wtBlockSpecializationDataBytes(own) bytes),
+ * which `out`, the stage's new pSpecializationInfo, points at.
+ */
+void wtBlockSpecialization(const VkSpecializationInfo *own, uint32_t offset, VkSpecializationMapEntry *entries, void *data,
+                           VkSpecializationInfo *out);
 /*
  * Gives draw `drawId` (wtCmdBeginDraw's id, this capture) a row of max(offset + N) cells from the table
  * and writes its first cell into the draw-id block (word WT_DRAW_BLOCK_ROW_WORD), read when the draw
@@ -212,6 +222,30 @@ uint32_t wtRegisterBlockModule(wtTracer *t, const char *name, const uint32_t *co
 
 uint32_t wtBlockModuleCount(const wtTracer *t, uint32_t module) {
   return t->blocks && module < t->blocks->moduleCount ? t->blocks->modules[module].blocks : 0;
+}
+
+size_t wtBlockSpecializationDataBytes(const VkSpecializationInfo *own) {
+  size_t bytes = own && own->pData ? own->dataSize : 0;
+  return (bytes + 3) / 4 * 4 + sizeof(uint32_t);
+}
+
+void wtBlockSpecialization(const VkSpecializationInfo *own, uint32_t offset, VkSpecializationMapEntry *entries, void *data,
+                           VkSpecializationInfo *out) {
+  size_t ownBytes = own && own->pData ? own->dataSize : 0, at = (ownBytes + 3) / 4 * 4;
+  uint32_t count = 0;
+  if (own)
+    for (uint32_t i = 0; i < own->mapEntryCount; i++)
+      if (own->pMapEntries[i].constantID != WT_BLOCK_BASE_SPEC_ID) entries[count++] = own->pMapEntries[i];
+  memset(data, 0, at);
+  if (ownBytes) memcpy(data, own->pData, ownBytes);
+  memcpy((char *)data + at, &offset, sizeof offset);
+  entries[count].constantID = WT_BLOCK_BASE_SPEC_ID;
+  entries[count].offset = (uint32_t)at;
+  entries[count].size = sizeof offset;
+  out->mapEntryCount = count + 1;
+  out->pMapEntries = entries;
+  out->dataSize = at + sizeof offset;
+  out->pData = data;
 }
 
 uint32_t wtLayoutBlockRow(const wtTracer *t, const uint32_t *modules, uint32_t count, uint32_t *offsets) {

@@ -2,7 +2,8 @@
 // tracer, which writes it into the .wtraw for the decoder, and takes its first cell within
 // the pipeline's row through the specialization constant WT_BLOCK_BASE_SPEC_ID, added to
 // the app's own constants (shared-schema/README.md "Block profiles").
-#include <cstring>
+
+#include <algorithm>
 
 #include "twin_stages.hpp"
 
@@ -33,23 +34,12 @@ void addBlockStage(DeviceState *device, const std::vector<uint8_t> &traced, cons
   for (const wtBlockRowModule &m : out.blockRow) offset = std::max(offset, m.offset + wtBlockModuleCount(device->tracer, m.module));
   out.blockRow.push_back({module, offset});
 
-  // The app's constants, less any entry for our id (the instrumenter refused modules that use it), then ours.
+  // The app's constants, then ours (the host library's merge, as the harness does it).
   auto spec = std::make_unique<BlockSpecialization>();
-  if (const VkSpecializationInfo *app = stage.pSpecializationInfo) {
-    for (uint32_t i = 0; i < app->mapEntryCount; i++)
-      if (app->pMapEntries[i].constantID != WT_BLOCK_BASE_SPEC_ID) spec->entries.push_back(app->pMapEntries[i]);
-    const uint8_t *data = (const uint8_t *)app->pData;
-    if (data) spec->data.assign(data, data + app->dataSize);
-  }
-  while (spec->data.size() % 4) spec->data.push_back(0);
-  VkSpecializationMapEntry entry{WT_BLOCK_BASE_SPEC_ID, (uint32_t)spec->data.size(), sizeof(uint32_t)};
-  spec->entries.push_back(entry);
-  spec->data.resize(spec->data.size() + sizeof offset);
-  memcpy(spec->data.data() + entry.offset, &offset, sizeof offset);
-  spec->info.mapEntryCount = (uint32_t)spec->entries.size();
-  spec->info.pMapEntries = spec->entries.data();
-  spec->info.dataSize = spec->data.size();
-  spec->info.pData = spec->data.data();
+  const VkSpecializationInfo *app = stage.pSpecializationInfo;
+  spec->entries.resize((app ? app->mapEntryCount : 0) + 1);
+  spec->data.resize(wtBlockSpecializationDataBytes(app));
+  wtBlockSpecialization(app, offset, spec->entries.data(), spec->data.data(), &spec->info);
   stage.pSpecializationInfo = &spec->info;
   out.specializations.push_back(std::move(spec));
 }

@@ -1,5 +1,4 @@
 // --blocks: block profiles of modules instrumented with `warptrace instrument --blocks` (capture/host/warptrace_blocks.h).
-#include <cstring>
 
 #include "workloads.hpp"
 
@@ -30,21 +29,11 @@ BlockSpecialization::BlockSpecialization(Context &ctx, std::vector<VkPipelineSha
   for (size_t i = 0; i < stages.size(); i++) {
     if (modules[i] == WT_NO_BLOCK_MODULE) continue;
     row_.push_back({modules[i], offsets[i]});
-    // The stage's own constants first, then the base at the end of their data.
-    if (const VkSpecializationInfo *own = stages[i].pSpecializationInfo) {
-      entries_[i].assign(own->pMapEntries, own->pMapEntries + own->mapEntryCount);
-      const uint8_t *bytes = static_cast<const uint8_t *>(own->pData);
-      data_[i].assign(bytes, bytes + own->dataSize);
-    }
-    data_[i].resize((data_[i].size() + 3) / 4 * 4);
-    VkSpecializationMapEntry base{WT_BLOCK_BASE_SPEC_ID, static_cast<uint32_t>(data_[i].size()), sizeof(uint32_t)};
-    entries_[i].push_back(base);
-    data_[i].resize(data_[i].size() + sizeof(uint32_t));
-    std::memcpy(data_[i].data() + base.offset, &offsets[i], sizeof(uint32_t));
-    infos_[i].mapEntryCount = static_cast<uint32_t>(entries_[i].size());
-    infos_[i].pMapEntries = entries_[i].data();
-    infos_[i].dataSize = data_[i].size();
-    infos_[i].pData = data_[i].data();
+    // The stage's own constants, then the base (the host library's merge, as the capture layer does it).
+    const VkSpecializationInfo *own = stages[i].pSpecializationInfo;
+    entries_[i].resize((own ? own->mapEntryCount : 0) + 1);
+    data_[i].resize(wtBlockSpecializationDataBytes(own));
+    wtBlockSpecialization(own, offsets[i], entries_[i].data(), data_[i].data(), &infos_[i]);
     stages[i].pSpecializationInfo = &infos_[i];
   }
 }
