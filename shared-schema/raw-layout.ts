@@ -89,6 +89,8 @@ export const WtrawHeaderWord = {
   FLAGS: 9,
   /** Bytes of the optional block-profile section after the records (block-layout.ts); 0: none. */
   BLOCK_BYTES: 10,
+  /** Bytes of the optional ray-event section after the block section (ray-event-layout.ts); 0: none. */
+  RAY_EVENT_BYTES: 11,
 } as const;
 /** Sections are padded to this alignment (bytes). */
 export const WTRAW_SECTION_ALIGN = 8;
