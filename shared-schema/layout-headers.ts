@@ -22,6 +22,23 @@ import {
 import { MAX_POSITION_COORD, MAX_POSITION_LOG2, NO_POSITION, PositionBits } from './position.js';
 import { STAGES } from './stages.js';
 import { MARK_KIND_SHIFT, MARK_SITE_MASK, MARK_STAGE, MAX_MARKS, MarkKind, MarkWord } from './mark-layout.js';
+import {
+  DRAW_RAY_ROW_WORD,
+  MAX_RAY_SCALE,
+  NO_RAY_ROW,
+  RAY_CELL_WORDS,
+  RAY_EVENT_BINDING_OFFSET,
+  RAY_EVENT_HEADER_WORDS,
+  RAY_ROW_HEADER_WORDS,
+  RAY_SCRATCH_ACCEPTED_MASK,
+  RAY_SCRATCH_CLOSEST_HIT_RAN,
+  RAY_SCRATCH_FINAL_ACCEPTED,
+  RAY_SCRATCH_WORDS,
+  RayCellWord,
+  RayEventHeaderWord,
+  RayRowHeaderWord,
+  RayScratchWord,
+} from './ray-event-layout.js';
 import { BLOCK_BASE_SPEC_ID, BLOCK_BINDING_OFFSET, BLOCK_CELL_WORDS, BLOCK_HEADER_BYTES, BlockCellWord, BlockHeaderWord, DRAW_BLOCK_ROW_WORD, NO_BLOCK_ROW } from './block-layout.js';
 
 interface Define {
@@ -65,12 +82,28 @@ function layoutDefines(): Define[] {
   defs.push({ name: 'WT_DRAW_BLOCK_ROW_WORD', value: DRAW_BLOCK_ROW_WORD, comment: "draw-id block word: the draw's first cell" });
   defs.push({ name: 'WT_NO_BLOCK_ROW', value: NO_BLOCK_ROW, comment: 'a draw without a row' });
   defs.push({ name: 'WT_BLOCK_BASE_SPEC_ID', value: BLOCK_BASE_SPEC_ID, comment: "SpecId: the module's first cell within the row" });
+  // Ray events (ray-event-layout.ts).
+  defs.push({ name: 'WT_RAY_EVENT_BINDING_OFFSET', value: RAY_EVENT_BINDING_OFFSET, comment: 'ray-event table at the trace binding + this' });
+  defs.push({ name: 'WT_RAY_EVENT_HEADER_WORDS', value: RAY_EVENT_HEADER_WORDS });
+  for (const [key, value] of Object.entries(RayEventHeaderWord)) defs.push({ name: `WT_RAY_WORD_${key}`, value });
+  defs.push({ name: 'WT_RAY_ROW_HEADER_WORDS', value: RAY_ROW_HEADER_WORDS });
+  for (const [key, value] of Object.entries(RayRowHeaderWord)) defs.push({ name: `WT_RAY_ROW_${key}`, value });
+  defs.push({ name: 'WT_RAY_CELL_WORDS', value: RAY_CELL_WORDS });
+  for (const [key, value] of Object.entries(RayCellWord)) defs.push({ name: `WT_RAY_CELL_${key}`, value });
+  defs.push({ name: 'WT_RAY_SCRATCH_WORDS', value: RAY_SCRATCH_WORDS });
+  for (const [key, value] of Object.entries(RayScratchWord)) defs.push({ name: `WT_RAY_SCRATCH_${key}`, value });
+  defs.push({ name: 'WT_RAY_SCRATCH_ACCEPTED_MASK', value: RAY_SCRATCH_ACCEPTED_MASK });
+  defs.push({ name: 'WT_RAY_SCRATCH_CLOSEST_HIT_RAN', value: RAY_SCRATCH_CLOSEST_HIT_RAN });
+  defs.push({ name: 'WT_RAY_SCRATCH_FINAL_ACCEPTED', value: RAY_SCRATCH_FINAL_ACCEPTED });
+  defs.push({ name: 'WT_MAX_RAY_SCALE', value: MAX_RAY_SCALE, comment: 'largest binning: 2^this launch pixels per cell side' });
+  defs.push({ name: 'WT_DRAW_RAY_ROW_WORD', value: DRAW_RAY_ROW_WORD, comment: "draw-id block word: the trace-rays call's ray-event row" });
+  defs.push({ name: 'WT_NO_RAY_ROW', value: NO_RAY_ROW, comment: 'a draw without a ray-event row' });
   return defs;
 }
 
 /** Masks and sentinels read best in hex, counts and indices in decimal. */
 function literal(name: string, value: number): string {
-  return /MASK|MAGIC|UNKNOWN|NO_POSITION|NO_BLOCK_ROW|SPEC_ID/.test(name) ? `0x${value.toString(16)}` : String(value);
+  return /MASK|MAGIC|UNKNOWN|NO_POSITION|NO_BLOCK_ROW|NO_RAY_ROW|SPEC_ID|RAN|ACCEPTED/.test(name) ? `0x${value.toString(16)}` : String(value);
 }
 
 const banner = (source: string) =>

@@ -89,6 +89,39 @@
 #define WT_DRAW_BLOCK_ROW_WORD 1u /* draw-id block word: the draw's first cell */
 #define WT_NO_BLOCK_ROW 0xffffffffu /* a draw without a row */
 #define WT_BLOCK_BASE_SPEC_ID 0x57540001u /* SpecId: the module's first cell within the row */
+#define WT_RAY_EVENT_BINDING_OFFSET 3u /* ray-event table at the trace binding + this */
+#define WT_RAY_EVENT_HEADER_WORDS 16u
+#define WT_RAY_WORD_DROPPED 0u
+#define WT_RAY_WORD_CELLS 1u
+#define WT_RAY_WORD_ROWS 2u
+#define WT_RAY_WORD_SCRATCH_PIXELS 3u
+#define WT_RAY_WORD_UNCOUNTED_TRAVERSALS 4u
+#define WT_RAY_ROW_HEADER_WORDS 8u
+#define WT_RAY_ROW_LAUNCHES 0u
+#define WT_RAY_ROW_MAX_WIDTH 1u
+#define WT_RAY_ROW_MAX_HEIGHT 2u
+#define WT_RAY_ROW_MAX_DEPTH 3u
+#define WT_RAY_ROW_MIN_WIDTH 4u
+#define WT_RAY_ROW_MIN_HEIGHT 5u
+#define WT_RAY_ROW_MIN_DEPTH 6u
+#define WT_RAY_CELL_WORDS 8u
+#define WT_RAY_CELL_TRACE_CALLS 0u
+#define WT_RAY_CELL_INTERSECTIONS 1u
+#define WT_RAY_CELL_ANY_HITS 2u
+#define WT_RAY_CELL_ANY_HITS_IGNORED 3u
+#define WT_RAY_CELL_USELESS_ANY_HITS 4u
+#define WT_RAY_CELL_CLOSEST_HITS 5u
+#define WT_RAY_CELL_MISSES 6u
+#define WT_RAY_CELL_CALLABLES 7u
+#define WT_RAY_SCRATCH_WORDS 2u
+#define WT_RAY_SCRATCH_STATE 0u
+#define WT_RAY_SCRATCH_LAST_ACCEPTED_T 0x1u
+#define WT_RAY_SCRATCH_ACCEPTED_MASK 0x3fffffffu
+#define WT_RAY_SCRATCH_CLOSEST_HIT_RAN 0x40000000u
+#define WT_RAY_SCRATCH_FINAL_ACCEPTED 0x80000000u
+#define WT_MAX_RAY_SCALE 7u /* largest binning: 2^this launch pixels per cell side */
+#define WT_DRAW_RAY_ROW_WORD 2u /* draw-id block word: the trace-rays call's ray-event row */
+#define WT_NO_RAY_ROW 0xffffffffu /* a draw without a ray-event row */
 #define WT_WTRAW_MAGIC 0x57525457u /* "WTRW" little-endian */
 #define WT_WTRAW_VERSION 1u
 #define WT_WTRAW_HEADER_BYTES 64u
@@ -104,6 +137,7 @@
 #define WT_WTRAW_WORD_TIMESTAMP_COUNT 8u
 #define WT_WTRAW_WORD_FLAGS 9u
 #define WT_WTRAW_WORD_BLOCK_BYTES 10u
+#define WT_WTRAW_WORD_RAY_EVENT_BYTES 11u
 #define WT_WTRAW_NO_TIMESTAMP 0xffffffffffffffffull
 
 #endif /* WARPTRACE_LAYOUT_H */
