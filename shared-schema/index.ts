@@ -23,3 +23,5 @@ export { DRAW_BOUNDS_TOLERANCE_NS, drawBoundsOfTrace } from './draw-bounds.js';
 export * from './position.js';
 export * from './mark-layout.js';
 export { placeMarks, splitMarks, type RawMarks, type SplitRecords } from './mark-raw.js';
+export * from './ray-event-layout.js';
+export * from './ray-event-model.js';

@@ -8,6 +8,7 @@
  */
 import type { BlockProfile } from './block-model.js';
 import type { MarkColumns } from './mark-model.js';
+import type { RayEventProfile } from './ray-event-model.js';
 import type { StageName } from './stages.js';
 
 export type * from './block-model.js';
@@ -354,4 +355,6 @@ export interface Trace {
   readonly blocks?: BlockProfile | null;
   /** Marks inside warps (`wtMark`, `instrument --marks`; README "Marks"); absent (or null) when the capture had none, as in every older file. */
   readonly marks?: MarkColumns | null;
+  /** Per launch pixel ray events of trace-rays calls (`instrument --ray-events`; README "Ray events"); absent (or null) when the capture had none. */
+  readonly rayEvents?: RayEventProfile | null;
 }
