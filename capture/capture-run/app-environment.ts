@@ -34,6 +34,8 @@ export interface CaptureSelection {
   readonly blocks?: BlockSelection | null;
   /** Mark sites (WARPTRACE_MARKS, the instrumenter's --marks: 'trace', 'loops'); null, absent or []: none. */
   readonly marks?: readonly string[] | null;
+  /** Ray events (WARPTRACE_RAY_EVENTS): per launch pixel counts of each traced trace-rays call; absent or false: none. */
+  readonly rayEvents?: boolean;
 }
 
 export interface BlockSelection {
@@ -57,7 +59,7 @@ export interface LayerEnvironmentInput {
  */
 const SELECTION_VARIABLES = [
   'WARPTRACE_FRAME', 'WARPTRACE_SUBMITS', 'WARPTRACE_TRIGGER', 'WARPTRACE_STAGES', 'WARPTRACE_DRAWS', 'WARPTRACE_CAPACITY', 'WARPTRACE_SAMPLE_FS',
-  'WARPTRACE_POSITIONS', 'WARPTRACE_BLOCKS', 'WARPTRACE_BLOCK_CELLS', 'WARPTRACE_BLOCK_ROWS', 'WARPTRACE_MARKS', 'WARPTRACE_TIME_ONLY', 'WARPTRACE_PLAIN_NS', 'WARPTRACE_PLAIN_RUNS',
+  'WARPTRACE_POSITIONS', 'WARPTRACE_BLOCKS', 'WARPTRACE_BLOCK_CELLS', 'WARPTRACE_BLOCK_ROWS', 'WARPTRACE_MARKS', 'WARPTRACE_RAY_EVENTS', 'WARPTRACE_TIME_ONLY', 'WARPTRACE_PLAIN_NS', 'WARPTRACE_PLAIN_RUNS',
 ] as const;
 
 /** `base` (the CLI's environment) with the layer's variables set. */
@@ -84,6 +86,7 @@ export function layerEnvironment(base: NodeJS.ProcessEnv, input: LayerEnvironmen
     if (s.blocks.perPipeline) env['WARPTRACE_BLOCK_ROWS'] = 'pipeline';
   }
   if (s.marks !== undefined && s.marks !== null && s.marks.length > 0) env['WARPTRACE_MARKS'] = s.marks.join(',');
+  if (s.rayEvents === true) env['WARPTRACE_RAY_EVENTS'] = '1';
   return env;
 }
 

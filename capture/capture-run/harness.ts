@@ -69,6 +69,8 @@ export interface HarnessCapture {
   readonly blockCells?: number;
   /** `pipeline`: the draws of one pipeline share one row (a profile per pipeline); default `draw`, a row each. */
   readonly blockRows?: 'draw' | 'pipeline';
+  /** Ray events (`--ray-events`): a ray-event table, each trace-rays call a row, for modules from `warptrace instrument --ray-events`. */
+  readonly rayEvents?: boolean;
 }
 
 /** What the harness reports on stdout after a capture. */
@@ -92,6 +94,7 @@ export async function runCapture(binary: string, job: HarnessCapture): Promise<H
   if (job.blocks === true) args.push('--blocks');
   if (job.blockCells !== undefined) args.push('--block-cells', String(job.blockCells));
   if (job.blockRows !== undefined) args.push('--block-rows', job.blockRows);
+  if (job.rayEvents === true) args.push('--ray-events');
   const r = await runTool(binary, args, 'build it with `warptrace capture`');
   if (r.code !== 0) throw harnessError(binary, r.stderr, r.code);
   const report = JSON.parse(lastLine(r.stdout)) as HarnessReport;

@@ -19,6 +19,8 @@
  *      turns it into a calibrated .wtrace).
  *   5. Optional, block profiles (modules from `warptrace instrument --blocks`):
  *      wtTracerInfo.blockCells and the calls of warptrace_blocks.h.
+ *   6. Optional, ray events (modules from `warptrace instrument --ray-events`):
+ *      wtTracerInfo.rayEventRows and wtSetDrawRayRow (warptrace_rays.h).
  *
  * Requires Vulkan 1.1 (vkGetPhysicalDeviceProperties2). Not thread-safe: one
  * tracer records into one command buffer at a time.
@@ -125,6 +127,12 @@ typedef struct wtTracerInfo {
   /* Cells of the block table (warptrace_blocks.h) at binding + WT_BLOCK_BINDING_OFFSET; 0 (default): no table,
      the set layout and the .wtraw are as without block profiles. */
   uint32_t blockCells;
+  /* Rows of the ray-event table (warptrace_rays.h) at binding + WT_RAY_EVENT_BINDING_OFFSET, one per profiled
+     trace-rays call; 0 (default): no table, the set layout and the .wtraw are as without ray events. Cells per row
+     (0: WT_DEFAULT_RAY_CELLS) and launch pixels with a scratch entry (0: WT_DEFAULT_RAY_SCRATCH). */
+  uint32_t rayEventRows;
+  uint32_t rayEventCells;
+  uint32_t rayEventScratchPixels;
 } wtTracerInfo;
 
 typedef enum wtDrawKind { WT_KIND_DRAW = 0, WT_KIND_DISPATCH = 1, WT_KIND_TRACE_RAYS = 2 } wtDrawKind;
@@ -258,6 +266,7 @@ void wtSetDrawEndQueries(wtTracer *tracer, const uint32_t *endQueries);
 #endif
 
 #include "warptrace_blocks.h"
+#include "warptrace_rays.h"
 
 #endif /* WARPTRACE_H */
 
@@ -496,6 +505,11 @@ struct wtTracer {
   VkBuffer blockBuffer;
   VkDeviceMemory blockMemory;
   VkDeviceSize blockBytes;
+  /* wtTracerInfo.rayEventRows > 0: the ray-event table (device memory, rayBytes long) and its rows (warptrace_rays.h); else NULL. */
+  struct wtRayTable_ *rays;
+  VkBuffer rayBuffer;
+  VkDeviceMemory rayMemory;
+  VkDeviceSize rayBytes;
 };
 
 /* Block profiles (warptrace_blocks.h, included at the end). */
@@ -506,6 +520,16 @@ static void wtBlocksCmdEnd_(wtTracer *t, VkCommandBuffer cmd);
 static uint64_t wtBlocksSectionBytes_(const wtTracer *t);
 static void wtBlocksWriteMetadata_(const wtTracer *t, FILE *f, const uint32_t *table);
 static int wtBlocksWriteSection_(const wtTracer *t, FILE *f, const uint32_t *table);
+/* Ray events (warptrace_rays.h, included at the end). */
+struct wtRayTable_;
+static VkResult wtRaysCreate_(wtTracer *t, VkPhysicalDevice pd, const wtTracerInfo *info);
+static void wtRaysDestroy_(wtTracer *t);
+static void wtRaysCmdBegin_(wtTracer *t, VkCommandBuffer cmd);
+static void wtRaysCmdEnd_(wtTracer *t, VkCommandBuffer cmd);
+static VkDeviceSize wtRaysReadBytes_(const struct wtRayTable_ *r);
+static uint64_t wtRaysSectionBytes_(const wtTracer *t);
+static void wtRaysWriteMetadata_(const wtTracer *t, FILE *f);
+static int wtRaysWriteSection_(const wtTracer *t, FILE *f);
 
 uint32_t wtMaxCapacity(VkPhysicalDevice physicalDevice) {
   VkPhysicalDeviceProperties props;
@@ -580,9 +604,10 @@ static VkResult wtInitTracer_(wtTracer *t, const wtTracerInfo *info) {
                         0,
                         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &t->traceBuffer, &t->traceMemory, NULL));
   if (info->blockCells) WT_TRY_(wtBlocksCreate_(t, info->physicalDevice, info->blockCells));
+  if (info->rayEventRows) WT_TRY_(wtRaysCreate_(t, info->physicalDevice, info));
   VkMemoryPropertyFlags got = 0;
-  /* The block table comes back behind the records. */
-  WT_TRY_(wtMakeBuffer_(t, info->physicalDevice, t->traceBytes + t->blockBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+  /* The block table comes back behind the records, the ray-event rows behind it. */
+  WT_TRY_(wtMakeBuffer_(t, info->physicalDevice, t->traceBytes + t->blockBytes + (t->rays ? wtRaysReadBytes_(t->rays) : 0), VK_BUFFER_USAGE_TRANSFER_DST_BIT, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
                         VK_MEMORY_PROPERTY_HOST_CACHED_BIT, &t->readbackBuffer, &t->readbackMemory, &got));
   t->readbackCoherent = (got & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
   WT_TRY_(vkMapMemory(t->device, t->readbackMemory, 0, VK_WHOLE_SIZE, 0, &t->readbackMap));
@@ -598,10 +623,11 @@ static VkResult wtInitTracer_(wtTracer *t, const wtTracerInfo *info) {
     uint32_t *entry = (uint32_t *)((char *)map + d * t->uboStride);
     entry[0] = d;
     entry[WT_DRAW_BLOCK_ROW_WORD] = WT_NO_BLOCK_ROW;
+    entry[WT_DRAW_RAY_ROW_WORD] = WT_NO_RAY_ROW;
   }
   vkUnmapMemory(t->device, t->drawIdMemory);
 
-  VkDescriptorSetLayoutBinding b[3];
+  VkDescriptorSetLayoutBinding b[4];
   memset(b, 0, sizeof b);
   b[0].binding = t->binding;
   b[0].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
@@ -611,9 +637,16 @@ static VkResult wtInitTracer_(wtTracer *t, const wtTracerInfo *info) {
   b[1].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC;
   b[1].descriptorCount = 1;
   b[1].stageFlags = stages;
-  b[2] = b[0];
-  b[2].binding = t->binding + WT_BLOCK_BINDING_OFFSET;
-  uint32_t bindings = t->blocks ? 3 : 2;
+  /* The optional tables follow at their offsets: a binding number may stay unused (blocks off, ray events on). */
+  uint32_t bindings = 2;
+  if (t->blocks) {
+    b[bindings] = b[0];
+    b[bindings++].binding = t->binding + WT_BLOCK_BINDING_OFFSET;
+  }
+  if (t->rays) {
+    b[bindings] = b[0];
+    b[bindings++].binding = t->binding + WT_RAY_EVENT_BINDING_OFFSET;
+  }
   VkDescriptorSetLayoutCreateInfo li = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   li.bindingCount = bindings;
   li.pBindings = b;
@@ -634,9 +667,10 @@ static VkResult wtInitTracer_(wtTracer *t, const wtTracerInfo *info) {
   VkDescriptorBufferInfo traceInfo = {t->traceBuffer, 0, t->traceBytes};
   VkDescriptorBufferInfo drawInfo = {t->drawIdBuffer, 0, 16};
   VkDescriptorBufferInfo blockInfo = {t->blockBuffer, 0, VK_WHOLE_SIZE};
-  VkWriteDescriptorSet w[3];
+  VkDescriptorBufferInfo rayInfo = {t->rayBuffer, 0, VK_WHOLE_SIZE};
+  VkWriteDescriptorSet w[4];
   memset(w, 0, sizeof w);
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < 4; i++) {
     w[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
     w[i].dstSet = t->set;
     w[i].descriptorCount = 1;
@@ -647,10 +681,18 @@ static VkResult wtInitTracer_(wtTracer *t, const wtTracerInfo *info) {
   w[1].dstBinding = t->binding + 1;
   w[1].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC;
   w[1].pBufferInfo = &drawInfo;
-  w[2] = w[0];
-  w[2].dstBinding = t->binding + WT_BLOCK_BINDING_OFFSET;
-  w[2].pBufferInfo = &blockInfo;
-  vkUpdateDescriptorSets(t->device, bindings, w, 0, NULL);
+  uint32_t writes = 2;
+  if (t->blocks) {
+    w[writes] = w[0];
+    w[writes].dstBinding = t->binding + WT_BLOCK_BINDING_OFFSET;
+    w[writes++].pBufferInfo = &blockInfo;
+  }
+  if (t->rays) {
+    w[writes] = w[0];
+    w[writes].dstBinding = t->binding + WT_RAY_EVENT_BINDING_OFFSET;
+    w[writes++].pBufferInfo = &rayInfo;
+  }
+  vkUpdateDescriptorSets(t->device, writes, w, 0, NULL);
   if (t->caps.timestampValidBits > 0) {
     VkQueryPoolCreateInfo qi = {VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
     qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
@@ -695,6 +737,7 @@ void wtDestroyTracer(wtTracer *t) {
     if (memories[i]) vkFreeMemory(d, memories[i], t->allocator);
   }
   wtBlocksDestroy_(t);
+  wtRaysDestroy_(t);
   free(t->labels);
   free(t);
 }
@@ -722,6 +765,7 @@ void wtCmdBeginCapture(wtTracer *t, VkCommandBuffer cmd) {
              VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
   vkCmdUpdateBuffer(cmd, t->traceBuffer, 0, sizeof header, header);
   if (t->blocks) wtBlocksCmdBegin_(t, cmd);
+  if (t->rays) wtRaysCmdBegin_(t, cmd);
   wtBarrier_(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
   if (t->queries) {
@@ -770,6 +814,7 @@ void wtCmdEndCapture(wtTracer *t, VkCommandBuffer cmd) {
   VkBufferCopy region = {0, 0, t->traceBytes};
   vkCmdCopyBuffer(cmd, t->traceBuffer, t->readbackBuffer, 1, &region);
   if (t->blocks) wtBlocksCmdEnd_(t, cmd);
+  if (t->rays) wtRaysCmdEnd_(t, cmd);
   wtBarrier_(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
   t->captureOpen = VK_FALSE;
 }
@@ -1141,6 +1186,7 @@ static int wtWriteMetadata_(const wtTracer *t, FILE *f, const wtCaptureInfo *inf
             k->offsetHighNs, k->sharedTimeBase ? "true" : "false", (long long)k->timestampShiftTicks);
   }
   if (t->blocks) wtBlocksWriteMetadata_(t, f, (const uint32_t *)((const char *)t->readbackMap + t->traceBytes));
+  if (t->rays) wtRaysWriteMetadata_(t, f);
   if (info && info->extraJson && info->extraJson[0]) fprintf(f, ",\n  %s", info->extraJson);
   fprintf(f, "\n}\n");
   return ferror(f) ? -1 : 0;
@@ -1229,6 +1275,9 @@ int wtWriteWtraw(wtTracer *t, const char *path, const wtCaptureInfo *info, wtCap
   uint64_t blockBytes = t->blocks ? wtBlocksSectionBytes_(t) : 0;
   if (blockBytes > 0xffffffffull) bad = 1;
   wtPutU32_(header + 4 * WT_WTRAW_WORD_BLOCK_BYTES, (uint32_t)blockBytes);
+  uint64_t rayBytes = t->rays ? wtRaysSectionBytes_(t) : 0;
+  if (rayBytes > 0xffffffffull) bad = 1;
+  wtPutU32_(header + 4 * WT_WTRAW_WORD_RAY_EVENT_BYTES, (uint32_t)rayBytes);
   if (!bad) bad = fwrite(header, 1, sizeof header, f) != sizeof header;
   if (!bad) {
     rewind(meta);
@@ -1258,6 +1307,7 @@ int wtWriteWtraw(wtTracer *t, const char *path, const wtCaptureInfo *info, wtCap
     bad = fwrite(records, WT_RECORD_BYTES, kept, f) != kept;
   }
   if (!bad && t->blocks) bad = wtBlocksWriteSection_(t, f, (const uint32_t *)((const char *)t->readbackMap + t->traceBytes));
+  if (!bad && t->rays) bad = wtRaysWriteSection_(t, f);
   if (meta) fclose(meta);
   if (fclose(f) != 0) bad = 1;
   free(ticks);
@@ -1279,6 +1329,8 @@ int wtWriteWtraw(wtTracer *t, const char *path, const wtCaptureInfo *info, wtCap
 
 #define WT_BLOCKS_IMPLEMENT_
 #include "warptrace_blocks.h"
+#define WT_RAYS_IMPLEMENT_
+#include "warptrace_rays.h"
 
 #endif /* WARPTRACE_IMPLEMENTED */
 #endif /* WARPTRACE_IMPLEMENTATION */

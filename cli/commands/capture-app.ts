@@ -67,6 +67,12 @@ into OUT. The app's stdout goes to stderr, so stdout carries only the summary.
                          before and after every trace call), loops (each loop header's
                          iteration, and its exit), comma-separated; at most 16 per
                          invocation, each placed on its warp (shared-schema "Marks")
+  --ray-events           ray events (the instrumenter's --ray-events): per launch pixel of
+                         each traced trace-rays call (up to 4 per capture), trace calls,
+                         intersection, any-hit, closest-hit, miss and callable invocations,
+                         ignored and useless any-hits (shared-schema "Ray events"; see
+                         \`warptrace rays\`). Ray-tracing pipelines, libraries included, not
+                         with descriptor buffers. WARPTRACE_RAY_ROWS and _RAY_CELLS size it
   --offscreen            the app presents into the layer's own images, never to a display:
                          window surfaces (xcb, Xlib, Wayland) and VK_EXT_headless_surface
                          (which the layer provides where the driver lacks it) get
@@ -108,6 +114,7 @@ export async function runAppCapture(own: readonly string[], app: readonly string
     'block-cells': { type: 'string' },
     'block-rows': { type: 'string' },
     marks: { type: 'string' },
+    'ray-events': { type: 'boolean' },
     'exit-after': { type: 'boolean' },
     offscreen: { type: 'boolean' },
     'overhead-runs': { type: 'string' },
@@ -138,6 +145,7 @@ export async function runAppCapture(own: readonly string[], app: readonly string
     positions: values.positions === undefined ? null : parsePositions(values.positions),
     blocks: parseBlocks(values.blocks === true, values['block-cells'], values['block-rows']),
     marks: values.marks === undefined ? null : markSites(values.marks),
+    rayEvents: values['ray-events'] === true,
   };
   const timeoutSeconds = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : wholeNumber(values.timeout, '--timeout', 0, 7 * 24 * 3600);
   if (values['overhead-runs'] !== undefined && values.submits === undefined) {

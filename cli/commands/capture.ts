@@ -54,6 +54,10 @@ Options:
   --block-rows pipeline  one profile per pipeline (its draws share a row) instead of per draw
   --marks LIST           marks inside a warp: trace, loops (comma-separated; implies
                          --instrument auto, with the instrumenter's --marks)
+  --ray-events           ray events: per launch pixel of each trace-rays call, trace calls,
+                         intersection/any-hit/closest-hit/miss/callable invocations, ignored
+                         and useless any-hits (implies --instrument auto, with the
+                         instrumenter's --ray-events; ray-tracing workloads)
   --force                replace OUT (and --raw) if they exist
   --list                 list the workloads and their knobs
   -h, --help
@@ -79,6 +83,7 @@ Exit status: 0 ok, 1 no Vulkan device, missing feature or tool, failed capture; 
       'block-cells': { type: 'string' },
       'block-rows': { type: 'string' },
       marks: { type: 'string' },
+      'ray-events': { type: 'boolean' },
       force: { type: 'boolean' },
       list: { type: 'boolean' },
     });
@@ -108,7 +113,9 @@ Exit status: 0 ok, 1 no Vulkan device, missing feature or tool, failed capture; 
     const marks = values.marks === undefined ? [] : markSites(values.marks);
     if (marks.length > 0 && values.shaders !== undefined) throw new UsageError('--marks instruments the plain shaders itself: it excludes --shaders');
     // Block profiles and marks come from the instrumenter's passes: --blocks traces auto-instrumented shaders (or --shaders as given).
-    const auto = values.instrument === 'auto' || (blocks && values.shaders === undefined) || marks.length > 0;
+    const rayEvents = values['ray-events'] === true;
+    if (rayEvents && values.shaders !== undefined) throw new UsageError('--ray-events instruments the plain shaders itself: it excludes --shaders');
+    const auto = values.instrument === 'auto' || (blocks && values.shaders === undefined) || marks.length > 0 || rayEvents;
     if (values.instrument !== undefined && values.instrument !== 'auto') throw new UsageError(`--instrument takes auto, not "${values.instrument}"`);
     if (auto && values.shaders !== undefined) throw new UsageError('--instrument auto and --shaders exclude each other');
 
@@ -116,7 +123,7 @@ Exit status: 0 ok, 1 no Vulkan device, missing feature or tool, failed capture; 
     const probed = await probeDevice(binary, device);
     const traced = values.shaders !== undefined ? checkDir(values.shaders) : auto ? null : await compileShaderSet(probed, TRACED);
     const plain = (overheadFrames === 0 && !auto) ? null : values['plain-shaders'] !== undefined ? checkDir(values['plain-shaders']) : await compileShaderSet(probed, blocks ? { ...PLAIN, debugInfo: true } : PLAIN);
-    const tracedDir = traced ?? autoInstrumentSet(plain!, { ...autoInstrumentOptions(probed), ...(blocks ? { blocks: true } : {}), ...(marks.length > 0 ? { marks } : {}) });
+    const tracedDir = traced ?? autoInstrumentSet(plain!, { ...autoInstrumentOptions(probed), ...(blocks ? { blocks: true } : {}), ...(marks.length > 0 ? { marks } : {}), ...(rayEvents ? { rayEvents } : {}) });
 
     const temp = values.raw === undefined ? mkdtempSync(join(tmpdir(), 'warptrace-capture-')) : null;
     const rawPath = values.raw ?? join(temp!, 'capture.wtraw');
@@ -131,6 +138,7 @@ Exit status: 0 ok, 1 no Vulkan device, missing feature or tool, failed capture; 
         ...(overheadFrames === undefined ? {} : { overheadFrames }),
         ...(device === undefined ? {} : { device }),
         ...(blocks ? { blocks, ...(blockCells === undefined ? {} : { blockCells }), ...(blockRows === undefined ? {} : { blockRows }) } : {}),
+        ...(rayEvents ? { rayEvents } : {}),
       });
       const trace = decodeWtraw(readInputFile(rawPath), DECODE_OPTIONS);
       const bytes = encodeWtrace(trace);

@@ -163,6 +163,11 @@ static void prepareTracing(DeviceState *device, const VkDeviceCreateInfo *appInf
     ti.blockCells = device->blocks ? s.blockCells : 0;  // block profiles: the table at binding + 2
     if (s.blocks && !device->blocks)
       reportNote(device, "blocks", "no block profiles: they count in 64-bit atomics, and the device lacks shaderBufferInt64Atomics (or, before Vulkan 1.2, VK_KHR_shader_atomic_int64)");
+    // Ray events: a row per profiled trace-rays call, at binding + 3 (ray-tracing devices only: no other stage counts).
+    device->rayEvents = s.rayEvents && device->rayTracingStages;
+    ti.rayEventRows = device->rayEvents ? s.rayRows : 0;
+    ti.rayEventCells = s.rayCells;
+    if (s.rayEvents && !device->rayEvents) reportNote(device, "rays", "no ray events: the app made no ray-tracing device");
     ti.allocator = device->allocator;
     // The trace set is visible to every stage the device runs: the mesh stages only where the app enabled them.
     ti.stages = VK_SHADER_STAGE_ALL_GRAPHICS | VK_SHADER_STAGE_COMPUTE_BIT | device->meshStages | device->rayTracingStages;

@@ -81,6 +81,7 @@ static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32
         values.push_back(e.untraced.empty() ? index : kNoDrawId);
         // Block profiles: the draw's row of the table (or one shared by its pipeline's draws), in its slot's draw-id block.
         if (e.untraced.empty() && e.blockRow) giveBlockRow(device, e.slot, *e.blockRow, e.blockShareKey);
+        if (e.untraced.empty() && device->rayEvents && e.drawKind == WT_KIND_TRACE_RAYS) giveRayRow(device, e.slot);
         break;
       }
       case RecordedEvent::Execute:

@@ -52,7 +52,10 @@ static std::string planInstrumented(DeviceState *device, const VkRayTracingPipel
   std::string why;
   // Block profiles lay a row out per pipeline: not across linked libraries.
   bool blocks = !(info.flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR) && !(info.pLibraryInfo && info.pLibraryInfo->libraryCount);
-  if (!twinStages(device, info.pStages, info.stageCount, kAllParts, stages, why, blocks)) return why;
+  // Ray events count per trace-rays call, not per pipeline: libraries too; not with descriptor buffers (the layer's
+  // descriptor-buffer trace set has no ray-event table).
+  bool rayEvents = !(info.flags & VK_PIPELINE_CREATE_DESCRIPTOR_BUFFER_BIT_EXT);
+  if (!twinStages(device, info.pStages, info.stageCount, kAllParts, stages, why, blocks, rayEvents)) return why;
   if (!stages.blockRow.empty()) out.blockRow = std::make_shared<const std::vector<wtBlockRowModule>>(stages.blockRow);
   traced = info;
   traced.pStages = stages.stages.data();

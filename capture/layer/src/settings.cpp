@@ -75,6 +75,17 @@ static Settings read() {
     if (rows == "pipeline" || rows == "draw") s.blockRowsPerPipeline = rows == "pipeline";
     else s.problems += "WARPTRACE_BLOCK_ROWS: expected draw or pipeline; ";
   }
+  if (const char *v = getenv("WARPTRACE_RAY_EVENTS")) s.rayEvents = std::string(v) == "1";
+  if (const char *v = getenv("WARPTRACE_RAY_ROWS")) {
+    uint64_t n = 0;
+    if (!parseU64(v, n) || n == 0 || n > 1024) s.problems += "WARPTRACE_RAY_ROWS: expected 1..1024; ";
+    else s.rayRows = (uint32_t)n;
+  }
+  if (const char *v = getenv("WARPTRACE_RAY_CELLS")) {
+    uint64_t n = 0;
+    if (!parseU64(v, n) || n == 0 || n > (1u << 26)) s.problems += "WARPTRACE_RAY_CELLS: expected 1..67108864; ";
+    else s.rayCells = (uint32_t)n;
+  }
   if (const char *v = getenv("WARPTRACE_POSITIONS")) {
     std::string list = v, json;
     bool ok = !list.empty();

@@ -26,6 +26,9 @@ struct Settings {
   bool blocks = false;       // WARPTRACE_BLOCKS=1: block profiles (the instrumenter's --blocks; shared-schema "Block profiles")
   uint32_t blockCells = 1u << 18;  // WARPTRACE_BLOCK_CELLS: cells of one copy of the block table (32 bytes each)
   bool blockRowsPerPipeline = false;  // WARPTRACE_BLOCK_ROWS=pipeline: one row per pipeline, not per draw
+  bool rayEvents = false;    // WARPTRACE_RAY_EVENTS=1: ray events (the instrumenter's --ray-events; shared-schema "Ray events")
+  uint32_t rayRows = 4;      // WARPTRACE_RAY_ROWS: trace-rays calls profiled per capture (one row each)
+  uint32_t rayCells = 1u << 20;  // WARPTRACE_RAY_CELLS: cells per row (32 bytes each; a launch larger bins its pixels)
   std::string marks;         // WARPTRACE_MARKS as given ("trace,loops"): the instrumenter's --marks; empty: none
   std::string marksJson;     // the same as the instrument request's "marks" list (["trace", "loops"])
   bool timeOnly = false;     // WARPTRACE_TIME_ONLY=1: trace nothing, time the --submits range (the untraced baseline)

@@ -65,7 +65,7 @@ static void planTwin(DeviceState *device, const VkShaderCreateInfoEXT &app, Twin
   if (!(settings().stageMask & (1u << code))) return;  // a twin with the app's code: --stages leaves it out
   std::vector<uint32_t> spirv((const uint32_t *)app.pCode, (const uint32_t *)app.pCode + app.codeSize / 4);
   std::string why;
-  if (!instrumentStage(device, spirv, code, app.pName ? app.pName : "main", false, plan.code, why)) {
+  if (!instrumentStage(device, spirv, code, app.pName ? app.pName : "main", false, false, plan.code, why)) {
     plan.uninstrumented = std::string(kTracedStageNames[code]) + " shader: " + why;
     return;
   }

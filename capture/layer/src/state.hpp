@@ -290,6 +290,8 @@ struct DeviceState {
   std::unordered_map<VkShaderEXT, std::unique_ptr<ShaderInfo>> shaders;
   /** Block profiles asked for (settings().blocks) and possible: the device counts in 64-bit atomics. */
   bool blocks = false;
+  /** Ray events asked for (settings().rayEvents) on a device with ray-tracing stages: the tracer has a ray-event table. */
+  bool rayEvents = false;
   /** Block profiles: instrumented modules registered with the tracer, by a hash of their bytes (block_specialization.cpp). */
   std::unordered_map<uint64_t, uint32_t> blockModules;
   /** VK_EXT_shader_object's functions below the layer (its header may be older than the extension: vk_shader_object.h). */

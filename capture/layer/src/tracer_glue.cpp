@@ -113,6 +113,12 @@ void giveBlockRow(DeviceState *device, uint32_t slot, const std::vector<wtBlockR
   wtSetDrawBlockRow(device->tracer, slot, row.data(), (uint32_t)row.size(), shareKey);
 }
 
+void giveRayRow(DeviceState *device, uint32_t slot) {
+  DeviceScope scope(device);
+  // Keyed by the slot: a command buffer submitted in several captured frames reads one word, so it keeps one row.
+  wtSetDrawRayRow(device->tracer, slot, (uint64_t)slot + 1);
+}
+
 bool makeHostBuffer(DeviceState *device, VkDeviceSize bytes, HostBuffer &out, VkBufferUsageFlags usage) {
   // wtMakeBuffer_ needs a tracer only for its device and allocator, and its calls the device's dispatch.
   DeviceScope scope(device);

@@ -48,5 +48,7 @@ bool setDrawIdValues(DeviceState *device, const uint32_t *slots, const uint32_t 
  * table is full the draw is counted unprofiled.
  */
 void giveBlockRow(DeviceState *device, uint32_t slot, const std::vector<wtBlockRowModule> &row, uint64_t shareKey);
+/** Ray events: gives the trace-rays call in `slot` a row of the ray-event table (one per slot and capture). */
+void giveRayRow(DeviceState *device, uint32_t slot);
 
 }  // namespace wtl

@@ -4,8 +4,8 @@
 
 namespace wtl {
 
-bool instrumentStage(DeviceState *device, const std::vector<uint32_t> &code, int stage, const char *entry, bool blocks, std::vector<uint8_t> &out,
-                       std::string &why) {
+bool instrumentStage(DeviceState *device, const std::vector<uint32_t> &code, int stage, const char *entry, bool blocks, bool rayEvents,
+                     std::vector<uint8_t> &out, std::string &why) {
   const wtCaps &c = device->caps;
   std::string subgroupStages;
   for (int i = 0; i < kTracedStageCount; i++)
@@ -19,15 +19,16 @@ bool instrumentStage(DeviceState *device, const std::vector<uint32_t> &code, int
                      (device->lanesUnknown           ? std::string(", \"position\": []")
                       : settings().positionJson.empty() ? std::string()
                                                         : ", \"position\": " + settings().positionJson) +
-                     (blocks ? ", \"blocks\": true" : "") + (settings().marks.empty() ? std::string() : ", \"marks\": " + settings().marksJson) + "}";
+                     (blocks ? ", \"blocks\": true" : "") + (rayEvents ? ", \"rayEvents\": true" : "") + (settings().marks.empty() ? std::string() : ", \"marks\": " + settings().marksJson) + "}";
   std::string reply;
   return device->client->request(kInstrument, json, code.data(), (uint32_t)(code.size() * 4), out, reply, why);
 }
 
 
 bool twinStages(DeviceState *device, const VkPipelineShaderStageCreateInfo *stages, uint32_t count, VkGraphicsPipelineLibraryFlagsEXT parts,
-                       TwinStages &out, std::string &why, bool blocks) {
+                TwinStages &out, std::string &why, bool blocks, bool rayEvents) {
   blocks = blocks && device->blocks;
+  rayEvents = rayEvents && device->rayEvents;
   out.device = device;
   out.chains.reserve(count);
   for (uint32_t i = 0; i < count; i++) {
@@ -58,7 +59,7 @@ bool twinStages(DeviceState *device, const VkPipelineShaderStageCreateInfo *stag
       return false;
     }
     std::vector<uint8_t> traced;
-    if (!instrumentStage(device, *spirv, code, stage.pName, blocks, traced, why)) {
+    if (!instrumentStage(device, *spirv, code, stage.pName, blocks, rayEvents, traced, why)) {
       why = std::string(kTracedStageNames[code]) + " shader: " + why;
       return false;
     }

@@ -33,10 +33,11 @@ struct TwinStages {
 
 /**
  * Instrumented SPIR-V for one stage (its stage code, stages.hpp) from the CLI, or false with why; `blocks`:
- * with block profiles (the host gives the draws of this pipeline rows; settings().blocks).
+ * with block profiles (the host gives the draws of this pipeline rows; settings().blocks); `rayEvents`: with ray
+ * events (the ray-tracing stages count into the tracer's ray-event table; settings().rayEvents).
  */
-bool instrumentStage(DeviceState *device, const std::vector<uint32_t> &code, int stage, const char *entry, bool blocks, std::vector<uint8_t> &out,
-                     std::string &why);
+bool instrumentStage(DeviceState *device, const std::vector<uint32_t> &code, int stage, const char *entry, bool blocks, bool rayEvents,
+                     std::vector<uint8_t> &out, std::string &why);
 
 /**
  * The twin's stages of those `parts` (a library defines only some): instrumented
@@ -44,7 +45,7 @@ bool instrumentStage(DeviceState *device, const std::vector<uint32_t> &code, int
  * a stage cannot be traced at all.
  */
 bool twinStages(DeviceState *device, const VkPipelineShaderStageCreateInfo *stages, uint32_t count, VkGraphicsPipelineLibraryFlagsEXT parts,
-                TwinStages &out, std::string &why, bool blocks = false);
+                TwinStages &out, std::string &why, bool blocks = false, bool rayEvents = false);
 
 /**
  * Block profiles: registers the instrumented module (once per content) and gives the stage its first cell in

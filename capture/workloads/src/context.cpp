@@ -377,6 +377,7 @@ void Frame::custom(const char *label, VkPipelineBindPoint bindPoint, VkPipelineL
     uint32_t id = wtCmdBeginDraw(ctx.tracer, cmd, bindPoint, layout, WT_DEFAULT_SET, label, kind);
     if (id != WT_NO_DRAW) wtSetDrawTarget(ctx.tracer, id, targetWidth, targetHeight);
     giveBlockRow(id);
+    if (ctx.rayEvents && kind == WT_KIND_TRACE_RAYS && id != WT_NO_DRAW) wtSetDrawRayRow(ctx.tracer, id, 0);
   }
   call();
   if (traced) wtCmdEndDraw(ctx.tracer, cmd);

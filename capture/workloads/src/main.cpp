@@ -4,7 +4,7 @@
 //   wt-capture-vk --list
 //   wt-capture-vk --workload NAME --shaders DIR [--plain-shaders DIR] --out FILE.wtraw
 //                 [--param KEY=VALUE]... [--capacity N] [--overhead-frames N] [--device N] [--skip-draw N]
-//                 [--blocks [--block-cells N] [--block-rows draw|pipeline]]
+//                 [--blocks [--block-cells N] [--block-rows draw|pipeline]] [--ray-events [--ray-cells N]]
 //   wt-capture-vk --bench --workload NAME --plain-variant NAME=DIR --variant NAME=DIR...
 //                 [--rounds N] [--param KEY=VALUE]... [--json FILE]
 //   wt-capture-vk --app --workload NAME --plain-shaders DIR [--frames N] [--param KEY=VALUE]... [--device N] [--vulkan-1.0]
@@ -44,6 +44,9 @@ struct Options {
   /* --blocks: a block table of blockCells cells; rows per draw, or per pipeline (--block-rows pipeline). */
   bool blocks = false, blockRowPerPipeline = false;
   uint32_t blockCells = 1u << 16;
+  /* --ray-events: a ray-event table, a row per trace-rays call of the captured frame, rayCells cells each (0: the host's default). */
+  bool rayEvents = false;
+  uint32_t rayCells = 0;
   AppRun app;  // --app's own options
 };
 
@@ -57,6 +60,8 @@ const char *kUsage =
     "                     draws outside --draws A..B: auto-instrumented shaders write no record for it)\n"
     "                     [--blocks] (block profiles of modules from `warptrace instrument --blocks`)\n"
     "                     [--block-cells N] (the block table, 65536 cells) [--block-rows draw|pipeline]\n"
+    "                     [--ray-events] (per launch pixel ray events of modules from `warptrace instrument --ray-events`)\n"
+    "                     [--ray-cells N] (cells per trace-rays call, 1048576)\n"
     "       wt-capture-vk --bench --workload NAME --plain-variant NAME=DIR --variant NAME=DIR...\n"
     "                     [--variant-no-timestamps NAME=DIR]... [--rounds N] [--param KEY=VALUE]... [--json FILE]\n"
     "                     [--stats FILE] (compiler statistics of every pipeline, e.g. registers)\n"
@@ -100,6 +105,8 @@ Options parse(int argc, char **argv) {
     else if (a == "--warmup") o.warmup = parseCount(value(), "--warmup");
     else if (a == "--clear-in-frame") o.clearInFrame = true;
     else if (a == "--blocks") o.blocks = true;
+    else if (a == "--ray-events") o.rayEvents = true;
+    else if (a == "--ray-cells") o.rayCells = parseCount(value(), "--ray-cells");
     else if (a == "--block-cells") o.blockCells = parseCount(value(), "--block-cells");
     else if (a == "--block-rows") {
       std::string rows = value();
@@ -245,11 +252,15 @@ void setUp(Run &run, const Options &o, uint32_t capacity, uint32_t maxDraws) {
   if (o.blocks && o.blockCells == 0) usage("--block-cells must be at least 1");
   if (o.blocks && !run.gpu.caps.bufferInt64Atomics) fatal("%s: block profiles count in 64-bit atomics, and the device lacks shaderBufferInt64Atomics", run.gpu.caps.deviceName);
   ti.blockCells = o.blocks ? o.blockCells : 0;
+  // A workload's frame has a few trace-rays calls at most (raytrace.cpp: one).
+  ti.rayEventRows = o.rayEvents ? 8u : 0u;
+  ti.rayEventCells = o.rayCells;
   check(wtCreateTracer(&ti, &run.tracer), "creating the trace buffer");
   run.ctx.reset(new Context(run.gpu, run.workload->params.u("width"), run.workload->params.u("height"), run.tracer,
                             run.workload->dataBytes()));
   run.ctx->clearInFrame = o.clearInFrame;
   run.ctx->blocks = o.blocks;
+  run.ctx->rayEvents = o.rayEvents;
   run.ctx->blockRowPerPipeline = o.blockRowPerPipeline;
   run.workload->fillData(run.ctx->data.map);
 }

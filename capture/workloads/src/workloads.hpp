@@ -96,6 +96,8 @@ class Context {
   bool blockRowPerPipeline = false;  // --block-rows pipeline: the draws of one pipeline share its row
   std::map<std::string, uint32_t> blockModules;
   std::map<VkPipeline, std::vector<wtBlockRowModule>> blockRows;
+  /* --ray-events (the tracer has a ray-event table): each trace-rays call of the captured frame gets a row. */
+  bool rayEvents = false;
   /* --libraries: the parts, kept until the end (lavapipe, Mesa 22.3, crashes drawing with a pipeline whose libraries were destroyed). */
   std::vector<VkPipeline> libraries;
   /* Run by the destructor after the device is idle and the pipelines are gone: a workload's own resources. */
