@@ -64,7 +64,7 @@ struct RtState {
   }
 };
 
-std::shared_ptr<RtState> createState(Context &ctx, uint32_t sphereCount) {
+std::shared_ptr<RtState> createState(Context &ctx, uint32_t sphereCount, float fenceZ) {
   auto s = std::make_shared<RtState>();
   s->ctx = &ctx;
   Gpu &gpu = ctx.gpu;
@@ -78,7 +78,7 @@ std::shared_ptr<RtState> createState(Context &ctx, uint32_t sphereCount) {
   s->joinDeferred = reinterpret_cast<PFN_vkDeferredOperationJoinKHR>(vkGetDeviceProcAddr(gpu.device, "vkDeferredOperationJoinKHR"));
   s->deferredResult = reinterpret_cast<PFN_vkGetDeferredOperationResultKHR>(vkGetDeviceProcAddr(gpu.device, "vkGetDeferredOperationResultKHR"));
   s->destroyDeferred = reinterpret_cast<PFN_vkDestroyDeferredOperationKHR>(vkGetDeviceProcAddr(gpu.device, "vkDestroyDeferredOperationKHR"));
-  s->scene = buildRtScene(gpu, sphereCount);
+  s->scene = buildRtScene(gpu, sphereCount, fenceZ);
 
   s->output = createImage(gpu, ctx.width, ctx.height, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                           VK_IMAGE_ASPECT_COLOR_BIT);
@@ -284,6 +284,7 @@ class RayTracedScene : public Workload {
     params.define("height", 720, "launch height");
     params.define("spheres", 24, "procedural spheres (AABBs + intersection shader)");
     params.define("shading", 16, "closest-hit busy-loop iterations");
+    params.define("fenceZ", 120, "the fence's plane z in hundredths (120: in front of every sphere; 750: behind them, so closer hits make its any-hits useless)");
     params.define("indirect", 0, "1: launch with vkCmdTraceRaysIndirectKHR, the size read from a buffer's device address; 2: vkCmdTraceRaysIndirect2KHR, the binding table too");
   }
   const char *name() const override { return reorder_ ? "ray-tracing-reorder" : "ray-tracing"; }
@@ -302,7 +303,7 @@ class RayTracedScene : public Workload {
   }
   std::vector<VkPipeline> pipelines(Context &ctx, const std::string &dir) const override {
     if (!state_ || state_->ctx != &ctx) {
-      state_ = createState(ctx, std::max(1u, params.u("spheres")));
+      state_ = createState(ctx, std::max(1u, params.u("spheres")), static_cast<float>(params.u("fenceZ")) / 100.0f);
       std::shared_ptr<RtState> s = state_;
       ctx.cleanups.push_back([s] { s->destroy(); });
     }

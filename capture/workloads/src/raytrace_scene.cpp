@@ -111,14 +111,14 @@ void barrierAfterBuild(VkCommandBuffer cmd) {
 
 }  // namespace
 
-RtScene buildRtScene(Gpu &gpu, uint32_t sphereCount) {
+RtScene buildRtScene(Gpu &gpu, uint32_t sphereCount, float fenceZ) {
   Builder builder(gpu);
   RtScene scene;
   // Vertices: the ground quad (0-3), then the fence grid on the plane z = 1.2.
   std::vector<float> v = {-8, 0, -3, 8, 0, -3, 8, 0, 16, -8, 0, 16};
   std::vector<uint32_t> idx = {0, 1, 2, 0, 2, 3};
   for (uint32_t y = 0; y <= kFenceY; y++)
-    for (uint32_t x = 0; x <= kFenceX; x++) v.insert(v.end(), {-3.0f + 6.0f * x / kFenceX, 1.8f * y / kFenceY, 1.2f});
+    for (uint32_t x = 0; x <= kFenceX; x++) v.insert(v.end(), {-3.0f + 6.0f * x / kFenceX, 1.8f * y / kFenceY, fenceZ});
   for (uint32_t y = 0; y < kFenceY; y++) {
     for (uint32_t x = 0; x < kFenceX; x++) {
       uint32_t a = 4 + y * (kFenceX + 1) + x, b = a + 1, c = a + kFenceX + 1, d = c + 1;

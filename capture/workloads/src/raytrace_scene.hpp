@@ -19,5 +19,5 @@ struct RtScene {
 };
 
 /* Builds the scene on the GPU (one submit, waited for). */
-RtScene buildRtScene(Gpu &gpu, uint32_t sphereCount);
+RtScene buildRtScene(Gpu &gpu, uint32_t sphereCount, float fenceZ);
 void destroyRtScene(Gpu &gpu, RtScene &scene);
