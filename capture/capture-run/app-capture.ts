@@ -17,7 +17,7 @@ import { InputError, oneLine, type CliIo } from '../../cli/command.js';
 import { readInputFile, writeFileAtomic } from '../../cli/files.js';
 import { InstrumentServer, type ServerStats } from '../layer-server/server.js';
 import type { LayerEvent } from '../layer-server/requests.js';
-import { AppProcess, describeExit, type AppExit } from './app-process.js';
+import { AppProcess, describeExit, waitForApp, type AppExit, type Ending } from './app-process.js';
 import { describeSelection, layerEnvironment, type CaptureSelection } from './app-environment.js';
 import { buildLayer } from './layer-build.js';
 import { addOffscreenEnvironment } from './offscreen-manifest.js';
@@ -27,8 +27,6 @@ import { DEFAULT_CAPACITY, capacityMemory, retryCapacity } from './app-capacity.
 import { DEVICE_GRACE_MS, DeviceWatch, describeRefused, deviceName, type RefusedDevice } from './app-devices.js';
 
 export const DEFAULT_TIMEOUT_SECONDS = 600;
-/** How long after its capture an app that exits by itself is given before it is said to run on (and is not run again). */
-const APP_GRACE_MS = 2000;
 
 export interface AppCaptureOptions {
   /** The app's command line (argv[0] is the program). */
@@ -86,7 +84,6 @@ interface Captured {
  * after running on past the grace period without --exit-after (the user closed it, or it ran on), or on the user's
  * signal (Ctrl-C, passed on to it).
  */
-type Ending = 'itself' | 'exit-after' | 'ran-on' | 'interrupted';
 
 type RunResult =
   | { readonly kind: 'captured'; readonly capture: Captured; readonly ending: Ending; readonly interruptedBy: NodeJS.Signals | null }
@@ -378,31 +375,6 @@ async function untracedBaseline(options: AppCaptureOptions, manifestDir: string,
   );
   if (baseline !== null) say(`untraced: ${(baseline.medianNs / 1000).toFixed(1)} µs of GPU time (median of ${baseline.runs})`);
   return baseline;
-}
-
-/**
- * Without --exit-after the app goes on after the capture; the CLI keeps serving its layer until it exits. Returns how
- * it ended; `onRunningOn` is called when it still runs past the grace period without --exit-after.
- */
-async function waitForApp(app: AppProcess, exitAfter: boolean, say: (text: string) => void, onRunningOn?: () => void): Promise<Ending> {
-  let ranOn = false;
-  if (app.running) {
-    // Most apps that exit by themselves do so right after their last frame: only one still running after a moment is named.
-    let grace: NodeJS.Timeout | null = null;
-    const stillRunning = await Promise.race([
-      app.exited.then(() => false),
-      new Promise<boolean>((resolvePromise) => (grace = setTimeout(() => resolvePromise(true), APP_GRACE_MS))),
-    ]);
-    if (grace !== null) clearTimeout(grace);
-    if (stillRunning && !exitAfter) {
-      ranOn = true;
-      onRunningOn?.();
-      say('the app is still running; close it to finish (or use --exit-after next time)');
-    }
-    await app.exited;
-  }
-  if (app.interruptedBy !== null) return 'interrupted';
-  return exitAfter ? 'exit-after' : ranOn ? 'ran-on' : 'itself';
 }
 
 function track(progress: LayerProgress, event: LayerEvent): void {

@@ -98,3 +98,34 @@ export function describeExit(exit: AppExit): string {
   if (exit.signal === null) return `exit code ${exit.code ?? '?'}`;
   return crashed(exit) ? `crashed with ${exit.signal}` : `killed by ${exit.signal}`;
 }
+
+/** How the app ended after a capture: by itself, ended by --exit-after, still running past the grace period, or interrupted. */
+export type Ending = 'itself' | 'exit-after' | 'ran-on' | 'interrupted';
+
+/** How long after its capture an app that exits by itself is given before it is said to run on (and is not run again). */
+const APP_GRACE_MS = 2000;
+
+/**
+ * Without --exit-after the app goes on after the capture; the CLI keeps serving its layer until it exits. Returns how
+ * it ended; `onRunningOn` is called when it still runs past the grace period without --exit-after.
+ */
+export async function waitForApp(app: AppProcess, exitAfter: boolean, say: (text: string) => void, onRunningOn?: () => void): Promise<Ending> {
+  let ranOn = false;
+  if (app.running) {
+    // Most apps that exit by themselves do so right after their last frame: only one still running after a moment is named.
+    let grace: NodeJS.Timeout | null = null;
+    const stillRunning = await Promise.race([
+      app.exited.then(() => false),
+      new Promise<boolean>((resolvePromise) => (grace = setTimeout(() => resolvePromise(true), APP_GRACE_MS))),
+    ]);
+    if (grace !== null) clearTimeout(grace);
+    if (stillRunning && !exitAfter) {
+      ranOn = true;
+      onRunningOn?.();
+      say('the app is still running; close it to finish (or use --exit-after next time)');
+    }
+    await app.exited;
+  }
+  if (app.interruptedBy !== null) return 'interrupted';
+  return exitAfter ? 'exit-after' : ranOn ? 'ran-on' : 'itself';
+}
