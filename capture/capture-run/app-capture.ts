@@ -79,12 +79,6 @@ interface Captured {
   readonly stats: ServerStats;
 }
 
-/**
- * How the app ended after its capture was written: by itself (within the grace period after it), by --exit-after,
- * after running on past the grace period without --exit-after (the user closed it, or it ran on), or on the user's
- * signal (Ctrl-C, passed on to it).
- */
-
 type RunResult =
   | { readonly kind: 'captured'; readonly capture: Captured; readonly ending: Ending; readonly interruptedBy: NodeJS.Signals | null }
   /** Nothing captured: `message` says why (a first run has printed it), `status` is the exit status it means. */

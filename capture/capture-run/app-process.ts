@@ -99,7 +99,11 @@ export function describeExit(exit: AppExit): string {
   return crashed(exit) ? `crashed with ${exit.signal}` : `killed by ${exit.signal}`;
 }
 
-/** How the app ended after a capture: by itself, ended by --exit-after, still running past the grace period, or interrupted. */
+/**
+ * How the app ended after its capture was written: by itself (within the grace period after it), by --exit-after,
+ * after running on past the grace period without --exit-after (the user closed it, or it ran on), or on the user's
+ * signal (Ctrl-C, passed on to it).
+ */
 export type Ending = 'itself' | 'exit-after' | 'ran-on' | 'interrupted';
 
 /** How long after its capture an app that exits by itself is given before it is said to run on (and is not run again). */
