@@ -83,7 +83,7 @@ static Settings read() {
   }
   if (const char *v = getenv("WARPTRACE_RAY_CELLS")) {
     uint64_t n = 0;
-    if (!parseU64(v, n) || n == 0 || n > (1u << 26)) s.problems += "WARPTRACE_RAY_CELLS: expected 1..67108864; ";
+    if (!parseU64(v, n) || n == 0 || n > (1u << 24)) s.problems += "WARPTRACE_RAY_CELLS: expected 1..16777216; ";
     else s.rayCells = (uint32_t)n;
   }
   if (const char *v = getenv("WARPTRACE_POSITIONS")) {
