@@ -110,8 +110,8 @@ function readRowCells(view: DataView, at: number, cells: number, keep: boolean, 
 /**
  * The ray-event section of a .wtraw: `section` the RAY_EVENT_BYTES after the
  * block section (empty when none), `rayEvents` the metadata's key, `draws`
- * the dump's draws. Null when the file has neither; one without the other
- * is refused.
+ * the dump's draws. Null when the file has neither; a section without the
+ * key, or a key with rows without a section, is refused.
  */
 export function readRayEventSection(section: Uint8Array, rayEvents: unknown, draws: readonly { readonly kind: DrawKind }[]): RayEventProfile | null {
   if (rayEvents === undefined || rayEvents === null) {
@@ -119,7 +119,8 @@ export function readRayEventSection(section: Uint8Array, rayEvents: unknown, dra
     return null;
   }
   const meta = readRayEventMetadata(rayEvents, draws);
-  if (section.length === 0) fail('bad-value', 'header.rayEventBytes', `0, but ${FIELD} describes ray events`);
+  // No rows (no trace-rays call got one) take no bytes: the key alone still says what was lost.
+  if (section.length === 0 && meta.rows.length > 0) fail('bad-value', 'header.rayEventBytes', `0, but ${FIELD} describes ${meta.rows.length} rows`);
   const expected = meta.rows.reduce((sum, r) => sum + RAY_ROW_HEADER_BYTES + r.cells * RAY_CELL_BYTES, 0);
   if (section.length !== expected) {
     fail('size-mismatch', 'header.rayEventBytes', `${section.length} bytes, but ${FIELD} describes ${expected} (per row ${RAY_ROW_HEADER_BYTES} header bytes, then its cells of ${RAY_CELL_BYTES})`);

@@ -133,6 +133,10 @@ test('a section and its metadata key come together, as long as each other says',
   expectError(header(WtrawHeaderWord.RAY_EVENT_BYTES, 8), 'size-mismatch', 'file');
   expectError(encodeWtraw({ ...base, rayEventSection: new Uint8Array(32) }), 'bad-value', 'metadata.rayEvents');
   expectError(encodeWtraw({ ...withRays(), rayEventSection: new Uint8Array(0) }), 'bad-value', 'header.rayEventBytes');
+  // No row, no bytes: what was lost is still told.
+  const rowless = decodeWtraw(encodeWtraw(withRays({ cellsPerRow: 64, rows: [], unprofiledLaunches: 3, extraDropped: 12 })));
+  assert.deepEqual(rowless.rayEvents, { cellsPerRow: 64, dropped: 12, uncountedTraversals: 0, unprofiledLaunches: 3, rows: [] });
+  assert.deepEqual(decodeWtrace(encodeWtrace(rowless)).rayEvents, rowless.rayEvents);
   expectError(changed({ section: (s) => Uint8Array.from([...s, ...new Uint8Array(32)]) }), 'size-mismatch', 'header.rayEventBytes');
   // One cell more for the first row: the section is a cell short of what the key describes.
   expectError(changed({ key: (k) => ({ ...k, rows: (k['rows'] as { draw: number; cells: number }[]).map((r, i) => (i === 0 ? { ...r, cells: r.cells + 1 } : r)) }) }), 'size-mismatch', 'header.rayEventBytes');
