@@ -25,3 +25,4 @@ export * from './mark-layout.js';
 export { placeMarks, splitMarks, type RawMarks, type SplitRecords } from './mark-raw.js';
 export * from './ray-event-layout.js';
 export * from './ray-event-model.js';
+export { checkRayEventProfile, gridOfRow } from './ray-event-check.js';

@@ -14,6 +14,8 @@ import { NO_POSITION } from './position.js';
 import { STAGES } from './stages.js';
 import { jsonBlocks } from './block-wtrace.js';
 import { jsonMarks } from './mark-wtrace.js';
+import { RAY_EVENTS, type RayEventProfile } from './ray-event-model.js';
+import { storedProfileHead, storedRowHead } from './ray-event-wtrace.js';
 
 /** Bytes per yielded chunk, about (default 1 MiB). */
 export const DEFAULT_JSON_CHUNK_BYTES = 1 << 20;
@@ -138,5 +140,37 @@ export function* traceJsonChunks(trace: Trace, chunkBytes = DEFAULT_JSON_CHUNK_B
   const blocks = trace.blocks === undefined || trace.blocks === null ? '' : `,"blocks":${JSON.stringify(jsonBlocks(trace.blocks))}`;
   // Marks after it, as traceToJson places them (one string, as for the profile: marks are far fewer than warps in the captures seen so far).
   const marks = trace.marks === undefined || trace.marks === null ? '' : `,"marks":${JSON.stringify(jsonMarks(trace.marks))}`;
-  yield encoder.encode(`${blocks}${marks}}`);
+  if (trace.rayEvents == null) {
+    yield encoder.encode(`${blocks}${marks}}`);
+    return;
+  }
+  yield encoder.encode(`${blocks}${marks}`);
+  // Ray events last, as traceToJson places them: their counts streamed (a row holds up to millions of cells per event).
+  yield* rayEventChunks(trace.rayEvents, out, encoder);
+  yield encoder.encode('}');
+}
+
+/** `,"rayEvents":{...}` as JSON.stringify writes jsonRayEvents(profile): the small parts stringified, the counts a number at a time. */
+function* rayEventChunks(profile: RayEventProfile, out: ByteChunks, encoder: TextEncoder): Generator<Uint8Array, void, undefined> {
+  // Without the closing brace: more keys follow.
+  const open = (o: object) => JSON.stringify(o).slice(0, -1);
+  let text = `,"rayEvents":${open(storedProfileHead(profile))},"rows":[`;
+  for (const [k, row] of profile.rows.entries()) {
+    text += `${k === 0 ? '' : ','}${open(storedRowHead(row))},"counts":{`;
+    yield encoder.encode(text);
+    text = '';
+    for (const [e, event] of RAY_EVENTS.entries()) {
+      out.ascii(`${e === 0 ? '' : ','}"${event}":[`);
+      const counts = row.counts[event];
+      for (let c = 0; c < counts.length; c++) {
+        if (c > 0) out.byte(COMMA);
+        out.number(counts[c] as number);
+        if (out.full) yield out.take();
+      }
+      out.byte(0x5d); // ]
+    }
+    out.ascii('}}');
+    yield out.take();
+  }
+  yield encoder.encode(`${text}]}`);
 }

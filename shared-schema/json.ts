@@ -14,6 +14,8 @@ import { NO_POSITION, positionProblem } from './position.js';
 import { STAGES, isStageCode, parseStageName } from './stages.js';
 import { jsonBlocks, readJsonBlocks } from './block-wtrace.js';
 import { checkMarkColumns, jsonMarks, readJsonMarks } from './mark-wtrace.js';
+import { checkRayEventProfile } from './ray-event-check.js';
+import { jsonRayEvents, readJsonRayEvents } from './ray-event-wtrace.js';
 import { groupedOrder } from './sort.js';
 
 export const JSON_FORMAT = 'warptrace-json';
@@ -76,9 +78,10 @@ export function traceFromJson(input: string | unknown): Trace {
       position: column('position', parsePosition, true),
     },
   });
-  const trace = blocks === null ? built : { ...built, blocks };
-  if (root['marks'] === undefined || root['marks'] === null) return trace;
-  return { ...trace, marks: readJsonMarks(root['marks'], trace.warps, device.subgroupSize, canonicalRows(sm, startNs)) };
+  const withBlocks = blocks === null ? built : { ...built, blocks };
+  const trace = root['marks'] === undefined || root['marks'] === null ? withBlocks : { ...withBlocks, marks: readJsonMarks(root['marks'], withBlocks.warps, device.subgroupSize, canonicalRows(sm, startNs)) };
+  if (root['rayEvents'] === undefined || root['rayEvents'] === null) return trace;
+  return { ...trace, rayEvents: readJsonRayEvents(root['rayEvents'], draws) };
 }
 
 /** File row → trace row: buildTrace's canonical order (by SM, then start tick; ties in file order), null when unchanged. */
@@ -162,6 +165,7 @@ export function traceToJson(trace: Trace): object {
     if (problem !== null) fail('bad-value', `warps.position[${i}]`, problem);
   }
   if (trace.marks != null) checkMarkColumns(trace.marks, w, trace.device.subgroupSize);
+  if (trace.rayEvents != null) checkRayEventProfile(trace.rayEvents, trace.draws);
   const sm = smIdPerWarp(w);
   const { hi } = laneMasks(trace.device.subgroupSize);
   const rows = (f: (i: number) => number | string | null) => Array.from({ length: w.count }, (_, i) => f(i));
@@ -192,5 +196,7 @@ export function traceToJson(trace: Trace): object {
     ...(trace.blocks !== undefined && trace.blocks !== null ? { blocks: jsonBlocks(trace.blocks) } : {}),
     // Marks only when present, after the profile (README "Marks").
     ...(trace.marks !== undefined && trace.marks !== null ? { marks: jsonMarks(trace.marks) } : {}),
+    // Ray events only when present, last (README "Ray events").
+    ...(trace.rayEvents !== undefined && trace.rayEvents !== null ? { rayEvents: jsonRayEvents(trace.rayEvents) } : {}),
   };
 }

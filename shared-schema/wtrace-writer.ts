@@ -12,6 +12,9 @@ import { readRegions, storedCapture, storedDraw, storedRegion } from './draw-det
 import { readCaptureInfo, readDeviceInfo, readDraws } from './metadata.js';
 import { readBlockProfile, storedBlocks } from './block-wtrace.js';
 import { storedMarks } from './mark-wtrace.js';
+import { checkRayEventProfile } from './ray-event-check.js';
+import type { RayEventProfile } from './ray-event-model.js';
+import { storedRayEvents } from './ray-event-wtrace.js';
 import type { MarkColumns } from './mark-model.js';
 import { FORMAT_VERSION, TICKS_PER_NS, type BlockProfile, type CaptureInfo, type DeviceInfo, type DrawInfo, type RegionInfo, type SmGroups, type Trace } from './model.js';
 import { chunkHeads, maskBytes, shapeOfColumns, writeRawMasks } from './column-chunks.js';
@@ -48,11 +51,13 @@ export interface WtraceShape {
   readonly blocks?: BlockProfile | null;
   /** Marks inside warps (absent or null: none); checked against the warps by encodeWtrace. */
   readonly marks?: MarkColumns | null;
+  /** Ray events (absent or null: none). */
+  readonly rayEvents?: RayEventProfile | null;
 }
 
 export function shapeOfTrace(trace: Trace): WtraceShape {
   const { device, capture, draws, regions, warps } = trace;
-  return { device, capture, draws, regions, count: warps.count, smGroups: warps.smGroups, chunk: shapeOfColumns(warps, device.subgroupSize, cyclesPerNsOf(device)), blocks: trace.blocks ?? null, marks: trace.marks ?? null };
+  return { device, capture, draws, regions, count: warps.count, smGroups: warps.smGroups, chunk: shapeOfColumns(warps, device.subgroupSize, cyclesPerNsOf(device)), blocks: trace.blocks ?? null, marks: trace.marks ?? null, rayEvents: trace.rayEvents ?? null };
 }
 
 /** Where one chunk (rows [begin, end)) goes: the file offset of each of its columns' bytes (its open row's first). */
@@ -149,6 +154,7 @@ export function packPrefix(shape: WtraceShape): WtracePrefix {
   readDraws(shape.draws, readRegions(shape.regions).length);
   const blocks = shape.blocks == null ? null : storedBlocks(shape.blocks);
   if (blocks !== null) readBlockProfile(blocks, shape.draws.length);
+  if (shape.rayEvents != null) checkRayEventProfile(shape.rayEvents, shape.draws);
   const pieces: Uint8Array[] = [];
   // A copy: msgpackr may reuse the buffer it packed into.
   const pack = (value: unknown) => pieces.push(Uint8Array.from(packr.pack(value)));
@@ -160,7 +166,9 @@ export function packPrefix(shape: WtraceShape): WtracePrefix {
   // The same for block profiles: the key only when the trace has one.
   // And for marks.
   const marks = shape.marks == null ? null : storedMarks(shape.marks, shape.device.subgroupSize);
-  pieces.push(header, mapHeader(6 + (withRegions ? 1 : 0) + (blocks !== null ? 1 : 0) + (marks !== null ? 1 : 0)));
+  // And for ray events, last.
+  const rayEvents = shape.rayEvents == null ? null : storedRayEvents(shape.rayEvents);
+  pieces.push(header, mapHeader(6 + (withRegions ? 1 : 0) + (blocks !== null ? 1 : 0) + (marks !== null ? 1 : 0) + (rayEvents !== null ? 1 : 0)));
   for (const [key, value] of [
     ['formatVersion', FORMAT_VERSION],
     ['minorVersion', MINOR_VERSION],
@@ -170,6 +178,7 @@ export function packPrefix(shape: WtraceShape): WtracePrefix {
     ...(withRegions ? [['regions', shape.regions.map(storedRegion)] as const] : []),
     ...(blocks !== null ? [['blocks', blocks] as const] : []),
     ...(marks !== null ? [['marks', marks] as const] : []),
+    ...(rayEvents !== null ? [['rayEvents', rayEvents] as const] : []),
   ] as const) {
     pack(key);
     pack(value);

@@ -10,6 +10,7 @@ import { MAX_CYCLE_START, MAX_TIME_NS, MAX_TIME_TICKS, storedDurationTicks } fro
 import { readRegions } from './draw-details.js';
 import { readBlockProfile } from './block-wtrace.js';
 import { checkMarkColumns, readMarks } from './mark-wtrace.js';
+import { readRayEventProfile } from './ray-event-wtrace.js';
 import { readCaptureInfo, readDeviceInfo, readDraws } from './metadata.js';
 import {
   FORMAT_VERSION,
@@ -68,7 +69,9 @@ export function decodeWtrace(bytes: Uint8Array): Trace {
   const blocks = body['blocks'] === undefined ? {} : { blocks: readBlockProfile(body['blocks'], draws.length) };
   // Absent in files written before marks, and in every file of a capture without any.
   const marks = body['marks'] === undefined ? {} : { marks: readMarks(body['marks'], warps, device.subgroupSize) };
-  return { formatVersion: FORMAT_VERSION, device, capture, draws, regions, warps, ...blocks, ...marks };
+  // Absent in files written before ray events, and in every file of a capture without them.
+  const rayEvents = body['rayEvents'] === undefined ? {} : { rayEvents: readRayEventProfile(body['rayEvents'], draws) };
+  return { formatVersion: FORMAT_VERSION, device, capture, draws, regions, warps, ...blocks, ...marks, ...rayEvents };
 }
 
 function bin(o: Obj, key: string, field: string): Uint8Array {

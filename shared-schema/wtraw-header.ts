@@ -1,5 +1,6 @@
 /** The .wtraw header (README.md): its checks, and the file's layout it declares. */
 import { MAX_BLOCK_BYTES } from './block-raw.js';
+import { MAX_RAY_EVENT_BYTES } from './ray-event-raw.js';
 import { MAX_DRAWS, MAX_WARPS, fail } from './errors.js';
 import { RECORD_BYTES, WTRAW_HEADER_BYTES, WTRAW_MAGIC, WTRAW_SECTION_ALIGN, WTRAW_VERSION, WtrawHeaderWord } from './raw-layout.js';
 import { paddedSection } from './wtraw-writer.js';
@@ -22,6 +23,9 @@ export interface Layout {
   /** The optional block-profile section after the records (block-raw.ts): its offset and length (0: none). */
   readonly blocksAt: number;
   readonly blockBytes: number;
+  /** The optional ray-event section after the block section (ray-event-raw.ts): its offset and length (0: none). */
+  readonly rayEventsAt: number;
+  readonly rayEventBytes: number;
 }
 
 /**
@@ -49,10 +53,13 @@ export function readLayout(bytes: Uint8Array, fileBytes = bytes.length): Layout 
   const timestampCount = word(WtrawHeaderWord.TIMESTAMP_COUNT);
   // 0 in every file written before block profiles: those read as they did.
   const blockBytes = word(WtrawHeaderWord.BLOCK_BYTES);
+  // 0 in every file written before ray events.
+  const rayEventBytes = word(WtrawHeaderWord.RAY_EVENT_BYTES);
   if (recordBytes !== RECORD_BYTES) fail('bad-value', 'header.recordBytes', `${recordBytes}, expected ${RECORD_BYTES}`);
   if (metadataBytes > MAX_METADATA_BYTES) fail('too-large', 'header.metadataBytes', `${metadataBytes} bytes of metadata`);
   if (recordCount > MAX_WARPS) fail('too-large', 'header.recordCount', `${recordCount} records exceed the limit of ${MAX_WARPS}`);
   if (blockBytes > MAX_BLOCK_BYTES) fail('too-large', 'header.blockBytes', `${blockBytes} bytes of block profile exceed the limit of ${MAX_BLOCK_BYTES}`);
+  if (rayEventBytes > MAX_RAY_EVENT_BYTES) fail('too-large', 'header.rayEventBytes', `${rayEventBytes} bytes of ray events exceed the limit of ${MAX_RAY_EVENT_BYTES}`);
   if (timestampCount > MAX_DRAWS) fail('too-large', 'header.timestampCount', `${timestampCount} timestamps exceed the limit of ${MAX_DRAWS}`);
   if (recordCount !== Math.min(counter, capacity)) {
     fail('bad-value', 'header.recordCount', `${recordCount}, but counter ${counter} and capacity ${capacity} mean ${Math.min(counter, capacity)}`);
@@ -60,9 +67,10 @@ export function readLayout(bytes: Uint8Array, fileBytes = bytes.length): Layout 
   const timestampsAt = headerBytes + paddedSection(metadataBytes);
   const recordsAt = timestampsAt + timestampCount * 16;
   const blocksAt = recordsAt + recordCount * RECORD_BYTES;
-  const expected = blocksAt + blockBytes;
+  const rayEventsAt = blocksAt + blockBytes;
+  const expected = rayEventsAt + rayEventBytes;
   if (fileBytes !== expected) {
     fail(fileBytes < expected ? 'truncated' : 'size-mismatch', 'file', `${fileBytes} bytes, but the header declares ${expected}`);
   }
-  return { headerBytes, metadataBytes, recordCount, counter, capacity, timestampCount, timestampsAt, recordsAt, blocksAt, blockBytes };
+  return { headerBytes, metadataBytes, recordCount, counter, capacity, timestampCount, timestampsAt, recordsAt, blocksAt, blockBytes, rayEventsAt, rayEventBytes };
 }

@@ -21,6 +21,8 @@ export interface RawCapture {
   readonly capacity: number;
   /** The block-profile section (synthetic-blocks.ts), described by the metadata's `blocks` key; absent: none. */
   readonly blockSection?: Uint8Array;
+  /** The ray-event section (synthetic-rays.ts), described by the metadata's `rayEvents` key; absent: none. */
+  readonly rayEventSection?: Uint8Array;
 }
 
 export function encodeWtraw(raw: RawCapture): Uint8Array {
@@ -32,7 +34,9 @@ export function encodeWtraw(raw: RawCapture): Uint8Array {
   const recordsAt = timestampsAt + timestampCount * 16;
   const blocksAt = recordsAt + recordCount * RECORD_BYTES;
   const blockBytes = raw.blockSection?.length ?? 0;
-  const out = new Uint8Array(blocksAt + blockBytes);
+  const rayEventsAt = blocksAt + blockBytes;
+  const rayEventBytes = raw.rayEventSection?.length ?? 0;
+  const out = new Uint8Array(rayEventsAt + rayEventBytes);
   const view = new DataView(out.buffer);
   const header: [number, number][] = [
     [WtrawHeaderWord.MAGIC, WTRAW_MAGIC],
@@ -45,6 +49,7 @@ export function encodeWtraw(raw: RawCapture): Uint8Array {
     [WtrawHeaderWord.CAPACITY, raw.capacity],
     [WtrawHeaderWord.TIMESTAMP_COUNT, timestampCount],
     [WtrawHeaderWord.BLOCK_BYTES, blockBytes],
+    [WtrawHeaderWord.RAY_EVENT_BYTES, rayEventBytes],
   ];
   for (const [w, v] of header) view.setUint32(w * 4, v, true);
   out.set(metadata, WTRAW_HEADER_BYTES);
@@ -55,5 +60,6 @@ export function encodeWtraw(raw: RawCapture): Uint8Array {
   });
   for (let k = 0; k < raw.records.length; k++) view.setUint32(recordsAt + k * 4, raw.records[k] as number, true);
   if (raw.blockSection !== undefined) out.set(raw.blockSection, blocksAt);
+  if (raw.rayEventSection !== undefined) out.set(raw.rayEventSection, rayEventsAt);
   return out;
 }

@@ -18,6 +18,8 @@ import type { ChunkShape } from './warp-encoder.js';
 import type { BlockProfile, DescribeModule } from './block-model.js';
 import { blockProfileOf } from './block-profile.js';
 import { readBlockSection } from './block-raw.js';
+import { readRayEventSection } from './ray-event-raw.js';
+import type { RayEventProfile } from './ray-event-model.js';
 import { fail } from './errors.js';
 import { scaleTicks } from './exact-ticks.js';
 import { readCaptureInfo, readOverhead } from './metadata.js';
@@ -70,6 +72,8 @@ export interface ParsedWtraw {
   readonly originDevice: bigint | null;
   /** The block profile (null: the dump has none). */
   readonly blocks: BlockProfile | null;
+  /** The ray events (null: the dump has none). */
+  readonly rayEvents: RayEventProfile | null;
 }
 
 /** How a raw dump is decoded. */
@@ -88,6 +92,7 @@ export function parseWtraw(bytes: Uint8Array, options: RawDecodeOptions = {}): P
   }
   const blockSection = readBlockSection(bytes.subarray(layout.blocksAt, layout.blocksAt + layout.blockBytes), meta.root['blocks'], drawCount);
   const blocks = blockSection === null ? null : blockProfileOf(blockSection, options.describeModule);
+  const rayEvents = readRayEventSection(bytes.subarray(layout.rayEventsAt, layout.rayEventsAt + layout.rayEventBytes), meta.root['rayEvents'], meta.draws);
   // Validated now: its limits check every record.
   const device = readRawDevice(meta, null, null);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -146,6 +151,7 @@ export function parseWtraw(bytes: Uint8Array, options: RawDecodeOptions = {}): P
     gpuEnd: tsEnd.map((t, d) => (t === null ? null : relativeNs(t, `timestamps[${d}]`))),
     originDevice,
     blocks,
+    rayEvents,
   };
 }
 
@@ -212,7 +218,9 @@ export function wtrawHeader(parsed: ParsedWtraw, times: CalibrationResult, shift
   });
   // The profile only when there is one: a trace without blocks is the object it was before them.
   const blocks = parsed.blocks === null ? {} : { blocks: parsed.blocks };
-  return { formatVersion: FORMAT_VERSION, device: readRawDevice(meta, times.deviceClockGranularityNs, times.smClockRateHz), capture, draws, regions: meta.regions, ...blocks };
+  // The same for ray events.
+  const rayEvents = parsed.rayEvents === null ? {} : { rayEvents: parsed.rayEvents };
+  return { formatVersion: FORMAT_VERSION, device: readRawDevice(meta, times.deviceClockGranularityNs, times.smClockRateHz), capture, draws, regions: meta.regions, ...blocks, ...rayEvents };
 }
 
 /** Decodes and calibrates a raw GPU dump. */

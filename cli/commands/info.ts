@@ -1,4 +1,4 @@
-import { decodeTrace, detectTraceKind, formatNs, formatSmRanges, knownSmCount, STAGES, type Trace } from '../../shared-schema/index.js';
+import { decodeTrace, detectTraceKind, formatNs, formatSmRanges, knownSmCount, STAGES, type RayEventProfile, type Trace } from '../../shared-schema/index.js';
 import { storedCapture, storedRegion } from '../../shared-schema/draw-details.js';
 import { UsageError, parseCommandArgs, type Command } from '../command.js';
 import { DECODE_OPTIONS, formatBytes, readInputFile } from '../files.js';
@@ -26,7 +26,9 @@ draw's call and region, and the work the layer could not trace, with the
 draws that ran untraced and why. A trace with a block profile (instrument
 --blocks) says how many draws and blocks it covers (see warptrace blocks);
 one with marks (wtMark, instrument --marks) how many, on how many warps, and
-the orphans (see warptrace phases). Ray generation with shader execution reordering
+the orphans (see warptrace phases); one with ray events (instrument --ray-events)
+how many trace-rays calls and launches they cover, their trace calls, and the
+events the GPU could not count. Ray generation with shader execution reordering
 gets a table of its warps before and after the reorder point and whether the device
 re-formed them. FILE may be
 .wtrace, .wtraw or JSON.
@@ -90,6 +92,8 @@ function formatInfo(path: string, size: number, kind: string, trace: Trace, s: T
   if (trace.blocks != null) row('blocks', blockProfileLine(trace.blocks));
   // The same for marks (wtMark, instrument --marks).
   if (trace.marks != null) row('marks', markSummaryLine(trace.marks));
+  // And for ray events (instrument --ray-events).
+  if (trace.rayEvents != null) row('ray events', rayEventLine(trace.rayEvents));
   out.push('', 'Warps per stage');
   out.push(
     formatTable(
@@ -120,6 +124,18 @@ function formatInfo(path: string, size: number, kind: string, trace: Trace, s: T
   out.push('', `Warps per SM (${s.sms.length} SMs ran warps${d.smCount !== null ? ` of ${d.smCount}` : ''})`);
   out.push(formatTable(['SM', 'warps', ...stageNames], s.sms.map((sm) => [smLabel(sm.sm), sm.warps, ...stageNames.map((n) => sm.byStage[n] ?? 0)])));
   return out.join('\n');
+}
+
+/** One line on a ray-event profile: what it covers, and what went uncounted (never hidden). */
+function rayEventLine(p: RayEventProfile): string {
+  const n = (v: number) => v.toLocaleString('en-US');
+  const launches = p.rows.reduce((sum, r) => sum + r.launches, 0);
+  const traceCalls = p.rows.reduce((sum, r) => sum + r.totals.traceCalls, 0);
+  const parts = [`${n(p.rows.length)} trace-rays call${p.rows.length === 1 ? '' : 's'} profiled (${n(launches)} launch${launches === 1 ? '' : 'es'}), ${n(traceCalls)} trace calls`];
+  if (p.unprofiledLaunches > 0) parts.push(`${n(p.unprofiledLaunches)} call${p.unprofiledLaunches === 1 ? '' : 's'} without a row (table full)`);
+  if (p.dropped > 0) parts.push(`${n(p.dropped)} events dropped (a launch too large for a row, or a row past the table)`);
+  if (p.uncountedTraversals > 0) parts.push(`${n(p.uncountedTraversals)} traversals without useless any-hit counts`);
+  return parts.join(', ');
 }
 
 /** What each draw's reorder point did to its ray-generation warps (analysis/reorder.ts). */
