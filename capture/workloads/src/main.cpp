@@ -252,6 +252,7 @@ void setUp(Run &run, const Options &o, uint32_t capacity, uint32_t maxDraws) {
   if (o.blocks && o.blockCells == 0) usage("--block-cells must be at least 1");
   if (o.blocks && !run.gpu.caps.bufferInt64Atomics) fatal("%s: block profiles count in 64-bit atomics, and the device lacks shaderBufferInt64Atomics", run.gpu.caps.deviceName);
   ti.blockCells = o.blocks ? o.blockCells : 0;
+  if (o.rayCells > (1u << 24)) usage("--ray-cells takes at most 16777216 (what the decoder reads)");
   // A workload's frame has a few trace-rays calls at most (raytrace.cpp: one).
   ti.rayEventRows = o.rayEvents ? 8u : 0u;
   ti.rayEventCells = o.rayCells;
