@@ -4,6 +4,7 @@
  * size per draw. Columnar like the model; nothing here allocates per warp.
  */
 import type { SmGroups, UintColumn } from '../shared-schema/model.js';
+import { STAGE_COUNT } from '../shared-schema/stages.js';
 import { NO_POSITION, positionHeight, positionWidth, positionX, positionY } from '../shared-schema/position.js';
 
 /** The warp columns the screen analyses read; the model's WarpColumns with positions satisfy it. */
@@ -15,6 +16,8 @@ export interface ScreenColumns {
   readonly draw: UintColumn;
   readonly activeMask: UintColumn;
   readonly activeMaskHi: Uint32Array | null;
+  /** Stage code per row (shared-schema/stages.ts), for a stage filter. */
+  readonly stage: Uint8Array;
   /** Packed screen position per row (shared-schema/position.ts), NO_POSITION where none. */
   readonly position: Uint32Array;
 }
@@ -75,6 +78,22 @@ export function positionedWarpsPerDraw(cols: ScreenColumns, drawCount: number): 
     if (d < drawCount) counts[d]!++;
   }
   return counts;
+}
+
+/** Warps with a position per stage code (index: stage code; STAGE_COUNT long). */
+export function positionedWarpsPerStage(cols: ScreenColumns): Uint32Array {
+  const counts = new Uint32Array(STAGE_COUNT);
+  const { stage, position } = cols;
+  for (let i = 0; i < cols.count; i++) if (position[i] !== NO_POSITION && stage[i]! < STAGE_COUNT) counts[stage[i]!]!++;
+  return counts;
+}
+
+/** A set of stages as a mask over stage codes (1: in the set); null (every stage) for an empty list. */
+export function stageSet(stages: readonly number[]): Uint8Array | null {
+  if (stages.length === 0) return null;
+  const mask = new Uint8Array(STAGE_COUNT);
+  for (const s of stages) if (s >= 0 && s < STAGE_COUNT) mask[s] = 1;
+  return mask;
 }
 
 /** The `limit` draws with the most positioned warps (ties: the earlier draw), ascending; draws without any are left out. */

@@ -9,6 +9,7 @@ import { popcount32 } from '../shared-schema/columns.js';
 import { COLORMAP_NAME } from './screen-colormap.js';
 import type { ScreenColumns } from './screen-columns.js';
 import { endsFor, filterBounds, type ScreenFilter, type ScreenOrder } from './screen-order.js';
+import type { RayScreenMetric } from './ray-events.js';
 
 export const SCREEN_METRICS = ['start', 'duration', 'sm', 'lanes', 'draw'] as const;
 export type ScreenMetric = (typeof SCREEN_METRICS)[number];
@@ -95,13 +96,14 @@ export function metricDomain(order: ScreenOrder, values: Float64Array, metric: S
 }
 
 export interface ScreenLegend {
-  readonly metric: ScreenMetric;
+  /** A warp metric, or a ray metric (analysis/ray-screen.ts: a heat map of a trace-rays draw's ray events). */
+  readonly metric: ScreenMetric | RayScreenMetric;
   readonly label: string;
   readonly colormap: string;
-  /** Domain ends, in the metric's unit (ns; a 0..1 share of the subgroup's lanes; SM id; draw index); null when nothing is shown. */
+  /** Domain ends, in the metric's unit (ns; a 0..1 share of the subgroup's lanes; SM id; draw index; events per launch pixel); null when nothing is shown. */
   readonly min: number | null;
   readonly max: number | null;
-  readonly unit: 'ns' | 'share' | 'sm' | 'draw';
+  readonly unit: 'ns' | 'share' | 'sm' | 'draw' | 'per pixel';
   /** The ends as people read them ("1.20 µs", "25%", "SM 3", "draw 7"). */
   readonly minText: string;
   readonly maxText: string;

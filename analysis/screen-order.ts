@@ -35,10 +35,14 @@ export interface ScreenFilter {
   readonly window?: { readonly startNs: number; readonly endNs: number } | null;
 }
 
-/** The order of the positioned warps of the draws in `draws` (a mask over draw indices; null: every draw). */
-export function screenOrder(cols: ScreenColumns, draws: Uint8Array | null): ScreenOrder {
-  const { position, draw, startNs, durationNs } = cols;
-  const shown = (i: number) => position[i] !== NO_POSITION && (draws === null || draws[draw[i]!] === 1);
+/**
+ * The order of the positioned warps of the draws in `draws` (a mask over draw
+ * indices; null: every draw) and of the stages in `stages` (a mask over stage
+ * codes, screen-columns.ts stageSet; null: every stage).
+ */
+export function screenOrder(cols: ScreenColumns, draws: Uint8Array | null, stages: Uint8Array | null = null): ScreenOrder {
+  const { position, draw, stage, startNs, durationNs } = cols;
+  const shown = (i: number) => position[i] !== NO_POSITION && (draws === null || draws[draw[i]!] === 1) && (stages === null || stages[stage[i]!] === 1);
   let n = 0;
   let minStart = Infinity;
   let lastEndNs = -Infinity;

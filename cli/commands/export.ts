@@ -17,7 +17,7 @@ export const exportCommand: Command = {
                         [--csv-stages OUT] [--csv-draws OUT] [--csv-draw-stages OUT]
                         [--csv-findings OUT] [--no-findings] [--no-draw-labels]
                         [--threshold NAME=VALUE]... [--force]
-       warptrace export FILE --screen METRIC [--draw N] [--until NS] -o OUT.png
+       warptrace export FILE --screen METRIC [--draw N] [--until NS] [--stage S[,S]] -o OUT.png
 
 Writes one or more files from FILE (.wtrace, .wtraw or warptrace JSON):
 
@@ -100,11 +100,13 @@ Exit status: 0 ok, 1 bad input or unwritable output, 2 usage error.`,
     // The protobuf export has no Findings track: it needs no analysis.
     const needSummary = wanted.length > 0 || (values.perfetto !== undefined && format === 'json' && values['no-findings'] !== true);
     const summary = needSummary ? analyzeTrace(trace, { thresholds }) : null;
+    let screenWarnings: readonly string[] = [];
     if (screen !== null) {
-      const { png, image, draws } = renderScreenExport(trace, screen, positionals[0]!);
-      const bytes = await writeFileAtomic(screen.path, [png], { overwrite: force });
-      io.out(`wrote ${screen.path} (${formatBytes(bytes)}, PNG ${image.width} x ${image.height}): ${image.shown.toLocaleString('en-US')} warps of draws ${draws}`);
+      const image = renderScreenExport(trace, screen, positionals[0]!);
+      const bytes = await writeFileAtomic(screen.path, [image.png], { overwrite: force });
+      io.out(`wrote ${screen.path} (${formatBytes(bytes)}, PNG ${image.width} x ${image.height}): ${image.what}`);
       io.out(`legend: ${image.legend.text}`);
+      screenWarnings = image.warnings;
     }
     for (const { path, format } of wanted) {
       const bytes = await writeFileAtomic(path, format(summary!), { overwrite: force });
@@ -131,7 +133,7 @@ Exit status: 0 ok, 1 bad input or unwritable output, 2 usage error.`,
       );
     }
     // After the outputs: a failed write is one line, not warnings about outputs nobody got.
-    for (const warning of summary?.reliability.warnings ?? []) io.err(`warning: ${warning}`);
+    for (const warning of [...(summary?.reliability.warnings ?? []), ...screenWarnings]) io.err(`warning: ${warning}`);
     return 0;
   },
 };

@@ -7,6 +7,7 @@
 import { packPosition, NO_POSITION } from '../../shared-schema/position.js';
 import { makeRandom } from '../../shared-schema/synthetic.js';
 import type { ScreenColumns } from '../../analysis/screen-columns.js';
+import { Stage } from '../../shared-schema/stages.js';
 
 export interface RandomScreenSpec {
   readonly warps: number;
@@ -21,7 +22,10 @@ export interface RandomScreenSpec {
   readonly startStepNs?: number;
 }
 
-/** Random warps: footprints up to 16 × 16 px placed anywhere (some reaching past the target's edge), a few without SM id. */
+/**
+ * Random warps: footprints up to 16 × 16 px placed anywhere (some reaching past the target's edge), a few without SM id;
+ * every fifth row a ray-generation warp, the others fragment warps.
+ */
 export function randomScreenColumns(spec: RandomScreenSpec): ScreenColumns {
   const rnd = makeRandom(spec.seed);
   const n = spec.warps;
@@ -36,6 +40,7 @@ export function randomScreenColumns(spec: RandomScreenSpec): ScreenColumns {
   const draw = new Uint16Array(n);
   const activeMask = new Uint32Array(n);
   const position = new Uint32Array(n);
+  const stage = new Uint8Array(n).map((_, i) => (i % 5 === 0 ? Stage.RAYGEN : Stage.FS));
   for (let g = 0; g < spec.sms; g++) {
     const starts: number[] = [];
     for (let i = offsets[g]!; i < offsets[g + 1]!; i++) starts.push(Math.floor(rnd() * 1000) * step);
@@ -53,7 +58,7 @@ export function randomScreenColumns(spec: RandomScreenSpec): ScreenColumns {
       }
     }
   }
-  return { count: n, startNs, durationNs, smGroups: { sm: Uint16Array.from(sms), offsets }, draw, activeMask, activeMaskHi: null, position };
+  return { count: n, startNs, durationNs, smGroups: { sm: Uint16Array.from(sms), offsets }, draw, activeMask, activeMaskHi: null, stage, position };
 }
 
 /**
@@ -87,5 +92,6 @@ export function tiledFrameColumns(width: number, height: number, draws: number, 
     activeMask[row] = tile % 31 === 0 ? 0x0000ffff : 0xffffffff;
     position[row] = packPosition(x, y, Math.min(x + 7, width - 1), Math.min(y + 3, height - 1));
   }
-  return { count: n, startNs, durationNs, smGroups: { sm: Uint16Array.from({ length: sms }, (_, i) => i), offsets }, draw, activeMask, activeMaskHi: null, position };
+  const stage = new Uint8Array(n).fill(Stage.FS);
+  return { count: n, startNs, durationNs, smGroups: { sm: Uint16Array.from({ length: sms }, (_, i) => i), offsets }, draw, activeMask, activeMaskHi: null, stage, position };
 }

@@ -54,7 +54,7 @@ export function traceView(s: TraceViewState, o: OpenedTrace | null, besideTimeli
           .highlightRows=${s.highlightRows}
           .baseline=${s.baselineTrace}
         ></wt-timeline>
-        ${o === null || o.trace.warps.position === null ? nothing : html`<wt-screen-panel .trace=${o.trace} .range=${s.range} .selectedDraw=${s.selectedDraw}></wt-screen-panel>`}
+        ${o === null || (o.trace.warps.position === null && (o.trace.rayEvents?.rows.length ?? 0) === 0) ? nothing : html`<wt-screen-panel .trace=${o.trace} .range=${s.range} .selectedDraw=${s.selectedDraw}></wt-screen-panel>`}
         <div class="beside-timeline"><slot name="beside-timeline" @slotchange=${onSlotChange}></slot></div>
       </div>
       <div class="details">

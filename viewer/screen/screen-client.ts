@@ -4,11 +4,26 @@
  * brush queries. While the worker is
  * busy, image requests wait and only the newest one is sent (scrubbing the
  * slider sends no backlog); a request overtaken that way resolves with null.
+ * A ray image's counts (one event of one row) are sent the first time one is
+ * asked for, the same way, and stay in the worker for the trace.
  */
-import { drawTargets, screenColumns, type MaybePositionedColumns, type ScreenDraw } from '../../analysis/screen-columns.js';
+import { drawTargets, screenColumns, type MaybePositionedColumns, type ScreenColumns, type ScreenDraw } from '../../analysis/screen-columns.js';
 import type { ScreenMetric } from '../../analysis/screen-metric.js';
 import type { PixelRect } from '../../analysis/screen-query.js';
-import { SCREEN_COLUMNS, columnShape, type ScreenColumnArray, type ScreenColumnName, type ScreenColumnShape, type ScreenImageReply, type ScreenReply, type ScreenRequest, type ScreenView } from './screen-protocol.js';
+import { RAY_METRIC_EVENT, type RayScreenMetric } from '../../analysis/ray-events.js';
+import type { RayEventProfile } from '../../shared-schema/ray-event-model.js';
+import {
+  SCREEN_COLUMNS,
+  columnShape,
+  type RayImageReply,
+  type ScreenColumnArray,
+  type ScreenColumnName,
+  type ScreenColumnShape,
+  type ScreenImageReply,
+  type ScreenReply,
+  type ScreenRequest,
+  type ScreenView,
+} from './screen-protocol.js';
 import { afterQueuedTasks } from '../base/tasks.js';
 
 /** A trace as the screen view reads it. */
@@ -16,6 +31,24 @@ export interface ScreenTrace {
   readonly warps: MaybePositionedColumns;
   readonly draws: readonly ScreenDraw[];
   readonly device: { readonly subgroupSize: number };
+  readonly rayEvents?: RayEventProfile | null;
+}
+
+type ImageReply = ScreenImageReply | RayImageReply;
+
+/** Columns of no warp: what the worker gets for a trace with ray events but no positions. */
+function noWarps(warps: MaybePositionedColumns): ScreenColumns {
+  return {
+    count: 0,
+    startNs: new Float64Array(0),
+    durationNs: new Float32Array(0),
+    smGroups: { sm: new Uint16Array(0), offsets: new Uint32Array(1) },
+    draw: new Uint8Array(0),
+    activeMask: new Uint32Array(0),
+    activeMaskHi: warps.activeMaskHi === null ? null : new Uint32Array(0),
+    stage: new Uint8Array(0),
+    position: new Uint32Array(0),
+  };
 }
 
 export interface BrushResult {
@@ -37,17 +70,21 @@ export class ScreenClient {
   private sentTrace: ScreenTrace | null = null;
   private seq = 0;
   /** Requests sent, by seq. */
-  private readonly inFlight = new Map<number, Pending<ScreenImageReply | BrushResult>>();
-  private queuedImage: Pending<ScreenImageReply> | null = null;
+  private readonly inFlight = new Map<number, Pending<ImageReply | BrushResult>>();
+  private queuedImage: Pending<ImageReply> | null = null;
   /** Resolves once the current trace's columns are all posted. */
   private sent: Promise<void> = Promise.resolve();
+  /** Ray counts posted (or being posted) for the current trace, by key ("row:event"). */
+  private raysSent = new Map<string, Promise<void>>();
 
-  /** Sends the trace's columns when it has positions; false when it has none (nothing to show). */
+  /** Sends the trace's columns when it has positions or ray events; false when it has neither (nothing to show). */
   setTrace(trace: ScreenTrace): boolean {
     if (trace === this.sentTrace) return true;
-    const cols = screenColumns(trace.warps);
+    const hasRays = (trace.rayEvents?.rows.length ?? 0) > 0;
+    const cols = screenColumns(trace.warps) ?? (hasRays ? noWarps(trace.warps) : null);
     if (cols === null) return false;
     this.sentTrace = trace;
+    this.raysSent = new Map();
     const traceId = ++this.traceId;
     const data: Record<ScreenColumnName, ScreenColumnArray | null> = {
       startNs: cols.startNs,
@@ -55,6 +92,7 @@ export class ScreenClient {
       draw: cols.draw,
       activeMask: cols.activeMask,
       activeMaskHi: cols.activeMaskHi,
+      stage: cols.stage,
       position: cols.position,
     };
     const shapes = {} as Record<ScreenColumnName, ScreenColumnShape | null>;
@@ -63,6 +101,32 @@ export class ScreenClient {
     this.send({ kind: 'trace', traceId, count: cols.count, smGroups: cols.smGroups, columns: shapes, targets, subgroupSize: trace.device.subgroupSize });
     this.sent = this.sendSlices(traceId, data);
     return true;
+  }
+
+  /** Posts row `row`'s counts of `metric`'s event, a slice per page task, unless already posted for this trace. */
+  private sendRayCounts(row: number, metric: RayScreenMetric): Promise<void> {
+    const event = RAY_METRIC_EVENT[metric];
+    const key = `${row}:${event}`;
+    const known = this.raysSent.get(key);
+    if (known !== undefined) return known;
+    const source = this.sentTrace?.rayEvents?.rows[row];
+    if (source === undefined) return Promise.reject(new Error(`no ray-event row ${row} in the trace`));
+    const traceId = this.traceId;
+    const counts = source.counts[event];
+    const { launches, launchWidth, launchHeight, launchDepth, mixedSizes, grid } = source;
+    const total = source.totals[event];
+    this.send({ kind: 'ray-counts', traceId, key, source: { launches, launchWidth, launchHeight, launchDepth, mixedSizes, grid }, event, total, length: counts.length });
+    const sending = (async () => {
+      const step = Math.max(1, Math.floor(ScreenClient.sliceBytes / 4));
+      for (let offset = 0; offset < counts.length; offset += step) {
+        if (traceId !== this.traceId || this.worker === null) return;
+        const slice = counts.slice(offset, offset + step);
+        this.ensureWorker().postMessage({ kind: 'ray-slice', traceId, key, offset, data: slice } satisfies ScreenRequest, [slice.buffer]);
+        await afterQueuedTasks();
+      }
+    })();
+    this.raysSent.set(key, sending);
+    return sending;
   }
 
   private async sendSlices(traceId: number, data: Record<ScreenColumnName, ScreenColumnArray | null>): Promise<void> {
@@ -82,8 +146,26 @@ export class ScreenClient {
   /** The image of `view` coloured by `metric`; null when a newer image request overtook it. */
   async image(view: ScreenView, metric: ScreenMetric): Promise<ScreenImageReply | null> {
     await this.sent;
+    const reply = await this.queueImage({ kind: 'image', seq: ++this.seq, traceId: this.traceId, view, metric });
+    return reply === null || reply.kind !== 'image' ? null : reply;
+  }
+
+  /**
+   * The heat map of the trace's ray-event row `row` (index into rayEvents.rows) for `metric`, on
+   * launch layer `layer`; null when a newer image request overtook it. The row needs a grid.
+   */
+  async rayImage(row: number, metric: RayScreenMetric, layer = 0): Promise<RayImageReply | null> {
+    await this.sent;
+    const traceId = this.traceId;
+    await this.sendRayCounts(row, metric);
+    if (traceId !== this.traceId) return null;
+    const key = `${row}:${RAY_METRIC_EVENT[metric]}`;
+    const reply = await this.queueImage({ kind: 'ray-image', seq: ++this.seq, traceId, key, metric, layer });
+    return reply === null || reply.kind !== 'ray-image' ? null : reply;
+  }
+
+  private queueImage(request: ScreenRequest): Promise<ImageReply | null> {
     return new Promise((resolve, reject) => {
-      const request: ScreenRequest = { kind: 'image', seq: ++this.seq, traceId: this.traceId, view, metric };
       this.queuedImage?.resolve(null);
       this.queuedImage = { request, resolve, reject };
       this.pump();
@@ -95,7 +177,7 @@ export class ScreenClient {
     await this.sent;
     return new Promise((resolve, reject) => {
       const request: ScreenRequest = { kind: 'brush', seq: ++this.seq, traceId: this.traceId, view, rect };
-      const done = (r: ScreenImageReply | BrushResult | null) => resolve(r !== null && 'shownRow' in r ? r : { rows: new Uint32Array(0), shownRow: -1 });
+      const done = (r: ImageReply | BrushResult | null) => resolve(r !== null && 'shownRow' in r ? r : { rows: new Uint32Array(0), shownRow: -1 });
       this.inFlight.set(request.seq, { request, resolve: done, reject });
       this.send(request);
     });
@@ -113,11 +195,11 @@ export class ScreenClient {
 
   /** Sends the queued image request once no other image is being made. */
   private pump(): void {
-    const busy = [...this.inFlight.values()].some((p) => p.request.kind === 'image');
+    const busy = [...this.inFlight.values()].some((p) => p.request.kind === 'image' || p.request.kind === 'ray-image');
     if (busy || this.queuedImage === null) return;
     const next = this.queuedImage;
     this.queuedImage = null;
-    this.inFlight.set(next.request.kind === 'image' ? next.request.seq : -1, next as Pending<ScreenImageReply | BrushResult>);
+    this.inFlight.set(next.request.kind === 'image' || next.request.kind === 'ray-image' ? next.request.seq : -1, next as Pending<ImageReply | BrushResult>);
     this.send(next.request);
   }
 
@@ -143,7 +225,7 @@ export class ScreenClient {
     if (pending === undefined) return;
     this.inFlight.delete(reply.seq);
     if (reply.kind === 'error') pending.reject(new Error(reply.message));
-    else pending.resolve(reply.kind === 'image' ? reply : { rows: reply.rows, shownRow: reply.shownRow });
+    else pending.resolve(reply.kind === 'brush' ? { rows: reply.rows, shownRow: reply.shownRow } : reply);
     this.pump();
   }
 }

@@ -90,4 +90,24 @@ export const screenPanelStyles = css`
   .time {
     font-variant-numeric: tabular-nums;
   }
+  canvas.image[hidden] {
+    display: none;
+  }
+  /* What a ray metric's picture cannot say: mixed launch sizes, lower bounds, dropped events. */
+  .note {
+    color: #e0c070;
+    font-size: 12px;
+  }
+  table.ray-totals {
+    border-collapse: collapse;
+    font-variant-numeric: tabular-nums;
+  }
+  table.ray-totals th {
+    text-align: left;
+    font-weight: normal;
+    padding-right: 12px;
+  }
+  table.ray-totals td {
+    text-align: right;
+  }
 `;

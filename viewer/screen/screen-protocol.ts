@@ -4,15 +4,19 @@
  * trace, copied (the page keeps its own for the timeline) a slice per page
  * task and each slice transferred, so no task of the page copies a whole
  * 10 M-warp column; each image or brush query after that is a small request,
- * and an image comes back as transferred RGBA bytes.
+ * and an image comes back as transferred RGBA bytes. A ray-event row's counts
+ * of one event go over the same way, once per trace, the first time a ray
+ * image of them is asked for.
  */
 import type { ScreenLegend, ScreenMetric } from '../../analysis/screen-metric.js';
+import type { RayEventStat, RayGridSource, RayScreenMetric } from '../../analysis/ray-events.js';
+import type { RayEvent } from '../../shared-schema/ray-event-model.js';
 import type { PixelRect } from '../../analysis/screen-query.js';
 import type { TargetSize } from '../../analysis/screen-columns.js';
 import type { SmGroups, UintColumn } from '../../shared-schema/model.js';
 
 /** The per-warp columns of ScreenColumns, sent in slices. */
-export const SCREEN_COLUMNS = ['startNs', 'durationNs', 'draw', 'activeMask', 'activeMaskHi', 'position'] as const;
+export const SCREEN_COLUMNS = ['startNs', 'durationNs', 'draw', 'activeMask', 'activeMaskHi', 'stage', 'position'] as const;
 export type ScreenColumnName = (typeof SCREEN_COLUMNS)[number];
 export type ScreenColumnArray = Float64Array | Float32Array | UintColumn;
 /** Bytes per element and kind of a column: 'f' float, 'u' unsigned. */
@@ -21,10 +25,12 @@ export interface ScreenColumnShape {
   readonly bytes: 1 | 2 | 4 | 8;
 }
 
-/** What an image or a brush shows: the draws, the time cutoff and the timeline's range. */
+/** What an image or a brush shows: the draws, the stages, the time cutoff and the timeline's range. */
 export interface ScreenView {
   /** Mask over draw indices (1: shown); null: every draw. */
   readonly draws: Uint8Array | null;
+  /** Mask over stage codes (1: shown); null: every stage. */
+  readonly stages: Uint8Array | null;
   readonly untilNs: number;
   readonly window: { readonly startNs: number; readonly endNs: number } | null;
 }
@@ -43,7 +49,37 @@ export type ScreenRequest =
     }
   | { readonly kind: 'slice'; readonly traceId: number; readonly column: ScreenColumnName; readonly offset: number; readonly data: ScreenColumnArray }
   | { readonly kind: 'image'; readonly seq: number; readonly traceId: number; readonly view: ScreenView; readonly metric: ScreenMetric }
-  | { readonly kind: 'brush'; readonly seq: number; readonly traceId: number; readonly view: ScreenView; readonly rect: PixelRect };
+  | { readonly kind: 'brush'; readonly seq: number; readonly traceId: number; readonly view: ScreenView; readonly rect: PixelRect }
+  /** A ray-event row's counts of one event (`key`: row index and event) and the row's total of it; `length` counts follow in 'ray-slice' messages. */
+  | {
+      readonly kind: 'ray-counts';
+      readonly traceId: number;
+      readonly key: string;
+      readonly source: RayGridSource;
+      readonly event: RayEvent;
+      readonly total: number;
+      readonly length: number;
+    }
+  | { readonly kind: 'ray-slice'; readonly traceId: number; readonly key: string; readonly offset: number; readonly data: Uint32Array }
+  | { readonly kind: 'ray-image'; readonly seq: number; readonly traceId: number; readonly key: string; readonly metric: RayScreenMetric; readonly layer: number };
+
+/** A ray metric's heat map (analysis/ray-screen.ts) at the launch's size. */
+export interface RayImageReply {
+  readonly kind: 'ray-image';
+  readonly seq: number;
+  readonly width: number;
+  readonly height: number;
+  readonly rgba: Uint8ClampedArray<ArrayBuffer>;
+  readonly legend: ScreenLegend;
+  /** The heat grid: cells across and down, 2^scale pixels a side, launches summed. */
+  readonly cellsWide: number;
+  readonly cellsHigh: number;
+  readonly scale: number;
+  readonly launches: number;
+  /** The event over the row: total, mean per pixel, largest cell, share of pixels with any. */
+  readonly stat: RayEventStat;
+  readonly ms: number;
+}
 
 export interface ScreenImageReply {
   readonly kind: 'image';
@@ -63,6 +99,7 @@ export interface ScreenImageReply {
 
 export type ScreenReply =
   | ScreenImageReply
+  | RayImageReply
   /** rows: under the rectangle; shownRow: the row its top-left pixel shows (-1: none). */
   | { readonly kind: 'brush'; readonly seq: number; readonly rows: Uint32Array<ArrayBuffer>; readonly shownRow: number }
   | { readonly kind: 'error'; readonly seq: number; readonly message: string };

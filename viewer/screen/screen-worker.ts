@@ -3,12 +3,14 @@
  * queries (analysis/screen-*.ts) off the page's thread. It keeps the last
  * trace's columns, the execution order of the last draw set and the metric
  * values of the last metric, so scrubbing the time slider only repaints.
+ * Ray metrics' heat maps come from the counts the page sent (screen-worker-rays.ts).
  */
 import { imageSize, type ScreenColumns, type TargetSize } from '../../analysis/screen-columns.js';
 import { metricValues, type ScreenMetric } from '../../analysis/screen-metric.js';
 import { orderSpan, screenOrder, type ScreenOrder } from '../../analysis/screen-order.js';
 import { rowAtPixel, rowsInRect } from '../../analysis/screen-query.js';
 import { screenImage, type Raster } from '../../analysis/screen-raster.js';
+import { RayStore } from './screen-worker-rays.js';
 import { SCREEN_COLUMNS, allocScreenColumn, type ScreenColumnArray, type ScreenColumnName, type ScreenReply, type ScreenRequest, type ScreenView } from './screen-protocol.js';
 
 const post = (message: ScreenReply, transfer: Transferable[] = []) => (self as unknown as Worker).postMessage(message, transfer);
@@ -34,6 +36,7 @@ let loaded: Loaded | null = null;
 let cache: OrderCache | null = null;
 /** The trace being received: its columns fill as slices arrive. */
 let receiving: { traceId: number; columns: Map<ScreenColumnName, ScreenColumnArray>; finish: () => Loaded } | null = null;
+const rays = new RayStore();
 
 function receive(m: Extract<ScreenRequest, { kind: 'trace' }>): void {
   const columns = new Map<ScreenColumnName, ScreenColumnArray>();
@@ -47,6 +50,7 @@ function receive(m: Extract<ScreenRequest, { kind: 'trace' }>): void {
     return a;
   };
   const isF64 = (a: ScreenColumnArray): a is Float64Array => a instanceof Float64Array;
+  const isU8 = (a: ScreenColumnArray): a is Uint8Array => a instanceof Uint8Array;
   const isF32 = (a: ScreenColumnArray): a is Float32Array => a instanceof Float32Array;
   const isU32 = (a: ScreenColumnArray): a is Uint32Array => a instanceof Uint32Array;
   const isUint = (a: ScreenColumnArray): a is Uint8Array | Uint16Array | Uint32Array => a instanceof Uint8Array || a instanceof Uint16Array || isU32(a);
@@ -60,6 +64,7 @@ function receive(m: Extract<ScreenRequest, { kind: 'trace' }>): void {
       draw: need('draw', isUint),
       activeMask: need('activeMask', isUint),
       activeMaskHi: columns.has('activeMaskHi') ? need('activeMaskHi', isU32) : null,
+      stage: need('stage', isU8),
       position: need('position', isU32),
     },
     draws: m.targets.map((target) => ({ target })),
@@ -68,9 +73,10 @@ function receive(m: Extract<ScreenRequest, { kind: 'trace' }>): void {
   receiving = { traceId: m.traceId, columns, finish };
   loaded = null;
   cache = null;
+  rays.reset(m.traceId);
 }
 
-function drawsKey(mask: Uint8Array | null): string {
+function maskKey(mask: Uint8Array | null): string {
   if (mask === null) return 'all';
   let key = '';
   for (let d = 0; d < mask.length; d++) if (mask[d] === 1) key += `${d},`;
@@ -78,9 +84,9 @@ function drawsKey(mask: Uint8Array | null): string {
 }
 
 function orderFor(l: Loaded, view: ScreenView): OrderCache {
-  const key = drawsKey(view.draws);
+  const key = `${maskKey(view.draws)}/${maskKey(view.stages)}`;
   if (cache !== null && cache.key === key) return cache;
-  const order = screenOrder(l.cols, view.draws);
+  const order = screenOrder(l.cols, view.draws, view.stages);
   cache = { key, order, size: imageSize(l.draws, l.cols, order.rows), span: orderSpan(order), values: null, raster: null };
   return cache;
 }
@@ -96,9 +102,15 @@ function loadedFor(traceId: number): Loaded {
 
 self.onmessage = (event: MessageEvent<ScreenRequest>) => {
   const m = event.data;
-  const seq = m.kind === 'trace' || m.kind === 'slice' ? -1 : m.seq;
+  const seq = m.kind === 'image' || m.kind === 'brush' || m.kind === 'ray-image' ? m.seq : -1;
   try {
     if (m.kind === 'trace') receive(m);
+    else if (m.kind === 'ray-counts') rays.receive(m);
+    else if (m.kind === 'ray-slice') rays.receiveSlice(m);
+    else if (m.kind === 'ray-image') {
+      const reply = rays.image(m, performance.now());
+      post(reply, [reply.rgba.buffer]);
+    }
     else if (m.kind === 'slice') {
       const column = receiving !== null && receiving.traceId === m.traceId ? receiving.columns.get(m.column) : undefined;
       if (column === undefined) throw new Error(`screen worker: a slice of ${m.column} for a trace not being received`);

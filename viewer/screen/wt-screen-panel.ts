@@ -3,7 +3,9 @@
  * every draw's of its render target) positioned warps painted at their
  * footprints, coloured by a metric (analysis/screen-*.ts, made in
  * screen-worker.ts), with a legend and a time slider that scrubs through the
- * frame: pixels appear as their warps start.
+ * frame: pixels appear as their warps start. For a trace-rays draw with ray
+ * events (Trace.rayEvents), the ray metrics: heat maps of its launch's ray
+ * events per pixel (analysis/ray-*.ts, made in the same worker).
  *
  * Properties down (the app's panelProperties(): trace, range, selectedDraw);
  * events up: wt-draw-select (the draw selector), wt-rows-highlight
@@ -11,17 +13,21 @@
  * timeline). A timeline range shows only the warps in flight in it.
  */
 import { LitElement, html, nothing, type PropertyValues } from 'lit';
-import { busiestDraws, busiestTargetDraw, drawSet, positionedWarpsPerDraw, screenColumns, type ScreenDraw } from '../../analysis/screen-columns.js';
-import { SCREEN_METRICS, SCREEN_METRIC_LABELS, isScreenMetric, type ScreenMetric } from '../../analysis/screen-metric.js';
+import { drawSet, screenColumns, stageSet, type ScreenDraw } from '../../analysis/screen-columns.js';
 import type { PixelRect } from '../../analysis/screen-query.js';
+import { isRayScreenMetric, type RayScreenMetric } from '../../analysis/ray-events.js';
+import type { ScreenMetric } from '../../analysis/screen-metric.js';
 import { formatNs } from '../../shared-schema/units.js';
 import { nextTask } from '../base/tasks.js';
 import { panelStyles } from '../components/shared-styles.js';
 import type { TimeRange } from '../timeline/frame.js';
 import { ScreenClient, type ScreenTrace } from './screen-client.js';
-import type { ScreenImageReply, ScreenView } from './screen-protocol.js';
+import type { RayImageReply, ScreenImageReply, ScreenView } from './screen-protocol.js';
 import { legendTemplate, paintRamp } from './screen-legend.js';
+import { drawSelect, positionedCounts, metricSelect, stageSelect, targetLine, timeRow, type PanelMetric } from './screen-controls.js';
+import { hasPicture, launchSize, rayLegendTemplate, rayNotes, rayPick, rayTotalsTemplate, type RayPick } from './screen-rays.js';
 import { screenPanelStyles } from './screen-panel-styles.js';
+import { PlayThrough, brushBox, brushInfo, dragRect, fitCanvas, imagePixel, paintImage } from './screen-canvas.js';
 
 /** A trace as the panel reads it (the model's Trace satisfies it). */
 export interface ScreenPanelTrace extends ScreenTrace {
@@ -43,9 +49,11 @@ export class WtScreenPanel extends LitElement {
     range: { attribute: false },
     selectedDraw: { type: Number, attribute: false },
     metric: { state: true },
+    stageFilter: { state: true },
     allWithTarget: { state: true },
     untilNs: { state: true },
     image: { state: true },
+    rayImage: { state: true },
     brush: { state: true },
     playing: { state: true },
     error: { state: true },
@@ -55,13 +63,17 @@ export class WtScreenPanel extends LitElement {
   declare trace: ScreenPanelTrace | null;
   declare range: TimeRange | null;
   declare selectedDraw: number;
-  declare metric: ScreenMetric;
+  declare metric: PanelMetric;
+  /** Show only the warps of this stage code (-1: every stage). */
+  declare stageFilter: number;
   /** Show every draw with the selected draw's render-target size, not just that draw. */
   declare allWithTarget: boolean;
   /** Time cutoff: warps started by then are shown (Infinity: all). */
   declare untilNs: number;
   /** The image on the canvas, and the view and metric it was made for. */
   declare image: { reply: ScreenImageReply; view: ScreenView; metric: ScreenMetric } | null;
+  /** The heat map shown for a ray metric: its row (index into rayEvents.rows) and metric. */
+  declare rayImage: { reply: RayImageReply; row: number; metric: RayScreenMetric } | null;
   /** The brushed rectangle, image pixels. */
   declare brush: PixelRect | null;
   declare playing: boolean;
@@ -72,12 +84,17 @@ export class WtScreenPanel extends LitElement {
   static override styles = [panelStyles, screenPanelStyles];
   private readonly client = new ScreenClient();
   private positionedPerDraw: Uint32Array = new Uint32Array(0);
+  private positionedPerStage: Uint32Array = new Uint32Array(0);
+  /** The trace has positioned warps (else only its ray events are shown). */
+  private positioned = false;
+  /** The ray image last asked for ("row:metric"; "none": no picture), so a view change that leaves it alone asks for nothing. */
+  private rayRequest = '';
   private busiestDraw = -1;
   /** The draws the selector lists, ascending (MAX_DRAW_OPTIONS with the most positioned warps). */
   private drawOptions: number[] = [];
   private brushStart: { x: number; y: number } | null = null;
   private fitObserver: ResizeObserver | null = null;
-  private playFrame = 0;
+  private readonly player = new PlayThrough();
 
   constructor() {
     super();
@@ -85,9 +102,11 @@ export class WtScreenPanel extends LitElement {
     this.range = null;
     this.selectedDraw = -1;
     this.metric = 'start';
+    this.stageFilter = -1;
     this.allWithTarget = false;
     this.untilNs = Infinity;
     this.image = null;
+    this.rayImage = null;
     this.brush = null;
     this.playing = false;
     this.error = null;
@@ -103,6 +122,8 @@ export class WtScreenPanel extends LitElement {
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     this.stopPlaying();
+    // The worker goes: a ray image is asked for again when the panel is back.
+    this.rayRequest = '';
     this.fitObserver?.disconnect();
     this.fitObserver = null;
     this.client.destroy();
@@ -114,12 +135,28 @@ export class WtScreenPanel extends LitElement {
     return d >= 0 && (this.positionedPerDraw[d] ?? 0) > 0 ? d : this.busiestDraw;
   }
 
-  /** What the image shows now: the draw set, the time cutoff and the timeline's range. */
+  /** The ray metric chosen, or null for a warp metric. */
+  get rayMetric(): RayScreenMetric | null {
+    return isRayScreenMetric(this.metric) ? this.metric : null;
+  }
+
+  /** The ray-event row a ray metric shows (screen-rays.ts rayPick), or null. */
+  get rayPick(): RayPick | null {
+    return rayPick(this.trace?.rayEvents, this.selectedDraw, this.baseDraw, this.positioned);
+  }
+
+  /**
+   * What the image shows now: the draw set, the stages, the time cutoff and the timeline's
+   * range. With a ray metric, the warps a brush reports: the ray row's draw, whole.
+   */
   get view(): ScreenView {
     const t = this.trace;
+    const ray = this.rayMetric === null ? null : this.rayPick;
+    if (t !== null && ray !== null) return { draws: drawSet(t.draws, ray.row.draw, false), stages: null, untilNs: Infinity, window: null };
     const base = this.baseDraw;
     const whole = base !== this.selectedDraw || this.allWithTarget;
-    return { draws: t === null || base < 0 ? null : drawSet(t.draws, base, whole), untilNs: this.untilNs, window: this.range };
+    const stages = this.stageFilter < 0 ? null : stageSet([this.stageFilter]);
+    return { draws: t === null || base < 0 ? null : drawSet(t.draws, base, whole), stages, untilNs: this.untilNs, window: this.range };
   }
 
   get canvas(): HTMLCanvasElement | null {
@@ -130,24 +167,32 @@ export class WtScreenPanel extends LitElement {
     if (changed.has('trace')) {
       const t = this.trace;
       const cols = t === null ? null : screenColumns(t.warps);
-      this.hidden = cols === null;
+      const rayDraws = (t?.rayEvents?.rows ?? []).slice(0, MAX_DRAW_OPTIONS).map((r) => r.draw);
+      this.positioned = cols !== null;
+      this.hidden = cols === null && rayDraws.length === 0;
       this.positionedPerDraw = new Uint32Array(0);
+      this.positionedPerStage = new Uint32Array(0);
       this.busiestDraw = -1;
       this.drawOptions = [];
       this.counted = false;
-      if (t !== null && cols !== null) {
+      this.stageFilter = -1;
+      this.rayRequest = '';
+      // A metric the new trace has nothing for falls back to one it has.
+      if (this.rayMetric !== null && rayDraws.length === 0) this.metric = 'start';
+      if (this.rayMetric === null && cols === null && rayDraws.length > 0) this.metric = 'rays';
+      if (t !== null && !this.hidden) {
         this.client.setTrace(t);
         // Not in the task that shows the trace: the count reads every warp (~25 ms at 10 M).
         void nextTask().then(() => {
           if (this.trace !== t) return;
-          this.positionedPerDraw = positionedWarpsPerDraw(cols, t.draws.length);
-          this.busiestDraw = busiestTargetDraw(t.draws, this.positionedPerDraw);
-          this.drawOptions = busiestDraws(this.positionedPerDraw, MAX_DRAW_OPTIONS);
+          const counts = positionedCounts(cols, t.draws, rayDraws, MAX_DRAW_OPTIONS);
+          ({ perDraw: this.positionedPerDraw, perStage: this.positionedPerStage, busiestDraw: this.busiestDraw, options: this.drawOptions } = counts);
           this.counted = true;
         });
       }
       this.untilNs = Infinity;
       this.image = null;
+      this.rayImage = null;
       this.stopPlaying();
       if (this.brush !== null) this.clearBrush();
     }
@@ -155,15 +200,17 @@ export class WtScreenPanel extends LitElement {
 
   protected override updated(changed: PropertyValues<this>): void {
     if (this.trace === null || this.hidden || !this.counted) return;
-    const viewChanged = ['counted', 'range', 'selectedDraw', 'metric', 'allWithTarget', 'untilNs'].some((k) => changed.has(k as keyof WtScreenPanel));
+    const viewChanged = ['counted', 'range', 'selectedDraw', 'metric', 'stageFilter', 'allWithTarget', 'untilNs'].some((k) => changed.has(k as keyof WtScreenPanel));
     if (viewChanged) void this.requestImage();
-    if (changed.has('image')) this.paint();
+    if (changed.has('image') || changed.has('rayImage') || changed.has('metric')) this.paint();
     this.observeFit();
   }
 
   private async requestImage(): Promise<void> {
-    const view = this.view;
     const metric = this.metric;
+    if (isRayScreenMetric(metric)) return this.requestRayImage(metric);
+    this.rayRequest = '';
+    const view = this.view;
     try {
       const reply = await this.client.image(view, metric);
       if (reply === null) return;
@@ -174,16 +221,39 @@ export class WtScreenPanel extends LitElement {
     }
   }
 
+  /** Ray events are counted over the whole launch: only the row and the metric matter (not the time cutoff or range). */
+  private async requestRayImage(metric: RayScreenMetric): Promise<void> {
+    const pick = this.rayPick;
+    const key = pick !== null && hasPicture(pick.row) ? `${pick.index}:${metric}` : 'none';
+    const shown = this.rayImage !== null && `${this.rayImage.row}:${this.rayImage.metric}` === key;
+    const asked = key === this.rayRequest;
+    this.rayRequest = key;
+    if (asked || shown) return;
+    if (pick === null || key === 'none') {
+      this.rayImage = null;
+      this.error = null;
+      return;
+    }
+    try {
+      const reply = await this.client.rayImage(pick.index, metric);
+      if (reply === null) return;
+      this.error = null;
+      this.rayImage = { reply, row: pick.index, metric };
+    } catch (e) {
+      this.error = e instanceof Error ? e.message : String(e);
+    }
+  }
+
+  /** The reply on the canvas: the ray image for a ray metric, else the warp image. */
+  get shownReply(): ScreenImageReply | RayImageReply | null {
+    return (this.rayMetric === null ? this.image?.reply : this.rayImage?.reply) ?? null;
+  }
+
   private paint(): void {
     const canvas = this.canvas;
-    const image = this.image;
-    if (canvas === null || image === null) return;
-    const { width, height, rgba } = image.reply;
-    if (canvas.width !== width || canvas.height !== height) {
-      canvas.width = width;
-      canvas.height = height;
-    }
-    canvas.getContext('2d')?.putImageData(new ImageData(rgba, width, height), 0, 0);
+    const reply = this.shownReply;
+    if (canvas === null || reply === null) return;
+    paintImage(canvas, reply);
     const ramp = this.renderRoot.querySelector<HTMLCanvasElement>('canvas.ramp');
     if (ramp !== null && ramp.width !== 256) paintRamp(ramp);
     this.fit();
@@ -196,43 +266,31 @@ export class WtScreenPanel extends LitElement {
     this.fitObserver.observe(box);
   }
 
-  /** Scales the canvas to fit its box at the image's aspect (pixels stay crisp: image-rendering pixelated). */
   private fit(): void {
     const canvas = this.canvas;
     const box = this.renderRoot.querySelector<HTMLElement>('.view');
-    if (canvas === null || box === null || this.image === null) return;
-    const { width, height } = this.image.reply;
-    const scale = Math.min(box.clientWidth / width, box.clientHeight / height);
-    if (!(scale > 0)) return;
-    canvas.style.width = `${width * scale}px`;
-    canvas.style.height = `${height * scale}px`;
+    const reply = this.shownReply;
+    if (canvas !== null && box !== null && reply !== null) fitCanvas(canvas, box, reply);
   }
 
-  /** Image pixel under a pointer event, clamped to the image. */
-  private pixelAt(e: PointerEvent): { x: number; y: number } | null {
+  private pointerPixel(e: PointerEvent): { x: number; y: number } | null {
     const canvas = this.canvas;
-    const image = this.image;
-    if (canvas === null || image === null) return null;
-    const box = canvas.getBoundingClientRect();
-    const x = Math.floor(((e.clientX - box.left) / box.width) * image.reply.width);
-    const y = Math.floor(((e.clientY - box.top) / box.height) * image.reply.height);
-    return { x: Math.max(0, Math.min(image.reply.width - 1, x)), y: Math.max(0, Math.min(image.reply.height - 1, y)) };
+    const image = this.shownReply;
+    return canvas === null || image === null ? null : imagePixel(canvas, image, e);
   }
 
   private onPointerDown = (e: PointerEvent): void => {
-    if (e.button !== 0) return;
-    const p = this.pixelAt(e);
+    const p = e.button === 0 ? this.pointerPixel(e) : null;
     if (p === null) return;
     (e.target as Element).setPointerCapture?.(e.pointerId);
     this.brushStart = p;
-    this.brush = { x: p.x, y: p.y, width: 1, height: 1 };
+    this.brush = dragRect(p, p);
   };
 
   private onPointerMove = (e: PointerEvent): void => {
     const start = this.brushStart;
-    const p = start === null ? null : this.pixelAt(e);
-    if (start === null || p === null) return;
-    this.brush = { x: Math.min(start.x, p.x), y: Math.min(start.y, p.y), width: Math.abs(p.x - start.x) + 1, height: Math.abs(p.y - start.y) + 1 };
+    const p = start === null ? null : this.pointerPixel(e);
+    if (start !== null && p !== null) this.brush = dragRect(start, p);
   };
 
   private onPointerUp = (): void => {
@@ -260,31 +318,32 @@ export class WtScreenPanel extends LitElement {
     this.dispatchEvent(new CustomEvent('wt-rows-highlight', { detail: { rows: null }, bubbles: true, composed: true }));
   }
 
+  /** The time span of the warps shown (null: none, or a ray metric). */
+  private get span(): { startNs: number; endNs: number } | null {
+    return this.rayMetric === null ? (this.image?.reply.span ?? null) : null;
+  }
+
   private togglePlay = (): void => {
     if (this.playing) return this.stopPlaying();
-    const span = this.image?.reply.span;
-    if (span === null || span === undefined) return;
+    const span = this.span;
+    if (span === null) return;
     this.playing = true;
-    let until = this.untilNs >= span.endNs ? span.startNs : this.untilNs;
-    const step = () => {
-      until += (span.endNs - span.startNs) / PLAY_STEPS;
-      this.untilNs = until >= span.endNs ? Infinity : until;
-      if (this.untilNs === Infinity) this.stopPlaying();
-      else this.playFrame = requestAnimationFrame(step);
-    };
-    this.playFrame = requestAnimationFrame(step);
+    this.player.start(span, this.untilNs, PLAY_STEPS, (until) => {
+      this.untilNs = until;
+      if (until === Infinity) this.playing = false;
+    });
   };
 
   private stopPlaying(): void {
-    cancelAnimationFrame(this.playFrame);
+    this.player.stop();
     this.playing = false;
   }
 
   private onSlider = (e: Event): void => {
-    const span = this.image?.reply.span;
+    const span = this.span;
     const v = Number((e.target as HTMLInputElement).value);
     this.stopPlaying();
-    this.untilNs = span === null || span === undefined || v >= span.endNs ? Infinity : v;
+    this.untilNs = span === null || v >= span.endNs ? Infinity : v;
   };
 
   private onDrawPicked = (e: Event): void => {
@@ -295,66 +354,40 @@ export class WtScreenPanel extends LitElement {
   override render() {
     const t = this.trace;
     if (t === null || this.hidden) return nothing;
-    const image = this.image;
-    const reply = image?.reply ?? null;
-    const span = reply?.span ?? null;
+    const reply = this.shownReply;
+    const span = this.span;
+    const ray = this.rayMetric;
+    const pick = ray === null ? null : this.rayPick;
     const base = this.baseDraw;
-    const target = base >= 0 ? (t.draws[base]?.target ?? null) : null;
-    const following = base === this.selectedDraw;
-    const options = following && base >= 0 && !this.drawOptions.includes(base) ? [...this.drawOptions, base].sort((a, b) => a - b) : this.drawOptions;
+    const shown = pick?.row.draw ?? (ray === null ? base : -1);
+    const following = shown >= 0 && shown === this.selectedDraw;
+    const options = following && !this.drawOptions.includes(shown) ? [...this.drawOptions, shown].sort((a, b) => a - b) : this.drawOptions;
+    const rays = t.rayEvents ?? null;
+    const noPicture = ray !== null && (pick === null || !hasPicture(pick.row));
     return html`
       <div class="row">
         <h3>Screen</h3>
-        <select class="metric" aria-label="Color by" @change=${(e: Event) => {
-          const v = (e.target as HTMLSelectElement).value;
-          if (isScreenMetric(v)) this.metric = v;
-        }}>
-          ${SCREEN_METRICS.map((m) => html`<option value=${m} ?selected=${m === this.metric}>${SCREEN_METRIC_LABELS[m]}</option>`)}
-        </select>
+        ${metricSelect({ metric: this.metric, positioned: this.positioned, rays: (rays?.rows.length ?? 0) > 0, rayDraw: this.rayPick?.row.draw ?? -1 }, (m) => (this.metric = m))}
+        ${stageSelect(this.positionedPerStage, this.stageFilter, ray !== null, (stage) => (this.stageFilter = stage))}
       </div>
       <div class="row">
-        <select class="draw" aria-label="Draw" title="The ${MAX_DRAW_OPTIONS} draws with the most positioned warps; select any other in the draw list or on the timeline" .value=${String(following ? base : -1)} @change=${this.onDrawPicked}>
-          <option value="-1" ?selected=${!following}>
-            ${this.selectedDraw < 0 ? 'no draw selected' : `draw ${this.selectedDraw} has no positions`}: the main target
-          </option>
-          ${options.map((d) => html`<option value=${d} ?selected=${following && d === base}>#${d} ${t.draws[d]!.label}</option>`)}
-        </select>
+        ${drawSelect({ draws: t.draws, options, shown, following, selectedDraw: this.selectedDraw, ray: ray !== null }, this.onDrawPicked)}
         <label title="Every draw whose render target has this draw's size"><input type="checkbox" class="all-target" .checked=${this.allWithTarget || !following}
-          ?disabled=${!following} @change=${(e: Event) => (this.allWithTarget = (e.target as HTMLInputElement).checked)} />all draws with this target</label>
+          ?disabled=${!following || ray !== null} @change=${(e: Event) => (this.allWithTarget = (e.target as HTMLInputElement).checked)} />all draws with this target</label>
       </div>
-      <div class="muted">${target === null ? 'target size unknown' : `${target.width} × ${target.height}`}${reply === null ? '' : ` · image ${reply.width} × ${reply.height}`}
-        ${this.range === null ? '' : ` · range ${formatNs(this.range.startNs, 6)}–${formatNs(this.range.endNs, 6)}`}</div>
+      <div class="muted">${ray === null ? targetLine(base >= 0 ? (t.draws[base]?.target ?? null) : null, reply, this.range) : pick === null ? '' : `launch ${launchSize(pick.row)}${reply === null ? '' : ` · image ${reply.width} × ${reply.height}`}`}</div>
       <div class="view">
-        <canvas class="image" role="img" aria-label="Warps on screen" @pointerdown=${this.onPointerDown} @pointermove=${this.onPointerMove} @pointerup=${this.onPointerUp}
-          @pointercancel=${this.onPointerUp} @dblclick=${() => this.clearBrush()}></canvas>
-        ${this.brushBox()}
+        <canvas class="image" role="img" aria-label=${ray === null ? 'Warps on screen' : 'Ray events on screen'} ?hidden=${noPicture} @pointerdown=${this.onPointerDown}
+          @pointermove=${this.onPointerMove} @pointerup=${this.onPointerUp} @pointercancel=${this.onPointerUp} @dblclick=${() => this.clearBrush()}></canvas>
+        ${noPicture ? nothing : brushBox(this.brush, this.canvas, reply)}
+        ${noPicture && pick?.row.mixedSizes === true ? rayTotalsTemplate(pick.row) : nothing}
       </div>
-      ${reply === null ? html`<div class="muted">Rasterizing…</div>` : legendTemplate(reply.legend, reply.shown, reply.positioned)}
-      <div class="row">
-        <button class="play" @click=${this.togglePlay} ?disabled=${span === null} aria-label=${this.playing ? 'Pause' : 'Play through the frame'}>${this.playing ? '❚❚' : '▶'}</button>
-        <input type="range" class="until" aria-label="Show warps started by" min=${span?.startNs ?? 0} max=${span?.endNs ?? 1} step="any"
-          .value=${String(span === null ? 1 : Math.min(this.untilNs, span.endNs))} ?disabled=${span === null} @input=${this.onSlider} />
-        <span class="time">${span === null ? '' : this.untilNs === Infinity ? 'all' : `+${formatNs(this.untilNs - span.startNs)}`}</span>
-      </div>
-      <div class="row muted brush-info">
-        ${this.brush === null
-          ? 'Drag on the image to highlight warps on the timeline'
-          : html`Brushed ${this.brush.width} × ${this.brush.height} px at ${this.brush.x}, ${this.brush.y}
-              <button class="clear-brush" @click=${() => this.clearBrush()}>Clear</button>`}
-      </div>
+      ${noPicture ? nothing : reply === null ? html`<div class="muted">Rasterizing…</div>` : reply.kind === 'ray-image' ? rayLegendTemplate(reply) : legendTemplate(reply.legend, reply.shown, reply.positioned)}
+      ${rays === null || ray === null ? nothing : rayNotes(rays, pick, ray, this.selectedDraw).map((note) => html`<div class="note">${note}</div>`)}
+      ${timeRow({ span, untilNs: this.untilNs, playing: this.playing, ray: ray !== null }, this.togglePlay, this.onSlider)}
+      ${brushInfo(this.brush, () => this.clearBrush())}
       ${this.error === null ? nothing : html`<div class="warning">${this.error}</div>`}
     `;
-  }
-
-  /** The brushed rectangle over the canvas, in CSS pixels. */
-  private brushBox() {
-    const b = this.brush;
-    const canvas = this.canvas;
-    const image = this.image;
-    if (b === null || canvas === null || image === null) return nothing;
-    const sx = canvas.clientWidth / image.reply.width;
-    const sy = canvas.clientHeight / image.reply.height;
-    return html`<div class="brush" style="left:${canvas.offsetLeft + b.x * sx}px;top:${canvas.offsetTop + b.y * sy}px;width:${b.width * sx}px;height:${b.height * sy}px"></div>`;
   }
 }
 
