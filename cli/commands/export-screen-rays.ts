@@ -10,12 +10,18 @@ import { InputError } from '../command.js';
 import type { ScreenExport } from './export-screen.js';
 import { encodePng } from './png.js';
 
-/** The row `draw` asks for, or by default the row with the most trace calls (ties: the earlier draw). */
+/** The row `draw` asks for, or by default the row with a picture with the most trace calls (ties: the earlier draw). */
 export function rayExportRow(profile: RayEventProfile, draw: number | undefined, file: string): RayEventRow {
   if (draw === undefined) {
     let best: RayEventRow | null = null;
-    for (const row of profile.rows) if (best === null || row.totals.traceCalls > best.totals.traceCalls) best = row;
-    if (best === null) throw new InputError(`${file}: the ray-event profile has no rows (no trace-rays call was profiled)`);
+    for (const row of profile.rows) {
+      const picture = row.grid !== null && row.launches > 0;
+      if (picture && (best === null || row.totals.traceCalls > best.totals.traceCalls)) best = row;
+    }
+    if (best === null) {
+      const why = profile.rows.length === 0 ? 'no trace-rays call was profiled' : 'no row makes a picture (mixed launch sizes, no launch, or a launch too large)';
+      throw new InputError(`${file}: the ray-event profile has nothing to draw: ${why}`);
+    }
     return best;
   }
   const row = profile.rows.find((r) => r.draw === draw);

@@ -37,7 +37,7 @@ export const SCREEN_HELP = `  --screen METRIC -o OUT.png
                    Prints the legend. Warp metrics need screen positions.
   --draw N         --screen: only draw N (default: every draw of the render
                    target with the most positioned warps; ray metrics: the
-                   trace-rays draw with the most rays)
+                   trace-rays draw with the most rays that makes a picture)
   --until NS       --screen, warp metrics: only warps started by NS (ns since
                    the capture origin): the frame as it stood then
   --stage S[,S]    --screen, warp metrics: only warps of these stages (RAYGEN,
