@@ -229,11 +229,8 @@ export class WtScreenPanel extends LitElement {
     const asked = key === this.rayRequest;
     this.rayRequest = key;
     if (asked || shown) return;
-    if (pick === null || key === 'none') {
-      this.rayImage = null;
-      this.error = null;
-      return;
-    }
+    // No picture: the canvas is hidden (a state change here, inside updated(), would cost another update).
+    if (pick === null || key === 'none') return;
     try {
       const reply = await this.client.rayImage(pick.index, metric);
       if (reply === null) return;
