@@ -25,7 +25,7 @@ const cols = randomScreenColumns({ warps: 4000, sms: 8, draws: 3, width: W, heig
 // Draw 2's launch binned 2 × 2 (768 cells of 1024), summed over 2 launches; draw 1's launches differed in size.
 const discRow = sceneRow({ draw: 2, width: W, height: H, launches: 2, cellsPerRow: 1024, pixel: discPixel(scene) });
 const mixedRow = mixedSizeRow(1, { width: 32, height: 32 }, 3, { traceCalls: 3072, misses: 1000, anyHits: 40 });
-const rayEvents = rayProfile([mixedRow, discRow], { cellsPerRow: 1024, uncountedTraversals: 5 });
+const rayEvents = rayProfile([mixedRow, discRow], 1024, { uncountedTraversals: 5 });
 const draws = [
   { label: 'opaque', target: { width: W, height: H } },
   { label: 'shadow rays', target: { width: 32, height: 32 } },

@@ -1,7 +1,7 @@
-// `warptrace rays` and `warptrace export --screen` with ray metrics and --stage. The reports are
-// made from traces carrying ray events laid out from described scenes (test/node/ray-fixtures.ts);
-// until the trace files carry ray events, those run in process (raysReport, renderScreenExport),
-// and the command line is checked on what files carry today: refusals, usage errors, --stage.
+// `warptrace rays` and `warptrace export --screen` with ray metrics and --stage, on traces carrying
+// ray events laid out from described scenes (test/node/ray-fixtures.ts): in process (raysReport,
+// renderScreenExport) for the numbers, and through the command line on the same trace written as
+// .wtrace (the encoder carries the profile).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -27,18 +27,22 @@ const W = 48;
 const H = 30;
 const scene: DiscScene = { cx: 20, cy: 14, r: 9, bandY0: 12, bandY1: 16 };
 const base = synthesizeTrace({ warps: 3000, seed: 5, warpsPerDraw: 500 });
+// One table of W × H cells per row: draw 1's launch a cell per pixel, draw 3's (twice as wide and high) 2 × 2 px.
+const cellsPerRow = W * H;
 const rows = [
-  sceneRow({ draw: 1, width: W, height: H, launches: 2, cellsPerRow: W * H, pixel: discPixel(scene) }),
-  sceneRow({ draw: 3, width: W, height: H, launches: 1, cellsPerRow: 400, pixel: () => ({ traceCalls: 4, misses: 4 }) }),
+  sceneRow({ draw: 1, width: W, height: H, launches: 2, cellsPerRow, pixel: discPixel(scene) }),
+  sceneRow({ draw: 3, width: 2 * W, height: 2 * H, launches: 1, cellsPerRow, pixel: () => ({ traceCalls: 4, misses: 4 }) }),
   mixedSizeRow(4, { width: 64, height: 64 }, 3, { traceCalls: 9000 }),
 ];
 const trace: Trace = {
   ...base,
-  draws: base.draws.map((d, i) => (i === 1 ? { ...d, label: 'path, traced' } : d)),
-  rayEvents: rayProfile(rows, { uncountedTraversals: 12 }),
+  draws: base.draws.map((d, i) => (i === 1 ? { ...d, kind: 'trace-rays', label: 'path, traced' } : i === 3 || i === 4 ? { ...d, kind: 'trace-rays' } : d)),
+  rayEvents: rayProfile(rows, cellsPerRow, { uncountedTraversals: 12 }),
 };
 const plainFile = join(dir, 'plain.wtrace');
 writeFileSync(plainFile, encodeWtrace(base));
+const raysFile = join(dir, 'rays.wtrace');
+writeFileSync(raysFile, encodeWtrace(trace));
 
 function run(...args: string[]) {
   const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
@@ -54,7 +58,7 @@ test('rays: the text report per draw, with the lower bound and mixed sizes said'
   assert.equal(lines[0], '3 trace-rays draws with ray events: 1, 3, 4');
   assert.match(text, /12 traversals were not counted for useless any-hits .*lower bound/);
   assert.ok(lines.includes(`draw 1 "path, traced": 2 launches of ${W} × ${H} (a cell per pixel)`), text);
-  assert.ok(lines.includes(`draw 3 "${trace.draws[3]!.label}": 1 launch of ${W} × ${H} (cells of 2 × 2 px)`), text);
+  assert.ok(lines.includes(`draw 3 "${trace.draws[3]!.label}": 1 launch of ${2 * W} × ${2 * H} (cells of 2 × 2 px)`), text);
   assert.ok(lines.includes(`draw 4 "${trace.draws[4]!.label}": 3 launches of different sizes (up to 64 × 64): totals only`), text);
   const intersections = lines.find((l) => l.startsWith('intersection invocations'))!.split(/\s{2,}/);
   assert.deepEqual(intersections, ['intersection invocations', (2 * 2 * discPixels).toLocaleString('en-US'), String(Number(((2 * discPixels) / (W * H)).toPrecision(3))), '2', `${((100 * discPixels) / (W * H)).toFixed(1)}%`]);
@@ -80,6 +84,23 @@ test('rays: JSON, CSV and Markdown carry the same numbers; --draw picks rows', (
   assert.match(md, /^### draw 3 /m);
   assert.match(md, /^\| event \| total \| per pixel \| largest cell \| pixels with any \|$/m);
   assert.doesNotMatch(md, /### draw 1 /);
+});
+
+test('the command line reads the profile from the file: the same reports and image', () => {
+  for (const [flag, format] of [[[], 'text'], [['--json'], 'json'], [['--csv'], 'csv'], [['--md'], 'md']] as const) {
+    const r = run('rays', raysFile, ...flag);
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.out, `${raysReport(trace, raysFile, null, format)}\n`, format);
+  }
+  assert.equal(run('rays', raysFile, '--draw', '3..4').out, `${raysReport(trace, raysFile, [3, 4], 'text')}\n`);
+  const out = join(dir, 'useless.png');
+  const r = run('export', raysFile, '--screen', 'useless-any-hits', '--draw', '1', '-o', out);
+  assert.equal(r.code, 0, r.err);
+  const want = renderScreenExport(trace, screenExportSpec({ screen: 'useless-any-hits', draw: '1', output: out })!, raysFile);
+  assert.match(r.out, new RegExp(`^wrote .*useless\\.png \\([\\d.]+ [KM]?i?B, PNG ${W} x ${H}\\): draw 1's launch \\(one cell per pixel, mean of 2 launches\\)$`, 'm'));
+  assert.ok(r.out.split('\n').includes(`legend: ${want.legend.text}`), r.out);
+  assert.match(r.err, /^warning: useless any-hits are a lower bound: 12 traversals/m);
+  assert.deepEqual(decode(readFileSync(out)).data, decode(want.png).data);
 });
 
 test('rays: a trace without ray events, no such draw and bad options are refused', () => {

@@ -8,6 +8,7 @@ import { RAY_METRIC_EVENT, RAY_SCREEN_METRICS, cellSpans, rayHeatGrid, rayProfil
 import { formatPerPixel, rayHeatImage } from '../../analysis/ray-screen.js';
 import { COLORMAP_RGB, COLORMAP_SIZE } from '../../analysis/screen-colormap.js';
 import { RAY_EVENTS } from '../../shared-schema/ray-event-model.js';
+import { checkRayEventProfile } from '../../shared-schema/ray-event-check.js';
 import { discPixel, inDisc, mixedSizeRow, rayProfile, sceneRow, type DiscScene } from './ray-fixtures.js';
 
 const W = 37;
@@ -30,6 +31,19 @@ test('the scene is what it says: some pixels in the disc, some in the band, not 
   assert.ok(discPixels > 50 && discPixels < W * H / 2, `${discPixels}`);
   assert.equal(bandPixels, 4 * W);
   assert.ok(bandDiscPixels > 0 && bandDiscPixels < bandPixels);
+});
+
+test('the rows laid out from scenes pass the model\'s checks (a capture could have written them)', () => {
+  const rows = [
+    sceneRow({ draw: 0, width: W, height: H, launches: 3, cellsPerRow: 100, pixel }),
+    mixedSizeRow(1, { width: 64, height: 64 }, 2, { traceCalls: 10, anyHits: 4, anyHitsIgnored: 1, uselessAnyHits: 2 }),
+    sceneRow({ draw: 2, width: 4, height: 3, depth: 2, launches: 1, cellsPerRow: 100, pixel: () => ({ misses: 1 }) }),
+    sceneRow({ draw: 3, width: 20000, height: 1, launches: 1, cellsPerRow: 100, pixel: () => ({ traceCalls: 1 }) }),
+  ];
+  const draws = rows.map(() => ({ kind: 'trace-rays' as const }));
+  checkRayEventProfile(rayProfile(rows, 100, { dropped: 20000 }), draws);
+  assert.equal(rows[3]!.grid, null);
+  assert.equal(rows[3]!.totals.traceCalls, 0, 'a launch too large for a row counts nothing into it');
 });
 
 test('a row with a cell per pixel: totals, means per launch pixel, largest pixel, shares, useless share', () => {
@@ -159,10 +173,10 @@ test('mixed sizes and a launch too large for a row keep their totals and make no
 
 test('the profile summary: rows of the draws asked for, lower bound when traversals went uncounted', () => {
   const rows = [0, 3, 5].map((draw) => sceneRow({ draw, width: 8, height: 8, launches: 1, cellsPerRow: 64, pixel: () => ({ traceCalls: draw }) }));
-  const all = rayProfileSummary(rayProfile(rows));
+  const all = rayProfileSummary(rayProfile(rows, 64));
   assert.deepEqual(all.rows.map((r) => r.draw), [0, 3, 5]);
   assert.equal(all.uselessLowerBound, false);
-  const some = rayProfileSummary(rayProfile(rows, { uncountedTraversals: 7, dropped: 2 }), { draws: new Set([3, 4]) });
+  const some = rayProfileSummary(rayProfile(rows, 64, { uncountedTraversals: 7, dropped: 2 }), { draws: new Set([3, 4]) });
   assert.deepEqual(some.rows.map((r) => r.draw), [3]);
   assert.equal(some.rows[0]!.events[0]!.perPixel, 3);
   assert.equal(some.uselessLowerBound, true);

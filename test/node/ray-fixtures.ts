@@ -36,10 +36,12 @@ export function sceneRow(spec: RaySceneSpec): RayEventRow {
       for (let x = 0; x < spec.width; x++) {
         const events = spec.pixel(x, y, z);
         const cell = grid === null ? -1 : (z * grid.height + (y >> grid.scale)) * grid.width + (x >> grid.scale);
+        // A launch too large for a row counts nothing into it (its events go to the profile's dropped).
+        if (cell < 0) continue;
         for (const e of RAY_EVENTS) {
           const v = (events[e] ?? 0) * spec.launches;
           totals[e] += v;
-          if (cell >= 0) counts[e][cell]! += v;
+          counts[e][cell]! += v;
         }
       }
     }
@@ -55,8 +57,9 @@ export function mixedSizeRow(draw: number, largest: { width: number; height: num
   return { draw, launches, launchWidth: largest.width, launchHeight: largest.height, launchDepth: 1, mixedSizes: true, grid: null, counts, totals: all };
 }
 
-export function rayProfile(rows: readonly RayEventRow[], extra: Partial<Omit<RayEventProfile, 'rows'>> = {}): RayEventProfile {
-  return { cellsPerRow: extra.cellsPerRow ?? 1 << 20, dropped: extra.dropped ?? 0, uncountedTraversals: extra.uncountedTraversals ?? 0, unprofiledLaunches: extra.unprofiledLaunches ?? 0, rows };
+/** A profile of `rows`, which must have been laid out for `cellsPerRow` (the table's: every row has as many cells). */
+export function rayProfile(rows: readonly RayEventRow[], cellsPerRow: number, extra: Partial<Omit<RayEventProfile, 'rows' | 'cellsPerRow'>> = {}): RayEventProfile {
+  return { cellsPerRow, dropped: extra.dropped ?? 0, uncountedTraversals: extra.uncountedTraversals ?? 0, unprofiledLaunches: extra.unprofiledLaunches ?? 0, rows };
 }
 
 /**
