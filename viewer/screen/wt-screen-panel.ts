@@ -17,7 +17,6 @@ import { drawSet, screenColumns, stageSet, type ScreenDraw } from '../../analysi
 import type { PixelRect } from '../../analysis/screen-query.js';
 import { isRayScreenMetric, type RayScreenMetric } from '../../analysis/ray-events.js';
 import type { ScreenMetric } from '../../analysis/screen-metric.js';
-import { formatNs } from '../../shared-schema/units.js';
 import { nextTask } from '../base/tasks.js';
 import { panelStyles } from '../components/shared-styles.js';
 import type { TimeRange } from '../timeline/frame.js';
