@@ -27,11 +27,15 @@ import { findSyncs } from './syncs.js';
 import { untracedSpansOf } from './untraced-spans.js';
 import { sweep } from './sweep.js';
 import { DEFAULT_THRESHOLDS, type Thresholds } from './thresholds.js';
+import type { PhaseTable } from './marks.js';
+import { withTraceSections } from './trace-sections.js';
 
 export interface AnalyzeOptions {
   readonly thresholds?: Thresholds;
   /** Called after each phase with its wall time (benchmarks). */
   readonly onPhase?: (phase: string, ms: number) => void;
+  /** The trace's phase table of every draw and stage, when already made (else made here for a trace with marks). */
+  readonly phases?: PhaseTable | null;
 }
 
 export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): AnalysisSummary {
@@ -269,7 +273,10 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
     findingGroups: groupFindings(findings, { minShare: thresholds.findingGroupMinShare, idleWindows: idle.windows }),
   };
   phase('assemble');
-  return summary;
+  // Block profiles, phases and ray events, when the trace has them (nothing is added otherwise).
+  const full = withTraceSections(summary, trace, { phases: options.phases });
+  if (full !== summary) phase('sections');
+  return full;
 }
 
 function now(): number {

@@ -20,4 +20,18 @@ export { diffSummaries, delta, DIFF_SCHEMA, DIFF_VERSION, type Delta, type DrawD
 export { drawIdentities, matchDraws, summaryDrawIdentities, MATCH_ROUNDS, type DrawIdentity, type DrawMatching, type MatchHow } from './draw-match.js';
 export { findingGroupKey, groupFindings, groupMembers } from './finding-groups.js';
 export { parseSummary, isSummaryJson, SummaryFormatError } from './summary-json.js';
+export {
+  blockSection,
+  raySection,
+  sectionsOfDraw,
+  withTraceSections,
+  BLOCK_TOP_OVERALL,
+  BLOCK_TOP_PER_DRAW,
+  RAY_EVENT_KEYS,
+  type BlockScope,
+  type BlockSection,
+  type RayRowSummary,
+  type RaySection,
+  type TraceSections,
+} from './trace-sections.js';
 export { binLowerNs, binOfDuration } from './order-statistics.js';

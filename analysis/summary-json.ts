@@ -11,6 +11,7 @@ import { arrayOf, bool, checkDepth, count, JsonShapeError, nullable, num, object
 import { SUMMARY_SCHEMA, SUMMARY_VERSION, type AnalysisSummary } from './summary.js';
 import { DEFAULT_THRESHOLDS, THRESHOLD_DOCS, type Thresholds } from './thresholds.js';
 import { groupFindings } from './finding-groups.js';
+import { BLOCK_SECTION_SHAPE, PHASE_SECTION_SHAPE, RAY_SECTION_SHAPE } from './trace-sections-json.js';
 
 export class SummaryFormatError extends Error {
   override readonly name = 'SummaryFormatError';
@@ -204,6 +205,10 @@ const SUMMARY_SHAPE: Check = objectOf({
   occupancyCaps: arrayOf(objectOf({ stage: stageName, peakPerSm: num, warpsPerSm: num, timeAtPeakShare: num, peakSm: num, peakAtNs: num })),
   findings: arrayOf(finding),
   findingGroups: optional(arrayOf(findingGroup)),
+  // Only in summaries of traces with block profiles, marks or ray events.
+  blocks: optional(BLOCK_SECTION_SHAPE),
+  phases: optional(PHASE_SECTION_SHAPE),
+  rays: optional(RAY_SECTION_SHAPE),
 });
 
 /** Absent (a summary stored before the field existed), or passes `check`. */

@@ -9,6 +9,8 @@
 import type { StageName } from '../shared-schema/stages.js';
 import type { DrawKind } from '../shared-schema/model.js';
 import type { Thresholds } from './thresholds.js';
+import type { PhaseTable } from './marks.js';
+import type { BlockSection, RaySection } from './trace-sections.js';
 
 export const SUMMARY_SCHEMA = 'warptrace-summary';
 /**
@@ -382,4 +384,10 @@ export interface AnalysisSummary {
   readonly findings: Finding[];
   /** The findings grouped by kind and cause, costliest first, the hidden ones last (finding-groups.ts). */
   readonly findingGroups: FindingGroup[];
+  /** Only for a trace with a block profile: the hottest source lines per draw and overall (trace-sections.ts). */
+  readonly blocks?: BlockSection;
+  /** Only for a trace with marks: the phases between them per draw and stage (marks.ts's table of every draw). */
+  readonly phases?: PhaseTable;
+  /** Only for a trace with ray events: per trace-rays call, launches, size and totals per event. */
+  readonly rays?: RaySection;
 }

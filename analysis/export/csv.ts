@@ -1,31 +1,16 @@
 /**
- * CSV tables of a summary: per stage, per draw, per draw × stage, findings.
+ * CSV tables of a summary: per stage, per draw, per draw × stage, findings,
+ * and for traces with them block profiles, phases and ray events (csv-sections.ts).
  * One table per file (spreadsheets take one); times in ns, shares as fractions.
  */
 import type { AnalysisSummary, DrawStageSummary, DurationStats, Finding } from '../summary.js';
 import { groupFindings, groupMembers } from '../finding-groups.js';
-import { csvField } from './escape.js';
+import { tableChunks, type Cell } from './csv-table.js';
+import { blockRows, BLOCK_COLUMNS, phaseRows, PHASE_COLUMNS, rayRows, RAY_COLUMNS } from './csv-sections.js';
 
-export type CsvTable = 'stages' | 'draws' | 'draw-stages' | 'findings';
-export const CSV_TABLES: readonly CsvTable[] = ['stages', 'draws', 'draw-stages', 'findings'];
-
-type Cell = string | number | boolean | null;
-
-/** Characters per yielded chunk, about. */
-const CHUNK_CHARS = 1 << 20;
-
-/** A table's text in chunks: the draws of a long trace make more text than one string holds. */
-function* tableChunks(header: readonly string[], rows: Iterable<readonly Cell[]>): Generator<string, void, undefined> {
-  let chunk = `${header.join(',')}\n`;
-  for (const r of rows) {
-    chunk += `${r.map(csvField).join(',')}\n`;
-    if (chunk.length >= CHUNK_CHARS) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  if (chunk !== '') yield chunk;
-}
+/** The last three are the summary's optional sections: a summary without the section gives the header alone. */
+export type CsvTable = 'stages' | 'draws' | 'draw-stages' | 'findings' | 'blocks' | 'phases' | 'rays';
+export const CSV_TABLES: readonly CsvTable[] = ['stages', 'draws', 'draw-stages', 'findings', 'blocks', 'phases', 'rays'];
 
 function table(header: readonly string[], rows: Iterable<readonly Cell[]>): string {
   return Array.from(tableChunks(header, rows)).join('');
@@ -133,6 +118,12 @@ export function summaryCsvChunks(summary: AnalysisSummary, which: CsvTable, draw
       return tableChunks(DRAW_STAGE_COLUMNS, drawStageRows(summary, draw));
     case 'findings':
       return tableChunks(FINDING_COLUMNS, findingRows(summary, draw));
+    case 'blocks':
+      return tableChunks(BLOCK_COLUMNS, blockRows(summary, draw));
+    case 'phases':
+      return tableChunks(PHASE_COLUMNS, phaseRows(summary, draw));
+    case 'rays':
+      return tableChunks(RAY_COLUMNS, rayRows(summary, draw));
   }
 }
 

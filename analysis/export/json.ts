@@ -3,11 +3,12 @@ import type { SummaryDiff } from '../diff.js';
 import { groupFindings } from '../finding-groups.js';
 import { SUMMARY_VERSION, type AnalysisSummary, type DrawSummary, type Finding, type FindingGroup } from '../summary.js';
 import { jsonChunks } from './json-chunks.js';
+import { sectionsOfDraw, type TraceSections } from '../trace-sections.js';
 
 export const DRAW_SUMMARY_SCHEMA = 'warptrace-draw-summary';
 
-/** One draw's slice of a summary (`warptrace stats --draw N`). */
-export interface DrawReport {
+/** One draw's slice of a summary (`warptrace stats --draw N`); its optional sections cut to the draw (sectionsOfDraw). */
+export interface DrawReport extends TraceSections {
   readonly schema: typeof DRAW_SUMMARY_SCHEMA;
   readonly schemaVersion: typeof SUMMARY_VERSION;
   readonly trace: AnalysisSummary['trace'];
@@ -33,6 +34,7 @@ export function drawReport(summary: AnalysisSummary, draw: number): DrawReport {
     draw: d,
     findings: own,
     findingGroups: groupFindings(own, { minShare: summary.thresholds.findingGroupMinShare, idleWindows: summary.idle.windows }),
+    ...sectionsOfDraw(summary, draw),
   };
 }
 

@@ -8,6 +8,9 @@ import type { AnalysisSummary, DrawSummary, DurationStats, Finding, FindingGroup
 import { groupFindings } from '../finding-groups.js';
 import { mdText } from './escape.js';
 import { formatSmRanges } from '../../shared-schema/units.js';
+import { drawName, header, row } from './markdown-table.js';
+import { sectionLines } from './markdown-sections.js';
+import { sectionsOfDraw } from '../trace-sections.js';
 
 export interface MarkdownOptions {
   /** Only this draw. */
@@ -16,13 +19,6 @@ export interface MarkdownOptions {
   readonly maxDraws?: number;
 }
 
-const row = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
-const header = (cells: readonly string[], align: readonly ('l' | 'r')[]) =>
-  [row(cells), row(align.map((a) => (a === 'r' ? '---:' : '---')))].join('\n');
-
-function drawName(d: { index: number; label: string }): string {
-  return d.label && d.label !== `draw ${d.index}` ? `${d.index} "${mdText(d.label)}"` : String(d.index);
-}
 
 function overview(s: AnalysisSummary): string[] {
   const t = s.trace;
@@ -198,10 +194,10 @@ export function summaryToMarkdown(s: AnalysisSummary, options: MarkdownOptions =
   if (options.draw !== undefined) {
     const d = s.draws[options.draw];
     if (d === undefined) throw new RangeError(`no draw ${options.draw}: the trace has ${s.draws.length} draws`);
-    lines.push(`## Draw ${drawName(d)}`, '', ...drawDetail(s, d));
+    lines.push(`## Draw ${drawName(d)}`, '', ...drawDetail(s, d), ...sectionLines(sectionsOfDraw(s, d.index), s.draws, '###'));
   } else {
     // A loop, not push(...): maxDraws may let through every one of 150,000 draws.
-    for (const section of [findingsSection(s.findingGroups, s.findings, s.thresholds.findingGroupMinShare), [''], stagesSection(s.stages), [''], drawsSection(s.draws, options.maxDraws ?? 50)]) {
+    for (const section of [findingsSection(s.findingGroups, s.findings, s.thresholds.findingGroupMinShare), [''], stagesSection(s.stages), [''], drawsSection(s.draws, options.maxDraws ?? 50), sectionLines(s, s.draws, '##')]) {
       for (const line of section) lines.push(line);
     }
   }

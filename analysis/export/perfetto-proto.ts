@@ -15,7 +15,12 @@
  *   draw 12" at ~36 B/warp (names are interned per lane sequence, see below);
  * - a "Draws" process with non-overlapping lanes of draw spans (first warp to
  *   last warp), and with regions, a "Regions" process whose lanes hold nested
- *   region slices (parents contain their children).
+ *   region slices (parents contain their children);
+ * - with marks, each marked warp's phases as slices nested in its slice
+ *   (perfetto-phases.ts); with block profiles or ray events, the draw slices'
+ *   debug annotations `block_profile` (the draw's hottest lines) and
+ *   `ray_events` (perfetto-args.ts). A trace without them makes the same
+ *   bytes as before they existed.
  *
  * Why it is small: every warp-slot lane is its own packet sequence while its
  * SM is written, as a Perfetto SDK thread writer would be (ids restart per SM,
@@ -37,7 +42,29 @@ import { UNKNOWN_SM, type Trace } from '../../shared-schema/model.js';
 import { STAGES, STAGE_COUNT } from '../../shared-schema/stages.js';
 import { MAX_LANES, WarpLanes, laneName } from './warp-lanes.js';
 import { drawSpans, isAncestor, laneEvents, regionSpans, spanLanes, type Span } from './perfetto-spans.js';
-import { ProtoBuffer, put, size, utf8Bytes } from './protobuf.js';
+import { ProtoBuffer, utf8Bytes } from './protobuf.js';
+import {
+  CLOCK_BOOTTIME,
+  P_CLOCK_ID,
+  P_INTERNED,
+  P_SEQ,
+  P_SEQ_FLAGS,
+  P_TIMESTAMP,
+  P_TRACK_DESCRIPTOR,
+  P_TRACK_EVENT,
+  SEQ_INCREMENTAL_STATE_CLEARED,
+  SEQ_NEEDS_INCREMENTAL_STATE,
+  TRACE_PACKET,
+  TYPE_SLICE_BEGIN,
+  TYPE_SLICE_END,
+  startSequence,
+  writeBegin,
+  writeEnd,
+  writeInternedBegin,
+} from './perfetto-packets.js';
+import { drawArgs, writeDebugAnnotations, type ArgRecord } from './perfetto-args.js';
+import { WarpPhases } from './perfetto-phases.js';
+import { blockSection, raySection } from '../trace-sections.js';
 
 export interface PerfettoProtoOptions {
   /** Approximate bytes per yielded chunk (default 1 MiB). */
@@ -49,6 +76,12 @@ export interface PerfettoProtoOptions {
    * whose draws spread over every SM (bench/RESULTS.md).
    */
   readonly warpNames?: 'stage' | 'stage-draw';
+  /**
+   * Each marked warp's phases as slices nested in its own (perfetto-phases.ts;
+   * default true, for a trace with marks): ~23 B a phase, so 16 marks a warp
+   * make ~390 B a warp.
+   */
+  readonly phases?: boolean;
 }
 
 export interface PerfettoProtoStats {
@@ -62,28 +95,11 @@ export interface PerfettoProtoStats {
   readonly forcedOverlaps: number;
   /** Names interned, summed over sequences. */
   readonly internedNames: number;
+  /** Phase slices nested in warps (0 without marks). */
+  readonly phaseSlices: number;
   /** Bytes written. */
   readonly bytes: number;
 }
-
-// Field numbers, from protos/perfetto/trace/ (see test/node/fixtures/perfetto-trace.proto).
-const TRACE_PACKET = 1;
-const P_TIMESTAMP = 8;
-const P_CLOCK_ID = 58;
-const P_SEQ = 10;
-const P_SEQ_FLAGS = 13;
-const P_INTERNED = 12;
-const P_DEFAULTS = 59;
-const P_CLOCK_SNAPSHOT = 6;
-const P_TRACK_EVENT = 11;
-const P_TRACK_DESCRIPTOR = 60;
-const SEQ_INCREMENTAL_STATE_CLEARED = 1;
-const SEQ_NEEDS_INCREMENTAL_STATE = 2;
-const CLOCK_BOOTTIME = 6;
-/** Sequence-scoped clock ids are 64..127; 64 is what the Perfetto SDK uses for incremental timestamps. */
-const CLOCK_INCREMENTAL = 64;
-const TYPE_SLICE_BEGIN = 1;
-const TYPE_SLICE_END = 2;
 
 const GLOBAL_SEQ = 1;
 const DRAWS_PID = 70000;
@@ -130,7 +146,15 @@ export function* perfettoProtoChunks(trace: Trace, options: PerfettoProtoOptions
   packet((p) => (p.uint(P_SEQ, GLOBAL_SEQ), p.uint(P_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED)));
   let globalIid = 0;
   let internedNames = 0;
-  const spanTracks = (spans: readonly (Span | null)[], nest: ((outer: number, inner: number) => boolean) | null, pid: number, tidBase: number, process: string, lane: string) => {
+  const spanTracks = (
+    spans: readonly (Span | null)[],
+    nest: ((outer: number, inner: number) => boolean) | null,
+    pid: number,
+    tidBase: number,
+    process: string,
+    lane: string,
+    args: ReadonlyMap<number, ArgRecord> | null = null,
+  ) => {
     const lanes = spanLanes(spans, nest);
     if (lanes.length === 0) return;
     processTrack(pid, process);
@@ -152,13 +176,17 @@ export function* perfettoProtoChunks(trace: Trace, options: PerfettoProtoOptions
             e.uint(9, begin ? TYPE_SLICE_BEGIN : TYPE_SLICE_END);
             e.uint(11, uuid);
             if (begin) e.uint(10, iid);
+            const a = begin ? args?.get(i) : undefined;
+            if (a !== undefined) writeDebugAnnotations(e, a);
           });
         });
       });
     });
   };
   const draws = drawSpans(trace);
-  spanTracks(draws, null, DRAWS_PID, DRAWS_TID_BASE, 'Draws', 'draws');
+  // Block profiles' hottest lines and ray-event totals as the draw slices' arguments (queryable in Perfetto's SQL).
+  const args = trace.blocks != null || trace.rayEvents != null ? drawArgs(blockSection(trace), raySection(trace)) : null;
+  spanTracks(draws, null, DRAWS_PID, DRAWS_TID_BASE, 'Draws', 'draws', args);
   if (trace.regions.length > 0) spanTracks(regionSpans(trace, draws), (o, i) => isAncestor(trace, o, i), REGIONS_PID, REGIONS_TID_BASE, 'Regions', 'regions');
   yield flush();
 
@@ -174,6 +202,16 @@ export function* perfettoProtoChunks(trace: Trace, options: PerfettoProtoOptions
     }
     return b;
   };
+
+  // Phases between marks, nested in their warps' slices.
+  const phases = options.phases !== false && (trace.marks?.count ?? 0) > 0 ? new WarpPhases(trace.marks!) : null;
+  const phaseNames = new Map<number, Uint8Array>();
+  const phaseNameOf = (phaseKey: number): Uint8Array => {
+    let b = phaseNames.get(phaseKey);
+    if (b === undefined) phaseNames.set(phaseKey, (b = utf8Bytes(phases!.name(-1 - phaseKey))));
+    return b;
+  };
+  let phaseSlices = 0;
 
   const laneSeq = new Uint32Array(MAX_LANES); // 0: lane not started on this SM
   const laneLast = new Float64Array(MAX_LANES); // the incremental clock's value
@@ -212,16 +250,40 @@ export function* perfettoProtoChunks(trace: Trace, options: PerfettoProtoOptions
       const names = laneNames[lane]!;
       const key = draw[i]! * withDraw * STAGE_COUNT + stage[i]!;
       let iid = names.get(key);
-      if (iid === undefined && !forced) {
-        // A name new to this sequence: interned in the begin packet (by hand: with 'stage-draw' names this is most warps).
-        iid = names.size + 1;
-        names.set(key, iid);
-        internedNames++;
-        writeInternedBegin(out, s - laneLast[lane]!, seq, iid, nameOf(key));
-        writeEnd(out, e - s, seq);
+      if (!forced) {
+        const gap = s - laneLast[lane]!;
+        if (iid === undefined) {
+          // A name new to this sequence: interned in the begin packet (by hand: with 'stage-draw' names this is most warps).
+          iid = names.size + 1;
+          names.set(key, iid);
+          internedNames++;
+          writeInternedBegin(out, gap, seq, iid, nameOf(key));
+        } else {
+          writeBegin(out, gap, seq, iid);
+        }
+        const n = phases === null ? 0 : phases.at(i);
+        let t = s;
+        for (let j = 0; j < n; j++) {
+          // Phase names share the sequence's iids with the warps' names: their keys are negative.
+          const phaseKey = -1 - phases!.key(j);
+          let phaseIid = names.get(phaseKey);
+          if (phaseIid === undefined) {
+            phaseIid = names.size + 1;
+            names.set(phaseKey, phaseIid);
+            internedNames++;
+            writeInternedBegin(out, 0, seq, phaseIid, phaseNameOf(phaseKey));
+          } else {
+            writeBegin(out, 0, seq, phaseIid);
+          }
+          const b = phases!.boundary(j, startNs[i]!, t, e);
+          writeEnd(out, b - t, seq);
+          t = b;
+        }
+        phaseSlices += n;
+        writeEnd(out, e - t, seq);
         laneLast[lane] = e;
-      } else if (iid === undefined || forced) {
-        // A forced lane (absolute times: its warps may go back in time).
+      } else {
+        // A forced lane (absolute times: its warps may go back in time, so their phases would not nest: none are written).
         const fresh = iid === undefined;
         if (fresh) {
           iid = names.size + 1;
@@ -230,8 +292,8 @@ export function* perfettoProtoChunks(trace: Trace, options: PerfettoProtoOptions
         }
         const newIid = iid!;
         packet((p) => {
-          if (forced) p.uint(P_CLOCK_ID, CLOCK_BOOTTIME);
-          p.uint(P_TIMESTAMP, forced ? s : s - laneLast[lane]!);
+          p.uint(P_CLOCK_ID, CLOCK_BOOTTIME);
+          p.uint(P_TIMESTAMP, s);
           p.uint(P_SEQ, seq);
           if (fresh) {
             p.message(P_INTERNED, (d) => d.message(2, (n) => (n.uint(1, newIid), n.bytes(2, nameOf(key)))));
@@ -239,129 +301,16 @@ export function* perfettoProtoChunks(trace: Trace, options: PerfettoProtoOptions
           }
           p.message(P_TRACK_EVENT, (t) => (t.uint(9, TYPE_SLICE_BEGIN), t.uint(10, newIid)));
         });
-        if (forced) {
-          packet((p) => {
-            p.uint(P_CLOCK_ID, CLOCK_BOOTTIME);
-            p.uint(P_TIMESTAMP, e);
-            p.uint(P_SEQ, seq);
-            p.message(P_TRACK_EVENT, (t) => t.uint(9, TYPE_SLICE_END));
-          });
-        } else {
-          writeEnd(out, e - s, seq);
-          laneLast[lane] = e;
-        }
-      } else {
-        writeBeginEnd(out, s - laneLast[lane]!, e - s, seq, iid);
-        laneLast[lane] = e;
+        packet((p) => {
+          p.uint(P_CLOCK_ID, CLOCK_BOOTTIME);
+          p.uint(P_TIMESTAMP, e);
+          p.uint(P_SEQ, seq);
+          p.message(P_TRACK_EVENT, (t) => t.uint(9, TYPE_SLICE_END));
+        });
       }
       if (out.pos >= chunkBytes) yield flush();
     }
   }
   if (out.pos > 0) yield flush();
-  return { warps: w.count, lanes, slotOverlaps: warpLanes.slotOverlaps, forcedOverlaps: warpLanes.forcedOverlaps, internedNames, bytes };
-}
-
-/**
- * A lane's first packet: clears its sequence's incremental state (the id may
- * have served a lane of an earlier SM), makes the lane's track the default for
- * its events, and its timestamps deltas on clock 64, which a snapshot ties to
- * BOOTTIME (the trace clock) at 0: always 0, since the trace processor refuses
- * snapshots of one sequence whose BOOTTIME goes back, and a reused id's next
- * lane may start earlier. The lane's first delta is then its absolute start.
- */
-function startSequence(out: ProtoBuffer, seq: number, uuid: number): void {
-  out.message(TRACE_PACKET, (p) => {
-    p.uint(P_TIMESTAMP, 0);
-    p.uint(P_CLOCK_ID, CLOCK_BOOTTIME);
-    p.message(P_CLOCK_SNAPSHOT, (c) => {
-      c.message(1, (k) => (k.uint(1, CLOCK_INCREMENTAL), k.uint(2, 0), k.uint(3, 1)));
-      c.message(1, (k) => (k.uint(1, CLOCK_BOOTTIME), k.uint(2, 0)));
-    });
-    p.uint(P_SEQ, seq);
-    p.uint(P_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
-    p.message(P_DEFAULTS, (d) => {
-      d.uint(58, CLOCK_INCREMENTAL);
-      d.message(11, (t) => t.uint(11, uuid));
-    });
-  });
-}
-
-/**
- * The common case, by hand: two packets {timestamp delta, sequence,
- * track_event {type, name_iid}} and {timestamp delta, sequence, track_event
- * {type}}. Every length fits one byte (at most 27).
- */
-function writeBeginEnd(out: ProtoBuffer, gap: number, duration: number, seq: number, iid: number): void {
-  out.ensure(80);
-  const b = out.buf;
-  let p = out.pos;
-  const seqSize = size(seq);
-  const eventSize = 3 + size(iid);
-  b[p++] = 0x0a; // Trace.packet
-  b[p++] = 1 + size(gap) + 1 + seqSize + 2 + eventSize;
-  b[p++] = (P_TIMESTAMP << 3) | 0;
-  p = put(b, p, gap);
-  b[p++] = (P_SEQ << 3) | 0;
-  p = put(b, p, seq);
-  b[p++] = (P_TRACK_EVENT << 3) | 2;
-  b[p++] = eventSize;
-  b[p++] = (9 << 3) | 0; // type
-  b[p++] = TYPE_SLICE_BEGIN;
-  b[p++] = (10 << 3) | 0; // name_iid
-  p = put(b, p, iid);
-  out.pos = p;
-  writeEnd(out, duration, seq);
-}
-
-/** A begin packet that also interns its name: {timestamp, sequence, interned_data {event_names {iid, name}}, sequence_flags, track_event}. */
-function writeInternedBegin(out: ProtoBuffer, gap: number, seq: number, iid: number, name: Uint8Array): void {
-  const nameSize = 1 + size(iid) + 1 + size(name.length) + name.length; // EventName
-  const internedSize = 1 + size(nameSize) + nameSize; // InternedData
-  const eventSize = 3 + size(iid);
-  const body = 1 + size(gap) + 1 + size(seq) + 1 + size(internedSize) + internedSize + 2 + 2 + eventSize;
-  out.ensure(body + 16);
-  const b = out.buf;
-  let p = out.pos;
-  b[p++] = 0x0a;
-  p = put(b, p, body);
-  b[p++] = (P_TIMESTAMP << 3) | 0;
-  p = put(b, p, gap);
-  b[p++] = (P_SEQ << 3) | 0;
-  p = put(b, p, seq);
-  b[p++] = (P_INTERNED << 3) | 2;
-  p = put(b, p, internedSize);
-  b[p++] = (2 << 3) | 2; // event_names
-  p = put(b, p, nameSize);
-  b[p++] = (1 << 3) | 0; // iid
-  p = put(b, p, iid);
-  b[p++] = (2 << 3) | 2; // name
-  p = put(b, p, name.length);
-  b.set(name, p);
-  p += name.length;
-  b[p++] = (P_SEQ_FLAGS << 3) | 0;
-  b[p++] = SEQ_NEEDS_INCREMENTAL_STATE;
-  b[p++] = (P_TRACK_EVENT << 3) | 2;
-  b[p++] = eventSize;
-  b[p++] = (9 << 3) | 0;
-  b[p++] = TYPE_SLICE_BEGIN;
-  b[p++] = (10 << 3) | 0;
-  p = put(b, p, iid);
-  out.pos = p;
-}
-
-function writeEnd(out: ProtoBuffer, duration: number, seq: number): void {
-  out.ensure(40);
-  const b = out.buf;
-  let p = out.pos;
-  b[p++] = 0x0a;
-  b[p++] = 1 + size(duration) + 1 + size(seq) + 4;
-  b[p++] = (P_TIMESTAMP << 3) | 0;
-  p = put(b, p, duration);
-  b[p++] = (P_SEQ << 3) | 0;
-  p = put(b, p, seq);
-  b[p++] = (P_TRACK_EVENT << 3) | 2;
-  b[p++] = 2;
-  b[p++] = (9 << 3) | 0;
-  b[p++] = TYPE_SLICE_END;
-  out.pos = p;
+  return { warps: w.count, lanes, slotOverlaps: warpLanes.slotOverlaps, forcedOverlaps: warpLanes.forcedOverlaps, internedNames, phaseSlices, bytes };
 }

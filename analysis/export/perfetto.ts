@@ -15,7 +15,13 @@
  * - "X" slices named by stage, ts/dur in µs (integer ns / 1000, exact after
  *   Perfetto's ns rounding), args {draw, drawLabel, customId, activeLanes};
  * - with a summary: a "Draws" process (one slice per draw span) and a
- *   "Findings" process (syncs, leftovers, stalls, caps), at the top.
+ *   "Findings" process (syncs, leftovers, stalls, caps), at the top; a
+ *   summary with block profiles or ray events adds `block_profile` and
+ *   `ray_events` to the draw slices' args (perfetto-args.ts);
+ * - with marks, each marked warp's phases as "X" slices nested in its own
+ *   (perfetto-phases.ts).
+ * A trace without marks, block profiles or ray events gives the same text as
+ * before they existed.
  */
 import { popcount32 } from '../../shared-schema/columns.js';
 import { maxOf } from '../../shared-schema/extent.js';
@@ -23,6 +29,8 @@ import { UNKNOWN_SM, type Trace } from '../../shared-schema/model.js';
 import { STAGES } from '../../shared-schema/stages.js';
 import type { AnalysisSummary, Finding } from '../summary.js';
 import { MAX_LANES, WarpLanes, laneName } from './warp-lanes.js';
+import { drawArgs } from './perfetto-args.js';
+import { WarpPhases } from './perfetto-phases.js';
 
 export interface PerfettoOptions {
   /** Adds the Draws and Findings tracks. */
@@ -31,6 +39,8 @@ export interface PerfettoOptions {
   readonly drawLabels?: boolean;
   /** Approximate characters per yielded chunk (default 1 Mi). */
   readonly chunkChars?: number;
+  /** Each marked warp's phases as nested slices (default true, for a trace with marks). */
+  readonly phases?: boolean;
 }
 
 export interface PerfettoStats {
@@ -42,6 +52,8 @@ export interface PerfettoStats {
   readonly slotOverlaps: number;
   /** Warps that had to share a lane (more than MAX_LANES in flight on one SM); Perfetto nests them. */
   readonly forcedOverlaps: number;
+  /** Phase slices nested in warps (0 without marks). */
+  readonly phaseSlices: number;
 }
 
 const DRAWS_PID = 70000;
@@ -98,6 +110,9 @@ export function* perfettoJsonChunks(trace: Trace, options: PerfettoOptions = {})
   const drawArgs = trace.draws.map((d) =>
     withLabels && d.label !== '' ? `"args":{"draw":${d.index},"drawLabel":${JSON.stringify(d.label)},` : `"args":{"draw":${d.index},`,
   );
+  const phases = options.phases !== false && (trace.marks?.count ?? 0) > 0 ? new WarpPhases(trace.marks!) : null;
+  const phaseNames = new Map<number, string>();
+  let phaseSlices = 0;
   const laneNamed = new Uint8Array(MAX_LANES);
   const warpLanes = new WarpLanes();
   let lanes = 0;
@@ -129,13 +144,23 @@ export function* perfettoJsonChunks(trace: Trace, options: PerfettoOptions = {})
         `{"ph":"X",${stageNames[stage[i]!]},"pid":${pid},"tid":${tid},"ts":${s / 1000},"dur":${(e - s) / 1000},` +
           `${drawArgs[draw[i]!]}"customId":${customId[i]},"activeLanes":${lanesActive}}}`,
       );
+      const n = phases === null ? 0 : phases.at(i);
+      for (let j = 0, t = s; j < n; j++) {
+        const key = phases!.key(j);
+        let name = phaseNames.get(key);
+        if (name === undefined) phaseNames.set(key, (name = `"name":${JSON.stringify(phases!.name(key))}`));
+        const b = phases!.boundary(j, startNs[i]!, t, e);
+        emit(`{"ph":"X",${name},"pid":${pid},"tid":${tid},"ts":${t / 1000},"dur":${(b - t) / 1000}}`);
+        t = b;
+      }
+      phaseSlices += n;
       if (size >= chunkChars) yield flush()!;
     }
   }
   const rest = flush();
   if (rest !== null) yield rest;
   yield '\n]}\n';
-  return { warps: w.count, lanes, slotOverlaps: warpLanes.slotOverlaps, forcedOverlaps: warpLanes.forcedOverlaps };
+  return { warps: w.count, lanes, slotOverlaps: warpLanes.slotOverlaps, forcedOverlaps: warpLanes.forcedOverlaps, phaseSlices };
 }
 
 /** The Draws and Findings processes, from an analysis summary. */
@@ -181,10 +206,11 @@ function* summaryTracks(
     meta('thread_name', DRAWS_PID, DRAWS_TID_BASE + l, `draws ${l + 1}`);
     meta('thread_sort_index', DRAWS_PID, DRAWS_TID_BASE + l, l);
   }
+  const extra = summary.blocks !== undefined || summary.rays !== undefined ? drawArgs(summary.blocks, summary.rays) : null;
   draws.forEach((d, j) => {
     const s = Math.round(d.firstStartNs!);
     const e = Math.round(d.lastEndNs!);
-    const args = { draw: d.index, label: d.label, kind: d.kind, warps: d.warps, warpTimeNs: d.warpTimeNs, overlapNs: d.overlapNs, gapBeforeNs: d.gapBeforeNs };
+    const args = { draw: d.index, label: d.label, kind: d.kind, warps: d.warps, warpTimeNs: d.warpTimeNs, overlapNs: d.overlapNs, gapBeforeNs: d.gapBeforeNs, ...extra?.get(d.index) };
     emit(`{"ph":"X","name":${JSON.stringify(d.label || `draw ${d.index}`)},"cat":"draw","pid":${DRAWS_PID},"tid":${DRAWS_TID_BASE + lanes[j]!},"ts":${s / 1000},"dur":${(e - s) / 1000},"args":${JSON.stringify(args)}}`);
   });
   yield* drain(flush);

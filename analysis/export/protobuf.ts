@@ -5,6 +5,7 @@
  */
 
 const WIRE_VARINT = 0;
+const WIRE_FIXED64 = 1;
 const WIRE_LEN = 2;
 const utf8 = new TextEncoder();
 
@@ -37,6 +38,14 @@ export class ProtoBuffer {
   uint(field: number, value: number): void {
     this.varint((field << 3) | WIRE_VARINT);
     this.varint(value);
+  }
+
+  /** A double field (fixed64, little-endian). */
+  double(field: number, value: number): void {
+    this.varint((field << 3) | WIRE_FIXED64);
+    this.ensure(8);
+    new DataView(this.buf.buffer, this.buf.byteOffset + this.pos, 8).setFloat64(0, value, true);
+    this.pos += 8;
   }
 
   bytes(field: number, data: Uint8Array): void {

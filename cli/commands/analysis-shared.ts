@@ -1,6 +1,7 @@
 /** What `stats`, `export` and `diff` share: thresholds from the command line, loading traces or summaries, output. */
 import { analyzeTrace, parseThresholdAssignments, THRESHOLD_DOCS, ThresholdError, type AnalysisSummary, type Thresholds } from '../../analysis/index.js';
 import { isSummaryJson, parseSummary, SummaryFormatError } from '../../analysis/summary-json.js';
+import type { CsvTable } from '../../analysis/export/csv.js';
 import { decodeTrace, type Trace } from '../../shared-schema/index.js';
 import { InputError, UsageError, type CliIo } from '../command.js';
 import { DECODE_OPTIONS, formatBytes, readInputFile, writeFileAtomic } from '../files.js';
@@ -64,6 +65,14 @@ export function loadTraceOrSummary(path: string, thresholds: Thresholds): Loaded
   }
   const trace = decodeTrace(bytes, DECODE_OPTIONS);
   return { summary: analyzeTrace(trace, { thresholds }), trace };
+}
+
+/** Why the summary has no rows for CSV table `table` (a section its trace lacks), or null. */
+export function missingSection(summary: AnalysisSummary, table: CsvTable): string | null {
+  if (table === 'blocks' && summary.blocks === undefined) return 'no block profile for --table blocks (capture with --blocks)';
+  if (table === 'phases' && summary.phases === undefined) return 'no marks for --table phases (capture with wtMark or --marks)';
+  if (table === 'rays' && summary.rays === undefined) return 'no ray events for --table rays (capture with --ray-events)';
+  return null;
 }
 
 /** Prints `chunks` (the text of a report) or writes them atomically to `output`. */

@@ -4,7 +4,7 @@ import { drawReport, summaryJsonChunks } from '../../analysis/export/json.js';
 import { summaryToMarkdown } from '../../analysis/export/markdown.js';
 import { InputError, UsageError, parseCommandArgs, type Command } from '../command.js';
 import { checkOutputs } from '../files.js';
-import { deliver, integerOption, loadTraceOrSummary, THRESHOLD_OPTION, thresholdHelp, thresholdsFrom } from './analysis-shared.js';
+import { deliver, integerOption, loadTraceOrSummary, missingSection, THRESHOLD_OPTION, thresholdHelp, thresholdsFrom } from './analysis-shared.js';
 
 const FORMATS = ['md', 'json', 'csv'] as const;
 
@@ -20,15 +20,22 @@ p90, p99, max, stddev and histogram, active lanes, SMs used; occupancy (most
 warps in flight at once on one SM, time-weighted means, capacity); draw
 overlap and gaps; and the findings: driver syncs, leftover warps, long-warp
 stalls, occupancy caps. Stderr warns when SM clocks are not aligned (cross-SM
-results are then unreliable) or records were dropped. FILE may also be a
-summary saved with --format json (re-rendered as it is, thresholds unchanged).
+results are then unreliable) or records were dropped. A trace with block
+profiles, marks or ray events adds sections for them (JSON "blocks",
+"phases", "rays"; Markdown "Block profile", "Phases", "Ray events"). FILE may
+also be a summary saved with --format json (re-rendered as it is, thresholds
+unchanged).
 
 Options:
   --format F      md (default: a report to read or paste into a review),
                   json (the versioned summary, schema in analysis/README.md),
                   csv (one table, see --table)
   --draw N        only draw N (its stages, occupancy and findings)
-  --table T       csv table: stages (default), draws, draw-stages, findings
+  --table T       csv table: stages (default), draws, draw-stages, findings;
+                  for traces with them: blocks (each profiled draw's 10 hottest
+                  source lines, then the 20 hottest over all), phases (between
+                  marks, per draw and stage), rays (per trace-rays call:
+                  launches, size, ray-event totals)
   -o, --output OUT  write to OUT (atomically) instead of standard output
   --force         replace OUT if it exists
   --threshold NAME=VALUE   change a detector threshold (repeatable):
@@ -64,6 +71,8 @@ Exit status: 0 ok, 1 unreadable or invalid file (or no such draw), 2 usage error
     if (draw !== undefined && draw >= summary.draws.length) {
       throw new InputError(`no draw ${draw}: the trace has ${summary.draws.length} draw${summary.draws.length === 1 ? '' : 's'}${summary.draws.length > 0 ? ` (0..${summary.draws.length - 1})` : ''}`);
     }
+    const missing = format === 'csv' ? missingSection(summary, table) : null;
+    if (missing !== null) throw new InputError(`${positionals[0]}: ${missing}`);
     let text: Iterable<string>;
     if (format === 'json') text = summaryJsonChunks(draw === undefined ? summary : drawReport(summary, draw));
     else if (format === 'csv') text = summaryCsvChunks(summary, table, draw);

@@ -73,12 +73,13 @@ self.onmessage = (event: MessageEvent<AnalysisRequest>) => {
       }
       const t0 = performance.now();
       const trace = assemble(begun);
-      const summary = analyzeTrace(trace);
+      // Phases between marks, every draw (a string key per phase occurrence: here, not on the page); the summary's phases section too.
+      const phases = trace.marks == null ? null : phaseTable(trace, { draws: null, stage: null });
+      const summary = analyzeTrace(trace, { phases });
       const ms = performance.now() - t0;
       post({ kind: 'head', summary: { ...summary, draws: [] } });
       for (let d = 0; d < summary.draws.length; d += DRAWS_PER_MESSAGE) post({ kind: 'draws', draws: summary.draws.slice(d, d + DRAWS_PER_MESSAGE) });
-      // Phases between marks, every draw (a string key per phase occurrence: here, not on the page).
-      if ((trace.marks?.count ?? 0) > 0) post({ kind: 'phases', table: phaseTable(trace, { draws: null, stage: null }) });
+      if (phases !== null && (trace.marks?.count ?? 0) > 0) post({ kind: 'phases', table: phases });
       columns.clear();
       post({ kind: 'done', ms });
     }

@@ -222,7 +222,7 @@ export class WtAnalysisPanels extends LitElement {
       <section><h3>Findings</h3><wt-findings-list .findings=${this.summary.findings} .groups=${this.summary.findingGroups} .minShare=${this.summary.thresholds.findingGroupMinShare}></wt-findings-list></section>
       <section><h3>Statistics</h3><wt-stats-panel .summary=${this.summary} .trace=${this.trace} .selectedDraw=${this.selectedDraw}></wt-stats-panel></section>
       ${this.renderShader()} ${this.renderPhases()}
-      <section><h3>Export</h3><wt-export-buttons .summary=${this.summary} .trace=${this.trace} fileName=${this.fileName}></wt-export-buttons></section>
+      <section><h3>Export</h3><wt-export-buttons .summary=${this.summary} .trace=${this.trace} .phases=${this.phases} fileName=${this.fileName}></wt-export-buttons></section>
       ${this.renderCompare()}
     `;
   }

@@ -3,22 +3,31 @@
  * buttons that make export files with the pure formatters (analysis/export):
  * summary JSON, Markdown report, CSV tables, and the Perfetto protobuf trace
  * (needs `.trace` only; made in a Web Worker, perfetto-export-worker.ts, so
- * the page stays responsive at millions of warps). Each export dispatches a
+ * the page stays responsive at millions of warps). For a trace with block
+ * profiles, marks or ray events the summary's sections for them are added
+ * from `.trace` where the summary lacks them (the analysis worker has no
+ * block profile; `.phases`, the phase table, saves making it again), and
+ * their CSV buttons appear. Each export dispatches a
  * cancelable, bubbling, composed `wt-export` {format, fileName, blob} once its
  * blob is made; unless a listener cancels it (to save the blob its own way),
  * the panel downloads the blob. An export that fails (a browser out of memory
  * for a huge trace) says so beside the buttons.
  */
 import { LitElement, css, html } from 'lit';
-import { drawsCsv, findingsCsv, stagesCsv } from '../../analysis/export/csv.js';
+import { drawsCsv, findingsCsv, stagesCsv, summaryCsv } from '../../analysis/export/csv.js';
 import { summaryToJson } from '../../analysis/export/json.js';
 import { summaryToMarkdown } from '../../analysis/export/markdown.js';
 import type { AnalysisSummary } from '../../analysis/summary.js';
+import type { PhaseTable } from '../../analysis/marks.js';
+import { withTraceSections } from '../../analysis/trace-sections.js';
 import type { Trace } from '../../shared-schema/model.js';
 import { panelStyles } from '../components/shared-styles.js';
 import type { PerfettoExportRequest, PerfettoExportResponse } from './perfetto-export-worker.js';
 
-export type ExportFormat = 'summary-json' | 'markdown' | 'stages-csv' | 'draws-csv' | 'findings-csv' | 'perfetto';
+export type ExportFormat = 'summary-json' | 'markdown' | 'stages-csv' | 'draws-csv' | 'findings-csv' | 'blocks-csv' | 'phases-csv' | 'rays-csv' | 'perfetto';
+
+/** The trace data a section's CSV needs (the button is there only when the summary or the trace has it). */
+type SectionKey = 'blocks' | 'phases' | 'rays';
 
 export interface ExportDetail {
   readonly format: ExportFormat;
@@ -26,12 +35,15 @@ export interface ExportDetail {
   readonly blob: Blob;
 }
 
-const FORMATS: readonly { id: ExportFormat; label: string; suffix: string; type: string; needsTrace: boolean }[] = [
+const FORMATS: readonly { id: ExportFormat; label: string; suffix: string; type: string; needsTrace: boolean; section?: SectionKey }[] = [
   { id: 'summary-json', label: 'Summary JSON', suffix: '.summary.json', type: 'application/json', needsTrace: false },
   { id: 'markdown', label: 'Report (Markdown)', suffix: '.report.md', type: 'text/markdown', needsTrace: false },
   { id: 'stages-csv', label: 'Stages CSV', suffix: '.stages.csv', type: 'text/csv', needsTrace: false },
   { id: 'draws-csv', label: 'Draws CSV', suffix: '.draws.csv', type: 'text/csv', needsTrace: false },
   { id: 'findings-csv', label: 'Findings CSV', suffix: '.findings.csv', type: 'text/csv', needsTrace: false },
+  { id: 'blocks-csv', label: 'Blocks CSV', suffix: '.blocks.csv', type: 'text/csv', needsTrace: false, section: 'blocks' },
+  { id: 'phases-csv', label: 'Phases CSV', suffix: '.phases.csv', type: 'text/csv', needsTrace: false, section: 'phases' },
+  { id: 'rays-csv', label: 'Ray events CSV', suffix: '.rays.csv', type: 'text/csv', needsTrace: false, section: 'rays' },
   { id: 'perfetto', label: 'Perfetto trace', suffix: '.perfetto-trace', type: 'application/octet-stream', needsTrace: true },
 ];
 
@@ -39,6 +51,7 @@ export class WtExportButtons extends LitElement {
   static override properties = {
     summary: { attribute: false },
     trace: { attribute: false },
+    phases: { attribute: false },
     fileName: { type: String },
     failure: { state: true },
     busy: { state: true },
@@ -61,6 +74,8 @@ export class WtExportButtons extends LitElement {
 
   declare summary: AnalysisSummary | null;
   declare trace: Trace | null;
+  /** The trace's phase table of every draw, when made elsewhere (else made here, for an export, from `.trace`'s marks). */
+  declare phases: PhaseTable | null;
   /** Base name of the files, without extension. */
   declare fileName: string;
   /** Why the last export failed, shown until the next one. */
@@ -72,13 +87,21 @@ export class WtExportButtons extends LitElement {
     super();
     this.summary = null;
     this.trace = null;
+    this.phases = null;
     this.fileName = 'warptrace';
     this.failure = null;
     this.busy = null;
   }
 
+  /** Whether the summary has (or `.trace` can add) the section. */
+  private hasSection(key: SectionKey): boolean {
+    if (this.summary?.[key] !== undefined) return true;
+    const t = this.trace;
+    return t !== null && (key === 'blocks' ? t.blocks != null : key === 'phases' ? t.marks != null : t.rayEvents != null);
+  }
+
   override render() {
-    return html`${FORMATS.map(
+    return html`${FORMATS.filter((f) => f.section === undefined || this.hasSection(f.section)).map(
       (f) => html`<button
         data-format=${f.id}
         ?disabled=${(f.needsTrace ? this.trace === null : this.summary === null) || this.busy === f.id}
@@ -96,7 +119,7 @@ export class WtExportButtons extends LitElement {
       if (this.trace === null) throw new Error('the Perfetto export needs the trace');
       return perfettoInWorker(this.trace);
     }
-    const s = this.summary;
+    const s = this.summary === null || this.trace === null ? this.summary : withTraceSections(this.summary, this.trace, { phases: this.phases });
     if (s === null) throw new Error('no summary to export');
     const type = FORMATS.find((f) => f.id === format)!.type;
     switch (format) {
@@ -110,6 +133,12 @@ export class WtExportButtons extends LitElement {
         return new Blob([drawsCsv(s)], { type });
       case 'findings-csv':
         return new Blob([findingsCsv(s)], { type });
+      case 'blocks-csv':
+        return new Blob([summaryCsv(s, 'blocks')], { type });
+      case 'phases-csv':
+        return new Blob([summaryCsv(s, 'phases')], { type });
+      case 'rays-csv':
+        return new Blob([summaryCsv(s, 'rays')], { type });
     }
   }
 

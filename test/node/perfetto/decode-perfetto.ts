@@ -16,6 +16,34 @@ export interface Slice {
   readonly depth: number;
   /** The slice it lies in on its track (index into slices), or -1. */
   readonly parent: number;
+  /**
+   * Its begin event's debug annotations, flattened as the trace processor
+   * files them in its args table: "debug.NAME", dict entries ".KEY", array
+   * items "[i]" (empty without annotations).
+   */
+  readonly args: ReadonlyMap<string, ArgLeaf>;
+}
+
+export type ArgLeaf = number | string | boolean;
+
+interface Annotation {
+  name?: string;
+  boolValue?: boolean;
+  uintValue?: number;
+  intValue?: number;
+  doubleValue?: number;
+  stringValue?: string;
+  dictEntries?: Annotation[];
+  arrayValues?: Annotation[];
+}
+
+const NO_ARGS: ReadonlyMap<string, ArgLeaf> = new Map();
+
+function flatten(a: Annotation, key: string, into: Map<string, ArgLeaf>): void {
+  const leaf = a.boolValue ?? a.uintValue ?? a.intValue ?? a.doubleValue ?? a.stringValue;
+  if (leaf !== undefined) into.set(key, leaf);
+  for (const e of a.dictEntries ?? []) flatten(e, `${key}.${e.name}`, into);
+  (a.arrayValues ?? []).forEach((e, i) => flatten(e, `${key}[${i}]`, into));
 }
 
 export interface TrackInfo {
@@ -40,7 +68,7 @@ interface Packet {
   timestamp?: number;
   timestampClockId?: number;
   clockSnapshot?: { clocks?: { clockId?: number; timestamp?: number; isIncremental?: boolean }[] };
-  trackEvent?: { type?: number; nameIid?: number; name?: string; trackUuid?: number };
+  trackEvent?: { type?: number; nameIid?: number; name?: string; trackUuid?: number; debugAnnotations?: Annotation[] };
   trackDescriptor?: { uuid?: number; name?: string; process?: { pid?: number; processName?: string }; thread?: { pid?: number; tid?: number; threadName?: string } };
   trustedPacketSequenceId?: number;
   internedData?: { eventNames?: { iid?: number; name?: string }[] };
@@ -128,7 +156,12 @@ export function decodePerfetto(bytes: Uint8Array): DecodedPerfetto {
       const name = e.nameIid !== undefined ? seq.names.get(e.nameIid) : e.name;
       assert.ok(name !== undefined, `name iid ${e.nameIid} interned before use on sequence ${seqId}`);
       const index = slices.length;
-      slices.push({ track, name, start: ts, end: -1, depth: stack.length, parent: stack.length > 0 ? stack[stack.length - 1]! : -1 });
+      const args = e.debugAnnotations === undefined ? NO_ARGS : new Map<string, ArgLeaf>();
+      for (const a of e.debugAnnotations ?? []) {
+        assert.ok(a.name !== undefined, 'debug annotations are named');
+        flatten(a, `debug.${a.name}`, args as Map<string, ArgLeaf>);
+      }
+      slices.push({ track, name, start: ts, end: -1, depth: stack.length, parent: stack.length > 0 ? stack[stack.length - 1]! : -1, args });
       stack.push(index);
     } else if (e.type === 2) {
       const index = stack.pop();
