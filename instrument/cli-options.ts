@@ -41,6 +41,7 @@ export interface InstrumentFlags {
   readonly position?: string | undefined;
   readonly blocks?: boolean | undefined;
   readonly marks?: string | undefined;
+  readonly rayEvents?: boolean | undefined;
 }
 
 /** util.parseArgs option table for the flags above. */
@@ -60,6 +61,7 @@ export const INSTRUMENT_ARG_OPTIONS = {
   position: { type: 'string' },
   blocks: { type: 'boolean' },
   marks: { type: 'string' },
+  'ray-events': { type: 'boolean' },
 } as const;
 
 /** Stage names on the command line: glslang's file extensions for ray tracing (the schema's names work too: any_hit). */
@@ -124,7 +126,16 @@ Marks inside a warp:
   --marks L             mark records (stage 15, shared-schema/README.md "Marks") at: trace
                         (right before and after every trace call), loops (each loop
                         header's iteration, and its exit), e.g. trace,loops; at most 16
-                        per invocation; off, the module is what it was without the flag`;
+                        per invocation; off, the module is what it was without the flag
+Ray events:
+  --ray-events          in ray-tracing stages, per launch pixel of each profiled
+                        trace-rays call: trace calls, intersection, any-hit,
+                        closest-hit, miss and callable invocations, ignored and
+                        useless any-hits, into a ray-event table at binding M+3
+                        (shared-schema/README.md "Ray events"); the draw-id block
+                        gains word 2, the call's row; modules without ray-tracing
+                        entry points, and every module without the flag, are
+                        what they were`;
 
 export class FlagError extends Error {
   override readonly name = 'FlagError';
@@ -176,6 +187,7 @@ export function optionsFromFlags(flags: InstrumentFlags): InstrumentOptions {
   if (flags.entry !== undefined && flags.entry.length > 0) patch({ entryPoints: [...flags.entry] });
   if (flags.blocks === true) patch({ blocks: true });
   if (flags.marks !== undefined) patch({ marks: parseMarkSites(flags.marks) });
+  if (flags.rayEvents === true) patch({ rayEvents: true });
   const problem = checkOptions(options);
   if (problem !== null) throw new FlagError(problem);
   return options;

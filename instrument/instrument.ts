@@ -10,10 +10,11 @@ import { CommonDeclarations } from './model/declarations.js';
 import { InstrumentError } from './errors.js';
 import { checkIds } from './model/ids.js';
 import { ModuleEditor, Section, type EntryPoint } from './model/module.js';
-import { checkOptions, DEFAULT_OPTIONS, type InstrumentedStage, type InstrumentOptions } from './options.js';
+import { checkOptions, DEFAULT_OPTIONS, isRayTracingStage, type InstrumentedStage, type InstrumentOptions } from './options.js';
 import { Capability, Decoration, Extension, Op, SPIRV_1_3, StorageClass, executionModelName, formatSpirvVersion, spirvVersion } from './model/spec.js';
 import { TOOL_VERSION } from '../cli/version.js';
 import { BLOCK_BINDING_OFFSET } from '../shared-schema/block-layout.js';
+import { RAY_EVENT_BINDING_OFFSET } from '../shared-schema/ray-event-layout.js';
 import { PASSES } from './passes/index.js';
 import { STAGE_OF_EXECUTION_MODEL } from './model/execution-models.js';
 import { runPasses, type EntryPointReport, type PassContext, type RecordParts, type SubgroupMode, type TracedEntry } from './passes/pass.js';
@@ -47,6 +48,9 @@ export function instrumentModule(input: SpirvModule, options: InstrumentOptions 
   const inputVersion = editor.version;
   checkModule(editor, options);
   const selected = selectEntryPoints(editor, options);
+  // Ray events touch only modules with a traced ray-tracing entry point: the others stay as they were.
+  const rayEvents = options.rayEvents && selected.some((e) => isRayTracingStage(e.stage));
+  if (rayEvents) checkRayEventBinding(editor, options);
   const notes: string[] = [];
 
   // Subgroup operations and SM built-ins are core/usable from SPIR-V 1.3.
@@ -65,12 +69,12 @@ export function instrumentModule(input: SpirvModule, options: InstrumentOptions 
   const storageBuffer = editor.version >= SPIRV_1_3 || editor.extensions().includes(Extension.storageBuffer);
   const context: PassContext = {
     editor,
-    decl: new CommonDeclarations(editor, storageBuffer ? StorageClass.StorageBuffer : StorageClass.Uniform, options.blocks),
+    decl: new CommonDeclarations(editor, storageBuffer ? StorageClass.StorageBuffer : StorageClass.Uniform, rayEvents ? 3 : options.blocks ? 2 : 1),
     options,
     entries,
     untracedEntries: editor.entryPoints().filter((e) => !entries.some((s) => s.index === e.index)),
     smBuiltins,
-    recordParts: new Map(entries.map((e): [number, RecordParts] => [e.index, { ending: null, position: null, reportRecord: null, reorder: null, blocks: null, marks: null }])),
+    recordParts: new Map(entries.map((e): [number, RecordParts] => [e.index, { ending: null, position: null, reportRecord: null, reorder: null, blocks: null, marks: null, rayEvents: null }])),
     notes,
     reports: [],
     wrappersOf: new Map(),
@@ -127,6 +131,19 @@ function checkModule(editor: ModuleEditor, options: InstrumentOptions): void {
     const what = binding === options.binding ? 'the trace buffer' : blockTable ? 'the block table' : 'the draw-id block';
     throw new InstrumentError(
       `descriptor set ${set}, binding ${binding} (wanted for ${what}) is already used by ${name ? `"${name}"` : `variable %${v.id}`}; choose free bindings with --set N --binding M (the trace buffer takes M, the draw-id block M+1${options.blocks ? ', the block table M+2' : ''})`,
+    );
+  }
+}
+
+/** The ray-event table's binding (trace binding + 3) must be free. */
+function checkRayEventBinding(editor: ModuleEditor, options: InstrumentOptions): void {
+  const sets = editor.decorationValues(Decoration.DescriptorSet);
+  const binding = options.binding + RAY_EVENT_BINDING_OFFSET;
+  for (const [id, b] of editor.decorationValues(Decoration.Binding)) {
+    if (b !== binding || (sets.get(id) ?? 0) !== options.set || editor.globalDef(id)?.opcode !== Op.Variable) continue;
+    const name = editor.nameOf(id);
+    throw new InstrumentError(
+      `descriptor set ${options.set}, binding ${binding} (wanted for the ray-event table) is already used by ${name ? `"${name}"` : `variable %${id}`}; choose free bindings with --set N --binding M (the ray-event table takes M+3)`,
     );
   }
 }

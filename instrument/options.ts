@@ -113,6 +113,13 @@ export interface InstrumentOptions {
    * points reach. []: none, and the module is byte-for-byte what it was without the option.
    */
   readonly marks: readonly MarkSite[];
+  /**
+   * Ray events (passes/ray-events.ts, shared-schema/ray-event-layout.ts): in ray-tracing stages, per launch
+   * pixel, trace calls, shader invocations and ignored and useless any-hits counted into the ray-event table
+   * at binding + 3. Off, or a module without a traced ray-tracing entry point: the module is byte-for-byte
+   * what it was without the option.
+   */
+  readonly rayEvents: boolean;
 }
 
 /**
@@ -169,6 +176,7 @@ export function targetOptions(target: TargetName): InstrumentOptions {
     positionStages: DEFAULT_POSITION_STAGES,
     blocks: false,
     marks: [],
+    rayEvents: false,
   };
 }
 
@@ -183,6 +191,7 @@ export function checkOptions(options: InstrumentOptions): string | null {
   if (!u32(options.set)) return `descriptor set ${options.set} is not a 32-bit unsigned integer`;
   if (!u32(options.binding) || options.binding === 0xffffffff) return `binding ${options.binding} is out of range (the draw-id block needs binding + 1)`;
   if (options.blocks && options.binding >= 0xfffffffe) return `binding ${options.binding} is out of range (the block table needs binding + 2)`;
+  if (options.rayEvents && options.binding >= 0xfffffffd) return `binding ${options.binding} is out of range (the ray-event table needs binding + 3)`;
   if (!options.subgroupClock && !options.deviceClock) return 'at least one clock (subgroup or device) is needed';
   const n = options.sampleFragment;
   if (!Number.isInteger(n) || n < 1 || n > MAX_SAMPLE_FRAGMENT) return `fragment sampling ${n} is out of range (1 to ${MAX_SAMPLE_FRAGMENT}: one warp in N records)`;

@@ -1,14 +1,15 @@
 /** One human-readable paragraph about an instrumented module (CLI output). */
 import { RecordFlag } from '../shared-schema/raw-layout.js';
 import type { InstrumentResult } from './instrument.js';
-import type { InstrumentOptions } from './options.js';
+import { isRayTracingStage, type InstrumentOptions } from './options.js';
 
 /** Where a position's pixel comes from, per stage that records one. */
 const PIXEL_SOURCE: Partial<Record<string, string>> = { FS: 'gl_FragCoord.xy', RAYGEN: 'gl_LaunchIDEXT.xy', CS: 'gl_GlobalInvocationID.xy' };
 
 export function describeResult(output: string, result: InstrumentResult, options: InstrumentOptions): string {
   const version = result.inputVersion === result.outputVersion ? `SPIR-V ${result.outputVersion}` : `SPIR-V ${result.inputVersion} -> ${result.outputVersion}`;
-  const lines = [`wrote ${output} (${version}, ${result.bytes.length.toLocaleString('en-US')} bytes); trace buffer set ${options.set} binding ${options.binding}, draw id binding ${options.binding + 1}${options.blocks ? `, block table binding ${options.binding + 2}` : ''}`];
+  const rays = options.rayEvents && result.entryPoints.some((e) => isRayTracingStage(e.stage)) ? `, ray-event table binding ${options.binding + 3}` : '';
+  const lines = [`wrote ${output} (${version}, ${result.bytes.length.toLocaleString('en-US')} bytes); trace buffer set ${options.set} binding ${options.binding}, draw id binding ${options.binding + 1}${options.blocks ? `, block table binding ${options.binding + 2}` : ''}${rays}`];
   for (const e of result.entryPoints) {
     const record = e.subgroup === 'none' ? 'one record per invocation' : `one record per warp${e.subgroup === 'khr-ballot' ? ' (SPV_KHR_shader_ballot)' : ''}`;
     const clocks = [(e.flags & RecordFlag.SM_CLOCK) !== 0 ? 'SM clock' : null, (e.flags & RecordFlag.DEVICE_CLOCK) !== 0 ? 'device clock' : null].filter((c) => c !== null).join(' + ');

@@ -125,6 +125,8 @@ export function readInstrumentRequest(o: Fields): InstrumentRequest {
     blocks: readOptionalBool(o, 'blocks'),
     // Absent: no marks (the layer sends them with WARPTRACE_MARKS).
     marks: readMarkSites(o),
+    // Absent: no ray events.
+    rayEvents: readOptionalBool(o, 'rayEvents'),
   };
   return { stage, entryPoint, options };
 }

@@ -68,6 +68,7 @@ Examples:
         position: values.position,
         blocks: values.blocks,
         marks: values.marks,
+        rayEvents: values['ray-events'],
       });
     } catch (error) {
       if (error instanceof FlagError) throw new UsageError(error.message);

@@ -6,6 +6,7 @@
  */
 import { BUFFER_HEADER_BYTES, BufferWord, RECORD_BYTES } from '../../shared-schema/raw-layout.js';
 import { BLOCK_HEADER_BYTES, BlockHeaderWord } from '../../shared-schema/block-layout.js';
+import { RAY_EVENT_HEADER_WORDS, RayEventHeaderWord } from '../../shared-schema/ray-event-layout.js';
 import { Op, BuiltIn, Decoration, StorageClass } from './spec.js';
 import type { ModuleEditor } from './module.js';
 import { InstrumentError } from '../errors.js';
@@ -18,7 +19,7 @@ export const VECTORS_PER_RECORD = RECORD_BYTES / (RECORD_VECTOR_WORDS * 4);
 export const RECORDS_MEMBER = BUFFER_HEADER_BYTES / 4;
 
 /** How a built-in's value is typed, which decides how it becomes a uint. */
-export type BuiltinShape = 'uint' | 'int' | 'uvec3' | 'bool' | 'vec4';
+export type BuiltinShape = 'uint' | 'int' | 'uvec3' | 'bool' | 'vec4' | 'float';
 
 export interface BuiltinVariable {
   readonly id: number;
@@ -32,8 +33,11 @@ export class CommonDeclarations {
     readonly editor: ModuleEditor,
     /** Storage class of the trace buffer: StorageBuffer (Block) or Uniform (BufferBlock, SPIR-V < 1.3). */
     readonly traceStorageClass: number,
-    /** Block profiles: the draw-id block also declares the draw's block row (word 1). */
-    private readonly drawBlockRow = false,
+    /**
+     * u32 words of the draw-id block: 1 (the draw id); 2 with block profiles (word 1: the draw's block row);
+     * 3 with ray events (word 2: the trace-rays call's row; word 1 is then declared whether or not blocks are on).
+     */
+    private readonly drawIdWords: 1 | 2 | 3 = 1,
   ) {}
 
   private cache = new Map<string, number>();
@@ -111,16 +115,18 @@ export class CommonDeclarations {
 
   /**
    * `uniform { uint drawId; }` at (set, binding): the host binds it with a per-draw dynamic offset.
-   * With block profiles `{ uint drawId; uint blockRow; }` (shared-schema/block-layout.ts).
+   * With block profiles `{ uint drawId; uint blockRow; }` (shared-schema/block-layout.ts), with ray
+   * events `{ uint drawId; uint blockRow; uint rayRow; }` (shared-schema/ray-event-layout.ts).
    */
   drawIdBlock(set: number, binding: number): number {
     return this.once('draw', () => {
       const { editor } = this;
-      const members = this.drawBlockRow ? [this.uint, this.uint] : [this.uint];
+      const members = Array<number>(this.drawIdWords).fill(this.uint);
       const block = editor.declare(Op.TypeStruct, (id) => [id, ...members]);
       editor.decorate(block, Decoration.Block);
       for (let m = 0; m < members.length; m++) editor.memberDecorate(block, m, Decoration.Offset, m * 4);
-      if (this.drawBlockRow) editor.addMemberName(block, 1, 'blockRow');
+      if (members.length > 1) editor.addMemberName(block, 1, 'blockRow');
+      if (members.length > 2) editor.addMemberName(block, 2, 'rayRow');
       const variable = editor.declare(Op.Variable, (id) => [this.pointer(StorageClass.Uniform, block), id, StorageClass.Uniform]);
       editor.decorate(variable, Decoration.DescriptorSet, set);
       editor.decorate(variable, Decoration.Binding, binding);
@@ -145,6 +151,31 @@ export class CommonDeclarations {
         blockName: 'WarptraceBlocks',
         memberNames: { [BlockHeaderWord.DROPPED]: 'dropped', [headerWords]: 'counters' },
         variableName: 'warptrace_blocks',
+      }),
+    );
+  }
+
+  /**
+   * `{ uint dropped, cells, rows, scratchPixels, uncountedTraversals, ...; uint words[]; }` at (set, binding):
+   * the ray-event table (ray-event-layout.ts), its 16 header words, then the row headers, cells and scratch
+   * entries as one array of u32 words (word RAY_EVENT_HEADER_WORDS + i of the table is words[i]).
+   */
+  rayEventTable(set: number, binding: number): number {
+    return this.once('rays', () =>
+      this.headerAndArray(set, binding, {
+        headerWords: RAY_EVENT_HEADER_WORDS,
+        element: () => this.uint,
+        stride: 4,
+        blockName: 'WarptraceRayEvents',
+        memberNames: {
+          [RayEventHeaderWord.DROPPED]: 'dropped',
+          [RayEventHeaderWord.CELLS]: 'cells',
+          [RayEventHeaderWord.ROWS]: 'rows',
+          [RayEventHeaderWord.SCRATCH_PIXELS]: 'scratchPixels',
+          [RayEventHeaderWord.UNCOUNTED_TRAVERSALS]: 'uncountedTraversals',
+          [RAY_EVENT_HEADER_WORDS]: 'words',
+        },
+        variableName: 'warptrace_ray_events',
       }),
     );
   }
@@ -213,6 +244,8 @@ export class CommonDeclarations {
         return this.bool;
       case 'vec4':
         return this.vec4;
+      case 'float':
+        return this.float;
     }
   }
 
@@ -238,6 +271,7 @@ export class CommonDeclarations {
 
 function shapeOf(editor: ModuleEditor, opcode: number, words: Uint32Array): BuiltinShape | null {
   if (opcode === Op.TypeBool) return 'bool';
+  if (opcode === Op.TypeFloat && words[2] === 32) return 'float';
   if (opcode === Op.TypeInt && words[2] === 32) return words[3] === 1 ? 'int' : 'uint';
   if (opcode === Op.TypeVector) {
     const component = editor.globalDef(words[2]!);

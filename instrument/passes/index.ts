@@ -8,7 +8,9 @@ import { intersectionReportsPass } from './intersection-reports.js';
 import { marksPass } from './marks.js';
 import type { InstrumentPass } from './pass.js';
 import { positionsPass } from './positions.js';
+import { rayEventsPass } from './ray-events.js';
 import { recordsPass } from './records.js';
 import { reordersPass } from './reorders.js';
 
-export const PASSES: readonly InstrumentPass[] = [recordsPass, positionsPass, endingsPass, intersectionReportsPass, reordersPass, marksPass, blocksPass];
+// Ray events before endings (their calls stay where the any-hit endings were) and before reorders and marks (whose calls then sit closest to a trace).
+export const PASSES: readonly InstrumentPass[] = [recordsPass, positionsPass, rayEventsPass, endingsPass, intersectionReportsPass, reordersPass, marksPass, blocksPass];

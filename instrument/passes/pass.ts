@@ -6,8 +6,8 @@
  *
  *   declare    capabilities, extensions and notes (they come first in a module)
  *   transform  rewrites of the app's own functions (deferred endings, reports,
- *              reorder points, basic-block counters, marks; next:
- *              ray events)
+ *              reorder points, basic-block counters, marks, ray
+ *              events)
  *   record     code of the record itself (the entry-point wrappers)
  *
  * A pass that adds something to each warp's record says so in the entry's
@@ -22,6 +22,7 @@ import type { DeferredEndings } from './ending-deferral.js';
 import type { ReorderRecord, ReportRecord } from './record-wrapper.js';
 import type { BlockHooks } from './blocks.js';
 import type { MarkHooks } from './marks.js';
+import type { RayEventHooks } from './ray-events.js';
 
 /** How the warp's lanes are combined into one record. */
 export type SubgroupMode = 'core' | 'khr-ballot' | 'none';
@@ -46,6 +47,8 @@ export interface RecordParts {
   blocks: BlockHooks | null;
   /** Marks: the private variable the wrapper stores its start clock into for the mark function (marks.ts); else null. */
   marks: MarkHooks | null;
+  /** Ray events: the globals the entry's ray-event code reaches, for its interface (ray-events.ts); else null. */
+  rayEvents: RayEventHooks | null;
 }
 
 export interface EntryPointReport {

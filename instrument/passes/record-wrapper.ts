@@ -40,6 +40,7 @@ import type { BlockHooks } from './blocks.js';
 import { ballotAndElection } from './subgroup-code.js';
 import { appendRecord, isHelperLane } from './record-slot.js';
 import type { MarkHooks } from './marks.js';
+import type { RayEventHooks } from './ray-events.js';
 import { reorderFunctions, reportRecordFunction, type RecordPointHelpers, type ReorderRecord, type ReportRecord } from './record-points.js';
 
 export type { ReorderRecord, ReportRecord } from './record-points.js';
@@ -76,6 +77,8 @@ export interface WrapperPlan {
   readonly blocks: BlockHooks | null;
   /** Marks (passes/marks.ts): the start clock goes into their variable too; else null. */
   readonly marks: MarkHooks | null;
+  /** Ray events (passes/ray-events.ts): only the globals their code reaches, for the interface; else null. */
+  readonly rayEvents: RayEventHooks | null;
 }
 
 export interface Wrapper {
@@ -121,6 +124,7 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
   const startVariable = report?.start ?? reorder?.start ?? plan.marks?.start;
   if (startVariable !== undefined) g.op(Op.Store, g.global(startVariable), start);
   for (const id of plan.marks?.globals ?? []) g.global(id);
+  for (const id of plan.rayEvents?.globals ?? []) g.global(id);
   const blocks = plan.blocks;
   if (blocks !== null) {
     for (const id of blocks.globals) g.global(id);

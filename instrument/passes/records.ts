@@ -63,6 +63,7 @@ function wrapEntry(context: PassContext, entry: TracedEntry): void {
     reorder: parts.reorder,
     blocks: parts.blocks,
     marks: parts.marks,
+    rayEvents: parts.rayEvents,
     nvMesh: entry.executionModel === ExecutionModel.TaskNV || entry.executionModel === ExecutionModel.MeshNV,
   });
   editor.append(Section.Function, ...wrapper.code);

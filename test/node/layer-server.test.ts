@@ -45,6 +45,7 @@ function expectedOptions(fsCustomId: 'primitive-id' | 'frag-coord' = 'primitive-
     discard: 'defer',
     blocks: false,
     marks: [],
+    rayEvents: false,
     entryPoints: ['main'],
     sampleFragment,
     positionStages,
@@ -156,6 +157,33 @@ test('marks reach the instrumenter: in the instrumenter\'s order, each list with
       const r = await client.request('instrument', request('FS', { marks: bad }), fragment);
       assert.equal(r.status, 2, JSON.stringify(bad));
       assert.match(String(r.json['message']), /"marks" must be a list of mark sites among trace, loops/);
+    }
+    client.close();
+  });
+});
+
+test('rayEvents reaches the instrumenter: absent means off, true a module with ray events under its own cache key; a non-boolean refused', async () => {
+  const raygen = await compileCorpusFile('scene.rgen', 'vulkan1.2', []);
+  await withServer(null, async (server) => {
+    const client = await LayerClient.connect(server.socketPath);
+    const plain = await client.request('instrument', request('RAYGEN'), raygen);
+    assert.deepEqual(plain.payload, instrumentSpirv(raygen, expectedOptions()).bytes);
+    const rays = await client.request('instrument', request('RAYGEN', { rayEvents: true }), raygen);
+    assert.equal(rays.status, 0, JSON.stringify(rays.json));
+    assert.equal(rays.json['cached'], false, 'not served from the entry without ray events');
+    assert.deepEqual(rays.payload, instrumentSpirv(raygen, { ...expectedOptions(), rayEvents: true }).bytes);
+    assert.notDeepEqual(rays.payload, plain.payload);
+    assert.equal(await spirvVal(rays.payload, validationEnv('1.5')), null);
+    assert.deepEqual((await client.request('instrument', request('RAYGEN', { rayEvents: false }), raygen)).payload, plain.payload);
+    for (const bad of ['yes', 1, null]) {
+      const r = await client.request('instrument', request('RAYGEN', { rayEvents: bad }), raygen);
+      if (bad === null) {
+        // JSON null reads as absent, like the other optional fields.
+        assert.deepEqual(r.payload, plain.payload);
+        continue;
+      }
+      assert.equal(r.status, 2, JSON.stringify(bad));
+      assert.match(String(r.json['message']), /"rayEvents" must be true or false/);
     }
     client.close();
   });
