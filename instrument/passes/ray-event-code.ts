@@ -26,7 +26,6 @@ import {
   NO_RAY_ROW,
   RAY_CELL_WORDS,
   RAY_EVENT_BINDING_OFFSET,
-  RAY_EVENT_HEADER_WORDS,
   RAY_ROW_HEADER_WORDS,
   RAY_SCRATCH_ACCEPTED_MASK,
   RAY_SCRATCH_CLOSEST_HIT_RAN,
@@ -39,9 +38,12 @@ import {
 } from '../../shared-schema/ray-event-layout.js';
 import type { Instruction } from '../model/binary.js';
 import { FunctionCode } from '../model/function-code.js';
-import { MemorySemantics, Op, StorageClass } from '../model/spec.js';
+import { Op } from '../model/spec.js';
 import { UNTRACED_DRAW } from './record-wrapper.js';
 import type { PassContext } from './pass.js';
+import { RayTableCode, SCRATCH_UNCOUNTED } from './ray-table-code.js';
+
+export { SCRATCH_UNCOUNTED } from './ray-table-code.js';
 
 /** The emitted functions' OpNames: tests and readers of a module find the calls by them. */
 export const RAY_FUNCTIONS = {
@@ -71,8 +73,6 @@ export const CELL_NONE = 0xffffffff;
 export const CELL_DROP = 0xfffffffe;
 /** `warptrace_ray_scratch`: no row (as CELL_NONE). */
 export const SCRATCH_NONE = 0xffffffff;
-/** `warptrace_ray_scratch`: the pixel has no scratch entry (past SCRATCH_PIXELS or the buffer). */
-export const SCRATCH_UNCOUNTED = 0xfffffffe;
 /** Binning scale meaning "fits no row". */
 const NO_SCALE = MAX_RAY_SCALE + 1;
 
@@ -84,12 +84,8 @@ export interface RayPrivates {
   readonly t: number | null;
 }
 
-export class RayFunctions {
+export class RayFunctions extends RayTableCode {
   private readonly ids = new Map<RayFunction, number>();
-  private readonly g: FunctionCode;
-  private readonly table: number;
-  private readonly draw: number;
-  private readonly scope: number;
 
   constructor(
     private readonly context: PassContext,
@@ -97,10 +93,7 @@ export class RayFunctions {
     atomicScope: number,
   ) {
     const { decl, options } = context;
-    this.g = new FunctionCode(decl, false, []);
-    this.table = decl.rayEventTable(options.set, options.binding + RAY_EVENT_BINDING_OFFSET);
-    this.draw = decl.drawIdBlock(options.set, options.binding + 1);
-    this.scope = atomicScope;
+    super(new FunctionCode(decl, false, []), decl.rayEventTable(options.set, options.binding + RAY_EVENT_BINDING_OFFSET), decl.drawIdBlock(options.set, options.binding + 1), atomicScope);
   }
 
   /** The function's id (allocated now if first asked for), and those it calls. */
@@ -314,96 +307,5 @@ export class RayFunctions {
       g.op(Op.Store, statePointer, g.value(Op.BitwiseOr, decl.uint, state, bits));
     });
     this.end();
-  }
-
-  // --- code helpers ---------------------------------------------------------------
-
-  /** OpFunction, its parameters (their ids returned) and the first label. */
-  private begin(id: number, returnType: number, parameters: readonly number[]): number[] {
-    const { g } = this;
-    g.op(Op.Function, returnType, id, 0, g.decl.editor.type(Op.TypeFunction, [returnType, ...parameters]));
-    const ids = parameters.map((type) => g.value(Op.FunctionParameter, type));
-    g.label(g.id());
-    return ids;
-  }
-
-  private end(value?: number): void {
-    if (value === undefined) this.g.op(Op.Return);
-    else this.g.op(Op.ReturnValue, value);
-    this.g.op(Op.FunctionEnd);
-  }
-
-  private restore(entry: number, saved: number): void {
-    const { g } = this;
-    const { decl } = g;
-    g.op(Op.Store, this.word(entry), g.value(Op.CompositeExtract, decl.uint, saved, 0));
-    g.op(Op.Store, this.word(this.add(entry, decl.u32(1))), g.value(Op.CompositeExtract, decl.uint, saved, 1));
-  }
-
-  private hasScratch(entry: number): number {
-    return this.g.value(Op.ULessThan, this.g.decl.bool, entry, this.g.decl.u32(SCRATCH_UNCOUNTED));
-  }
-
-  /** `count` words from `index` lie in the word array (its real length, whatever the header says). */
-  private inBuffer(index: number, count: number, length: number): number {
-    const { g } = this;
-    const { decl } = g;
-    const inside = g.value(Op.ULessThan, decl.bool, index, length);
-    return g.value(Op.LogicalAnd, decl.bool, inside, g.value(Op.ULessThanEqual, decl.bool, decl.u32(count), g.value(Op.ISub, decl.uint, length, index)));
-  }
-
-  private all(...conditions: number[]): number {
-    return conditions.reduce((a, b) => this.g.value(Op.LogicalAnd, this.g.decl.bool, a, b));
-  }
-
-  private atomic(opcode: number, pointer: number, value: number): void {
-    const { decl } = this.g;
-    this.g.value(opcode, decl.uint, pointer, decl.u32(this.scope), decl.u32(MemorySemantics.Relaxed), value);
-  }
-
-  private drawWord(member: number): number {
-    const { g } = this;
-    const { decl } = g;
-    return g.value(Op.Load, decl.uint, g.value(Op.AccessChain, decl.pointer(StorageClass.Uniform, decl.uint), g.global(this.draw), decl.u32(member)));
-  }
-
-  private header(word: number): number {
-    const { decl } = this.g;
-    return this.g.value(Op.AccessChain, decl.pointer(decl.traceStorageClass, decl.uint), this.g.global(this.table), decl.u32(word));
-  }
-
-  private word(index: number): number {
-    const { decl } = this.g;
-    return this.g.value(Op.AccessChain, decl.pointer(decl.traceStorageClass, decl.uint), this.g.global(this.table), decl.u32(RAY_EVENT_HEADER_WORDS), index);
-  }
-
-  private length(): number {
-    return this.g.value(Op.ArrayLength, this.g.decl.uint, this.g.global(this.table), RAY_EVENT_HEADER_WORDS);
-  }
-
-  private components(vector: number): [number, number, number] {
-    const { g } = this;
-    const c = (i: number) => g.value(Op.CompositeExtract, g.decl.uint, vector, i);
-    return [c(0), c(1), c(2)];
-  }
-
-  private load(pointer: number): number {
-    return this.g.value(Op.Load, this.g.decl.uint, pointer);
-  }
-
-  private privateValue(variable: number): number {
-    return this.load(this.g.global(variable));
-  }
-
-  private add(a: number, b: number): number {
-    return this.g.value(Op.IAdd, this.g.decl.uint, a, b);
-  }
-
-  private mul(a: number, b: number): number {
-    return this.g.value(Op.IMul, this.g.decl.uint, a, b);
-  }
-
-  private shift(a: number, b: number): number {
-    return this.g.value(Op.ShiftRightLogical, this.g.decl.uint, a, b);
   }
 }

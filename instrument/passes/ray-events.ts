@@ -32,7 +32,7 @@ import { isRayTracingStage, type InstrumentedStage } from '../options.js';
 import { insertionPoint, nonSemanticSets, privateUint } from './blocks.js';
 import { TRACE_OPS } from './marks.js';
 import type { InstrumentPass, PassContext, TracedEntry } from './pass.js';
-import { CELL_NONE, RAY_FUNCTIONS, RayFunctions, SCRATCH_NONE, type RayFunction } from './ray-event-code.js';
+import { CELL_NONE, RayFunctions, SCRATCH_NONE, type RayFunction } from './ray-event-code.js';
 
 export { RAY_FUNCTIONS } from './ray-event-code.js';
 
