@@ -38,12 +38,15 @@ describe('view links', () => {
   });
 
   it('parses what it writes and names the fields it cannot read', () => {
-    const state = { fingerprint: traceFingerprint(frame), name: 'a b&c.wtrace', view: { startNs: 1500.25, endNs: 90210.5 }, expandedSms: [5, 1], selectedDraw: 12, selectedWarp: 3456, find: 'pass:Bloom #1-9' };
+    const state = { fingerprint: traceFingerprint(frame), name: 'a b&c.wtrace', view: { startNs: 1500.25, endNs: 90210.5 }, expandedSms: [5, 1], selectedDraw: 12, selectedWarp: 3456, find: 'pass:Bloom #1-9', colorBy: { kind: 'branch', mark: 16777216 } as const };
     const back = parseViewLink(`#${encodeViewLink(state)}`);
     assertEqual(JSON.stringify(back.state), JSON.stringify({ ...state, expandedSms: [1, 5] }), 'round trip');
     assertEqual(back.problems.length, 0, 'no problems');
-    const bad = parseViewLink('#t=10,5&sm=1,x&draw=-3&warp=1e9&find=%E0%A4%A&other=1');
-    assertEqual(bad.problems.length, 5, `every bad field named: ${bad.problems.join('; ')}`);
+    assert(encodeViewLink(state).includes('color=branch:16777216'), `the color mode is in the link: ${encodeViewLink(state)}`);
+    assert(!encodeViewLink({ ...state, colorBy: { kind: 'stage' } }).includes('color='), 'stage, the default, is left out');
+    const bad = parseViewLink('#t=10,5&sm=1,x&draw=-3&warp=1e9&find=%E0%A4%A&color=rainbow&other=1');
+    assertEqual(bad.problems.length, 6, `every bad field named: ${bad.problems.join('; ')}`);
+    assertEqual(bad.state!.colorBy.kind, 'stage', 'a bad color mode falls back to stage');
     assertEqual(bad.state!.view, null, 'bad window dropped');
     assertEqual(bad.state!.selectedDraw, -1, 'bad draw dropped');
     assertEqual(parseViewLink('#foo=bar').state, null, 'a hash without link fields is no link');

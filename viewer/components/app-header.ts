@@ -55,7 +55,7 @@ export function stageChips(o: OpenedTrace, hiddenStages: number, onToggle: (code
 }
 
 /** One line that makes the SM placement obvious, e.g. graphics on 4 of 132 SMs. */
-export function smSummary(o: OpenedTrace, hiddenStages: number, onToggle: (code: number) => void) {
+export function smSummary(o: OpenedTrace, hiddenStages: number, onToggle: (code: number) => void, trailing: unknown = nothing) {
   const t = smSummaryText(o.index.lanes, o.trace.device.smCount);
   const csHidden = (hiddenStages & (1 << Stage.CS)) !== 0;
   const span = o.index.endNs - o.index.startNs;
@@ -66,6 +66,7 @@ export function smSummary(o: OpenedTrace, hiddenStages: number, onToggle: (code:
     ${t.hasGraphics && t.hasCompute
       ? html`<button @click=${() => onToggle(Stage.CS)}>${csHidden ? 'Show compute' : 'Only graphics SMs'}</button>`
       : nothing}
+    ${trailing}
   </div>`;
 }
 

@@ -8,6 +8,7 @@ import { LitElement, type PropertyValues } from 'lit';
 import type { Trace } from '../../shared-schema/index.js';
 import { buildDrawLayout, type DrawLayout } from '../model/draw-layout.js';
 import { culpritWarp, type FindingPlace } from '../model/finding-warp.js';
+import type { LaneColoring } from '../model/class-occupancy.js';
 import type { LaneIndex } from '../model/lane-index.js';
 import type { LaneLayout } from '../model/lane-layout.js';
 import { occupancyScaleFor } from '../model/occupancy.js';
@@ -37,6 +38,7 @@ export class TimelineElement extends LitElement implements SurfaceHost {
     baseline: { attribute: false },
     showGhost: { type: Boolean, attribute: false },
     sharedDrawLayout: { attribute: false },
+    coloring: { attribute: false },
   };
 
   declare trace: Trace | null;
@@ -59,6 +61,8 @@ export class TimelineElement extends LitElement implements SurfaceHost {
    * builds its own.
    */
   declare sharedDrawLayout: DrawLayout | null;
+  /** Warps colored by a color-by mode (model/color-by.ts, class-occupancy.ts); null: by stage. */
+  declare coloring: LaneColoring | null;
 
   /** Statistics of the last rendered frame (for the benchmark). */
   lastFrame: FrameStats | null = null;
@@ -99,6 +103,7 @@ export class TimelineElement extends LitElement implements SurfaceHost {
     this.baseline = null;
     this.showGhost = true;
     this.sharedDrawLayout = null;
+    this.coloring = null;
   }
 
   static override styles = timelineStyles;
@@ -208,6 +213,7 @@ export class TimelineElement extends LitElement implements SurfaceHost {
       focusedLane: this.lanes.focused,
       occupancyScale: this.occupancyScale,
       ghost: this.ghost,
+      coloring: this.coloring,
     };
   }
 
@@ -343,7 +349,7 @@ export class TimelineElement extends LitElement implements SurfaceHost {
   /** What the frame shows, for hit testing. */
   protected get scene(): HitScene {
     const { trace, index, drawLayout, screen, view, hiddenStages } = this;
-    return { trace, index, drawLayout, screen, view, hiddenStages, ghost: this.ghost, lanes: this.lanes.layout, scrollY: this.lanes.scrollY };
+    return { trace, index, drawLayout, screen, view, hiddenStages, ghost: this.ghost, lanes: this.lanes.layout, scrollY: this.lanes.scrollY, coloring: this.coloring };
   }
 
   protected readonly onScrollbar = (e: Event): void => {

@@ -7,6 +7,7 @@ import type { Trace } from '../../shared-schema/index.js';
 import { drawsInWindow, regionBarAt, type DrawLayout } from '../model/draw-layout.js';
 import { stagesInFlightAt, warpAt, type WarpHit } from '../model/hit-test.js';
 import { ghostRowOf, ghostRows } from '../model/ghost-track.js';
+import type { LaneColoring } from '../model/class-occupancy.js';
 import type { LaneIndex } from '../model/lane-index.js';
 import { laneAtY, packedRowOf, slotOfRow, type LaneLayout } from '../model/lane-layout.js';
 import { timeWidth, type ScreenLayout } from '../model/screen-layout.js';
@@ -25,6 +26,8 @@ export interface HitScene {
   readonly scrollY: number;
   readonly hiddenStages: number;
   readonly ghost: GhostFrame | null;
+  /** The color-by mode the warps are drawn in (its class goes in a warp's tooltip); null: by stage. */
+  readonly coloring?: LaneColoring | null;
 }
 
 export function timeAtX(s: HitScene, x: number): number {

@@ -32,7 +32,7 @@ export function hoverAt(s: HitScene, region: Region, x: number, y: number, previ
     const hit = warpHitAt(s, x, y);
     if (hit === null || s.trace === null) return NO_HOVER;
     if (hit.row === previous.hoverWarp && previous.tooltip !== null) return { hoverWarp: hit.row, tooltip: { ...previous.tooltip, x, y } };
-    return { hoverWarp: hit.row, tooltip: { x, y, lines: warpTooltip(s.trace, hit.row, hit.overlapping) } };
+    return { hoverWarp: hit.row, tooltip: { x, y, lines: warpTooltip(s.trace, hit.row, hit.overlapping, s.coloring?.colors ?? null) } };
   }
   if (region === 'draws' && s.trace !== null && s.drawLayout !== null) {
     const r = regionAtPoint(s, x, y);

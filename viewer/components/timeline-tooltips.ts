@@ -1,11 +1,15 @@
 /** Tooltip lines for the timeline (plain text: rendered by lit, never as markup). */
 import { activeLaneCount, formatNs, smOfWarp, stageInfo, type Trace } from '../../shared-schema/index.js';
+import type { ColorClasses } from '../model/color-by.js';
 import type { DrawLayout } from '../model/draw-layout.js';
 import { matchedByOf, spanChange, type GhostTrack } from '../model/ghost-track.js';
 import { laneLabel } from '../model/lane-layout.js';
 
-/** @param nearby warps of the same row within a few pixels (the bar may stand for several). */
-export function warpTooltip(trace: Trace, row: number, nearby = 1): string[] {
+/**
+ * @param nearby warps of the same row within a few pixels (the bar may stand for several).
+ * @param colors the color-by mode the bar is drawn in: its class is named ("branch at after trace #1: some lanes").
+ */
+export function warpTooltip(trace: Trace, row: number, nearby = 1, colors: ColorClasses | null = null): string[] {
   const w = trace.warps;
   const draw = trace.draws[w.draw[row]!];
   const lines = [
@@ -14,6 +18,8 @@ export function warpTooltip(trace: Trace, row: number, nearby = 1): string[] {
     `${laneLabel(smOfWarp(w.smGroups, row))} · slot ${w.warpSlot[row] === 0xff ? '?' : w.warpSlot[row]} · id ${w.customId[row]}`,
     `${activeLaneCount(w, row)}/${trace.device.subgroupSize} lanes active`,
   ];
+  const entry = colors === null || colors.by.kind === 'stage' ? undefined : colors.legend.find((e) => e.cls === colors.classOf[row]);
+  if (entry !== undefined) lines.push(`${colors!.caption}: ${entry.label}`);
   if (nearby > 1) lines.push(`(${nearby} warps here: the longest or nearest is shown; zoom in for the others)`);
   return lines;
 }

@@ -9,6 +9,7 @@ import type { Trace } from '../../shared-schema/index.js';
 import type { TimeRange } from '../timeline/frame.js';
 import type { RangeCounts } from '../../analysis/range-counts.js';
 import type { InFlight } from '../../analysis/in-flight.js';
+import type { LaneColoring } from '../model/class-occupancy.js';
 import './wt-timeline.js';
 import './wt-draw-list.js';
 import './wt-warp-details.js';
@@ -30,6 +31,8 @@ export interface TraceViewState {
   readonly highlightRows: Uint32Array | null;
   /** The A/B baseline trace, drawn as the timeline's ghost track (null: none). */
   readonly baselineTrace: Trace | null;
+  /** What the warps are colored by (color-by-sync.ts); null: by stage. */
+  readonly coloring: LaneColoring | null;
 }
 
 /**
@@ -53,6 +56,7 @@ export function traceView(s: TraceViewState, o: OpenedTrace | null, besideTimeli
           .cursorNs=${s.cursorNs}
           .highlightRows=${s.highlightRows}
           .baseline=${s.baselineTrace}
+          .coloring=${s.coloring}
         ></wt-timeline>
         ${o === null || (o.trace.warps.position === null && (o.trace.rayEvents?.rows.length ?? 0) === 0) ? nothing : html`<wt-screen-panel .trace=${o.trace} .range=${s.range} .selectedDraw=${s.selectedDraw}></wt-screen-panel>`}
         <div class="beside-timeline"><slot name="beside-timeline" @slotchange=${onSlotChange}></slot></div>

@@ -5,6 +5,7 @@ import { html, type ReactiveController, type ReactiveControllerHost } from 'lit'
 import type { TimeWindow } from '../model/time-scale.js';
 import { checkViewLink, parseViewLink, traceFingerprint, viewLinkUrl, type ParsedViewLink, type ViewLinkState } from '../loading/view-link.js';
 import type { OpenedTrace, TraceOpenedDetail } from './app-types.js';
+import type { ColorBy } from '../model/color-by.js';
 import type { WtTimeline } from './wt-timeline.js';
 import type { WtDrawList } from './wt-draw-list.js';
 
@@ -13,6 +14,8 @@ export interface ViewLinkHost extends ReactiveControllerHost, HTMLElement {
   readonly opened: OpenedTrace | null;
   readonly selectedDraw: number;
   readonly selectedWarp: number;
+  /** What warp bars are colored by (the header's Color by). */
+  colorBy: ColorBy;
   notice: string | null;
   /** The page URL is this app's: read a link from it on start, keep it up to date. */
   readonly pageLink: boolean;
@@ -113,6 +116,7 @@ export class ViewLinkSync implements ReactiveController {
     if (port !== null && s.find !== '') port.find = s.find;
     if (s.selectedDraw >= 0) this.host.selectDraw(s.selectedDraw);
     if (s.selectedWarp >= 0) this.host.selectWarp(s.selectedWarp);
+    if (s.colorBy.kind !== 'stage') this.host.colorBy = s.colorBy;
     if (port !== null) {
       if (s.expandedSms.length > 0) port.expandedSms = new Set(s.expandedSms);
       if (s.view !== null) port.setView(s.view);
@@ -135,6 +139,7 @@ export class ViewLinkSync implements ReactiveController {
       selectedDraw: this.host.selectedDraw,
       selectedWarp: this.host.selectedWarp,
       find: port?.find ?? '',
+      colorBy: this.host.colorBy,
     };
     return viewLinkUrl(location.href, c.traceUrl, state);
   }
@@ -175,7 +180,7 @@ export class ViewLinkSync implements ReactiveController {
   }
 
   button() {
-    return html`<button class="copy-link" @click=${() => void this.copy()} title="Copy a link that reopens this view (time window, expanded lanes, selected draw and warp, find text)">
+    return html`<button class="copy-link" @click=${() => void this.copy()} title="Copy a link that reopens this view (time window, expanded lanes, selected draw and warp, find text, color by)">
       ${this.copied ? 'Link copied' : 'Copy link'}
     </button>`;
   }

@@ -38,6 +38,10 @@ import type { OpenTimings, OpenedTrace, TraceOpenedDetail } from './app-types.js
 import { ViewLinkSync, viewPortOf, type ViewPort } from './view-link-sync.js';
 import type { WtTimeline } from './wt-timeline.js';
 import type { WtDrawList } from './wt-draw-list.js';
+import { ColorBySync } from './color-by-sync.js';
+import { colorByStyles, colorLegend, colorBySelect } from './color-by-control.js';
+import { COLOR_BY_STAGE, type ColorBy } from '../model/color-by.js';
+import type { LaneColoring } from '../model/class-occupancy.js';
 import './wt-recents.js';
 
 export type { OpenTimings, OpenedTrace, TraceOpenedDetail } from './app-types.js';
@@ -62,6 +66,8 @@ export class WarptraceApp extends LitElement {
     recentsOpen: { state: true },
     highlightRows: { state: true },
     baselineTrace: { state: true },
+    colorBy: { state: true },
+    coloring: { state: true },
     pageLink: { type: Boolean, attribute: 'page-link' },
   };
 
@@ -85,6 +91,9 @@ export class WarptraceApp extends LitElement {
   /** The A/B baseline (the analysis panels' A): the timeline draws its ghost track; null for none. */
   declare baselineTrace: Trace | null;
   declare hiddenStages: number;
+  /** What warp bars are colored by (the header's Color by), and what the timeline draws for it (color-by-sync.ts). */
+  declare colorBy: ColorBy;
+  declare coloring: LaneColoring | null;
   declare showAllSms: boolean;
   declare recentsOpen: boolean;
   /**
@@ -109,12 +118,13 @@ export class WarptraceApp extends LitElement {
   lastOpenTimings: OpenTimings | null = null;
   private booted = false;
 
-  static override styles = [appStyles, sideColumnStyles];
+  static override styles = [appStyles, sideColumnStyles, colorByStyles];
   private readonly columns = new SideColumns(this);
   private readonly opener = new TraceOpener(this);
   private readonly drop = new FileDrop(this, (file) => void this.openFile(file));
   private readonly link = new ViewLinkSync(this);
   private readonly slots = new PanelSlots(this, () => this.panelProperties());
+  readonly colors = new ColorBySync(this);
 
   constructor() {
     super();
@@ -129,6 +139,7 @@ export class WarptraceApp extends LitElement {
     this.showAllSms = false;
     this.recentsOpen = false;
     this.baselineTrace = null;
+    this.coloring = null;
     this.pageLink = false;
     // Events from the shadow tree (composed) and from slotted panels arrive here.
     this.addEventListener('wt-draw-select', (e) => this.selectDraw((e as CustomEvent<{ draw: number }>).detail.draw));
@@ -151,7 +162,7 @@ export class WarptraceApp extends LitElement {
     this.addEventListener('wt-recent-delete', (e) => void this.opener.deleteRecent((e as CustomEvent<{ id: string }>).detail.id));
   }
 
-  /** What a newly opened trace starts without: selections, range, cursor, hidden stages. */
+  /** What a newly opened trace starts without: selections, range, cursor, hidden stages, a color-by mode. */
   clearViewState(): void {
     this.selectedDraw = -1;
     this.drawMatches = null;
@@ -162,6 +173,7 @@ export class WarptraceApp extends LitElement {
     this.inFlight = null;
     this.highlightRows = null;
     this.hiddenStages = 0;
+    this.colorBy = COLOR_BY_STAGE;
   }
 
   override connectedCallback(): void {
@@ -333,6 +345,7 @@ export class WarptraceApp extends LitElement {
         <button data-recents-toggle @click=${() => (this.recentsOpen = !this.recentsOpen)} aria-expanded=${this.recentsOpen ? 'true' : 'false'}>Recent (${this.recents.length})</button>
         ${o === null ? nothing : traceTitle(o)}
         <span class="spacer"></span>
+        ${o === null ? nothing : colorBySelect(this.colors.optionsFor(o.trace), this.colorBy, (by) => (this.colorBy = by))}
         ${o === null ? nothing : stageChips(o, this.hiddenStages, (code) => this.toggleStage(code))}
         ${o === null
           ? nothing
@@ -349,7 +362,7 @@ export class WarptraceApp extends LitElement {
       ${this.recentsOpen ? html`<div class="recents-popover"><wt-recents .recents=${this.recents}></wt-recents></div>` : nothing}
       ${banner('error', this.error, () => (this.error = null))}
       ${banner('notice', this.notice, () => (this.notice = null))}
-      ${o !== null ? smSummary(o, this.hiddenStages, (code) => this.toggleStage(code)) : this.loading !== null ? smSummaryPlaceholder(this.loading.name) : nothing}
+      ${o !== null ? smSummary(o, this.hiddenStages, (code) => this.toggleStage(code), colorLegend(this.coloring?.colors ?? null)) : this.loading !== null ? smSummaryPlaceholder(this.loading.name) : nothing}
       <main class="${this.hasPanels ? 'with-panels' : ''} ${this.columns.classes()}" style=${this.columns.style()}>
         ${this.loading === null ? nothing : renderProgress(this.loading, () => this.cancelLoading())}
         ${o === null && this.loading === null ? emptyPage({ sampleProblem: this.sampleProblem, recents: this.recents, onPickFile: this.pickFile, onSynthetic: () => void this.openSynthetic(1_000_000) }) : traceView(this, o, this.slots.has('beside-timeline'), this.slots.onSlotChange, this.columns.edge('left'))}

@@ -1,6 +1,6 @@
 /**
  * Deep links (Perfetto's permalinks, offline): the view of a trace written into the
- * page URL's hash, `#fp=…&t=START,END&sm=0,48&draw=12&warp=3456&find=shadow&name=…`,
+ * page URL's hash, `#fp=…&t=START,END&sm=0,48&draw=12&warp=3456&find=shadow&color=lanes&name=…`,
  * and read back, checked field by field against the trace it is applied to.
  *
  * The trace's URL, when it has one, travels in the query (`?trace=URL`, what the app
@@ -11,6 +11,7 @@
  */
 import type { Trace } from '../../shared-schema/index.js';
 import type { TimeWindow } from '../model/time-scale.js';
+import { COLOR_BY_STAGE, colorByKey, parseColorBy, type ColorBy } from '../model/color-by.js';
 
 /** The parts of the view a link restores. */
 export interface ViewLinkState {
@@ -26,6 +27,8 @@ export interface ViewLinkState {
   readonly selectedWarp: number;
   /** The draw list's find text ('' for none). */
   readonly find: string;
+  /** What warp bars are colored by (`color=lanes`, `color=branch:ID`; stage, the default, is left out). */
+  readonly colorBy: ColorBy;
 }
 
 export interface ParsedViewLink {
@@ -35,7 +38,7 @@ export interface ParsedViewLink {
   readonly problems: readonly string[];
 }
 
-const KEYS = ['fp', 'name', 't', 'sm', 'draw', 'warp', 'find'] as const;
+const KEYS = ['fp', 'name', 't', 'sm', 'draw', 'warp', 'find', 'color'] as const;
 /** Longest find text kept (a link is typed or pasted by people; the box holds a short query). */
 const MAX_FIND = 200;
 const MAX_NAME = 200;
@@ -82,6 +85,8 @@ export function encodeViewLink(state: ViewLinkState): string {
   if (state.selectedDraw >= 0) put('draw', String(state.selectedDraw));
   if (state.selectedWarp >= 0) put('warp', String(state.selectedWarp));
   if (state.find !== '') put('find', state.find.slice(0, MAX_FIND));
+  // The token is letters, digits and ':' only: written as it is, so the link reads color=branch:16777216.
+  if (state.colorBy.kind !== 'stage') parts.push(`color=${colorByKey(state.colorBy)}`);
   if (state.name !== null) put('name', state.name.slice(0, MAX_NAME));
   return parts.join('&');
 }
@@ -141,7 +146,10 @@ export function parseViewLink(hash: string): ParsedViewLink {
     if (findField.length <= MAX_FIND && !/[\u0000-\u001f]/.test(findField)) find = findField;
     else problems.push('find (too long or not text)');
   }
-  return { state: { fingerprint, name, view, expandedSms, selectedDraw, selectedWarp, find }, problems };
+  const colorField = fields.get('color');
+  const colorBy = colorField === undefined ? COLOR_BY_STAGE : parseColorBy(colorField);
+  if (colorBy === null) problems.push('color (not stage, lanes or branch:MARK)');
+  return { state: { fingerprint, name, view, expandedSms, selectedDraw, selectedWarp, find, colorBy: colorBy ?? COLOR_BY_STAGE }, problems };
 }
 
 /** What of a link fits the trace it is applied to. */
@@ -153,7 +161,7 @@ export interface CheckedViewLink {
 
 /**
  * Drops the fields that do not fit `trace`: a window outside the capture, SMs without a
- * lane, a draw or warp past the end. `laneSms`: the SMs that have a lane; `bounds`: the
+ * lane, a draw or warp past the end, a branch on a mark the trace does not have. `laneSms`: the SMs that have a lane; `bounds`: the
  * capture's time span.
  */
 export function checkViewLink(state: ViewLinkState, trace: Trace, laneSms: ReadonlySet<number>, bounds: TimeWindow): CheckedViewLink {
@@ -175,7 +183,12 @@ export function checkViewLink(state: ViewLinkState, trace: Trace, laneSms: Reado
     problems.push(`warp ${selectedWarp} (the trace has ${trace.warps.count.toLocaleString('en-US')})`);
     selectedWarp = -1;
   }
-  return { state: { ...state, view, expandedSms, selectedDraw, selectedWarp }, problems };
+  let colorBy = state.colorBy;
+  if (colorBy.kind === 'branch' && !(trace.marks?.id.includes(colorBy.mark) ?? false)) {
+    problems.push(`color (the trace has no mark ${colorBy.mark})`);
+    colorBy = COLOR_BY_STAGE;
+  }
+  return { state: { ...state, view, expandedSms, selectedDraw, selectedWarp, colorBy }, problems };
 }
 
 /**

@@ -12,7 +12,7 @@
  *   renderer reads the warps themselves, which are then few per column.
  * - drawSpans: first warp start and last warp end of each draw.
  */
-import { STAGE_COUNT, UNKNOWN_SLOT, type Trace } from '../../shared-schema/index.js';
+import { UNKNOWN_SLOT, type Trace } from '../../shared-schema/index.js';
 import { addCoverage, resolveCoverage } from './coverage.js';
 
 /** Rows per block of blockMaxEnd. */
@@ -26,7 +26,7 @@ export interface OccupancyPyramid {
   readonly originNs: number;
   /** Width of a level-0 bin, ns (a power of two). */
   readonly binNs: number;
-  /** Stage codes with warps on this lane, ascending; `levels[k]` belongs to stages[k]. */
+  /** Stage codes with warps on this lane, ascending (class codes in a class pyramid); `levels[k]` belongs to stages[k]. */
   readonly stages: Uint8Array;
   /** levels[k][l]: bins of level l for stages[k]; level l bins are binNs·2^l wide. */
   readonly levels: readonly (readonly Uint16Array[])[];
@@ -122,7 +122,7 @@ function buildLane(trace: Trace, group: number, smId: number, begin: number, end
   const firstStart = n > 0 ? startNs[begin]! : 0;
   if (n === 0) lastEnd = 0;
   const packed = hasUnknownSlot ? packUnknownSlots(trace, begin, end) : null;
-  const { pyramid, peak } = buildOccupancy(trace, begin, end, firstStart, lastEnd, stageMask);
+  const { pyramid, peak } = buildOccupancy(trace, begin, end, firstStart, lastEnd, stage, stageMask);
   return {
     info: {
       group,
@@ -167,13 +167,20 @@ function packUnknownSlots(trace: Trace, begin: number, end: number): { rows: num
   return { rows: rowEnd.length, row };
 }
 
-function buildOccupancy(
+/**
+ * The occupancy pyramid of rows [begin, end) of one lane, per code of `codes` (the stage
+ * column, or a color-by class column: class-occupancy.ts): `codeMask` has a bit for every
+ * code a counted row has; rows of a stage in `hiddenStages` are left out.
+ */
+export function buildOccupancy(
   trace: Trace,
   begin: number,
   end: number,
   firstStart: number,
   lastEnd: number,
-  stageMask: number,
+  codes: Uint8Array,
+  codeMask: number,
+  hiddenStages = 0,
 ): { pyramid: OccupancyPyramid; peak: number } {
   const { startNs, durationNs, stage } = trace.warps;
   const n = end - begin;
@@ -184,22 +191,24 @@ function buildOccupancy(
   const originNs = Math.floor(firstStart / binNs) * binNs;
   const bins = Math.max(1, Math.ceil((lastEnd - originNs) / binNs) + 1);
 
-  const stages: number[] = [];
-  for (let s = 0; s < STAGE_COUNT; s++) if (stageMask & (1 << s)) stages.push(s);
-  const slotOfStage = new Int8Array(STAGE_COUNT).fill(-1);
-  stages.forEach((s, k) => (slotOfStage[s] = k));
-  const area = stages.map(() => new Float32Array(bins));
-  const diff = stages.map(() => new Float32Array(bins + 1));
+  const present: number[] = [];
+  for (let c = 0; c < 32; c++) if (codeMask & (1 << c)) present.push(c);
+  const slotOfCode = new Int8Array(32).fill(-1);
+  present.forEach((c, k) => (slotOfCode[c] = k));
+  const area = present.map(() => new Float32Array(bins));
+  const diff = present.map(() => new Float32Array(bins + 1));
   const inv = 1 / binNs;
   for (let i = begin; i < end; i++) {
-    const k = slotOfStage[stage[i]!]!;
+    if (hiddenStages !== 0 && (hiddenStages >>> stage[i]!) & 1) continue;
+    const k = slotOfCode[codes[i]! & 31]!;
+    if (k < 0) continue;
     const u0 = (startNs[i]! - originNs) * inv;
     addCoverage(area[k]!, diff[k]!, u0, u0 + durationNs[i]! * inv);
   }
   let peak = 0;
   let maxValue = 0;
   const total = new Float32Array(bins);
-  for (let k = 0; k < stages.length; k++) {
+  for (let k = 0; k < present.length; k++) {
     resolveCoverage(area[k]!, diff[k]!);
     const a = area[k]!;
     for (let b = 0; b < bins; b++) {
@@ -211,7 +220,7 @@ function buildOccupancy(
   // Quantize to 16 bits against the lane's largest bin: plenty for a chart.
   const unit = maxValue > 0 ? maxValue / 65535 : 1;
   const levels = area.map((a) => quantizedPyramid(a, unit));
-  return { pyramid: { originNs, binNs, stages: Uint8Array.from(stages), levels, unit }, peak };
+  return { pyramid: { originNs, binNs, stages: Uint8Array.from(present), levels, unit }, peak };
 }
 
 function quantizedPyramid(level0: Float32Array, unit: number): Uint16Array[] {

@@ -8,14 +8,16 @@
  * pixels with two uniforms, so pans and zooms within the range cost nothing.
  *
  * - Collapsed lane: occupancy (average warps in flight per column) stacked by
- *   stage. Zoomed out it sums the lane's occupancy pyramid; once a column is
+ *   stage, or by class under a color-by mode (`coloring`: color-by.ts, whose
+ *   class pyramids stand in for the stage pyramids). Zoomed out it sums the lane's occupancy pyramid; once a column is
  *   narrower than a pyramid bin it reads the warps themselves (then about
  *   WARPS_PER_BIN per column at most, so cost still follows columns).
  * - Expanded lane: one row per warp slot. A warp at least one column wide is
  *   its own bar; narrower warps of a slot that start in the same column fold
  *   into one bar colored by the longest of them (so a long stall stays visible).
+ *   A bar's color is its stage's, or its class's under a color-by mode.
  */
-import { STAGE_COUNT, type Trace } from '../../shared-schema/index.js';
+import type { Trace } from '../../shared-schema/index.js';
 import { STAGE_DIM_RGBA, STAGE_RGBA, THEME, packRgba } from './colors.js';
 import { addCoverage, resolveCoverage } from './coverage.js';
 import { INSTANCE_FLOATS, InstanceWriter } from './instances.js';
@@ -24,6 +26,9 @@ import { lowerBoundStart, rowsRunningAt, type LaneIndex, type LaneInfo } from '.
 import { slotRowOf, type LaneLayout, type LaneRow } from './lane-layout.js';
 import { highlightedIn, isHighlighted, type RowHighlight } from './row-highlight.js';
 import { MARK_MIN_COLUMNS, MarkedBars, pushMarkTicks } from './mark-ticks.js';
+import { LabelList } from './label-list.js';
+import type { LaneColoring } from './class-occupancy.js';
+import { MAX_COLOR_CLASSES } from './color-by.js';
 
 export interface LodRequest {
   readonly trace: Trace;
@@ -43,6 +48,8 @@ export interface LodRequest {
   readonly selectedDraw: number;
   /** Rows that stay bright while all others dim (with a selected draw: rows of both); null for none. */
   readonly highlight?: RowHighlight | null;
+  /** Color by a mode's classes, collapsed lanes from its class pyramids; null or absent: by stage. */
+  readonly coloring?: LaneColoring | null;
 }
 
 export interface LodStats {
@@ -56,8 +63,8 @@ export interface LodStats {
   markTicks: number;
 }
 
-/** Index of the "other draws" accumulator next to the stage accumulators. */
-const OTHERS = STAGE_COUNT;
+/** Index of the "other draws" accumulator next to the stage (or class) accumulators. */
+const OTHERS = MAX_COLOR_CLASSES;
 const OTHERS_RGBA = packRgba(THEME.dimOthers);
 const LANE_BG = packRgba(THEME.laneAlt);
 const SLOT_BG = packRgba(0x1c1f26);
@@ -65,37 +72,6 @@ const SLOT_BG = packRgba(0x1c1f26);
 const HIGHLIGHT_FOLD_BONUS = 1e15;
 /** Minimum warp length, in columns, that gets a label candidate (the overlay checks real widths). */
 const LABEL_MIN_COLUMNS = 10;
-
-/** Warps wide enough to print their custom id on: row and bar geometry (ns relative to origin, px). */
-export class LabelList {
-  rows = new Uint32Array(256);
-  x0 = new Float64Array(256);
-  x1 = new Float64Array(256);
-  y = new Float32Array(256);
-  count = 0;
-
-  push(row: number, x0: number, x1: number, y: number): void {
-    if (this.count === this.rows.length) this.grow();
-    const k = this.count++;
-    this.rows[k] = row;
-    this.x0[k] = x0;
-    this.x1[k] = x1;
-    this.y[k] = y;
-  }
-
-  private grow(): void {
-    const n = this.rows.length * 2;
-    const rows = new Uint32Array(n);
-    rows.set(this.rows);
-    const x0 = new Float64Array(n);
-    x0.set(this.x0);
-    const x1 = new Float64Array(n);
-    x1.set(this.x1);
-    const y = new Float32Array(n);
-    y.set(this.y);
-    Object.assign(this, { rows, x0, x1, y });
-  }
-}
 
 export class LaneLodBuilder {
   readonly bars = new InstanceWriter(4096);
@@ -108,9 +84,13 @@ export class LaneLodBuilder {
   private area: Float32Array[] = [];
   private diff: Float32Array[] = [];
   private running: number[] = [];
-  private runStart = new Int32Array(STAGE_COUNT + 1);
-  private runY0 = new Float32Array(STAGE_COUNT + 1);
-  private runY1 = new Float32Array(STAGE_COUNT + 1);
+  private runStart = new Int32Array(OTHERS + 1);
+  private runY0 = new Float32Array(OTHERS + 1);
+  private runY1 = new Float32Array(OTHERS + 1);
+  /** This build's code per warp (stage or class) and its colors. */
+  private codes: Uint8Array = new Uint8Array(0);
+  private rgba: Uint32Array = STAGE_RGBA;
+  private dimRgba: Uint32Array = STAGE_DIM_RGBA;
   private foldCol = new Float64Array(0);
   private foldX0 = new Float64Array(0);
   private foldX1 = new Float64Array(0);
@@ -122,6 +102,10 @@ export class LaneLodBuilder {
     this.bars.reset();
     this.labels.count = 0;
     this.ensureColumns(req.columns);
+    const colors = req.coloring?.colors ?? null;
+    this.codes = colors?.classOf ?? req.trace.warps.stage;
+    this.rgba = colors?.rgba ?? STAGE_RGBA;
+    this.dimRgba = colors?.dimRgba ?? STAGE_DIM_RGBA;
     const stats: LodStats = { rowsVisited: 0, pyramidLanes: 0, directLanes: 0, markTicks: 0 };
     const extent = req.columns * req.colNs;
     for (let k = req.firstLane; k < req.lastLane; k++) {
@@ -140,7 +124,7 @@ export class LaneLodBuilder {
       const size = Math.max(columns, 1024);
       this.areaStore = [];
       this.diffStore = [];
-      for (let s = 0; s <= STAGE_COUNT; s++) {
+      for (let s = 0; s <= OTHERS; s++) {
         this.areaStore.push(new Float32Array(size));
         this.diffStore.push(new Float32Array(size + 1));
       }
@@ -151,23 +135,27 @@ export class LaneLodBuilder {
 
   private buildOccupancy(req: LodRequest, row: LaneRow, lane: LaneInfo, stats: LodStats): void {
     const { columns, colNs, originNs } = req;
-    const pyr = lane.occupancy;
+    // A class pyramid leaves hidden stages out already; a stage pyramid's codes are stages.
+    const classPyr = req.coloring?.pyramids[lane.group] ?? null;
+    const pyr = classPyr ?? lane.occupancy;
     let used = 0; // bit per accumulator filled
     const visible = lane.stageMask & ~req.hiddenStages;
+    const visibleCodes = classPyr === null ? visible : -1;
     if (colNs >= pyr.binNs && req.highlight != null) {
       stats.pyramidLanes++;
-      used = this.highlightedOccupancy(req, req.highlight, lane, visible);
+      used = this.highlightedOccupancy(req, req.highlight, lane, visible, visibleCodes);
     } else if (colNs >= pyr.binNs) {
       stats.pyramidLanes++;
       for (let k = 0; k < pyr.stages.length; k++) {
-        const stage = pyr.stages[k]!;
-        if ((visible & (1 << stage)) === 0) continue;
-        addPyramidColumns(pyr, k, originNs, colNs, columns, this.area[stage]!);
-        used |= 1 << stage;
+        const code = pyr.stages[k]!;
+        if ((visibleCodes & (1 << code)) === 0) continue;
+        addPyramidColumns(pyr, k, originNs, colNs, columns, this.area[code]!);
+        used |= 1 << code;
       }
     } else {
       stats.directLanes++;
       const { startNs, durationNs, stage, draw } = req.trace.warps;
+      const codes = this.codes;
       const inv = 1 / colNs;
       const endNs = originNs + columns * colNs;
       const first = lowerBoundStart(startNs, lane, originNs);
@@ -178,7 +166,7 @@ export class LaneLodBuilder {
       const add = (i: number) => {
         const st = stage[i]!;
         if ((visible & (1 << st)) === 0) return;
-        const target = (sel >= 0 && draw[i] !== sel) || (hl !== null && !isHighlighted(hl, i)) ? OTHERS : st;
+        const target = (sel >= 0 && draw[i] !== sel) || (hl !== null && !isHighlighted(hl, i)) ? OTHERS : codes[i]!;
         const u0 = (startNs[i]! - originNs) * inv;
         addCoverage(this.area[target]!, this.diff[target]!, u0, u0 + durationNs[i]! * inv);
         used |= 1 << target;
@@ -186,34 +174,35 @@ export class LaneLodBuilder {
       for (const i of this.running) add(i);
       for (let i = first; i < last; i++) add(i);
       stats.rowsVisited += this.running.length + (last - first);
-      for (let t = 0; t <= STAGE_COUNT; t++) if (used & (1 << t)) resolveCoverage(this.area[t]!, this.diff[t]!);
+      for (let t = 0; t <= OTHERS; t++) if (used & (1 << t)) resolveCoverage(this.area[t]!, this.diff[t]!);
     }
     this.emitStacked(req, row, used);
   }
 
   /**
    * Occupancy with a highlight, zoomed out: the highlighted warps' coverage by
-   * stage (cost follows the highlighted rows of the lane), and the rest of the
-   * pyramid's occupancy as "others" stacked above it. Returns the used mask.
+   * stage or class (cost follows the highlighted rows of the lane), and the rest
+   * of the pyramid's occupancy as "others" stacked above it. Returns the used mask.
    */
-  private highlightedOccupancy(req: LodRequest, h: RowHighlight, lane: LaneInfo, visible: number): number {
+  private highlightedOccupancy(req: LodRequest, h: RowHighlight, lane: LaneInfo, visible: number, visibleCodes: number): number {
     const { columns, colNs, originNs } = req;
     const { startNs, durationNs, stage } = req.trace.warps;
-    const pyr = lane.occupancy;
+    const codes = this.codes;
+    const pyr = req.coloring?.pyramids[lane.group] ?? lane.occupancy;
     const others = this.area[OTHERS]!;
-    for (let k = 0; k < pyr.stages.length; k++) if ((visible & (1 << pyr.stages[k]!)) !== 0) addPyramidColumns(pyr, k, originNs, colNs, columns, others);
+    for (let k = 0; k < pyr.stages.length; k++) if ((visibleCodes & (1 << pyr.stages[k]!)) !== 0) addPyramidColumns(pyr, k, originNs, colNs, columns, others);
     let used = 1 << OTHERS;
     const [lo, hi] = highlightedIn(h, lane.rowBegin, lane.rowEnd);
     const inv = 1 / colNs;
     for (let k = lo; k < hi; k++) {
       const i = h.rows[k]!;
-      const st = stage[i]!;
-      if ((visible & (1 << st)) === 0) continue;
+      if ((visible & (1 << stage[i]!)) === 0) continue;
+      const c = codes[i]!;
       const u0 = (startNs[i]! - originNs) * inv;
-      addCoverage(this.area[st]!, this.diff[st]!, u0, u0 + durationNs[i]! * inv);
-      used |= 1 << st;
+      addCoverage(this.area[c]!, this.diff[c]!, u0, u0 + durationNs[i]! * inv);
+      used |= 1 << c;
     }
-    for (let t = 0; t < STAGE_COUNT; t++) {
+    for (let t = 0; t < OTHERS; t++) {
       if ((used & (1 << t)) === 0) continue;
       const area = this.area[t]!;
       resolveCoverage(area, this.diff[t]!);
@@ -230,13 +219,13 @@ export class LaneLodBuilder {
     const bottom = row.y + row.headerHeight - 1;
     const pxPerWarp = chart / req.occupancyScale;
     const targets: number[] = [];
-    for (let t = 0; t <= STAGE_COUNT; t++) if (used & (1 << t)) targets.push(t);
+    for (let t = 0; t <= OTHERS; t++) if (used & (1 << t)) targets.push(t);
     const runStart = this.runStart.fill(-1);
     const runY0 = this.runY0;
     const runY1 = this.runY1;
     const flush = (t: number, endCol: number) => {
       if (runStart[t]! < 0) return;
-      const rgba = t === OTHERS ? OTHERS_RGBA : STAGE_RGBA[t]!;
+      const rgba = t === OTHERS ? OTHERS_RGBA : this.rgba[t]!;
       this.bars.push(runStart[t]! * colNs, endCol * colNs, bottom - runY1[t]!, bottom - runY0[t]!, rgba);
       runStart[t] = -1;
     };
@@ -294,7 +283,8 @@ export class LaneLodBuilder {
     for (let r = 0; r < rowsN; r += 2) bars.push(0, columns * colNs, top + r * h, top + (r + 1) * h, SLOT_BG);
     const hl = req.highlight ?? null;
     const dimmed = (i: number) => (sel >= 0 && draw[i] !== sel) || (hl !== null && !isHighlighted(hl, i));
-    const colorOf = (i: number) => (dimmed(i) ? STAGE_DIM_RGBA : STAGE_RGBA)[stage[i]!]!;
+    const codes = this.codes;
+    const colorOf = (i: number) => (dimmed(i) ? this.dimRgba : this.rgba)[codes[i]!]!;
     // In a fold, a highlighted warp wins over longer dimmed ones (so a highlighted warp never vanishes).
     const foldWeight = (i: number, d: number) => (hl !== null && isHighlighted(hl, i) ? d + HIGHLIGHT_FOLD_BONUS : d);
     // Last bar emitted per slot row: a bar of the same color starting less

@@ -1,6 +1,7 @@
 /** Everything one frame of the timeline shows: the renderer's whole input. */
 import type { Trace } from '../../shared-schema/index.js';
 import type { DrawLayout } from '../model/draw-layout.js';
+import type { LaneColoring } from '../model/class-occupancy.js';
 import type { GhostTrack } from '../model/ghost-track.js';
 import type { LaneIndex } from '../model/lane-index.js';
 import type { LaneLayout } from '../model/lane-layout.js';
@@ -41,6 +42,8 @@ export interface TimelineFrame {
   readonly occupancyScale: number;
   /** The A/B baseline's ghost draws (a new object whenever they change); null without a baseline. */
   readonly ghost: GhostFrame | null;
+  /** Warps colored by a color-by mode's classes (model/color-by.ts); null: by stage. */
+  readonly coloring: LaneColoring | null;
 }
 
 export interface GhostFrame {

@@ -8,7 +8,7 @@ import { STAGES, formatNs } from '../../shared-schema/index.js';
 import { THEME, cssColor } from '../model/colors.js';
 import { axisTicks, formatTick, placeTickLabels } from '../model/time-axis.js';
 import { laneLabel, lanesInRange, packedRowOf, slotOfRow } from '../model/lane-layout.js';
-import type { LabelList } from '../model/lane-lod.js';
+import type { LabelList } from '../model/label-list.js';
 import { drawsInWindow, elideToWidth, regionBarsInWindow } from '../model/draw-layout.js';
 import { drawBandLabelYs, timeWidth } from '../model/screen-layout.js';
 import { spanOf } from '../model/time-scale.js';

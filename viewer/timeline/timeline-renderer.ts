@@ -32,6 +32,7 @@ interface LodKey {
   readonly selectedDraw: number;
   readonly highlight: object | null;
   readonly ghost: object | null;
+  readonly coloring: object | null;
   readonly colNs: number;
   readonly originNs: number;
   readonly columns: number;
@@ -63,6 +64,7 @@ export class TimelineRenderer {
   private lodKey: LodKey | null = null;
   private overviewKey = '';
   private overviewSource: object | null = null;
+  private overviewColoring: object | null = null;
   private drawsOrigin = 0;
   /** Statistics of a geometry build not yet reported with a frame. */
   private built: FrameStats | null = null;
@@ -189,6 +191,7 @@ export class TimelineRenderer {
       key.selectedDraw !== f.selectedDraw ||
       key.highlight !== f.highlight ||
       key.ghost !== f.ghost ||
+      key.coloring !== f.coloring ||
       key.colNs !== colNs ||
       key.occupancyScale !== f.occupancyScale ||
       f.view.startNs < key.originNs ||
@@ -216,6 +219,7 @@ export class TimelineRenderer {
         hiddenStages: f.hiddenStages,
         selectedDraw: f.selectedDraw,
         highlight: f.highlight,
+        coloring: f.coloring,
       });
       this.lanesMesh.setInstances(this.lod.bars);
       const draws = drawsInWindow(f.drawLayout, originNs, originNs + columns * colNs);
@@ -235,6 +239,7 @@ export class TimelineRenderer {
         selectedDraw: f.selectedDraw,
         highlight: f.highlight,
         ghost: f.ghost,
+        coloring: f.coloring,
         colNs,
         originNs,
         columns,
@@ -246,12 +251,13 @@ export class TimelineRenderer {
     }
     // Overview: whole bounds, one column per pixel; rebuilt on resize or filter change.
     const overviewKey = `${tw}|${f.bounds.startNs}|${f.bounds.endNs}|${f.hiddenStages}|${s.overview.height}`;
-    if (overviewKey !== this.overviewKey || this.overviewSource !== f.index) {
+    if (overviewKey !== this.overviewKey || this.overviewSource !== f.index || this.overviewColoring !== f.coloring) {
       const columns = Math.max(1, Math.floor(tw));
-      buildOverview(f.index, f.bounds.startNs, spanOf(f.bounds) / columns, columns, f.hiddenStages, s.overview.y + 2, s.overview.height - 4, this.scratch);
+      buildOverview(f.index, f.bounds.startNs, spanOf(f.bounds) / columns, columns, f.hiddenStages, s.overview.y + 2, s.overview.height - 4, this.scratch, f.coloring);
       this.overviewMesh.setInstances(this.scratch);
       this.overviewKey = overviewKey;
       this.overviewSource = f.index;
+      this.overviewColoring = f.coloring;
     }
   }
 

@@ -1,0 +1,85 @@
+// Keeps <warptrace-app>'s `coloring` (what the timeline colors warps by: model/color-by.ts and
+// class-occupancy.ts) in step with its `colorBy` mode, the open trace and the hidden stages.
+// A mode change computes the class column in one task (≤ 40 ms at 5 M warps: bench/RESULTS.md
+// "Color by"), then each lane's class pyramid in a task of its own; the timeline keeps the old
+// colors until all are built, so it never shows half a mode. Small traces are done in the
+// update that asked. Stage mode needs nothing: coloring null.
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { Trace } from '../../shared-schema/index.js';
+import { nextTask } from '../base/tasks.js';
+import { classPyramid, type LaneColoring } from '../model/class-occupancy.js';
+import { colorByKey, colorByOptions, colorClasses, markIdsOf, type ColorBy, type ColorByOption, type ColorClasses } from '../model/color-by.js';
+import type { OccupancyPyramid } from '../model/lane-index.js';
+import type { OpenedTrace } from './app-types.js';
+
+export interface ColorByHost extends ReactiveControllerHost {
+  readonly opened: OpenedTrace | null;
+  readonly colorBy: ColorBy;
+  readonly hiddenStages: number;
+  coloring: LaneColoring | null;
+}
+
+/** Traces up to this many warps get their coloring in the update that asked for it (a few ms). */
+const SYNC_WARPS = 300_000;
+
+interface Wanted {
+  readonly trace: Trace;
+  readonly key: string;
+  readonly hiddenStages: number;
+}
+
+export class ColorBySync implements ReactiveController {
+  private wanted: Wanted | null = null;
+  private generation = 0;
+  private options: { trace: Trace; list: ColorByOption[] } | null = null;
+  /** Settles when the last coloring asked for is built or given up (tests, benchmarks). */
+  settled: Promise<void> = Promise.resolve();
+
+  constructor(private readonly host: ColorByHost) {
+    host.addController(this);
+  }
+
+  /** The modes the open trace offers (a branch per mark id it has), in the selector's order. */
+  optionsFor(trace: Trace): ColorByOption[] {
+    if (this.options?.trace !== trace) this.options = { trace, list: colorByOptions(markIdsOf(trace.marks)) };
+    return this.options.list;
+  }
+
+  hostUpdate(): void {
+    const h = this.host;
+    const o = h.opened;
+    if (o === null || h.colorBy.kind === 'stage') {
+      if (this.wanted !== null) this.generation++;
+      this.wanted = null;
+      if (h.coloring !== null) h.coloring = null;
+      return;
+    }
+    const want: Wanted = { trace: o.trace, key: colorByKey(h.colorBy), hiddenStages: h.hiddenStages };
+    const w = this.wanted;
+    if (w !== null && w.trace === want.trace && w.key === want.key && w.hiddenStages === want.hiddenStages) return;
+    // Only the hidden stages changed: the classes stand, the pyramids are built again.
+    const current = h.coloring?.colors ?? null;
+    const reuse = current !== null && w !== null && w.trace === want.trace && w.key === want.key ? current : null;
+    this.wanted = want;
+    const generation = ++this.generation;
+    if (o.trace.warps.count <= SYNC_WARPS) {
+      const colors = reuse ?? colorClasses(o.trace, h.colorBy);
+      h.coloring = { colors, hiddenStages: want.hiddenStages, pyramids: o.index.lanes.map((lane) => classPyramid(o.trace, lane, colors, want.hiddenStages)) };
+      return;
+    }
+    this.settled = this.build(o, h.colorBy, want.hiddenStages, reuse, generation);
+  }
+
+  private async build(o: OpenedTrace, by: ColorBy, hiddenStages: number, reuse: ColorClasses | null, generation: number): Promise<void> {
+    await nextTask();
+    if (generation !== this.generation) return;
+    const colors = reuse ?? colorClasses(o.trace, by);
+    const pyramids: OccupancyPyramid[] = [];
+    for (const lane of o.index.lanes) {
+      await nextTask();
+      if (generation !== this.generation) return;
+      pyramids.push(classPyramid(o.trace, lane, colors, hiddenStages));
+    }
+    this.host.coloring = { colors, hiddenStages, pyramids };
+  }
+}
