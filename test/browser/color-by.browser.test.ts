@@ -237,6 +237,37 @@ describe('color by', () => {
     assertEqual(text(0), `no lane ${(w.count - marked.size).toLocaleString('en-US')}`, 'grey count');
   });
 
+  it('zoomed out, collapsed lanes and the overview stack their occupancy by class, not by stage', async () => {
+    app = await sampleApp(MARKS_FILE);
+    const tl = app.timeline!;
+    const t = app.opened!.trace;
+    tl.fitAll();
+    await afterTwoFrames();
+    const s = tl.screenLayout;
+    const stageRgbs = ['RAYGEN', 'CLOSEST_HIT', 'ANY_HIT', 'INTERSECTION'].map((n) => rgbOf(STAGES.find((x) => x.name === n)!.color));
+    const branchRgbs = [...BRANCH_RGB].map(rgbOf);
+    /** Pixels of the lanes and the overview near each of `colors`. */
+    const counts = (colors: number[][]) => {
+      const out = colors.map(() => 0);
+      for (const [y, h] of [[s.lanes.y, s.lanes.height], [s.overview.y, s.overview.height]] as const) {
+        const px = tl.readPixels(s.gutter, y, timeWidth(s), h);
+        for (let i = 0; i < px.length; i += 4) colors.forEach((c, k) => (out[k]! += near(px.subarray(i, i + 3), c, 6) ? 1 : 0));
+      }
+      return out;
+    };
+    assert(t.warps.count > 0 && tl.laneLayout.rows.every((r) => !r.expanded), 'every lane collapsed');
+    const byStage = counts(stageRgbs);
+    assert(byStage.every((n) => n > 0), `stage mode: ray-tracing stage colors drawn (${byStage.join(', ')} px)`);
+    selectMode(app, 'branch: before trace #1');
+    await app.updateComplete;
+    await waitFor('the branch coloring', () => app!.coloring?.colors.by.kind === 'branch');
+    await afterTwoFrames();
+    const stagesLeft = counts(stageRgbs);
+    assert(stagesLeft.every((n) => n === 0), `branch mode: no stage colors left (${stagesLeft.join(', ')} px)`);
+    const byBranch = counts(branchRgbs);
+    assert(byBranch.every((n) => n > 0), `branch mode: grey, yellow and red all drawn (${byBranch.join(', ')} px)`);
+  });
+
   it('the mode is keyboard reachable and travels in the view link', async () => {
     app = await sampleApp(MARKS_FILE);
     const select = app.shadowRoot!.querySelector<HTMLSelectElement>('select[aria-label="Color warps by"]')!;

@@ -62,15 +62,17 @@ export function liveLaneClasses(trace: Trace): { classOf: Uint8Array; palette: C
   const perInvocation = perInvocationStages(trace);
   const classOf = new Uint8Array(w.count);
   const { activeMask, activeMaskHi, stage } = w;
+  let invocations = 0;
   for (let i = 0; i < w.count; i++) {
     if ((perInvocation >>> stage[i]!) & 1) {
       classOf[i] = PER_INVOCATION;
+      invocations++;
       continue;
     }
     const lanes = popcount32(activeMask[i]!) + (activeMaskHi === null ? 0 : popcount32(activeMaskHi[i]!));
     classOf[i] = ofLanes[lanes]!;
   }
-  return { classOf, palette: lanePalette(size, perInvocation !== 0) };
+  return { classOf, palette: lanePalette(size, invocations > 0) };
 }
 
 function lanePalette(size: number, withPerInvocation: boolean): ClassPalette {
