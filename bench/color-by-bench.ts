@@ -1,9 +1,10 @@
 /**
  * The timeline's "Color by" (viewer/model/color-by.ts) on synthetic
  * H100-shaped traces, in Node: the class column of each mode (what a mode
- * change computes on the page), the list of mark ids, and the class pyramids
- * of all lanes (what collapsed lanes read; the timeline builds them a lane per
- * task), with the largest lane's pyramid, the longest such task. Marks are
+ * change computes on the page), the list of mark ids, the class pyramids of
+ * all lanes (what collapsed lanes read) and the largest lane's; then the whole
+ * coloring as the page builds it (laneColoringSteps, 65,536 rows a step) and
+ * its longest step, the most one step adds to a task of the page. Marks are
  * added to a quarter of the warps (two each, a third of them with some lanes
  * off) so the branch mode has work. Times are the best of 3 after a warm-up.
  *   npm run bench:color-by               (1 M and 5 M warps)
@@ -12,7 +13,7 @@
 import { cpus } from 'node:os';
 import { synthesizeTrace, type MarkColumns, type Trace } from '../shared-schema/index.js';
 import { colorClasses, markIdsOf, type ColorBy } from '../viewer/model/color-by.js';
-import { classPyramid } from '../viewer/model/class-occupancy.js';
+import { classPyramid, laneColoringSteps } from '../viewer/model/class-occupancy.js';
 import { buildLaneIndex } from '../viewer/model/lane-index.js';
 
 const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
@@ -64,6 +65,16 @@ for (const n of sizes.length > 0 ? sizes : [1_000_000, 5_000_000]) {
     let largest = index.lanes[0]!;
     for (const lane of index.lanes) if (lane.rowEnd - lane.rowBegin > largest.rowEnd - largest.rowBegin) largest = lane;
     const one = best(() => classPyramid(trace, largest, classes.value, 0));
+    const stepped = best(() => {
+      let longest = 0;
+      const steps = laneColoringSteps(trace, index, by, 0, null, 65_536);
+      for (;;) {
+        const t0 = performance.now();
+        const r = steps.next();
+        longest = Math.max(longest, performance.now() - t0);
+        if (r.done === true) return longest;
+      }
+    });
     table.push([
       trace.warps.count.toLocaleString('en-US'),
       by.kind,
@@ -71,11 +82,12 @@ for (const n of sizes.length > 0 ? sizes : [1_000_000, 5_000_000]) {
       by.kind === 'branch' ? `${ids.ms.toFixed(1)} (${trace.marks!.count.toLocaleString('en-US')} marks)` : '',
       pyramids.ms.toFixed(0),
       `${one.ms.toFixed(1)} (${(largest.rowEnd - largest.rowBegin).toLocaleString('en-US')} warps)`,
+      `${stepped.ms.toFixed(0)} / ${stepped.value.toFixed(1)}`,
     ]);
   }
 }
 
 console.log(`${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; best of 3, ms`);
-console.log('| warps | mode | class column | mark ids | class pyramids, all lanes | largest lane |');
-console.log('| --- | --- | --- | --- | --- | --- |');
+console.log('| warps | mode | class column | mark ids | class pyramids, all lanes | largest lane | in steps: all / longest step |');
+console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const row of table) console.log(`| ${row.join(' | ')} |`);

@@ -268,6 +268,33 @@ describe('color by', () => {
     assert(byBranch.every((n) => n > 0), `branch mode: grey, yellow and red all drawn (${byBranch.join(', ')} px)`);
   });
 
+  it('a trace of more than 300k warps gets its coloring in steps; a newer mode cancels an older one', async () => {
+    app = await mountApp();
+    assert(await app.openSynthetic(400_000), 'opens');
+    await app.updateComplete;
+    const o = app.opened!;
+    assert(o.trace.warps.count > 300_000, `${o.trace.warps.count} warps`);
+    app.colorBy = { kind: 'lanes' };
+    await app.updateComplete;
+    assertEqual(app.coloring, null, 'not built in the update that asked for it');
+    const lanes = app.colors.settled;
+    app.colorBy = { kind: 'stage' };
+    await app.updateComplete;
+    await lanes;
+    assertEqual(app.coloring, null, 'the lanes build was given up for stage');
+    app.colorBy = { kind: 'lanes' };
+    await app.updateComplete;
+    await app.colors.settled;
+    const c = app.coloring!;
+    assertEqual(c.colors.by.kind, 'lanes', 'built');
+    assertEqual(c.pyramids.length, o.index.lanes.length, 'a class pyramid per lane');
+    const w = o.trace.warps;
+    for (let i = 0; i < w.count; i += 997) {
+      const want = bits(w.activeMask[i]!) >= 32 ? 8 : Math.floor((bits(w.activeMask[i]!) * 8) / 32);
+      if (c.colors.classOf[i] !== want) assert(false, `warp ${i}: class ${c.colors.classOf[i]}, want ${want}`);
+    }
+  });
+
   it('the mode is keyboard reachable and travels in the view link', async () => {
     app = await sampleApp(MARKS_FILE);
     const select = app.shadowRoot!.querySelector<HTMLSelectElement>('select[aria-label="Color warps by"]')!;

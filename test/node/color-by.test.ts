@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { MARK_KIND_SHIFT, MarkKind, STAGES, decodeWtrace, traceFromJson, type Trace } from '../../shared-schema/index.js';
 import { markLabel } from '../../analysis/marks.js';
-import { BranchClass, branchClasses, markIdsOf } from '../../viewer/model/branch-classes.js';
-import { classPyramid } from '../../viewer/model/class-occupancy.js';
-import { colorByKey, colorByOptions, colorClasses, parseColorBy, type ColorBy } from '../../viewer/model/color-by.js';
-import { PER_INVOCATION, classLanes, laneClass, liveLaneClasses } from '../../viewer/model/lane-classes.js';
+import { BranchClass, markIdsOf } from '../../viewer/model/branch-classes.js';
+import { classPyramid, laneColoringSteps } from '../../viewer/model/class-occupancy.js';
+import { colorByKey, colorByOptions, colorClassSteps, colorClasses, parseColorBy, runSteps, type ColorBy } from '../../viewer/model/color-by.js';
+import { PER_INVOCATION, classLanes, laneClass } from '../../viewer/model/lane-classes.js';
 import { buildLaneIndex } from '../../viewer/model/lane-index.js';
 import { repoPath } from './paths.js';
 
@@ -62,13 +62,13 @@ function branchTrace(): Trace {
 
 test('branch classes: red when all the warp’s lanes reached the mark, yellow when some did, grey when none', () => {
   const t = branchTrace();
-  const { classOf } = branchClasses(t, A);
+  const { classOf } = colorClasses(t, { kind: 'branch', mark: A });
   const { ALL, SOME, NONE } = BranchClass;
   assert.deepEqual([...classOf], [ALL, SOME, NONE, ALL, ALL, SOME, NONE, SOME]);
   // Mark B: warps 2, 5 and 7 had all their lanes there; the others none.
-  assert.deepEqual([...branchClasses(t, B).classOf], [NONE, NONE, ALL, NONE, NONE, ALL, NONE, ALL]);
+  assert.deepEqual([...colorClasses(t, { kind: 'branch', mark: B }).classOf], [NONE, NONE, ALL, NONE, NONE, ALL, NONE, ALL]);
   // A mark id the trace lacks leaves every warp grey.
-  assert.deepEqual([...branchClasses(t, 99).classOf], new Array(8).fill(NONE));
+  assert.deepEqual([...colorClasses(t, { kind: 'branch', mark: 99 }).classOf], new Array(8).fill(NONE));
   const c = colorClasses(t, { kind: 'branch', mark: A });
   assert.deepEqual([c.counts[NONE], c.counts[SOME], c.counts[ALL]], [2, 3, 3]);
   assert.equal(c.caption, 'branch at mark 1');
@@ -126,7 +126,7 @@ test('live-lane classes: eighths of the subgroup, full warps apart, one class pe
 
 test('live-lane classes on lavapipe: stages without subgroup operations recorded invocations, not warps', () => {
   const t = sample('lavapipe-aqt.wtrace');
-  const { classOf, palette } = liveLaneClasses(t);
+  const { classOf, legend } = colorClasses(t, { kind: 'lanes' });
   const w = t.warps;
   const subgroup = new Set(t.device.subgroupStages);
   for (let i = 0; i < w.count; i++) {
@@ -136,10 +136,10 @@ test('live-lane classes on lavapipe: stages without subgroup operations recorded
     const want = subgroup.has(stage.name) ? (lanes >= 8 ? 8 : lanes) : PER_INVOCATION;
     if (classOf[i] !== want) assert.fail(`warp ${i} (${stage.name}, ${lanes} lanes): class ${classOf[i]}, want ${want}`);
   }
-  const labels = palette.legend.map((e) => e.label);
+  const labels = legend.map((e) => e.label);
   assert.deepEqual(labels, ['1', '2', '3', '4', '5', '6', '7', '8', 'per invocation']);
   // A capture whose every stage had subgroups has no per-invocation class.
-  assert.ok(!liveLaneClasses(sample('h100-aqt.wtrace')).palette.legend.some((e) => e.cls === PER_INVOCATION));
+  assert.ok(!colorClasses(sample('h100-aqt.wtrace'), { kind: 'lanes' }).legend.some((e) => e.cls === PER_INVOCATION));
 });
 
 test('class pyramids hold each class’s warp time, hidden stages left out', () => {
@@ -165,6 +165,26 @@ test('class pyramids hold each class’s warp time, hidden stages left out', () 
         assert.ok(Math.abs(got - ns) <= 0.5 * pyr.unit * pyr.binNs * level0.length + 1e-6 * ns, `SM ${lane.sm} class ${cls}: ${got} ns of ${ns}`);
       });
     }
+  }
+});
+
+test('computed a slice of rows at a time, as the page does, the classes and pyramids are those computed at once', () => {
+  const t = sample('h100-ray-tracing-marks.wtrace');
+  const index = buildLaneIndex(t);
+  const shadow = (MarkKind.BEFORE_TRACE << MARK_KIND_SHIFT) | 1;
+  for (const by of [{ kind: 'lanes' }, { kind: 'branch', mark: shadow }] as ColorBy[]) {
+    const whole = colorClasses(t, by);
+    // 997 rows a slice: slices end inside SM groups and between a warp's marks' rows.
+    let steps = 0;
+    const gen = colorClassSteps(t, by, 997);
+    for (let r = gen.next(); r.done !== true; r = gen.next()) steps++;
+    assert.equal(steps, Math.ceil(t.warps.count / 997) - 1, 'a yield between slices');
+    const sliced = runSteps(colorClassSteps(t, by, 997));
+    assert.deepEqual(sliced.classOf, whole.classOf, by.kind);
+    assert.deepEqual(sliced.counts, whole.counts, `${by.kind} counts`);
+    const hidden = 1 << code('MISS');
+    const coloring = runSteps(laneColoringSteps(t, index, by, hidden, null, 997));
+    index.lanes.forEach((lane, g) => assert.deepEqual(coloring.pyramids[g], classPyramid(t, lane, whole, hidden), `${by.kind}: SM ${lane.sm}'s pyramid`));
   }
 });
 

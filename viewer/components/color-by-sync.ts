@@ -1,15 +1,15 @@
 // Keeps <warptrace-app>'s `coloring` (what the timeline colors warps by: model/color-by.ts and
 // class-occupancy.ts) in step with its `colorBy` mode, the open trace and the hidden stages.
-// A mode change computes the class column in one task (≤ 40 ms at 5 M warps: bench/RESULTS.md
-// "Color by"), then each lane's class pyramid in a task of its own; the timeline keeps the old
-// colors until all are built, so it never shows half a mode. Small traces are done in the
-// update that asked. Stage mode needs nothing: coloring null.
+// A mode change computes the class column, then each lane's class pyramid, a slice of rows per
+// step and a few ms of steps per task (bench/RESULTS.md "Color by": about 0.5 s of work at 5 M
+// warps in Chromium, no task over ~20 ms); the timeline keeps the old colors until all are
+// built, so it never shows half a mode. Small traces are done in the update that asked. Stage
+// mode needs nothing: coloring null.
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { Trace } from '../../shared-schema/index.js';
 import { nextTask } from '../base/tasks.js';
-import { classPyramid, type LaneColoring } from '../model/class-occupancy.js';
-import { colorByKey, colorByOptions, colorClasses, markIdsOf, type ColorBy, type ColorByOption, type ColorClasses } from '../model/color-by.js';
-import type { OccupancyPyramid } from '../model/lane-index.js';
+import { laneColoringSteps, type LaneColoring } from '../model/class-occupancy.js';
+import { colorByKey, colorByOptions, markIdsOf, runSteps, type ColorBy, type ColorByOption } from '../model/color-by.js';
 import type { OpenedTrace } from './app-types.js';
 
 export interface ColorByHost extends ReactiveControllerHost {
@@ -21,6 +21,9 @@ export interface ColorByHost extends ReactiveControllerHost {
 
 /** Traces up to this many warps get their coloring in the update that asked for it (a few ms). */
 const SYNC_WARPS = 300_000;
+/** Rows per step, and the time a task spends on steps before it yields to the page. */
+const SLICE_ROWS = 65_536;
+const TASK_MS = 10;
 
 interface Wanted {
   readonly trace: Trace;
@@ -63,23 +66,24 @@ export class ColorBySync implements ReactiveController {
     this.wanted = want;
     const generation = ++this.generation;
     if (o.trace.warps.count <= SYNC_WARPS) {
-      const colors = reuse ?? colorClasses(o.trace, h.colorBy);
-      h.coloring = { colors, hiddenStages: want.hiddenStages, pyramids: o.index.lanes.map((lane) => classPyramid(o.trace, lane, colors, want.hiddenStages)) };
+      h.coloring = runSteps(laneColoringSteps(o.trace, o.index, h.colorBy, want.hiddenStages, reuse, Infinity));
       return;
     }
-    this.settled = this.build(o, h.colorBy, want.hiddenStages, reuse, generation);
+    const steps = laneColoringSteps(o.trace, o.index, h.colorBy, want.hiddenStages, reuse, SLICE_ROWS);
+    this.settled = this.run(steps, generation);
   }
 
-  private async build(o: OpenedTrace, by: ColorBy, hiddenStages: number, reuse: ColorClasses | null, generation: number): Promise<void> {
-    await nextTask();
-    if (generation !== this.generation) return;
-    const colors = reuse ?? colorClasses(o.trace, by);
-    const pyramids: OccupancyPyramid[] = [];
-    for (const lane of o.index.lanes) {
+  private async run(steps: Generator<void, LaneColoring>, generation: number): Promise<void> {
+    for (;;) {
       await nextTask();
       if (generation !== this.generation) return;
-      pyramids.push(classPyramid(o.trace, lane, colors, hiddenStages));
+      const t0 = performance.now();
+      let r = steps.next();
+      while (r.done !== true && performance.now() - t0 < TASK_MS) r = steps.next();
+      if (r.done === true) {
+        this.host.coloring = r.value;
+        return;
+      }
     }
-    this.host.coloring = { colors, hiddenStages, pyramids };
   }
 }

@@ -21,42 +21,58 @@
  */
 import type { MarkColumns, Trace } from '../../shared-schema/index.js';
 import { THEME, mixRgb, packRgba } from './colors.js';
-import type { ClassPalette } from './color-by.js';
+import type { ClassFill, ClassPalette } from './color-by.js';
 
 export const BranchClass = { NONE: 0, SOME: 1, ALL: 2 } as const;
 
 /** 0xRRGGBB of each BranchClass, as in the 2016 post: grey, yellow, red. */
 export const BRANCH_RGB: readonly number[] = [0x767b86, 0xf2c440, 0xe5443c];
 
-export function branchClasses(trace: Trace, markId: number): { classOf: Uint8Array; palette: ClassPalette } {
+/** The branch classes of a trace's warps for mark `markId`, filled a slice of rows at a time (color-by.ts). */
+export function branchFill(trace: Trace, markId: number): ClassFill {
   const w = trace.warps;
   const classOf = new Uint8Array(w.count);
   const m = trace.marks ?? null;
   const n = m?.count ?? 0;
   const hiMarks = m?.activeMaskHi ?? null;
   const hiWarps = w.activeMaskHi;
-  for (let k = 0; k < n; ) {
-    const marks = m as MarkColumns;
-    const row = marks.warp[k]!;
-    let lanesLo = w.activeMask[row]! | 0;
-    let lanesHi = hiWarps === null ? 0 : hiWarps[row]! | 0;
-    let tookLo = 0;
-    let tookHi = 0;
-    let took = false;
-    for (; k < n && marks.warp[k] === row; k++) {
-      const lo = marks.activeMask[k]! | 0;
-      const hi = hiMarks === null ? 0 : hiMarks[k]! | 0;
-      lanesLo |= lo;
-      lanesHi |= hi;
-      if (marks.id[k] === markId) {
-        took = true;
-        tookLo |= lo;
-        tookHi |= hi;
+  const fill = (begin: number, end: number): void => {
+    if (m === null) return;
+    // The first mark of a row ≥ begin: a warp's marks are contiguous, so a slice of rows holds all of theirs.
+    let k = lowerBound(m.warp, n, begin);
+    while (k < n && m.warp[k]! < end) {
+      const row = m.warp[k]!;
+      let lanesLo = w.activeMask[row]! | 0;
+      let lanesHi = hiWarps === null ? 0 : hiWarps[row]! | 0;
+      let tookLo = 0;
+      let tookHi = 0;
+      let took = false;
+      for (; k < n && m.warp[k] === row; k++) {
+        const lo = m.activeMask[k]! | 0;
+        const hi = hiMarks === null ? 0 : hiMarks[k]! | 0;
+        lanesLo |= lo;
+        lanesHi |= hi;
+        if (m.id[k] === markId) {
+          took = true;
+          tookLo |= lo;
+          tookHi |= hi;
+        }
       }
+      if (took) classOf[row] = tookLo === lanesLo && tookHi === lanesHi ? BranchClass.ALL : BranchClass.SOME;
     }
-    if (took && row < w.count) classOf[row] = tookLo === lanesLo && tookHi === lanesHi ? BranchClass.ALL : BranchClass.SOME;
+  };
+  return { classOf, fill, palette: branchPalette };
+}
+
+function lowerBound(sorted: Uint32Array, n: number, value: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < value) lo = mid + 1;
+    else hi = mid;
   }
-  return { classOf, palette: branchPalette() };
+  return lo;
 }
 
 function branchPalette(): ClassPalette {

@@ -15,9 +15,9 @@
  */
 import { STAGES, type Trace } from '../../shared-schema/index.js';
 import { markLabel } from '../../analysis/marks.js';
-import { branchClasses, markIdsOf, type MarkIdCount } from './branch-classes.js';
+import { branchFill, markIdsOf, type MarkIdCount } from './branch-classes.js';
 import { STAGE_DIM_RGBA, STAGE_RGBA } from './colors.js';
-import { liveLaneClasses } from './lane-classes.js';
+import { liveLaneFill } from './lane-classes.js';
 
 export type ColorBy = { readonly kind: 'stage' } | { readonly kind: 'lanes' } | { readonly kind: 'branch'; readonly mark: number };
 
@@ -44,6 +44,15 @@ export interface ClassPalette {
   readonly legend: readonly LegendEntry[];
 }
 
+/** A mode's classifier: fills the class column a slice of rows at a time, any order of slices. */
+export interface ClassFill {
+  readonly classOf: Uint8Array;
+  /** Classifies rows [begin, end). */
+  fill(begin: number, end: number): void;
+  /** The palette, once every row is classified (it may leave out classes no warp took). */
+  palette(): ClassPalette;
+}
+
 export interface ColorClasses extends ClassPalette {
   readonly by: ColorBy;
   /** Per warp row, its class (< MAX_COLOR_CLASSES). For `stage` it is the trace's own stage column: never write to it. */
@@ -56,26 +65,44 @@ export interface ColorClasses extends ClassPalette {
 
 /** The classes of every warp under `by` (a branch on a mark the trace lacks leaves every warp grey). */
 export function colorClasses(trace: Trace, by: ColorBy): ColorClasses {
-  switch (by.kind) {
-    case 'stage': {
-      const classOf = trace.warps.stage;
-      const legend = STAGES.map((s) => ({ cls: s.code, label: s.label, title: `${s.title} warps`, rgb: s.color }));
-      return { by, classOf, counts: countClasses(classOf, trace.warps.count), rgba: STAGE_RGBA, dimRgba: STAGE_DIM_RGBA, legend, caption: 'stage' };
-    }
-    case 'lanes': {
-      const { classOf, palette } = liveLaneClasses(trace);
-      return { by, classOf, counts: countClasses(classOf, trace.warps.count), ...palette, caption: `live lanes of ${trace.device.subgroupSize}` };
-    }
-    case 'branch': {
-      const { classOf, palette } = branchClasses(trace, by.mark);
-      return { by, classOf, counts: countClasses(classOf, trace.warps.count), ...palette, caption: `branch at ${markLabel(by.mark)}` };
-    }
+  return runSteps(colorClassSteps(trace, by, Infinity));
+}
+
+/** colorClasses `slice` rows at a time, yielding between slices (class-occupancy.ts drives it on the page). */
+export function* colorClassSteps(trace: Trace, by: ColorBy, slice: number): Generator<void, ColorClasses> {
+  const n = trace.warps.count;
+  const counts = new Uint32Array(MAX_COLOR_CLASSES);
+  if (by.kind === 'stage') {
+    const classOf = trace.warps.stage;
+    const legend = STAGES.map((s) => ({ cls: s.code, label: s.label, title: `${s.title} warps`, rgb: s.color }));
+    return { by, classOf, counts: countClasses(classOf, n), rgba: STAGE_RGBA, dimRgba: STAGE_DIM_RGBA, legend, caption: 'stage' };
   }
+  const classes = by.kind === 'lanes' ? liveLaneFill(trace) : branchFill(trace, by.mark);
+  for (let begin = 0; begin < n; begin += slice) {
+    const end = Math.min(n, begin + slice);
+    classes.fill(begin, end);
+    countInto(counts, classes.classOf, begin, end);
+    if (end < n) yield;
+  }
+  const caption = by.kind === 'lanes' ? `live lanes of ${trace.device.subgroupSize}` : `branch at ${markLabel(by.mark)}`;
+  return { by, classOf: classes.classOf, counts, ...classes.palette(), caption };
+}
+
+/** Runs a step generator to its end at once. */
+export function runSteps<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done === true) return r.value;
+  }
+}
+
+function countInto(counts: Uint32Array, classOf: Uint8Array, begin: number, end: number): void {
+  for (let i = begin; i < end; i++) counts[classOf[i]! & (MAX_COLOR_CLASSES - 1)]!++;
 }
 
 export function countClasses(classOf: Uint8Array, count: number): Uint32Array {
   const counts = new Uint32Array(MAX_COLOR_CLASSES);
-  for (let i = 0; i < count; i++) counts[classOf[i]! & (MAX_COLOR_CLASSES - 1)]!++;
+  countInto(counts, classOf, 0, count);
   return counts;
 }
 

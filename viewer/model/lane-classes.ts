@@ -13,7 +13,7 @@ import { STAGES, STAGE_COUNT, type Trace } from '../../shared-schema/index.js';
 import { popcount32 } from '../../shared-schema/columns.js';
 import { COLORMAP_RGB, colormapIndex } from '../../analysis/screen-colormap.js';
 import { THEME, mixRgb, packRgba } from './colors.js';
-import type { ClassPalette, LegendEntry } from './color-by.js';
+import type { ClassFill, ClassPalette, LegendEntry } from './color-by.js';
 
 /** Class of warps recorded once per invocation (stages without subgroup operations). */
 export const PER_INVOCATION = 15;
@@ -53,7 +53,8 @@ export function perInvocationStages(trace: Trace): number {
   return mask;
 }
 
-export function liveLaneClasses(trace: Trace): { classOf: Uint8Array; palette: ClassPalette } {
+/** The live-lane classes of a trace's warps, filled a slice of rows at a time (color-by.ts). */
+export function liveLaneFill(trace: Trace): ClassFill {
   const w = trace.warps;
   const size = Math.max(1, trace.device.subgroupSize);
   // Class by lane count, a table lookup per warp instead of a division.
@@ -63,16 +64,21 @@ export function liveLaneClasses(trace: Trace): { classOf: Uint8Array; palette: C
   const classOf = new Uint8Array(w.count);
   const { activeMask, activeMaskHi, stage } = w;
   let invocations = 0;
-  for (let i = 0; i < w.count; i++) {
-    if ((perInvocation >>> stage[i]!) & 1) {
-      classOf[i] = PER_INVOCATION;
-      invocations++;
-      continue;
-    }
-    const lanes = popcount32(activeMask[i]!) + (activeMaskHi === null ? 0 : popcount32(activeMaskHi[i]!));
-    classOf[i] = ofLanes[lanes]!;
-  }
-  return { classOf, palette: lanePalette(size, invocations > 0) };
+  return {
+    classOf,
+    fill(begin: number, end: number): void {
+      for (let i = begin; i < end; i++) {
+        if ((perInvocation >>> stage[i]!) & 1) {
+          classOf[i] = PER_INVOCATION;
+          invocations++;
+          continue;
+        }
+        const lanes = popcount32(activeMask[i]!) + (activeMaskHi === null ? 0 : popcount32(activeMaskHi[i]!));
+        classOf[i] = ofLanes[lanes]!;
+      }
+    },
+    palette: () => lanePalette(size, invocations > 0),
+  };
 }
 
 function lanePalette(size: number, withPerInvocation: boolean): ClassPalette {

@@ -13,13 +13,11 @@
  * - drawSpans: first warp start and last warp end of each draw.
  */
 import { UNKNOWN_SLOT, type Trace } from '../../shared-schema/index.js';
-import { addCoverage, resolveCoverage } from './coverage.js';
+import { OccupancyAccumulator } from './occupancy-build.js';
 
 /** Rows per block of blockMaxEnd. */
 export const BLOCK = 64;
-/** Target warps per level-0 occupancy bin (memory vs. zoomed-in cost). */
-export const WARPS_PER_BIN = 16;
-const MAX_BINS = 1 << 22;
+export { WARPS_PER_BIN } from './occupancy-build.js';
 
 export interface OccupancyPyramid {
   /** Time of bin 0's left edge, ns. */
@@ -122,7 +120,7 @@ function buildLane(trace: Trace, group: number, smId: number, begin: number, end
   const firstStart = n > 0 ? startNs[begin]! : 0;
   if (n === 0) lastEnd = 0;
   const packed = hasUnknownSlot ? packUnknownSlots(trace, begin, end) : null;
-  const { pyramid, peak } = buildOccupancy(trace, begin, end, firstStart, lastEnd, stage, stageMask);
+  const { pyramid, peak } = new OccupancyAccumulator(trace, begin, end, firstStart, lastEnd, stage).add(begin, end).finish();
   return {
     info: {
       group,
@@ -165,81 +163,6 @@ function packUnknownSlots(trace: Trace, begin: number, end: number): { rows: num
     row[i - begin] = r;
   }
   return { rows: rowEnd.length, row };
-}
-
-/**
- * The occupancy pyramid of rows [begin, end) of one lane, per code of `codes` (the stage
- * column, or a color-by class column: class-occupancy.ts): `codeMask` has a bit for every
- * code a counted row has; rows of a stage in `hiddenStages` are left out.
- */
-export function buildOccupancy(
-  trace: Trace,
-  begin: number,
-  end: number,
-  firstStart: number,
-  lastEnd: number,
-  codes: Uint8Array,
-  codeMask: number,
-  hiddenStages = 0,
-): { pyramid: OccupancyPyramid; peak: number } {
-  const { startNs, durationNs, stage } = trace.warps;
-  const n = end - begin;
-  const span = Math.max(1, lastEnd - firstStart);
-  const targetBins = Math.max(1, Math.ceil(n / WARPS_PER_BIN));
-  let binNs = 2 ** Math.ceil(Math.log2(span / targetBins));
-  while (span / binNs > MAX_BINS) binNs *= 2;
-  const originNs = Math.floor(firstStart / binNs) * binNs;
-  const bins = Math.max(1, Math.ceil((lastEnd - originNs) / binNs) + 1);
-
-  const present: number[] = [];
-  for (let c = 0; c < 32; c++) if (codeMask & (1 << c)) present.push(c);
-  const slotOfCode = new Int8Array(32).fill(-1);
-  present.forEach((c, k) => (slotOfCode[c] = k));
-  const area = present.map(() => new Float32Array(bins));
-  const diff = present.map(() => new Float32Array(bins + 1));
-  const inv = 1 / binNs;
-  for (let i = begin; i < end; i++) {
-    if (hiddenStages !== 0 && (hiddenStages >>> stage[i]!) & 1) continue;
-    const k = slotOfCode[codes[i]! & 31]!;
-    if (k < 0) continue;
-    const u0 = (startNs[i]! - originNs) * inv;
-    addCoverage(area[k]!, diff[k]!, u0, u0 + durationNs[i]! * inv);
-  }
-  let peak = 0;
-  let maxValue = 0;
-  const total = new Float32Array(bins);
-  for (let k = 0; k < present.length; k++) {
-    resolveCoverage(area[k]!, diff[k]!);
-    const a = area[k]!;
-    for (let b = 0; b < bins; b++) {
-      total[b]! += a[b]!;
-      if (a[b]! > maxValue) maxValue = a[b]!;
-    }
-  }
-  for (let b = 0; b < bins; b++) if (total[b]! > peak) peak = total[b]!;
-  // Quantize to 16 bits against the lane's largest bin: plenty for a chart.
-  const unit = maxValue > 0 ? maxValue / 65535 : 1;
-  const levels = area.map((a) => quantizedPyramid(a, unit));
-  return { pyramid: { originNs, binNs, stages: Uint8Array.from(present), levels, unit }, peak };
-}
-
-function quantizedPyramid(level0: Float32Array, unit: number): Uint16Array[] {
-  const out: Uint16Array[] = [];
-  let cur = new Uint16Array(level0.length);
-  const inv = 1 / unit;
-  for (let b = 0; b < level0.length; b++) cur[b] = Math.min(65535, Math.round(level0[b]! * inv));
-  out.push(cur);
-  while (cur.length > 1) {
-    const next = new Uint16Array(Math.ceil(cur.length / 2));
-    for (let b = 0; b < next.length; b++) {
-      const a = cur[2 * b]!;
-      const c = 2 * b + 1 < cur.length ? cur[2 * b + 1]! : 0;
-      next[b] = (a + c + 1) >>> 1;
-    }
-    out.push(next);
-    cur = next;
-  }
-  return out;
 }
 
 function buildDrawSpans(trace: Trace): Float64Array {
