@@ -115,6 +115,7 @@ export function helpText() {
     <tr><th>Find box</th><td>label or glob (* ?), #12, pass:name, stage:FS; Enter zooms to the match, Esc clears the filter</td></tr>
     <tr><th>F, 0</th><td>fit the selection, show everything</td></tr>
     <tr><th>C, Esc</th><td>time cursor at the centre, clear selections (warp, range, cursor, draw)</td></tr>
+    <tr><th>Color by</th><td>warps by stage, live lanes (SIMT efficiency) or a branch at a mark: red all lanes reached it, yellow some, grey none (Tab to it, arrows to change)</td></tr>
   </table>`;
 }
 

@@ -1,8 +1,8 @@
 // Keeps <warptrace-app>'s `coloring` (what the timeline colors warps by: model/color-by.ts and
 // class-occupancy.ts) in step with its `colorBy` mode, the open trace and the hidden stages.
 // A mode change computes the class column, then each lane's class pyramid, a slice of rows per
-// step and a few ms of steps per task (bench/RESULTS.md "Color by": about 0.5 s of work at 5 M
-// warps in Chromium, no task over ~20 ms); the timeline keeps the old colors until all are
+// step and ~10 ms of steps per task (bench/RESULTS.md "Color by": 0.3-0.8 s at 5 M warps in
+// Chromium, in tasks of at most 25-50 ms); the timeline keeps the old colors until all are
 // built, so it never shows half a mode. Small traces are done in the update that asked. Stage
 // mode needs nothing: coloring null.
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
