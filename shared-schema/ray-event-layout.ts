@@ -10,7 +10,10 @@
  * The ray-event table is a storage buffer at the trace binding +
  * RAY_EVENT_BINDING_OFFSET: a header of RAY_EVENT_HEADER_WORDS u32 words,
  * ROWS row headers, ROWS rows of CELLS cells, then SCRATCH_PIXELS scratch
- * entries. A trace-rays call owns a row: the host writes its index into word
+ * entries. A row holds its cells' counters as RAY_CELL_WORDS planes of CELLS
+ * words (counter w of cell c at row × CELLS × RAY_CELL_WORDS + w × CELLS + c,
+ * after the row headers), so a warp of neighbouring pixels adds into one
+ * line; the .wtraw section interleaves them per cell. A trace-rays call owns a row: the host writes its index into word
  * DRAW_RAY_ROW_WORD of the draw-id block (NO_RAY_ROW: not profiled).
  *
  * A row is the launch's pixels binned 2^scale × 2^scale: `scale` is the
@@ -55,7 +58,7 @@ export const RayRowHeaderWord = {
   MIN_DEPTH: 6,
 } as const;
 
-/** One cell: eight u32 counters, summed over the launches of the row (atomic adds). */
+/** One cell: eight u32 counters, summed over the launches of the row (atomic adds); on the GPU each in its row's plane of the counter. */
 export const RAY_CELL_WORDS = 8;
 export const RAY_CELL_BYTES = RAY_CELL_WORDS * 4;
 /** Word indices within a cell; the order is the model's RAY_EVENTS. */

@@ -213,15 +213,25 @@ static void wtRaysWriteMetadata_(const wtTracer *t, FILE *f) {
 /* The section (wtRaysSectionBytes_ long); returns nonzero on a write error. */
 static int wtRaysWriteSection_(const wtTracer *t, FILE *f) {
   const struct wtRayTable_ *r = t->rays;
-  const uint32_t *cells = wtRaysTable_(t) + WT_RAY_EVENT_HEADER_WORDS + r->rows * WT_RAY_ROW_HEADER_WORDS;
+  const uint32_t *rows = wtRaysTable_(t) + WT_RAY_EVENT_HEADER_WORDS + r->rows * WT_RAY_ROW_HEADER_WORDS;
+  /* 16 KiB at a time: the layer writes from the app's thread, whose stack may be small. */
+#define WT_RAY_WRITE_CHUNK 512u
+  const uint32_t CHUNK = WT_RAY_WRITE_CHUNK;
+  uint32_t out[WT_RAY_WRITE_CHUNK * WT_RAY_CELL_WORDS];
   int bad = 0;
   for (uint32_t row = 0; row < r->rowsUsed && !bad; row++) {
     if (wtRaysRowDraw_(t, row) == WT_NO_DRAW) continue;
     const uint32_t *head = wtRaysRowHeader_(t, row);
-    size_t n = (size_t)wtRaysRowCells_(r, head) * WT_RAY_CELL_WORDS;
-    /* Little-endian hosts write the words as the GPU laid them out. */
-    bad = fwrite(head, 4, WT_RAY_ROW_HEADER_WORDS, f) != WT_RAY_ROW_HEADER_WORDS ||
-          fwrite(cells + (size_t)row * r->cells * WT_RAY_CELL_WORDS, 4, n, f) != n;
+    const uint32_t *planes = rows + (size_t)row * r->cells * WT_RAY_CELL_WORDS;
+    uint32_t n = wtRaysRowCells_(r, head);
+    bad = fwrite(head, 4, WT_RAY_ROW_HEADER_WORDS, f) != WT_RAY_ROW_HEADER_WORDS;
+    /* The GPU keeps each counter in a plane of the row; the file interleaves a cell's counters (little-endian hosts). */
+    for (uint32_t first = 0; first < n && !bad; first += CHUNK) {
+      uint32_t count = n - first < CHUNK ? n - first : CHUNK;
+      for (uint32_t c = 0; c < count; c++)
+        for (uint32_t w = 0; w < WT_RAY_CELL_WORDS; w++) out[c * WT_RAY_CELL_WORDS + w] = planes[(size_t)w * r->cells + first + c];
+      bad = fwrite(out, 4, (size_t)count * WT_RAY_CELL_WORDS, f) != (size_t)count * WT_RAY_CELL_WORDS;
+    }
   }
   return bad;
 }

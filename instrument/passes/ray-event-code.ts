@@ -135,8 +135,10 @@ export class RayFunctions extends RayTableCode {
       const grid = this.binning(w, h, d, cells);
       const cell = this.add(this.mul(this.add(this.mul(z, grid.height), this.shift(y, grid.scale)), grid.width), this.shift(x, grid.scale));
       const rowHeaders = this.mul(rows, decl.u32(RAY_ROW_HEADER_WORDS));
-      const cellWord = this.add(rowHeaders, this.mul(this.add(this.mul(row, cells), cell), decl.u32(RAY_CELL_WORDS)));
-      const counted = this.all(grid.fits, g.value(Op.ULessThan, decl.bool, row, rows), this.inBuffer(cellWord, RAY_CELL_WORDS, length));
+      // Counters are planes (word w of cell c at w × CELLS + c): a warp of neighbouring pixels adds into one line.
+      const cellWord = this.add(rowHeaders, this.add(this.mul(this.mul(row, cells), decl.u32(RAY_CELL_WORDS)), cell));
+      const lastWord = this.add(cellWord, this.mul(cells, decl.u32(RAY_CELL_WORDS - 1)));
+      const counted = this.all(grid.fits, g.value(Op.ULessThan, decl.bool, row, rows), this.inBuffer(lastWord, 1, length));
       g.op(Op.Store, g.global(this.privates.cell), g.value(Op.Select, decl.uint, counted, cellWord, decl.u32(CELL_DROP)));
       const pixel = this.add(x, this.mul(w, this.add(y, this.mul(h, z))));
       const scratchBase = this.add(rowHeaders, this.mul(this.mul(rows, cells), decl.u32(RAY_CELL_WORDS)));
@@ -198,7 +200,10 @@ export class RayFunctions extends RayTableCode {
     const [word, n] = this.begin(id, decl.void, [decl.uint, decl.uint]);
     const cell = this.privateValue(this.privates.cell);
     g.ifThen(g.value(Op.IEqual, decl.bool, cell, decl.u32(CELL_DROP)), () => this.atomic(Op.AtomicIAdd, this.header(RayEventHeaderWord.DROPPED), n!));
-    g.ifThen(g.value(Op.ULessThan, decl.bool, cell, decl.u32(CELL_DROP)), () => this.atomic(Op.AtomicIAdd, this.word(this.add(cell, word!)), n!));
+    g.ifThen(g.value(Op.ULessThan, decl.bool, cell, decl.u32(CELL_DROP)), () => {
+      const plane = this.mul(word!, this.load(this.header(RayEventHeaderWord.CELLS)));
+      this.atomic(Op.AtomicIAdd, this.word(this.add(cell, plane)), n!);
+    });
     this.end();
   }
 

@@ -59,11 +59,11 @@ export function hostTable(cells: number, rows: number, scratchPixels: number): U
   return words;
 }
 
-/** The word index of a cell's counter, or of a row header's word, in a table of `cells` per row and `rows`. */
+/** The word index of a cell's counter (rows hold their counters as planes of `cells` words), or of a row header's word. */
 export function cellWord(table: Uint32Array, row: number, cell: number, word: number): number {
   const cells = table[RayEventHeaderWord.CELLS]!;
   const rows = table[RayEventHeaderWord.ROWS]!;
-  return RAY_EVENT_HEADER_WORDS + rows * RAY_ROW_HEADER_WORDS + (row * cells + cell) * RAY_CELL_WORDS + word;
+  return RAY_EVENT_HEADER_WORDS + rows * RAY_ROW_HEADER_WORDS + row * cells * RAY_CELL_WORDS + word * cells + cell;
 }
 export function rowHeaderWord(row: number, word: number): number {
   return RAY_EVENT_HEADER_WORDS + row * RAY_ROW_HEADER_WORDS + word;

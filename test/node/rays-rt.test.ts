@@ -1,4 +1,4 @@
-// A known answer for ray events: two H100 captures of the ray-tracing workload at 320x180
+// A known answer for ray events: two H200 captures of the ray-tracing workload at 320x180
 // (`warptrace capture --workload ray-tracing --ray-events`), the fence in front of the
 // spheres (fenceZ 120, the default scene) and behind them (fenceZ 750), against a CPU model
 // of the scene (rt-scene-model.ts) that knows nothing of the GPU path: each pixel's counts
@@ -55,8 +55,8 @@ function check(row: RayEventRow, bounds: RtEventBounds, event: RayEvent): Check 
 }
 
 for (const [file, fenceZ] of [
-  ['h100-ray-tracing-rays.wtrace', 1.2],
-  ['h100-ray-tracing-rays-fence-behind.wtrace', 7.5],
+  ['h200-ray-tracing-rays.wtrace', 1.2],
+  ['h200-ray-tracing-rays-fence-behind.wtrace', 7.5],
 ] as const) {
   test(`ray events of ${file} lie within the CPU model of the scene (fence at z ${fenceZ})`, () => {
     const row = rowOf(file);
@@ -70,7 +70,7 @@ for (const [file, fenceZ] of [
 }
 
 test('intersection calls cover exactly the pixels whose rays reach a sphere box', () => {
-  const row = rowOf('h100-ray-tracing-rays.wtrace');
+  const row = rowOf('h200-ray-tracing-rays.wtrace');
   const bounds = rtSceneEventBounds({ width: WIDTH, height: HEIGHT, spheres: SPHERES, fenceZ: 1.2 });
   const counts = row.counts.intersections;
   let must = 0;
@@ -85,7 +85,7 @@ test('intersection calls cover exactly the pixels whose rays reach a sphere box'
 });
 
 test("any-hit counts follow the fence's alpha mask", () => {
-  const row = rowOf('h100-ray-tracing-rays.wtrace');
+  const row = rowOf('h200-ray-tracing-rays.wtrace');
   const bounds = rtSceneEventBounds({ width: WIDTH, height: HEIGHT, spheres: SPHERES, fenceZ: 1.2 });
   let holes = 0;
   let solid = 0;
@@ -100,13 +100,16 @@ test("any-hit counts follow the fence's alpha mask", () => {
   assert.equal(row.totals.uselessAnyHits, 0);
 });
 
-test('behind the spheres, accepted fence any-hits become useless only where a sphere is closer', () => {
-  const row = rowOf('h100-ray-tracing-rays-fence-behind.wtrace');
+test('behind the spheres, accepted fence any-hits can become useless only where a sphere is closer', () => {
+  const row = rowOf('h200-ray-tracing-rays-fence-behind.wtrace');
   const bounds = rtSceneEventBounds({ width: WIDTH, height: HEIGHT, spheres: SPHERES, fenceZ: 7.5 });
   let possible = 0;
   for (let p = 0; p < row.counts.uselessAnyHits.length; p++) possible += bounds.hi.uselessAnyHits[p]! > 0 ? 1 : 0;
   assert.ok(possible > 100, `${possible} pixels where a sphere hides the fence`);
-  // Which ones the driver tested before the sphere is its order; that it did for some shows the count works.
-  assert.ok(row.totals.uselessAnyHits > 0, 'some accepted any-hits were replaced by a closer sphere');
+  // Whether a hidden fence's any-hit runs at all is the traversal's order: the H200 (driver 580) opened the nearer
+  // sphere first in every pixel, so the fence was culled, never accepted then replaced (0 useless). The counting
+  // itself is checked on the CPU (spirv-ray-events-run.test.ts); here, that the fence's any-hits shrink to where it shows.
   assert.ok(row.totals.uselessAnyHits <= possible);
+  const front = rowOf('h200-ray-tracing-rays.wtrace');
+  assert.ok(row.totals.anyHits * 4 < front.totals.anyHits, `${row.totals.anyHits} any-hits behind, ${front.totals.anyHits} in front`);
 });

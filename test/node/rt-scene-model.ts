@@ -29,7 +29,7 @@ type Vec = readonly [number, number, number];
 type Counts = Record<RayEvent, [number, number]>;
 
 /** How far a driver's box may differ from the AABB the app gave (conservative box tests and quantised leaf boxes). */
-export const BOX_MARGIN = 0.02;
+export const BOX_MARGIN = 0.05;
 const T_MIN = 0.001;
 const T_MAX = 100;
 const LIGHT = normalize([-0.45, 1.0, -0.35]);
