@@ -128,7 +128,7 @@ test('a trace without positions writes no position column and reads back null; p
 });
 
 /** Samples captured with positions (the ray-tracing and meshlet workloads, those with block profiles): they have them, and targets. */
-const SAMPLES_WITH_POSITIONS = new Set(['h100-ray-tracing', 'h100-meshlets', 'h200-ray-tracing-reorder', 'h100-aqt-blocks', 'h100-raytracingreflections-blocks', 'h100-ray-tracing-marks']);
+const SAMPLES_WITH_POSITIONS = new Set(['h100-ray-tracing', 'h100-meshlets', 'h200-ray-tracing-reorder', 'h100-aqt-blocks', 'h100-raytracingreflections-blocks', 'h100-ray-tracing-marks', 'h200-ray-tracing-rays', 'h200-ray-tracing-rays-fence-behind']);
 
 test('samples captured with positions have them on every ray-generation and fragment warp, and their draws have targets', () => {
   for (const folder of ['samples', 'samples/raw']) {
@@ -139,7 +139,9 @@ test('samples captured with positions have them on every ray-generation and frag
         const positioned = trace.warps.stage[i] === Stage.FS || trace.warps.stage[i] === Stage.RAYGEN || trace.warps.stage[i] === Stage.RAYGEN_REORDERED;
         assert.equal(trace.warps.position[i] !== NO_POSITION, positioned, `${name}: warp ${i} (stage ${trace.warps.stage[i]})`);
       }
-      assert.ok(trace.draws.every((d) => d.target !== null && d.target.width === 1280 && d.target.height === 720), `${name}: targets`);
+      // The ray-event samples are launches of 320 x 180 (`--param width=320 height=180`); the others the workloads' 1280 x 720.
+      const [width, height] = name.includes('-rays') ? [320, 180] : [1280, 720];
+      assert.ok(trace.draws.every((d) => d.target !== null && d.target.width === width && d.target.height === height), `${name}: targets`);
     }
   }
 });
