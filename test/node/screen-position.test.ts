@@ -128,7 +128,7 @@ test('a trace without positions writes no position column and reads back null; p
 });
 
 /** Samples captured with positions (the ray-tracing and meshlet workloads, those with block profiles): they have them, and targets. */
-const SAMPLES_WITH_POSITIONS = new Set(['h100-ray-tracing', 'h100-meshlets', 'h200-ray-tracing-reorder', 'h100-aqt-blocks', 'h100-raytracingreflections-blocks', 'h100-ray-tracing-marks', 'h200-ray-tracing-rays', 'h200-ray-tracing-rays-fence-behind']);
+const SAMPLES_WITH_POSITIONS = new Set(['h100-aqt-positions', 'h100-ray-tracing', 'h100-meshlets', 'h200-ray-tracing-reorder', 'h100-aqt-blocks', 'h100-raytracingreflections-blocks', 'h100-ray-tracing-marks', 'h200-ray-tracing-rays', 'h200-ray-tracing-rays-fence-behind']);
 
 test('samples captured with positions have them on every ray-generation and fragment warp, and their draws have targets', () => {
   for (const folder of ['samples', 'samples/raw']) {
