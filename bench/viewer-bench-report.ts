@@ -1,8 +1,8 @@
 /**
  * bench:viewer's results and how they are printed: the open, the long tasks
- * (warm and cold open), and the frame times of the scripted session.
+ * (warm open, cold opens run by run, A/B open), and the frame times of the scripted session.
  */
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import type { AbOpenResult } from './ab-open.js';
 import type { ColdOpenResult } from './cold-open.js';
 
@@ -32,10 +32,17 @@ export interface SizeResult {
   longTaskAt: number[];
   /** Open until the analysis panels show their summary. */
   analysedMs: number;
-  /** The same trace opened by a fresh page's ?trace= (cold-open.ts). */
-  cold: ColdOpenResult;
   /** B opened against A as the baseline (--ab), else null. */
   ab: AbOpenResult | null;
+}
+
+/** One cold open (cold-open.ts): a fresh browser opening the default sample or a size's trace. */
+export interface ColdRun {
+  readonly label: string;
+  readonly run: number;
+  /** The machine's 1-minute load average as the run started (the VM is shared). */
+  readonly load: number;
+  readonly result: ColdOpenResult;
 }
 
 function percentile(values: readonly number[], p: number): number {
@@ -54,10 +61,11 @@ function longTaskCells(tasks: readonly number[], at: readonly number[]): string[
   ];
 }
 
-export function printTable(results: readonly SizeResult[], browserVersion: string, viewport: { width: number; height: number }): void {
+export function printTable(results: readonly SizeResult[], coldRuns: readonly ColdRun[], browserVersion: string, viewport: { width: number; height: number }): void {
   const { width, height } = viewport;
   const ms = (v: number) => `${v.toFixed(v < 10 ? 1 : 0)} ms`;
   const table = (rows: string[][]) => {
+    if (rows.length < 2) return;
     const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => row[c]!.length)));
     rows.forEach((row, k) => {
       console.log(`| ${row.map((cell, c) => cell.padEnd(widths[c]!)).join(' | ')} |`);
@@ -65,7 +73,7 @@ export function printTable(results: readonly SizeResult[], browserVersion: strin
     });
     console.log('');
   };
-  console.log(`\nwarptrace viewer benchmark · ${browserVersion} headless, SwiftShader (software GL) · ${cpus().length} cores (${cpus()[0]?.model ?? '?'}) · ${(totalmem() / 2 ** 30).toFixed(0)} GiB · viewport ${width}×${height}\n`);
+  console.log(`\nwarptrace viewer benchmark · ${browserVersion} headless, SwiftShader (software GL; warm pages with --disable-gpu) · load average ${loadavg()[0]!.toFixed(1)} at the end · ${cpus().length} cores (${cpus()[0]?.model ?? '?'}) · ${(totalmem() / 2 ** 30).toFixed(0)} GiB · viewport ${width}×${height}\n`);
   const open: string[][] = [['warps', 'file', 'open → first frame', 'read', 'decode', 'index', 'to first frame', 'heap B/warp (open / after session)', 'trace columns B/warp', 'lane index B/warp']];
   for (const r of results) {
     open.push([
@@ -91,15 +99,9 @@ export function printTable(results: readonly SizeResult[], browserVersion: strin
     ]);
   }
   table(busy);
-  const cold: string[][] = [['warps', 'cold open (?trace=, fresh page) → first frame', '→ analysis shown', 'long tasks (> 50 ms)', 'longest', 'over 100 ms', 'all: ms @ start after the document\'s start']];
-  for (const r of results) {
-    const c = r.cold;
-    cold.push([
-      r.warps.toLocaleString('en-US'),
-      ms(c.firstFrameMs),
-      ms(c.analysedMs),
-      ...longTaskCells(c.longTasks, c.longTaskAt),
-    ]);
+  const cold: string[][] = [['cold open (fresh browser, WebGL on SwiftShader, GPU compositing)', 'warps', 'run', 'load', '→ first frame', '→ analysis shown', 'long tasks (> 50 ms)', 'longest', 'over 100 ms', 'all: ms @ start after the document\'s start']];
+  for (const { label, run, load, result: c } of coldRuns) {
+    cold.push([label, c.warps.toLocaleString('en-US'), String(run), load.toFixed(1), ms(c.firstFrameMs), ms(c.analysedMs), ...longTaskCells(c.longTasks, c.longTaskAt)]);
   }
   table(cold);
   const abRows = results.filter((r) => r.ab !== null);
@@ -140,6 +142,7 @@ export function printTable(results: readonly SizeResult[], browserVersion: strin
     }
   }
   table(frames);
+  if (results.length === 0) return;
   console.log('JS: the work of a frame on the main thread (level of detail, buffer upload, pixi render calls, text).');
   console.log('JS+GPU: until a 1-pixel readback returns, i.e. including SwiftShader rasterizing the frame on the CPU.');
   console.log('Goals: 10 M warps open → first frame ≤ 3000 ms, frame p95 ≤ 16 ms, heap ≤ 24 B/warp.');

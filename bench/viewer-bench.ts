@@ -10,29 +10,33 @@
  * - long tasks: main-thread tasks over 50 ms (PerformanceObserver 'longtask')
  *   from open until the analysis panels show their summary (goal: none over
  *   100 ms), for the open on a page that is up (`openUrl`) and for the cold
- *   open, a fresh page loading `?trace=` (cold-open.ts), where the page's own
- *   start counts too;
+ *   open as a user opens the page: a fresh browser and profile, WebGL on
+ *   SwiftShader with GPU compositing, the page its first navigation, for the
+ *   default sample and for each size, `--cold-runs` times (cold-open.ts), where
+ *   the page's and the browser's GPU start count too;
  * - memory: JS heap plus ArrayBuffer backing stores after GC, before and
  *   after opening the trace, per warp.
  *
- * Usage: npm run bench:viewer [-- --sizes 1000000,10000000 --open-only --trace FILE --draws-per-pass N --ab --positions]
- * (--trace: a Chrome trace of the open into FILE.<warps>.json, and its long tasks named, open-trace.ts;
+ * Usage: npm run bench:viewer [-- --sizes 1000000,10000000 --open-only --cold-only --cold-runs 3 --trace FILE --draws-per-pass N --ab --positions]
+ * (--cold-only: only the cold opens; --cold-runs: fresh browsers per trace, default 3;
+ * --trace: a Chrome trace of the open into FILE.<warps>.json, and its long tasks named, open-trace.ts;
  * --draws-per-pass: the draws grouped into labelled passes, e.g. 220 puts 10 M warps' 5,040 draws in 23;
  * --ab: also a second trace opened against the first as the A/B baseline, ab-open.ts;
  * --positions: fragment warps carry screen positions, so the screen panel opens too)
  * Goals (issue 4): 10 M warps first frame ≤ 3 s, p95 ≤ 16 ms, ≤ 24 B/warp.
  */
 import { createReadStream, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { build, preview, type Plugin } from 'vite';
 import { encodeWtrace, synthesizeTrace } from '../shared-schema/index.js';
 import { type AbOpenResult, abOpen } from './ab-open.js';
-import { type ColdOpenResult, coldOpen } from './cold-open.js';
+import { coldBrowserOpen } from './cold-open.js';
 import { installLongTaskProbe, type LongTaskWindow } from './long-task-probe.js';
 import { OPEN_TRACE_CATEGORIES, longTasksOfTrace, printLongTaskParts } from './open-trace.js';
-import { printTable, type SizeResult } from './viewer-bench-report.js';
+import { printTable, type ColdRun, type SizeResult } from './viewer-bench-report.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const outDir = join(root, 'dist', 'viewer-app');
@@ -54,6 +58,10 @@ const traceName = (warps: number, seed = 1) =>
   `synthetic-${warps}${drawsPerPass > 0 ? `-passes-${drawsPerPass}` : ''}${withPositions ? '-positions' : ''}${seed === 1 ? '' : `-seed-${seed}`}.wtrace`;
 /** Also open a second trace (seed 2) against the first as the A/B baseline (ab-open.ts). */
 const withAb = process.argv.includes('--ab');
+/** Only the cold opens (no warm page, no scripted session, no A/B). */
+const coldOnly = process.argv.includes('--cold-only');
+/** Cold opens (a fresh browser each) of the default sample and of each size. */
+const coldRuns = Number(arg('cold-runs', '3'));
 
 async function heapBytes(page: Page): Promise<number> {
   const cdp = await page.createCDPSession();
@@ -63,7 +71,7 @@ async function heapBytes(page: Page): Promise<number> {
   return usage.usedSize + (usage.backingStorageSize ?? 0);
 }
 
-async function benchSize(page: Page, url: string, warps: number, fileBytes: number): Promise<Omit<SizeResult, 'cold' | 'ab'>> {
+async function benchSize(page: Page, url: string, warps: number, fileBytes: number): Promise<Omit<SizeResult, 'ab'>> {
   await installLongTaskProbe(page);
   await page.goto(url, { waitUntil: 'load' });
   await page.waitForFunction(() => customElements.get('warptrace-app') !== undefined);
@@ -152,24 +160,21 @@ async function benchSize(page: Page, url: string, warps: number, fileBytes: numb
   };
 }
 
-/** The cold open in a page of its own, with its Chrome trace when --trace is given. */
-async function benchColdOpen(browser: Browser, address: string, warps: number): Promise<ColdOpenResult> {
-  const page = await browser.newPage();
-  await page.setViewport({ width, height });
-  page.on('pageerror', (e) => console.error('page error:', e));
-  const traceFile = tracePath === '' ? null : `${tracePath}.${warps}.cold.json`;
-  if (traceFile !== null) await page.tracing.start({ path: traceFile, categories: OPEN_TRACE_CATEGORIES });
-  try {
-    const result = await coldOpen(page, address, `bench-traces/${traceName(warps)}`);
-    if (traceFile !== null) {
-      await page.tracing.stop();
-      console.log('cold open (?trace= on a fresh page), from the document\'s start:');
-      printLongTaskParts(longTasksOfTrace(traceFile, 'warptrace:open', 50, 'navigationStart'));
+/**
+ * The cold opens, run by run: the default sample (the page alone) and each size's trace, each
+ * in a browser of its own (cold-open.ts); with --trace, a Chrome trace of each.
+ */
+async function benchColdOpens(address: string): Promise<ColdRun[]> {
+  const runs: ColdRun[] = [];
+  const targets = [{ label: 'default sample', file: null }, ...sizes.map((warps) => ({ label: `${warps.toLocaleString('en-US')} warps`, file: `bench-traces/${traceName(warps)}` }))];
+  for (let run = 1; run <= coldRuns; run++) {
+    for (const { label, file } of targets) {
+      console.log(`cold open ${run}/${coldRuns}: ${label}…`);
+      const traceFile = tracePath === '' ? null : `${tracePath}.cold.${label.replace(/\W+/g, '-')}.${run}.json`;
+      runs.push({ label, run, load: loadavg()[0]!, result: await coldBrowserOpen(address, file, { chromium, viewport: { width, height }, traceFile }) });
     }
-    return result;
-  } finally {
-    await page.close();
   }
+  return runs;
 }
 
 /** B opened against A as the baseline, in a page of its own, with its Chrome trace when --trace is given. */
@@ -279,19 +284,21 @@ async function runScript(): Promise<{ js: number[]; gpu: number[]; rebuilds: num
 }
 
 /**
- * Serves the benchmark traces as files are served in practice (plain bytes
- * with a Content-Length), not gzip-compressed on the fly by the preview server,
- * which would make the benchmark measure node's gzip instead of the viewer.
+ * Serves the benchmark traces, and the samples the page opens by default, as files
+ * are served in practice (plain bytes with a Content-Length), not gzip-compressed on
+ * the fly by the preview server, which would make the benchmark measure node's gzip
+ * instead of the viewer.
  */
 function serveTracesUncompressed(dir: string): Plugin {
+  const folders: Record<string, string> = { 'bench-traces': dir, samples: join(root, 'samples') };
   return {
     name: 'bench-traces',
     configurePreviewServer(server) {
       server.middlewares.use((req, res, next) => {
-        const m = /^\/bench-traces\/([\w.-]+\.wtrace)$/.exec(req.url ?? '');
+        const m = /^\/(bench-traces|samples)\/([\w.-]+\.(?:wtrace|json))$/.exec(req.url ?? '');
         if (m === null) return next();
-        const path = join(dir, m[1]!);
-        res.setHeader('Content-Type', 'application/octet-stream');
+        const path = join(folders[m[1]!]!, m[2]!);
+        res.setHeader('Content-Type', path.endsWith('.json') ? 'application/json' : 'application/octet-stream');
         res.setHeader('Content-Length', String(statSync(path).size));
         createReadStream(path).pipe(res);
       });
@@ -322,29 +329,32 @@ async function main(): Promise<void> {
     plugins: [serveTracesUncompressed(traceDir)],
   });
   const address = server.resolvedUrls?.local[0] ?? 'http://127.0.0.1:4173/';
+  // The warm browser: software compositing (--disable-gpu), one browser for every warm and A/B page.
   const browser = await puppeteer.launch({
     executablePath: chromium,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--no-first-run', '--disable-background-networking'],
   });
   const results: SizeResult[] = [];
+  let cold: ColdRun[] = [];
   const version = await browser.version();
   try {
-    for (const warps of sizes) {
+    for (const warps of coldOnly ? [] : sizes) {
       const page = await browser.newPage();
       await page.setViewport({ width, height });
       page.on('pageerror', (e) => console.error('page error:', e));
       console.log(`benchmarking ${warps.toLocaleString('en-US')} warps…`);
       const warm = await benchSize(page, address, warps, files.get(warps)!);
       await page.close();
-      const cold = await benchColdOpen(browser, address, warps);
-      results.push({ ...warm, cold, ab: withAb ? await benchAbOpen(browser, address, warps) : null });
+      results.push({ ...warm, ab: withAb ? await benchAbOpen(browser, address, warps) : null });
     }
-  } finally {
     await browser.close();
+    cold = await benchColdOpens(address);
+  } finally {
+    if (browser.connected) await browser.close();
     await new Promise<void>((r) => server.httpServer.close(() => r()));
   }
-  printTable(results, version, { width, height });
+  printTable(results, cold, version, { width, height });
 }
 
 main().catch((e: unknown) => {

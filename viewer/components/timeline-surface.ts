@@ -8,7 +8,8 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { nextTask } from '../base/tasks.js';
 import type { TimelineFrame } from '../timeline/frame.js';
 import { readCanvasPixels } from '../timeline/read-pixels.js';
-import { TimelineRenderer, type FrameStats } from '../timeline/timeline-renderer.js';
+import { warmUpGpu } from '../timeline/gpu-warm-up.js';
+import type { FrameStats, TimelineRenderer } from '../timeline/timeline-renderer.js';
 
 /** What the surface needs of <wt-timeline>. */
 export interface SurfaceHost extends ReactiveControllerHost {
@@ -66,6 +67,9 @@ export class TimelineSurface implements ReactiveController {
     this.pending = (async () => {
       const surface = this.element;
       const text = this.host.renderRoot.querySelector('canvas.text') as HTMLCanvasElement;
+      await warmUpGpu();
+      const { TimelineRenderer } = await import('../timeline/timeline-renderer.js');
+      if (!this.host.isConnected) return;
       const { width, height } = surface.getBoundingClientRect();
       const renderer = await TimelineRenderer.create(this.glCanvas, text, width, height);
       if (!this.host.isConnected) {
@@ -76,7 +80,9 @@ export class TimelineSurface implements ReactiveController {
       this.renderer = renderer;
       this.resizeObserver = new ResizeObserver(() => this.onResize());
       this.resizeObserver.observe(surface);
-      this.onResize();
+      // A trace shown while the renderer started gets its first frame as a new trace does:
+      // the geometry in a task of its own, then the frame.
+      this.prepareThenDraw();
     })().finally(() => {
       this.pending = null;
     });

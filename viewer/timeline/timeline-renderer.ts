@@ -9,7 +9,7 @@
  * side), or what is drawn changes; otherwise a frame only updates uniforms.
  * Every mesh is one draw call.
  */
-import { Application } from 'pixi.js';
+import { Container, WebGLRenderer } from 'pixi.js';
 import { nextTask } from '../base/tasks.js';
 import { THEME } from '../model/colors.js';
 import { drawsInWindow } from '../model/draw-layout.js';
@@ -73,8 +73,10 @@ export class TimelineRenderer {
   private dpr = 0;
   private destroyed = false;
 
+  private readonly stage = new Container();
+
   private constructor(
-    readonly app: Application,
+    private readonly pixi: WebGLRenderer,
     private readonly textCanvas: HTMLCanvasElement,
     readonly layout: QuadLayout,
   ) {
@@ -83,8 +85,8 @@ export class TimelineRenderer {
     this.drawsMesh = new QuadMesh('timeline-draws', layout);
     this.overviewMesh = new QuadMesh('timeline-overview', layout);
     this.overlay = new QuadMesh('timeline-overlay', layout);
-    app.stage.eventMode = 'none';
-    app.stage.addChild(this.chrome.mesh, this.lanesMesh.mesh, this.drawsMesh.mesh, this.overviewMesh.mesh, this.overlay.mesh);
+    this.stage.eventMode = 'none';
+    this.stage.addChild(this.chrome.mesh, this.lanesMesh.mesh, this.drawsMesh.mesh, this.overviewMesh.mesh, this.overlay.mesh);
   }
 
   /**
@@ -98,25 +100,23 @@ export class TimelineRenderer {
     height: number,
     layout?: QuadLayout,
   ): Promise<TimelineRenderer> {
-    const app = new Application();
+    // A WebGLRenderer, not pixi's Application: the Application first probes WebGL with a
+    // context of its own (isWebGLSupported), one more context creation on the page's thread.
+    const renderer = new WebGLRenderer();
     const size = { width: Math.max(1, Math.floor(width)), height: Math.max(1, Math.floor(height)), dpr: globalThis.devicePixelRatio || 1 };
-    await app.init({
+    await renderer.init({
       canvas,
       width: size.width,
       height: size.height,
-      preference: 'webgl',
       background: THEME.background,
       antialias: false,
-      autoStart: false,
-      sharedTicker: false,
       resolution: size.dpr,
       autoDensity: true,
     });
     // pixi's start is one long task already: the meshes, and the programs pixi compiles the
     // first time it draws them, come in a task of their own, not in the first frame of a trace.
     await nextTask();
-    const gl = (app.renderer as unknown as { gl: WebGL2RenderingContext }).gl;
-    const r = new TimelineRenderer(app, textCanvas, layout ?? (isSoftwareRenderer(gl) ? 'vertices' : 'instanced'));
+    const r = new TimelineRenderer(renderer, textCanvas, layout ?? (isSoftwareRenderer(renderer.gl) ? 'vertices' : 'instanced'));
     // init sized the drawing buffer already: only the text layer needs its size.
     r.width = size.width;
     r.height = size.height;
@@ -137,7 +137,7 @@ export class TimelineRenderer {
       m.setInstances(w);
       m.setClip(0, 0, 0, 0);
     }
-    this.app.render();
+    this.pixi.render({ container: this.stage });
     w.reset();
     for (const m of meshes) m.setInstances(w);
   }
@@ -151,7 +151,7 @@ export class TimelineRenderer {
     this.width = w;
     this.height = h;
     this.dpr = dpr;
-    this.app.renderer.resize(this.width, this.height);
+    this.pixi.resize(this.width, this.height);
     this.sizeTextLayer();
     this.overviewKey = '';
   }
@@ -291,7 +291,7 @@ export class TimelineRenderer {
     this.overlay.setInstances(this.scratch);
     this.overlay.setMap(1, 0, 0, 0);
     this.overlay.setClip(0, s.width, 0, s.height);
-    this.app.render();
+    this.pixi.render({ container: this.stage });
     const text: TextGeometry = { labels: this.lod.labels, labelsOriginNs: lk.originNs };
     drawText(this.textCanvas, f, text);
     stats.instances = this.lanesMesh.count + this.drawsMesh.count + this.overviewMesh.count + this.overlay.count + this.chrome.count;
@@ -302,6 +302,7 @@ export class TimelineRenderer {
     if (this.destroyed) return;
     this.destroyed = true;
     for (const m of [this.chrome, this.lanesMesh, this.drawsMesh, this.overviewMesh, this.overlay]) m.destroy();
-    this.app.destroy({ removeView: false }, { children: true });
+    this.stage.destroy({ children: true });
+    this.pixi.destroy({ removeView: false });
   }
 }
