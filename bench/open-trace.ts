@@ -13,6 +13,8 @@ interface TraceEvent {
   readonly ph: string;
   readonly ts: number;
   readonly dur?: number;
+  /** Thread (CPU) time, µs: on a busy machine, what the task would take alone, less its waits. */
+  readonly tdur?: number;
   readonly pid: number;
   readonly tid: number;
   readonly args?: { readonly name?: string; readonly src_func?: string; readonly src_file?: string; readonly data?: Record<string, unknown> };
@@ -37,6 +39,8 @@ const WRAPPERS = new Set([...TASK_NAMES, 'SequenceManager::DoIdleWork', 'TimerBa
 export interface LongTaskParts {
   readonly startMs: number;
   readonly durationMs: number;
+  /** The main thread's CPU time in the task (the rest: waiting for the CPU, the GPU process, other threads). */
+  readonly cpuMs: number;
   readonly postedFrom: string;
   /** Largest parts, "name (detail) ms", self-nested parts counted at their own level. */
   readonly parts: string[];
@@ -73,6 +77,7 @@ export function longTasksOfTrace(path: string, startMark: string, minMs = 50, or
     out.push({
       startMs: (task.ts - origin) / 1000,
       durationMs: task.dur! / 1000,
+      cpuMs: (task.tdur ?? 0) / 1000,
       postedFrom: postedFrom(tasks.filter((t) => t.ts >= task.ts && t.ts + t.dur! <= end)),
       parts: largest.map((e) => `${e.name}${detail(e)} ${(e.dur! / 1000).toFixed(0)}`),
       marks: marks.filter((m) => m.ts >= task.ts && m.ts <= end).map((m) => m.name.replace('warptrace:', '')),
@@ -102,7 +107,7 @@ function detail(e: TraceEvent): string {
 export function printLongTaskParts(tasks: readonly LongTaskParts[]): void {
   console.log(`main-thread tasks over 50 ms in the Chrome trace (${tasks.length}):`);
   for (const t of tasks) {
-    console.log(`  ${t.durationMs.toFixed(0)} ms at +${t.startMs.toFixed(0)} ms, posted from ${t.postedFrom}${t.marks.length > 0 ? `; marks: ${t.marks.join(', ')}` : ''}`);
+    console.log(`  ${t.durationMs.toFixed(0)} ms (CPU ${t.cpuMs.toFixed(0)}) at +${t.startMs.toFixed(0)} ms, posted from ${t.postedFrom}${t.marks.length > 0 ? `; marks: ${t.marks.join(', ')}` : ''}`);
     console.log(`    ${t.parts.join(' · ') || '(no parts recorded)'}`);
   }
 }

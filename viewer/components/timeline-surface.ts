@@ -8,7 +8,7 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { nextTask } from '../base/tasks.js';
 import type { TimelineFrame } from '../timeline/frame.js';
 import { readCanvasPixels } from '../timeline/read-pixels.js';
-import { warmUpGpu } from '../timeline/gpu-warm-up.js';
+import { loadTimelineRenderer } from '../timeline/renderer-loader.js';
 import type { FrameStats, TimelineRenderer } from '../timeline/timeline-renderer.js';
 
 /** What the surface needs of <wt-timeline>. */
@@ -67,8 +67,7 @@ export class TimelineSurface implements ReactiveController {
     this.pending = (async () => {
       const surface = this.element;
       const text = this.host.renderRoot.querySelector('canvas.text') as HTMLCanvasElement;
-      await warmUpGpu();
-      const { TimelineRenderer } = await import('../timeline/timeline-renderer.js');
+      const { TimelineRenderer } = await loadTimelineRenderer();
       if (!this.host.isConnected) return;
       const { width, height } = surface.getBoundingClientRect();
       const renderer = await TimelineRenderer.create(this.glCanvas, text, width, height);

@@ -18,6 +18,7 @@
 import { LitElement, html, nothing } from 'lit';
 import { rangeCounts, type RangeCounts } from '../../analysis/range-counts.js';
 import { warpsInFlight, type InFlight } from '../../analysis/in-flight.js';
+import { nextTask } from '../base/tasks.js';
 import { stepMatch } from '../model/draw-search.js';
 import type { FindingPlace } from '../model/finding-warp.js';
 import type { Trace } from '../../shared-schema/index.js';
@@ -187,6 +188,12 @@ export class WarptraceApp extends LitElement {
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     this.opener.cancel();
+  }
+
+  /** The first render (the whole page) in a task of its own, not in the one that evaluates the modules. */
+  protected override async scheduleUpdate(): Promise<void> {
+    if (!this.hasUpdated) await nextTask();
+    super.scheduleUpdate();
   }
 
   get timeline(): WtTimeline | null {

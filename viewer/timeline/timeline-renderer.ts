@@ -9,7 +9,7 @@
  * side), or what is drawn changes; otherwise a frame only updates uniforms.
  * Every mesh is one draw call.
  */
-import { Container, WebGLRenderer } from 'pixi.js';
+import { Container, WebGLRenderer, loadEnvironmentExtensions } from 'pixi.js';
 import { nextTask } from '../base/tasks.js';
 import { THEME } from '../model/colors.js';
 import { drawsInWindow } from '../model/draw-layout.js';
@@ -90,6 +90,14 @@ export class TimelineRenderer {
   }
 
   /**
+   * Imports pixi's extensions for the browser (renderer systems, text, …), which the
+   * renderer's init would import otherwise: now, when the caller chooses (renderer-loader.ts).
+   */
+  static loadExtensions(): Promise<void> {
+    return loadEnvironmentExtensions(false);
+  }
+
+  /**
    * @param layout quad layout; by default instanced on GPUs and per-vertex on
    * software rasterizers (see QuadMesh).
    */
@@ -113,10 +121,13 @@ export class TimelineRenderer {
       resolution: size.dpr,
       autoDensity: true,
     });
-    // pixi's start is one long task already: the meshes, and the programs pixi compiles the
-    // first time it draws them, come in a task of their own, not in the first frame of a trace.
+    // pixi's start is one long task already. What follows waits for the GPU process (a
+    // query of the renderer's name, then the programs compiled the first time pixi draws
+    // them), each in a task of its own, not in pixi's start or in the first frame of a trace.
     await nextTask();
-    const r = new TimelineRenderer(renderer, textCanvas, layout ?? (isSoftwareRenderer(renderer.gl) ? 'vertices' : 'instanced'));
+    const quads = layout ?? (isSoftwareRenderer(renderer.gl) ? 'vertices' : 'instanced');
+    await nextTask();
+    const r = new TimelineRenderer(renderer, textCanvas, quads);
     // init sized the drawing buffer already: only the text layer needs its size.
     r.width = size.width;
     r.height = size.height;

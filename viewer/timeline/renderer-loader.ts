@@ -1,0 +1,42 @@
+/**
+ * Loads the timeline's renderer (timeline-renderer.ts, and pixi.js with it) after the
+ * GPU warm-up (gpu-warm-up.ts), so the page's main thread neither evaluates pixi in
+ * its first task nor is the first to wait for the GPU process.
+ *
+ * pixi.js, as it is evaluated, tests whether 2D canvases blend with 'multiply' by
+ * drawing two 6×1 canvases into a third and reading a pixel back (its canvasUtils,
+ * for the Canvas renderer, which the timeline never uses). On an accelerated 2D
+ * canvas that read is a GPU readback, which waits for the GPU process: 0.3-2 s in the
+ * task that evaluates pixi on a cold browser with software GL. While pixi and its
+ * browser extensions are evaluated, 2D contexts are asked for with `willReadFrequently` (a canvas on the
+ * CPU, where the read is a copy); any other canvas that gets its 2D context in that
+ * window only draws on the CPU too.
+ */
+import { warmUpGpu } from './gpu-warm-up.js';
+
+type RendererModule = typeof import('./timeline-renderer.js');
+
+let loading: Promise<RendererModule> | null = null;
+
+export function loadTimelineRenderer(): Promise<RendererModule> {
+  loading ??= load();
+  return loading;
+}
+
+async function load(): Promise<RendererModule> {
+  await warmUpGpu();
+  const proto = HTMLCanvasElement.prototype;
+  const getContext = proto.getContext as (this: HTMLCanvasElement, id: string, options?: object | null) => RenderingContext | null;
+  const onTheCpu = function (this: HTMLCanvasElement, id: string, options?: object | null) {
+    return getContext.call(this, id, id === '2d' ? { ...options, willReadFrequently: true } : options);
+  };
+  proto.getContext = onTheCpu as typeof proto.getContext;
+  try {
+    const module = await import('./timeline-renderer.js');
+    // Built for production, pixi's canvas checks come with its browser extensions, a later import.
+    await module.TimelineRenderer.loadExtensions();
+    return module;
+  } finally {
+    proto.getContext = getContext as typeof proto.getContext;
+  }
+}
