@@ -45,7 +45,11 @@ function load(): Record<Side, SideState> {
 }
 
 export class SideColumns implements ReactiveController {
-  private readonly state = load();
+  /** Read on first use (the app's first render), not as the app is made in the page's first task: a fresh page's first localStorage read waits for the storage. */
+  private loaded: Record<Side, SideState> | null = null;
+  private get state(): Record<Side, SideState> {
+    return (this.loaded ??= load());
+  }
   private drag: { side: Side; startX: number; startWidth: number } | null = null;
 
   constructor(private readonly host: ReactiveControllerHost) {

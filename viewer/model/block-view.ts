@@ -149,17 +149,20 @@ export function moduleTag(m: BlockModule): string {
 /**
  * One formatter for every count: Number.prototype.toLocaleString builds a formatter per
  * call (~10 µs), which a table of a few hundred rows with several counts each would feel.
+ * Made on first use: the page's first formatter loads ICU's locale data, which would
+ * otherwise land in the task that evaluates the page's modules (a third of it, cold).
  */
-const INTEGER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+let integerFormat: Intl.NumberFormat | null = null;
+const integer = () => (integerFormat ??= new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 }));
 
 /** 1234 → "1,234". */
 export function formatInteger(n: number): string {
-  return INTEGER.format(n);
+  return integer().format(n);
 }
 
 /** 1234 → "1,234"; past 100 000, "123.4k" and "12.3M", so the column stays narrow. */
 export function formatCount(n: number): string {
-  if (n < 100_000) return INTEGER.format(Math.round(n));
+  if (n < 100_000) return integer().format(Math.round(n));
   if (n < 100_000_000) return `${(n / 1e3).toFixed(1)}k`;
   return `${(n / 1e6).toFixed(1)}M`;
 }
