@@ -1,6 +1,6 @@
 // The cold open (issue 24): the timeline's renderer (pixi) is loaded after the page's first
-// task, while a worker starts the browser's GPU stack, and a timeline that already has its
-// trace when the renderer comes up draws it then, without being asked again.
+// task, once a worker has started the browser's GPU stack, and a timeline that already has
+// its trace when the renderer comes up draws it then, without being asked again.
 import type { WarptraceApp } from '../../viewer/components/warptrace-app.js';
 import type { WtTimeline } from '../../viewer/components/wt-timeline.js';
 import { timeWidth } from '../../viewer/model/screen-layout.js';
@@ -8,10 +8,24 @@ import { loadTimelineRenderer } from '../../viewer/timeline/renderer-loader.js';
 import { assert, assertEqual } from './assert.js';
 import { fixtureWtrace, mountApp, near, rgbText, stageRgb, waitFor } from './viewer-helpers.js';
 
-// Taken before anything on this page has loaded the renderer (each test file is a page of its own).
-const pageGetContext = HTMLCanvasElement.prototype.getContext;
-
-const isCpuCanvas = () => document.createElement('canvas').getContext('2d')!.getContextAttributes().willReadFrequently === true;
+/** The 2D contexts asked for on the page while `work` runs: the canvas's size and whether on the CPU. */
+async function twoDRequests<T>(work: () => Promise<T>): Promise<{ result: T; requests: { size: string; cpu: boolean }[] }> {
+  const proto = HTMLCanvasElement.prototype;
+  const pageGetContext = proto.getContext as (this: HTMLCanvasElement, id: string, options?: CanvasRenderingContext2DSettings) => RenderingContext | null;
+  const requests: { size: string; cpu: boolean }[] = [];
+  const spy = function (this: HTMLCanvasElement, id: string, options?: CanvasRenderingContext2DSettings) {
+    if (id === '2d') requests.push({ size: `${this.width}x${this.height}`, cpu: options?.willReadFrequently === true });
+    return pageGetContext.call(this, id, options);
+  };
+  proto.getContext = spy as typeof proto.getContext;
+  try {
+    const result = await work();
+    assert(proto.getContext === (spy as typeof proto.getContext), 'getContext is the page\'s own again once the renderer is loaded');
+    return { result, requests };
+  } finally {
+    proto.getContext = pageGetContext as typeof proto.getContext;
+  }
+}
 
 describe('the cold open', () => {
   let app: WarptraceApp | null = null;
@@ -24,14 +38,12 @@ describe('the cold open', () => {
   });
 
   // First in this file: it needs a page where the renderer has not been loaded yet.
-  it('loads the renderer with 2D canvases on the CPU while pixi is evaluated, and leaves getContext as the page had it', async () => {
-    assert(!isCpuCanvas(), 'a 2D canvas of the page before: not a CPU canvas');
-    const loading = loadTimelineRenderer();
-    assert(isCpuCanvas(), 'while pixi is loaded: 2D contexts are asked for with willReadFrequently');
-    const module = await loading;
+  it('loads the renderer with pixi\'s 6×1 test canvases on the CPU (no GPU readback while pixi is evaluated), once', async () => {
+    const { result: module, requests } = await twoDRequests(loadTimelineRenderer);
     assertEqual(typeof module.TimelineRenderer.create, 'function', 'the renderer module');
-    assert(HTMLCanvasElement.prototype.getContext === pageGetContext, 'getContext is the page\'s own again');
-    assert(!isCpuCanvas(), 'a 2D canvas of the page after: not a CPU canvas');
+    const tests = requests.filter((r) => r.size === '6x1');
+    assert(tests.length >= 3, `pixi's blend-mode test canvases (two colors and the result) while it loaded: ${JSON.stringify(requests)}`);
+    assert(tests.every((r) => r.cpu), `each asked for with willReadFrequently: ${JSON.stringify(tests)}`);
     assertEqual(await loadTimelineRenderer(), module, 'loaded once');
   });
 
@@ -45,7 +57,7 @@ describe('the cold open', () => {
     timeline.trace = opened.trace;
     timeline.index = opened.index;
     timeline.sharedDrawLayout = opened.drawLayout;
-    timeline.style.cssText = 'display:block;position:fixed;left:0;top:0;width:1000px;height:500px;';
+    timeline.style.cssText = 'position:fixed;left:0;top:0;width:1000px;height:500px;';
     document.body.append(timeline);
     await timeline.updateComplete;
     assertEqual(timeline.framesDrawn, 0, 'no frame before the renderer exists');
