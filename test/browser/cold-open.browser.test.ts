@@ -39,12 +39,14 @@ describe('the cold open', () => {
 
   // First in this file: it needs a page where the renderer has not been loaded yet.
   it('loads the renderer with pixi\'s 6×1 test canvases on the CPU (no GPU readback while pixi is evaluated), once', async () => {
-    const { result: module, requests } = await twoDRequests(loadTimelineRenderer);
-    assertEqual(typeof module.TimelineRenderer.create, 'function', 'the renderer module');
+    const { result: loaded, requests } = await twoDRequests(loadTimelineRenderer);
+    assertEqual(typeof loaded.module.TimelineRenderer.create, 'function', 'the renderer module');
+    // Chromium here draws WebGL with SwiftShader: the warm-up worker found out, so the renderer need not ask.
+    assertEqual(loaded.layout, 'vertices', 'the quad layout for a software rasterizer');
     const tests = requests.filter((r) => r.size === '6x1');
     assert(tests.length >= 3, `pixi's blend-mode test canvases (two colors and the result) while it loaded: ${JSON.stringify(requests)}`);
     assert(tests.every((r) => r.cpu), `each asked for with willReadFrequently: ${JSON.stringify(tests)}`);
-    assertEqual(await loadTimelineRenderer(), module, 'loaded once');
+    assertEqual(await loadTimelineRenderer(), loaded, 'loaded once');
   });
 
   it('a timeline given its trace before its renderer exists draws it once the renderer is up: one frame, geometry built for it', async () => {

@@ -67,10 +67,10 @@ export class TimelineSurface implements ReactiveController {
     this.pending = (async () => {
       const surface = this.element;
       const text = this.host.renderRoot.querySelector('canvas.text') as HTMLCanvasElement;
-      const { TimelineRenderer } = await loadTimelineRenderer();
+      const { module, layout } = await loadTimelineRenderer();
       if (!this.host.isConnected) return;
       const { width, height } = surface.getBoundingClientRect();
-      const renderer = await TimelineRenderer.create(this.glCanvas, text, width, height);
+      const renderer = await module.TimelineRenderer.create(this.glCanvas, text, width, height, layout);
       if (!this.host.isConnected) {
         // Disconnected while pixi initialised: do not leak the context.
         renderer.destroy();

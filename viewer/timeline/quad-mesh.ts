@@ -16,6 +16,7 @@
  */
 import { Buffer, BufferUsage, Geometry, Mesh, Shader, UniformGroup } from 'pixi.js';
 import { INSTANCE_BYTES, INSTANCE_FLOATS, type InstanceWriter } from '../model/instances.js';
+import { isSoftwareRendererName, rendererName } from './software-gl.js';
 
 export type QuadLayout = 'instanced' | 'vertices';
 
@@ -189,7 +190,5 @@ function quadIndices(quads: number): Uint32Array {
 
 /** Software rasterizers, where per-vertex quads beat instancing by ~9×. */
 export function isSoftwareRenderer(gl: WebGLRenderingContext | WebGL2RenderingContext): boolean {
-  const info = gl.getExtension('WEBGL_debug_renderer_info');
-  const name = String(info === null ? gl.getParameter(gl.RENDERER) : gl.getParameter(info.UNMASKED_RENDERER_WEBGL));
-  return /swiftshader|llvmpipe|softpipe|software/i.test(name);
+  return isSoftwareRendererName(rendererName(gl));
 }

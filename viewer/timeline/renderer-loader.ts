@@ -14,12 +14,20 @@
  * context in that window only draws on the CPU too.
  */
 import { warmUpGpu } from './gpu-warm-up.js';
+import type { QuadLayout } from './quad-mesh.js';
+import { isSoftwareRendererName } from './software-gl.js';
 
 type RendererModule = typeof import('./timeline-renderer.js');
 
-let loading: Promise<RendererModule> | null = null;
+/** The renderer's module, and the quad layout for this browser's WebGL when the warm-up found out (else undefined: the renderer asks its context). */
+export interface LoadedRenderer {
+  readonly module: RendererModule;
+  readonly layout: QuadLayout | undefined;
+}
 
-export function loadTimelineRenderer(): Promise<RendererModule> {
+let loading: Promise<LoadedRenderer> | null = null;
+
+export function loadTimelineRenderer(): Promise<LoadedRenderer> {
   // A failed load (the module's fetch) is tried again by the next caller.
   loading ??= load().catch((e: unknown) => {
     loading = null;
@@ -28,12 +36,13 @@ export function loadTimelineRenderer(): Promise<RendererModule> {
   return loading;
 }
 
-async function load(): Promise<RendererModule> {
+async function load(): Promise<LoadedRenderer> {
   // Not while the worker warms up: the page's first 2D context, even a CPU one, makes the
   // page's own GPU context (a synchronous round trip), which then waits for the worker's
   // work in the GPU process (1.4 s at load 18).
-  await warmUpGpu();
-  return importOnCpuCanvases();
+  const gpu = await warmUpGpu();
+  const module = await importOnCpuCanvases();
+  return { module, layout: gpu.renderer === null ? undefined : isSoftwareRendererName(gpu.renderer) ? 'vertices' : 'instanced' };
 }
 
 async function importOnCpuCanvases(): Promise<RendererModule> {

@@ -121,9 +121,10 @@ export class TimelineRenderer {
       resolution: size.dpr,
       autoDensity: true,
     });
-    // pixi's start is one long task already. What follows waits for the GPU process (a
-    // query of the renderer's name, then the programs compiled the first time pixi draws
-    // them), each in a task of its own, not in pixi's start or in the first frame of a trace.
+    // pixi's start is one long task already. What follows waits for the GPU process (the
+    // renderer's name, where the caller does not know the layout, then the programs compiled
+    // the first time pixi draws them), each in a task of its own, not in pixi's start or in
+    // the first frame of a trace.
     await nextTask();
     const quads = layout ?? (isSoftwareRenderer(renderer.gl) ? 'vertices' : 'instanced');
     await nextTask();
