@@ -27,6 +27,7 @@ import { drawSelect, positionedCounts, metricSelect, stageSelect, targetLine, ti
 import { hasPicture, launchSize, rayLegendTemplate, rayNotes, rayPick, rayTotalsTemplate, type RayPick } from './screen-rays.js';
 import { screenPanelStyles } from './screen-panel-styles.js';
 import { PlayThrough, brushBox, brushInfo, dragRect, fitCanvas, imagePixel, paintImage } from './screen-canvas.js';
+import { warmUpGpu } from '../timeline/gpu-warm-up.js';
 
 /** A trace as the panel reads it (the model's Trace satisfies it). */
 export interface ScreenPanelTrace extends ScreenTrace {
@@ -213,6 +214,8 @@ export class WtScreenPanel extends LitElement {
     try {
       const reply = await this.client.image(view, metric);
       if (reply === null) return;
+      // On a cold page, not before the GPU warm-up: the page's first image would make its 2D GPU context.
+      await warmUpGpu();
       this.error = null;
       this.image = { reply, view, metric };
     } catch (e) {
@@ -233,6 +236,7 @@ export class WtScreenPanel extends LitElement {
     try {
       const reply = await this.client.rayImage(pick.index, metric);
       if (reply === null) return;
+      await warmUpGpu();
       this.error = null;
       this.rayImage = { reply, row: pick.index, metric };
     } catch (e) {
