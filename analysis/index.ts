@@ -30,7 +30,7 @@ export {
   RAY_EVENT_KEYS,
   type BlockScope,
   type BlockSection,
-  type RayRowSummary,
+  type RayRowTotals,
   type RaySection,
   type TraceSections,
 } from './trace-sections.js';
