@@ -124,6 +124,15 @@ function assertFragmentEntry(trace: Trace, profile: BlockProfile, draw: number):
   assert.equal(fs.counts.lanes[entry], records.lanes, `draw ${draw}: FS entry block lanes = the records' live lanes`);
 }
 
+/** The same app run alone (no layer) renders the traced frame's image, byte for byte. */
+async function assertUntracedImage(workload: string, params: Params, flags: readonly string[], tracedImage: Buffer): Promise<void> {
+  const path = join(dir, `${workload}-untraced.ppm`);
+  const plain = await run(setup!.binary, appArgs(workload, params, flags, path));
+  assert.equal(plain.code, 0, describe('the untraced app', plain));
+  const untraced = readFileSync(path);
+  assert.ok(untraced.length > 100 && tracedImage.equals(untraced), `the traced frame of ${workload} is byte-identical to the untraced run's`);
+}
+
 const DIVERGENCE = { width: 64, height: 32, groups: 3, work: 5 };
 const divergenceParams: Params = Object.entries(DIVERGENCE);
 
@@ -161,19 +170,16 @@ test('divergence --libraries --blocks: rows for its draws, the branch takes half
     assert.deepEqual([...b.counts.lanes], [...a.counts.lanes], `${stage}: live lanes per block, linked vs complete`);
   }
 
-  const plainImage = join(dir, 'divergence-untraced.ppm');
-  const plain = await run(setup!.binary, appArgs('divergence', divergenceParams, ['--libraries'], plainImage));
-  assert.equal(plain.code, 0, describe('the untraced app', plain));
-  const untraced = readFileSync(plainImage);
-  assert.ok(untraced.length > 100 && linked.image.equals(untraced), 'the traced frame is byte-identical to the untraced run\'s');
+  await assertUntracedImage('divergence', divergenceParams, ['--libraries'], linked.image);
   t.diagnostic(`FS lanes per block: ${lanes.join(', ')}`);
 });
 
 const AQT = { grid: 8, tcsWork: 48 };
 const aqtParams: Params = [['width', 320], ['height', 180], ['grid', AQT.grid], ['tess', 4], ['tcsWork', AQT.tcsWork], ['shading', 0]];
 
-test('aqt --libraries (link-time optimized, inline shaders) --blocks: the irregular TCS loop runs as the CPU model says', { skip }, async () => {
-  const { trace } = await traced('aqt-libraries', 'aqt', aqtParams, ['--libraries', '--link-time-optimization', '--inline-shaders']);
+test('aqt --libraries (link-time optimized, inline shaders) --blocks: the irregular TCS loop runs as the CPU model says, the untraced image', { skip }, async () => {
+  const flags = ['--libraries', '--link-time-optimization', '--inline-shaders'];
+  const { trace, image } = await traced('aqt-libraries', 'aqt', aqtParams, flags);
   const profile = profileOf(trace);
   // Draw 0: the irregular patches, from a pre-rasterization library of VS, TCS and TES and a fragment library.
   assert.equal(profile.rows.find((r) => r.draw === 0)!.modules.length, 4, 'VS, TCS, TES and FS modules');
@@ -194,4 +200,5 @@ test('aqt --libraries (link-time optimized, inline shaders) --blocks: the irregu
   assert.equal(counts.lanes[branch[0]!], patches, 'with one lane');
   const tcsRecords = recordsOf(trace, 0, Stage.TCS);
   assert.equal(counts.executions[entryBlock(module)], tcsRecords.warps, 'TCS entry block executions = TCS records');
+  await assertUntracedImage('aqt', aqtParams, flags, image);
 });
