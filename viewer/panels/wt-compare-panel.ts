@@ -4,30 +4,39 @@
  * per draw (the largest changes first). The deltas come from the pure
  * `diffSummaries` (analysis/diff.ts); the panel only lays them out. Duration
  * increases show as bad, decreases as good. Draws are paired by
- * analysis/draw-match.ts (label and pass, label, pipeline, then index; the
- * traces, when given, supply passes and pipelines): each draw row says how
- * its pair was matched, and the draws of one trace only are listed.
+ * analysis/draw-match.ts (by order within each pass, labels counting where
+ * they agree with it, then label, pipeline, index; the traces, when given,
+ * supply passes and pipelines): each draw row says how its pair was matched,
+ * strong pairs are listed apart from weak ones (which need checking), and the
+ * draws of one trace only are listed. Every table fits the column: a draw's
+ * label gets a row of its own, cut with an ellipsis (the full text in its title).
  */
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { diffSummaries, type Delta, type DrawDiff, type SummaryDiff } from '../../analysis/diff.js';
-import { MATCH_ROUNDS, drawIdentities, type MatchHow } from '../../analysis/draw-match.js';
+import { MATCH_HOWS, drawIdentities, type MatchHow } from '../../analysis/draw-match.js';
 import { formatChange, formatNs, formatNumber } from '../../analysis/format.js';
 import type { AnalysisSummary } from '../../analysis/summary.js';
 import type { Trace } from '../../shared-schema/model.js';
 import { parseStageName, stageCssColor } from '../../shared-schema/stages.js';
 import { panelStyles } from '../components/shared-styles.js';
 
-/** Draw rows shown (largest span changes first). */
+/** Draw rows shown (largest span changes first), of strong and of weak pairs. */
 const MAX_DRAW_ROWS = 30;
+const MAX_WEAK_ROWS = 12;
 /** Draws of one trace only listed by name; the rest are counted. */
 const MAX_ONLY_LISTED = 12;
-const MATCHED_BY: Record<MatchHow, string> = { 'label-pass': 'label, pass', label: 'label', pipeline: 'pipeline', index: 'index' };
+const MATCHED_BY: Record<MatchHow, string> = { 'label-pass': 'label, pass', order: 'order', label: 'label', pipeline: 'pipeline', index: 'index' };
 const MATCHED_BY_TITLE: Record<MatchHow, string> = {
-  'label-pass': 'same label in the same pass',
-  label: 'same label, in another pass',
-  pipeline: 'same pipeline in the same pass (the label changed)',
-  index: 'same position: nothing else matched',
+  'label-pass': 'same label in the same pass, in order',
+  order: 'same place in the same pass\'s draw order (the labels differ)',
+  label: 'same label, in another pass or out of order',
+  pipeline: 'same pipeline in the same pass, out of order',
+  index: 'same index: nothing else matched',
 };
+const STRENGTH_TITLE = {
+  strong: 'strong: the pass lines up one to one with A (same count, kinds and pipelines), or the label is unique in both',
+  weak: 'weak: an insertion or removal had to be placed, or a shared label, pipeline or index paired it',
+} as const;
 
 export class WtComparePanel extends LitElement {
   static override properties = {
@@ -47,6 +56,12 @@ export class WtComparePanel extends LitElement {
         margin: 4px 0;
         padding-left: 16px;
       }
+      /* Highlights, warnings and lists quote draw labels, often asset paths without a space. */
+      ul,
+      p,
+      .warning {
+        overflow-wrap: anywhere;
+      }
       /* Headers carry the traces' names: they wrap, so the tables fit the column. */
       th {
         white-space: normal;
@@ -55,8 +70,23 @@ export class WtComparePanel extends LitElement {
       th:first-child {
         overflow-wrap: normal;
       }
-      td.label {
-        overflow-wrap: anywhere;
+      /* Cells that may break at their arrow ("300 → 301", "1073317 → 858761"), so the tables fit the column. */
+      td.wrap {
+        white-space: normal;
+      }
+      /* A draw's label row: as wide as the table whatever the label, cut with an ellipsis (the title has it whole). */
+      tr.draw-label td {
+        max-width: 0;
+        overflow: hidden;
+        text-overflow: ellipsis;
+        padding-top: 3px;
+      }
+      tr.draw-label .was {
+        color: var(--wt-muted, #8b909c);
+      }
+      td.matched {
+        white-space: normal;
+        color: var(--wt-muted, #8b909c);
       }
       h4 {
         margin: 6px 0 2px;
@@ -99,10 +129,9 @@ export class WtComparePanel extends LitElement {
     const d = this.diff;
     if (d === null) return html`<p class="muted">Open two traces to compare them.</p>`;
     const all = this.allColumns;
-    const draws = d.draws
-      .filter((x) => x.spanNs.delta !== null && x.spanNs.delta !== 0)
-      .sort((x, y) => Math.abs(y.spanNs.delta!) - Math.abs(x.spanNs.delta!))
-      .slice(0, MAX_DRAW_ROWS);
+    const changed = d.draws.filter((x) => x.spanNs.delta !== null && x.spanNs.delta !== 0).sort((x, y) => Math.abs(y.spanNs.delta!) - Math.abs(x.spanNs.delta!));
+    const strong = changed.filter((x) => x.confidence === 'strong').slice(0, MAX_DRAW_ROWS);
+    const weak = changed.filter((x) => x.confidence === 'weak').slice(0, MAX_WEAK_ROWS);
     return html`
       ${d.warnings.map((w) => html`<div class="warning" role="note">${w}</div>`)}
       ${d.highlights.length > 0 ? html`<h3>Highlights</h3><ul class="highlights">${d.highlights.map((h) => html`<li>${h}</li>`)}</ul>` : nothing}
@@ -129,7 +158,7 @@ export class WtComparePanel extends LitElement {
           ${d.stages.map(
             (s) => html`<tr data-stage=${s.stage}>
               <td><span class="swatch" style="background:${stageCssColor(parseStageName(s.stage) ?? 0)}"></span>${s.stage}</td>
-              <td class="num">${formatNumber(s.warps.a)} → ${formatNumber(s.warps.b)}</td>
+              <td class="num wrap">${formatNumber(s.warps.a)} → ${formatNumber(s.warps.b)}</td>
               <td class="num">${formatNs(s.meanNs.a)}</td><td class="num">${formatNs(s.meanNs.b)}</td>
               ${this.change(s.meanNs)} ${all ? html`${this.change(s.medianNs)} ${this.change(s.p90Ns)}` : nothing} ${this.change(s.totalNs)}
               ${all ? html`<td class="num">${formatNumber(s.peakPerSm.a)} → ${formatNumber(s.peakPerSm.b)}</td>` : nothing}
@@ -137,29 +166,48 @@ export class WtComparePanel extends LitElement {
           )}
         </tbody>
       </table>
-      <h3>Draws${draws.length > 0 ? ' (largest changes)' : ''}</h3>
-      ${draws.length === 0
-        ? html`<p class="muted">No draw changed its span.</p>`
-        : html`<table data-table="draws">
-            <thead><tr><th>Draw</th><th>Label</th><th>Matched by</th><th class="num">Span ${this.labelA}</th><th class="num">Span ${this.labelB}</th><th class="num">Change</th><th class="num">Warp-time</th></tr></thead>
-            <tbody>
-              ${draws.map(
-                (x) => html`<tr data-draw=${x.index} data-matched=${x.matchedBy ?? ''}>
-                  <td class="num">${drawIndexText(x)}</td><td class="label">${x.labelB ?? x.labelA ?? ''}</td>
-                  <td class="matched" title=${x.matchedBy === null ? '' : MATCHED_BY_TITLE[x.matchedBy]}>${x.matchedBy === null ? '' : MATCHED_BY[x.matchedBy]}</td>
-                  <td class="num">${formatNs(x.spanNs.a)}</td><td class="num">${formatNs(x.spanNs.b)}</td>${this.change(x.spanNs)} ${this.change(x.warpTimeNs)}
-                </tr>`,
-              )}
-            </tbody>
-          </table>`}
+      <h3>Draws${strong.length > 0 ? ' (largest changes)' : ''}</h3>
+      ${strong.length === 0 ? html`<p class="muted">No strongly paired draw changed its span.</p>` : this.drawTable('draws', strong)}
+      ${weak.length === 0
+        ? nothing
+        : html`<h4>Weak pairs: check before trusting</h4>
+            <p class="muted">Paired by a guess (an insertion's place, a shared label, pipeline or index): their changes may compare different draws.</p>
+            ${this.drawTable('weak-draws', weak)}`}
       ${this.renderMatching(d)}
     `;
   }
 
+  /** Draws and their span changes: each draw's label on a row of its own, then its pair, spans and changes. */
+  private drawTable(name: string, draws: readonly DrawDiff[]) {
+    return html`<table data-table=${name}>
+      <thead>
+        <tr>
+          <th>Draw</th><th>Paired by</th><th class="num" title=${this.labelA}>Span A</th><th class="num" title=${this.labelB}>Span B</th><th class="num">Change</th
+          ><th class="num">Warp-time</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${draws.map((x) => {
+          const label = x.labelB ?? x.labelA ?? '';
+          const was = x.labelA !== null && x.labelB !== null && x.labelA !== x.labelB ? x.labelA : null;
+          return html`<tr class="draw-label">
+              <td colspan="6" title=${was === null ? label : `${this.labelB}: ${label}\n${this.labelA}: ${was}`}>${label}${was === null ? nothing : html` <span class="was">(A: ${was})</span>`}</td>
+            </tr>
+            <tr data-draw=${x.index} data-matched=${x.matchedBy ?? ''} data-confidence=${x.confidence ?? ''}>
+              <td class="num wrap">${drawIndexText(x)}</td>
+              <td class="matched" title=${x.matchedBy === null ? '' : `${MATCHED_BY_TITLE[x.matchedBy]}; ${STRENGTH_TITLE[x.confidence!]}`}>${x.matchedBy === null ? '' : MATCHED_BY[x.matchedBy]}</td>
+              <td class="num">${formatNs(x.spanNs.a)}</td><td class="num">${formatNs(x.spanNs.b)}</td>${this.change(x.spanNs)} ${this.change(x.warpTimeNs)}
+            </tr>`;
+        })}
+      </tbody>
+    </table>`;
+  }
+
   /** How the draws were paired, and the draws of one trace only. */
   private renderMatching(d: SummaryDiff) {
-    const { counts, onlyA, onlyB } = d.matching;
-    const pairs = MATCH_ROUNDS.filter((how) => counts[how] > 0).map((how) => `${formatNumber(counts[how])} by ${MATCHED_BY[how]}`);
+    const { counts, strong, weak, onlyA, onlyB } = d.matching;
+    const pairs = MATCH_HOWS.filter((how) => counts[how] > 0).map((how) => `${formatNumber(counts[how])} by ${MATCHED_BY[how]}`);
+    const sureness = strong + weak > 0 ? ` (${formatNumber(strong)} strong, ${formatNumber(weak)} weak)` : '';
     const only = (side: 'a' | 'b', draws: readonly number[], summary: AnalysisSummary, name: string) =>
       draws.length === 0
         ? nothing
@@ -168,7 +216,7 @@ export class WtComparePanel extends LitElement {
               ${draws.slice(0, MAX_ONLY_LISTED).map((i) => html`<li data-draw=${i}>#${i} ${summary.draws[i]?.label ?? ''}</li>`)}
               ${draws.length > MAX_ONLY_LISTED ? html`<li class="muted">and ${formatNumber(draws.length - MAX_ONLY_LISTED)} more</li>` : nothing}
             </ul>`;
-    return html`<p class="matching muted" data-matching>Draws paired: ${pairs.length > 0 ? pairs.join(' · ') : 'none'}.</p>
+    return html`<p class="matching muted" data-matching>Draws paired: ${pairs.length > 0 ? pairs.join(' · ') : 'none'}${sureness}.</p>
       ${only('a', onlyA, this.a!, this.labelA)} ${only('b', onlyB, this.b!, this.labelB)}`;
   }
 
