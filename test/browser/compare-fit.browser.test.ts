@@ -1,6 +1,6 @@
 // The A/B panel in the analysis column on the game-like frame (2,025 draws, long
 // labels without spaces, long file names) at 1280x720, 1600x1000 and 2560x1440:
-// every table fits the column (a draw's label cut with an ellipsis, whole in its
+// every table fits the column (a draw's label wrapped to two lines, whole in its
 // title), the largest changes lead with the draw made 3× longer, paired by pass and
 // order although every mesh was renamed, and a draw of the pass where B inserted
 // one (a weak pair) is listed apart.
@@ -81,9 +81,13 @@ describe('the compare panel fits its column', () => {
       assertEqual(first.dataset.confidence, 'strong', 'a strong pair');
       assert(first.textContent!.includes(`${STRETCHED} → ${STRETCHED + 1}`), first.textContent!);
       for (const row of root.querySelectorAll<HTMLTableRowElement>('table[data-table="draws"] tr[data-draw]')) assertEqual(row.dataset.confidence, 'strong', `row ${row.dataset.draw}`);
-      // Its label row: cut to the column, whole (B's and A's names) in the title.
+      // Its label row: wrapped to the column and cut after two lines, whole (B's and A's names) in the title.
       const label = first.previousElementSibling!.querySelector('td')!;
-      assert(label.scrollWidth > label.clientWidth, `the long label is cut: ${label.scrollWidth} px in ${label.clientWidth} px`);
+      const text = label.querySelector('div')!;
+      const lineHeight = parseFloat(getComputedStyle(text).lineHeight);
+      assert(Math.abs(text.clientHeight - 2 * lineHeight) < 1, `two lines shown: ${text.clientHeight} px of ${lineHeight} px lines`);
+      assert(text.scrollHeight > text.clientHeight + 1, `the rest is cut: ${text.scrollHeight} px in ${text.clientHeight} px`);
+      assert(text.scrollWidth <= text.clientWidth, `no line runs past the column: ${text.scrollWidth} px in ${text.clientWidth} px`);
       assert(label.title.includes(b.draws[STRETCHED + 1]!.label) && label.title.includes(a.draws[STRETCHED]!.label), label.title);
 
       // The draw of the pass with the insertion: a weak pair, listed apart.

@@ -62,24 +62,27 @@ export class WtComparePanel extends LitElement {
       .warning {
         overflow-wrap: anywhere;
       }
-      /* Headers carry the traces' names: they wrap, so the tables fit the column. */
+      /* Headers wrap at their spaces ("Peak on one SM"); the traces' names are in the line above the tables. */
       th {
         white-space: normal;
-        overflow-wrap: anywhere;
-      }
-      th:first-child {
-        overflow-wrap: normal;
       }
       /* Cells that may break at their arrow ("300 → 301", "1073317 → 858761"), so the tables fit the column. */
       td.wrap {
         white-space: normal;
       }
-      /* A draw's label row: as wide as the table whatever the label, cut with an ellipsis (the title has it whole). */
+      /* A draw's label row: as wide as the table whatever the label, at most two lines (the title has it whole). */
       tr.draw-label td {
         max-width: 0;
-        overflow: hidden;
-        text-overflow: ellipsis;
         padding-top: 3px;
+        border-top: 1px solid var(--wt-border, #3a3f4b);
+      }
+      tr.draw-label div {
+        white-space: normal;
+        overflow-wrap: anywhere;
+        overflow: hidden;
+        display: -webkit-box;
+        -webkit-box-orient: vertical;
+        -webkit-line-clamp: 2;
       }
       tr.draw-label .was {
         color: var(--wt-muted, #8b909c);
@@ -135,9 +138,10 @@ export class WtComparePanel extends LitElement {
     return html`
       ${d.warnings.map((w) => html`<div class="warning" role="note">${w}</div>`)}
       ${d.highlights.length > 0 ? html`<h3>Highlights</h3><ul class="highlights">${d.highlights.map((h) => html`<li>${h}</li>`)}</ul>` : nothing}
+      <p class="names" data-names><b>A</b> ${this.labelA} · <b>B</b> ${this.labelB}</p>
       <h3>Frame</h3>
       <table data-table="frame">
-        <thead><tr><th></th><th class="num">${this.labelA}</th><th class="num">${this.labelB}</th><th class="num">Change</th></tr></thead>
+        <thead><tr><th></th><th class="num">A</th><th class="num">B</th><th class="num">Change</th></tr></thead>
         <tbody>
           ${this.row('Span', d.frame.spanNs, formatNs)} ${this.row('Warp-time', d.frame.warpTimeNs, formatNs)}
           ${this.row('Warps running', d.frame.gpuBusyNs, formatNs)} ${this.row('Time lost to syncs', d.syncs.totalNs, formatNs)}
@@ -150,7 +154,7 @@ export class WtComparePanel extends LitElement {
       <table data-table="stages">
         <thead>
           <tr>
-            <th>Stage</th><th class="num">Warps</th><th class="num">Mean ${this.labelA}</th><th class="num">Mean ${this.labelB}</th><th class="num">Change</th>
+            <th>Stage</th><th class="num">Warps</th><th class="num">Mean A</th><th class="num">Mean B</th><th class="num">Change</th>
             ${all ? html`<th class="num">Median</th><th class="num">p90</th>` : nothing}<th class="num">Warp-time</th>${all ? html`<th class="num">Peak on one SM</th>` : nothing}
           </tr>
         </thead>
@@ -182,7 +186,7 @@ export class WtComparePanel extends LitElement {
     return html`<table data-table=${name}>
       <thead>
         <tr>
-          <th>Draw</th><th>Paired by</th><th class="num" title=${this.labelA}>Span A</th><th class="num" title=${this.labelB}>Span B</th><th class="num">Change</th
+          <th>Draw</th><th>Paired by</th><th class="num">Span A</th><th class="num">Span B</th><th class="num">Change</th
           ><th class="num">Warp-time</th>
         </tr>
       </thead>
@@ -191,7 +195,9 @@ export class WtComparePanel extends LitElement {
           const label = x.labelB ?? x.labelA ?? '';
           const was = x.labelA !== null && x.labelB !== null && x.labelA !== x.labelB ? x.labelA : null;
           return html`<tr class="draw-label">
-              <td colspan="6" title=${was === null ? label : `${this.labelB}: ${label}\n${this.labelA}: ${was}`}>${label}${was === null ? nothing : html` <span class="was">(A: ${was})</span>`}</td>
+              <td colspan="6" title=${was === null ? label : `B: ${label}\nA: ${was}`}>
+                <div>${label}${was === null ? nothing : html` <span class="was">(A: ${was})</span>`}</div>
+              </td>
             </tr>
             <tr data-draw=${x.index} data-matched=${x.matchedBy ?? ''} data-confidence=${x.confidence ?? ''}>
               <td class="num wrap">${drawIndexText(x)}</td>
