@@ -21,15 +21,25 @@ import type { DrawIdentity } from './draw-match.js';
 /** Receives each pair (draw indices of A and B) and whether it is strong. */
 export type PairSink = (i: number, j: number, strong: boolean) => void;
 
+/** What matching compares of one trace's draws, worked out once per draw. */
+export interface MatchSide {
+  readonly kind: readonly string[];
+  /** Each draw's kind and label as a number shared by both traces (matchSides); -1 where the label names nothing. */
+  readonly label: Int32Array;
+  /** pipelineName of each draw. */
+  readonly pipeline: readonly (string | null)[];
+  /** How many of this trace's draws carry each label number. */
+  readonly labelCount: Int32Array;
+}
+
 export interface PassDraws {
-  readonly a: readonly DrawIdentity[];
-  readonly b: readonly DrawIdentity[];
+  readonly a: MatchSide;
+  readonly b: MatchSide;
   /** The pass's draws of A and of B, in submission order. */
   readonly inA: readonly number[];
   readonly inB: readonly number[];
-  /** Whether a draw's label key (labelKey) names some draw of the other trace: in a trusted pass such a draw waits for the label round. */
-  readonly labelInA: ReadonlySet<string>;
-  readonly labelInB: ReadonlySet<string>;
+  /** Scratch of one entry per label number, -1 between calls. */
+  readonly cursor: Int32Array;
 }
 
 /** Alignments beyond this many cells pair stretches place by place instead (weak). */
@@ -40,41 +50,69 @@ const TRUSTED_LABEL_SHARE = 0.5;
 const NUMBERING_LABEL = /^(draw|dispatch|trace-rays) \d+$/;
 const HANDLE = /^0x[0-9a-f]+$/i;
 
-/** Kind and label, or null for a label that names nothing (empty, or only the draw's number). */
-export function labelKey(d: DrawIdentity): string | null {
-  return d.label === '' || NUMBERING_LABEL.test(d.label) ? null : `${d.kind}\u0000${d.label}`;
-}
-
 /** A pipeline's debug name; null when unknown or only a handle (handles differ from capture to capture). */
-export function pipelineName(d: DrawIdentity): string | null {
+function pipelineName(d: DrawIdentity): string | null {
   return d.pipeline === null || d.pipeline === '' || HANDLE.test(d.pipeline) ? null : d.pipeline;
 }
 
-function pipelinesConflict(x: DrawIdentity, y: DrawIdentity): boolean {
-  const px = pipelineName(x);
-  const py = pipelineName(y);
-  return px !== null && py !== null && px !== py;
+/**
+ * Both traces' draws as matching compares them: a label (with its kind) is
+ * numbered once for both traces, so the rounds compare numbers, not strings.
+ * Labels that only number the draw ("draw 12") or are empty name nothing.
+ */
+export function matchSides(a: readonly DrawIdentity[], b: readonly DrawIdentity[]): { a: MatchSide; b: MatchSide; labels: number } {
+  const numbers = new Map<string, Map<string, number>>();
+  let labels = 0;
+  const numberOf = (d: DrawIdentity): number => {
+    if (d.label === '' || NUMBERING_LABEL.test(d.label)) return -1;
+    let ofKind = numbers.get(d.kind);
+    if (ofKind === undefined) numbers.set(d.kind, (ofKind = new Map()));
+    let n = ofKind.get(d.label);
+    if (n === undefined) ofKind.set(d.label, (n = labels++));
+    return n;
+  };
+  const label = (ids: readonly DrawIdentity[]) => {
+    const numbered = new Int32Array(ids.length);
+    // Draws in a row often share a label (instances of one mesh): number it once.
+    for (let k = 0; k < ids.length; k++) numbered[k] = k > 0 && ids[k]!.label === ids[k - 1]!.label && ids[k]!.kind === ids[k - 1]!.kind ? numbered[k - 1]! : numberOf(ids[k]!);
+    return numbered;
+  };
+  const labelA = label(a);
+  const labelB = label(b);
+  const side = (ids: readonly DrawIdentity[], numbered: Int32Array): MatchSide => {
+    const labelCount = new Int32Array(labels);
+    for (const n of numbered) if (n >= 0) labelCount[n]!++;
+    return { kind: ids.map((d) => d.kind), label: numbered, pipeline: ids.map(pipelineName), labelCount };
+  };
+  return { a: side(a, labelA), b: side(b, labelB), labels };
+}
+
+/** Whether A's draw i and B's draw j can share a place: the same kind, and no pipeline named otherwise. */
+function lineUp(p: PassDraws, i: number, j: number): boolean {
+  const x = p.a.pipeline[i]!;
+  const y = p.b.pipeline[j]!;
+  return p.a.kind[i] === p.b.kind[j] && (x === null || y === null || x === y);
 }
 
 export function alignPass(p: PassDraws, pair: PairSink): void {
   const anchors = labelAnchors(p);
-  const trusted = anchors.length > 0 && anchors.length >= TRUSTED_LABEL_SHARE * Math.min(p.inA.length, p.inB.length);
+  const count = anchors.a.length;
+  const trusted = count > 0 && count >= TRUSTED_LABEL_SHARE * Math.min(p.inA.length, p.inB.length);
   if (!trusted) {
     pairStretch(p, p.inA, p.inB, pair);
     return;
   }
   // In a trusted pass a draw whose label names a draw elsewhere in the other trace moved there: not paired by order here.
-  const stays = (d: DrawIdentity, other: ReadonlySet<string>) => {
-    const key = labelKey(d);
-    return key === null || !other.has(key);
-  };
+  const stays = (n: number, other: MatchSide) => n < 0 || other.labelCount[n] === 0;
   let fromA = 0;
   let fromB = 0;
-  for (const [pa, pb] of [...anchors, [p.inA.length, p.inB.length] as const]) {
-    const stretchA = p.inA.slice(fromA, pa).filter((i) => stays(p.a[i]!, p.labelInB));
-    const stretchB = p.inB.slice(fromB, pb).filter((j) => stays(p.b[j]!, p.labelInA));
+  for (let k = 0; k <= count; k++) {
+    const pa = k < count ? anchors.a[k]! : p.inA.length;
+    const pb = k < count ? anchors.b[k]! : p.inB.length;
+    const stretchA = p.inA.slice(fromA, pa).filter((i) => stays(p.a.label[i]!, p.b));
+    const stretchB = p.inB.slice(fromB, pb).filter((j) => stays(p.b.label[j]!, p.a));
     pairStretch(p, stretchA, stretchB, pair);
-    if (pa < p.inA.length) pair(p.inA[pa]!, p.inB[pb]!, true);
+    if (k < count) pair(p.inA[pa]!, p.inB[pb]!, true);
     fromA = pa + 1;
     fromB = pb + 1;
   }
@@ -82,80 +120,80 @@ export function alignPass(p: PassDraws, pair: PairSink): void {
 
 /**
  * Positions (within the pass) of the draws paired by label, the longest chain
- * that runs in order on both sides: candidates come in B's order, and the
- * longest strictly increasing run of their A positions is kept.
+ * that runs in order on both sides: candidates (the k-th draw of a label in
+ * A with its k-th in B) come in B's order, and the longest strictly
+ * increasing run of their A positions is kept.
  */
-function labelAnchors(p: PassDraws): (readonly [number, number])[] {
-  const positionsInA = new Map<string, number[]>();
-  p.inA.forEach((i, pa) => {
-    const key = labelKey(p.a[i]!);
-    if (key === null) return;
-    const list = positionsInA.get(key);
-    if (list === undefined) positionsInA.set(key, [pa]);
-    else list.push(pa);
-  });
-  const taken = new Map<string, number>();
-  const candidates: [number, number][] = [];
-  p.inB.forEach((j, pb) => {
-    const key = labelKey(p.b[j]!);
-    const list = key === null ? undefined : positionsInA.get(key);
-    if (list === undefined) return;
-    const k = taken.get(key!) ?? 0;
-    if (k >= list.length) return;
-    taken.set(key!, k + 1);
-    candidates.push([list[k]!, pb]);
-  });
+function labelAnchors(p: PassDraws): { a: Int32Array; b: Int32Array } {
+  const { inA, inB, cursor } = p;
+  // Per label, its A positions in order as a linked list: cursor[label] → first, nextInA[pa] → the next.
+  const nextInA = new Int32Array(inA.length);
+  for (let pa = inA.length - 1; pa >= 0; pa--) {
+    const n = p.a.label[inA[pa]!]!;
+    if (n < 0) continue;
+    nextInA[pa] = cursor[n]!;
+    cursor[n] = pa;
+  }
+  const candA = new Int32Array(inB.length);
+  const candB = new Int32Array(inB.length);
+  let count = 0;
+  for (let pb = 0; pb < inB.length; pb++) {
+    const n = p.b.label[inB[pb]!]!;
+    if (n < 0 || cursor[n]! < 0) continue;
+    candA[count] = cursor[n]!;
+    candB[count++] = pb;
+    cursor[n] = nextInA[cursor[n]!]!;
+  }
+  for (const i of inA) if (p.a.label[i]! >= 0) cursor[p.a.label[i]!] = -1;
   // Patience sorting: tails[len] is the candidate ending the best chain of length len + 1.
-  const tails: number[] = [];
-  const previous = new Int32Array(candidates.length).fill(-1);
-  candidates.forEach(([pa], c) => {
+  const tails = new Int32Array(count);
+  let longest = 0;
+  const previous = new Int32Array(count).fill(-1);
+  for (let c = 0; c < count; c++) {
     let lo = 0;
-    let hi = tails.length;
+    let hi = longest;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (candidates[tails[mid]!]![0] < pa) lo = mid + 1;
+      if (candA[tails[mid]!]! < candA[c]!) lo = mid + 1;
       else hi = mid;
     }
     if (lo > 0) previous[c] = tails[lo - 1]!;
     tails[lo] = c;
-  });
-  const chain: (readonly [number, number])[] = [];
-  for (let c = tails.length > 0 ? tails[tails.length - 1]! : -1; c >= 0; c = previous[c]!) chain.push(candidates[c]!);
-  return chain.reverse();
+    if (lo === longest) longest++;
+  }
+  const chainA = new Int32Array(longest);
+  const chainB = new Int32Array(longest);
+  for (let k = longest - 1, c = longest > 0 ? tails[longest - 1]! : -1; k >= 0; k--, c = previous[c]!) {
+    chainA[k] = candA[c]!;
+    chainB[k] = candB[c]!;
+  }
+  return { a: chainA, b: chainB };
 }
 
 /** Pairs two stretches of a pass: place by place when they line up one to one (strong), else by an alignment (weak). */
 function pairStretch(p: PassDraws, stretchA: readonly number[], stretchB: readonly number[], pair: PairSink): void {
   if (stretchA.length === 0 || stretchB.length === 0) return;
-  const lineUp =
-    stretchA.length === stretchB.length &&
-    stretchA.every((i, k) => {
-      const x = p.a[i]!;
-      const y = p.b[stretchB[k]!]!;
-      return x.kind === y.kind && !pipelinesConflict(x, y);
-    });
-  if (lineUp) {
+  if (stretchA.length === stretchB.length && stretchA.every((i, k) => lineUp(p, i, stretchB[k]!))) {
     stretchA.forEach((i, k) => pair(i, stretchB[k]!, true));
     return;
   }
   if ((stretchA.length + 1) * (stretchB.length + 1) > MAX_ALIGN_CELLS) {
     // Too long to align: place by place where the kinds agree.
     for (let k = 0; k < Math.min(stretchA.length, stretchB.length); k++) {
-      if (p.a[stretchA[k]!]!.kind === p.b[stretchB[k]!]!.kind) pair(stretchA[k]!, stretchB[k]!, false);
+      if (p.a.kind[stretchA[k]!] === p.b.kind[stretchB[k]!]) pair(stretchA[k]!, stretchB[k]!, false);
     }
     return;
   }
   alignStretch(p, stretchA, stretchB, pair);
 }
 
-/** What pairing x with y is worth in the alignment; 0: they cannot pair (different kinds). */
-function pairScore(x: DrawIdentity, y: DrawIdentity): number {
-  if (x.kind !== y.kind) return 0;
-  const px = pipelineName(x);
-  const py = pipelineName(y);
-  const pipeline = px === null || py === null ? 3 : px === py ? 5 : 1;
-  const key = labelKey(x);
-  return pipeline + (key !== null && key === labelKey(y) ? 1 : 0);
+/** What pairing A's draw i with B's draw j is worth in the alignment; 0: they cannot pair (different kinds). */
+function pairScore(p: PassDraws, i: number, j: number): number {
+  if (p.a.kind[i] !== p.b.kind[j]) return 0;
+  const x = p.a.pipeline[i]!;
+  const y = p.b.pipeline[j]!;
+  const label = p.a.label[i]!;
+  return (x === null || y === null ? 3 : x === y ? 5 : 1) + (label >= 0 && label === p.b.label[j] ? 1 : 0);
 }
 
 /** A small bonus for a pair at the same place from the stretch's start: of otherwise equal alignments, the one keeping draws in place wins. */
@@ -174,11 +212,11 @@ function alignStretch(p: PassDraws, stretchA: readonly number[], stretchB: reado
   let row = new Float64Array(width);
   for (let j = 1; j <= m; j++) step[j] = SKIP_B;
   for (let i = 1; i <= n; i++) {
-    const x = p.a[stretchA[i - 1]!]!;
+    const x = stretchA[i - 1]!;
     row[0] = 0;
     step[i * width] = SKIP_A;
     for (let j = 1; j <= m; j++) {
-      const score = pairScore(x, p.b[stretchB[j - 1]!]!);
+      const score = pairScore(p, x, stretchB[j - 1]!);
       const s = score > 0 && i === j ? score + SAME_PLACE : score;
       let best = prev[j]!;
       let how = SKIP_A;

@@ -22,7 +22,7 @@
  * (removed) or only in B (inserted). Pure; columnar results.
  */
 import type { Trace } from '../shared-schema/index.js';
-import { alignPass, labelKey, pipelineName } from './draw-align.js';
+import { alignPass, matchSides, type MatchSide } from './draw-align.js';
 
 /** What names a draw, as far as matching goes. */
 export interface DrawIdentity {
@@ -99,21 +99,21 @@ class Pairing {
     if (strong) this.strong++;
   }
 
-  /** Pairs the unmatched draws with equal keys, the k-th of A with the k-th of B. */
-  pairByKey(a: readonly DrawIdentity[], b: readonly DrawIdentity[], how: MatchHow, keyOf: (d: DrawIdentity, index: number) => string | null, strong: (key: string) => boolean): void {
-    const waiting = new Map<string, number[]>();
-    for (let i = 0; i < a.length; i++) {
+  /** Pairs the unmatched draws with equal keys (null: none), the k-th of A with the k-th of B. */
+  pairByKey<K>(how: MatchHow, keyOfA: (i: number) => K | null, keyOfB: (j: number) => K | null, strong: (key: K) => boolean): void {
+    const waiting = new Map<K, number[]>();
+    for (let i = 0; i < this.bOfA.length; i++) {
       if (this.bOfA[i] !== -1) continue;
-      const key = keyOf(a[i]!, i);
+      const key = keyOfA(i);
       if (key === null) continue;
       const list = waiting.get(key);
       if (list === undefined) waiting.set(key, [i]);
       else list.push(i);
     }
-    const taken = new Map<string, number>();
-    for (let j = 0; j < b.length; j++) {
+    const taken = new Map<K, number>();
+    for (let j = 0; j < this.aOfB.length; j++) {
       if (this.aOfB[j] !== -1) continue;
-      const key = keyOf(b[j]!, j);
+      const key = keyOfB(j);
       const list = key === null ? undefined : waiting.get(key);
       const k = taken.get(key!) ?? 0;
       if (list === undefined || k >= list.length) continue;
@@ -126,49 +126,45 @@ class Pairing {
 /** Draw indices per pass, in submission order. */
 function byPass(ids: readonly DrawIdentity[]): Map<string, number[]> {
   const passes = new Map<string, number[]>();
-  ids.forEach((d, i) => {
-    const key = d.pass ?? '\u0000outside passes';
-    const list = passes.get(key);
-    if (list === undefined) passes.set(key, [i]);
-    else list.push(i);
-  });
-  return passes;
-}
-
-/** How many draws of a trace carry each label key. */
-function labelCounts(ids: readonly DrawIdentity[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const d of ids) {
-    const key = labelKey(d);
-    if (key !== null) counts.set(key, (counts.get(key) ?? 0) + 1);
+  let lastKey: string | null = null;
+  let last: number[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    const key = ids[i]!.pass ?? '\u0000outside passes';
+    // Draws of one pass come in runs: look the pass up once per run.
+    if (key !== lastKey) {
+      lastKey = key;
+      last = passes.get(key) ?? [];
+      if (last.length === 0) passes.set(key, last);
+    }
+    last.push(i);
   }
-  return counts;
+  return passes;
 }
 
 export function matchDraws(a: readonly DrawIdentity[], b: readonly DrawIdentity[]): DrawMatching {
   const m = new Pairing(a.length, b.length);
-  const labelsA = labelCounts(a);
-  const labelsB = labelCounts(b);
+  const { a: sideA, b: sideB, labels } = matchSides(a, b);
   const passesA = byPass(a);
-  const labelInA = new Set(labelsA.keys());
-  const labelInB = new Set(labelsB.keys());
+  const cursor = new Int32Array(labels).fill(-1);
   for (const [pass, inB] of byPass(b)) {
     const inA = passesA.get(pass);
     if (inA === undefined) continue;
-    alignPass({ a, b, inA, inB, labelInA, labelInB }, (i, j, strong) => {
-      const key = labelKey(a[i]!);
-      m.pair(i, j, key !== null && key === labelKey(b[j]!) ? 'label-pass' : 'order', strong);
+    alignPass({ a: sideA, b: sideB, inA, inB, cursor }, (i, j, strong) => {
+      const n = sideA.label[i]!;
+      m.pair(i, j, n >= 0 && n === sideB.label[j] ? 'label-pass' : 'order', strong);
     });
   }
   // A label that the traces share is evidence only if their labels mostly agreed where their passes lined up.
   const byOrder = m.counts['label-pass'] + m.counts.order;
   const labelsAgree = byOrder === 0 || m.counts['label-pass'] * 2 >= byOrder;
-  m.pairByKey(a, b, 'label', labelKey, (key) => labelsAgree && labelsA.get(key) === 1 && labelsB.get(key) === 1);
-  m.pairByKey(a, b, 'pipeline', (d) => {
-    const name = pipelineName(d);
-    return name === null ? null : `${d.kind}\u0000${d.pass ?? ''}\u0000${name}`;
-  }, () => false);
-  m.pairByKey(a, b, 'index', (d, index) => `${d.kind}\u0000${index}`, () => false);
+  const labelOf = (side: MatchSide) => (k: number) => (side.label[k]! < 0 ? null : side.label[k]!);
+  m.pairByKey('label', labelOf(sideA), labelOf(sideB), (n) => labelsAgree && sideA.labelCount[n] === 1 && sideB.labelCount[n] === 1);
+  const pipelineKey = (ids: readonly DrawIdentity[], side: MatchSide) => (k: number) => {
+    const name = side.pipeline[k]!;
+    return name === null ? null : `${side.kind[k]}\u0000${ids[k]!.pass ?? ''}\u0000${name}`;
+  };
+  m.pairByKey('pipeline', pipelineKey(a, sideA), pipelineKey(b, sideB), () => false);
+  m.pairByKey('index', (i) => `${sideA.kind[i]}\u0000${i}`, (j) => `${sideB.kind[j]}\u0000${j}`, () => false);
   const onlyA: number[] = [];
   const onlyB: number[] = [];
   for (let i = 0; i < a.length; i++) if (m.bOfA[i] === -1) onlyA.push(i);
