@@ -9,12 +9,15 @@
  *     the k-th of B), kept only as far as they run in order on both sides (the
  *     longest such chain). When that chain covers at least half the pass, the
  *     pass's labels are trusted: the anchors pair, and the stretches between
- *     them are paired by order. Otherwise the labels only coincide (names drawn
- *     from a common pool) and the whole pass is paired by order.
+ *     them are paired by order, except draws whose label names a draw
+ *     elsewhere in the other trace (they moved: the label round pairs them).
+ *     Otherwise the labels only coincide (names drawn from a common pool) and
+ *     the whole pass is paired by order.
  *   - A stretch that lines up one to one (as many draws on each side, the same
  *     kind at each place, no pipeline named differently) pairs place by place:
  *     strong. Any other stretch is aligned by kind and pipeline (an insertion
- *     or removal whose place is inferred): those pairs are weak.
+ *     or removal whose place is inferred): those pairs are weak. Stretches too
+ *     long to align (over MAX_ALIGN_CELLS) pair place by place, weakly.
  */
 import type { DrawIdentity } from './draw-match.js';
 
