@@ -9,7 +9,8 @@
  * supply passes and pipelines): each draw row says how its pair was matched,
  * strong pairs are listed apart from weak ones (which need checking), and the
  * draws of one trace only are listed. Every table fits the column: a draw's
- * label gets a row of its own, cut with an ellipsis (the full text in its title).
+ * label gets a row of its own, wrapped to at most two lines (the full text in
+ * its title), and the traces' names are one line above the tables.
  */
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { diffSummaries, type Delta, type DrawDiff, type SummaryDiff } from '../../analysis/diff.js';
@@ -34,7 +35,7 @@ const MATCHED_BY_TITLE: Record<MatchHow, string> = {
   index: 'same index: nothing else matched',
 };
 const STRENGTH_TITLE = {
-  strong: 'strong: the pass lines up one to one with A (same count, kinds and pipelines), or the label is unique in both',
+  strong: 'strong: its label in order within its pass, its place in a stretch of the pass that lines up one to one with A (same count, kinds and pipelines), or a label unique in both traces',
   weak: 'weak: an insertion or removal had to be placed, or a shared label, pipeline or index paired it',
 } as const;
 
@@ -171,7 +172,9 @@ export class WtComparePanel extends LitElement {
         </tbody>
       </table>
       <h3>Draws${strong.length > 0 ? ' (largest changes)' : ''}</h3>
-      ${strong.length === 0 ? html`<p class="muted">No strongly paired draw changed its span.</p>` : this.drawTable('draws', strong)}
+      ${strong.length > 0
+        ? this.drawTable('draws', strong)
+        : html`<p class="muted">${changed.length === 0 ? 'No draw changed its span.' : 'No strongly paired draw changed its span.'}</p>`}
       ${weak.length === 0
         ? nothing
         : html`<h4>Weak pairs: check before trusting</h4>
