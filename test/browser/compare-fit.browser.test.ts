@@ -1,11 +1,13 @@
 // The A/B panel in the analysis column on the game-like frame (2,025 draws, long
-// labels without spaces, long file names) at 1280x720, 1600x1000 and 2560x1440:
+// labels without spaces, long file names) at 1280x720, 1600x1000 and 2560x1440
+// (and with the column dragged to its narrowest, where warp-time changes give way):
 // every table fits the column (a draw's label wrapped to two lines, whole in its
 // title), the largest changes lead with the draw made 3× longer, paired by pass and
 // order although every mesh was renamed, and a draw of the pass where B inserted
 // one (a weak pair) is listed apart.
 import { setViewport } from '@web/test-runner-commands';
 import { encodeWtrace, type Trace } from '../../shared-schema/index.js';
+import { SIDE_LIMITS } from '../../viewer/components/side-columns.js';
 import type { WarptraceApp } from '../../viewer/components/warptrace-app.js';
 import '../../viewer/panels/index.js';
 import type { WtAnalysisPanels } from '../../viewer/panels/wt-analysis-panels.js';
@@ -14,10 +16,12 @@ import { editFrame } from '../node/frame-edits.js';
 import { assert, assertEqual } from './assert.js';
 import { mountApp, waitFor } from './viewer-helpers.js';
 
-const SIZES: readonly (readonly [number, number])[] = [
+/** Window sizes, and the analysis column's width where it is not the default (the narrowest it can be dragged to). */
+const SIZES: readonly (readonly [number, number, number?])[] = [
   [1280, 720],
   [1600, 1000],
   [2560, 1440],
+  [1600, 1000, SIDE_LIMITS.right.min],
 ];
 const NAME_A = 'game-frame-before-the-terrain-streaming-change-capture-1.wtrace';
 const NAME_B = 'game-frame-after-the-terrain-streaming-change-capture-2.wtrace';
@@ -43,9 +47,10 @@ describe('the compare panel fits its column', () => {
   order.splice(INSERTED_AFTER + 1, 0, { label: 'Assets/Environment/GBuffer/Static/Debug_Probe_Sphere/LOD0/Debug_Probe_Sphere_Mesh', like: INSERTED_AFTER });
   const b = editFrame(gameFrameTrace({ namesSeed: 2 }), { draws: order, stretch: new Map([[STRETCHED, 3], [IN_EDITED_PASS, 2]]) });
 
-  for (const [width, height] of SIZES) {
-    it(`at ${width}×${height}`, async () => {
+  for (const [width, height, columnPx] of SIZES) {
+    it(`at ${width}×${height}${columnPx === undefined ? '' : `, the column ${columnPx} px`}`, async () => {
       await setViewport({ width, height });
+      if (columnPx !== undefined) localStorage.setItem('warptrace.sideColumns', JSON.stringify({ right: { width: columnPx, collapsed: false } }));
       app = await mountApp();
       app.style.width = `${width}px`;
       app.style.height = `${height}px`;
@@ -62,9 +67,11 @@ describe('the compare panel fits its column', () => {
 
       const column = app.shadowRoot!.querySelector('aside.panels')!;
       const box = column.getBoundingClientRect();
-      assert(box.width > 200, `the column is shown: ${box.width} px`);
-      assert(column.scrollWidth <= column.clientWidth + 1, `the column does not scroll sideways: ${column.scrollWidth} px in ${column.clientWidth} px`);
-      assert(compare.scrollWidth <= compare.clientWidth + 1, `the panel: ${compare.scrollWidth} px in ${compare.clientWidth} px`);
+      assert(columnPx === undefined ? box.width > 400 : Math.abs(box.width - columnPx) < 2, `the column is ${box.width} px`);
+      // The panel, not the column: the column's other panels are theirs to fit.
+      const panel = compare.getBoundingClientRect();
+      assert(panel.left >= box.left - 0.5 && panel.right <= box.right + 0.5, `the panel ${panel.left.toFixed(0)}…${panel.right.toFixed(0)} inside the column`);
+      assert(compare.scrollWidth <= compare.clientWidth + 1, `the panel's content: ${compare.scrollWidth} px in ${compare.clientWidth} px`);
       for (const table of root.querySelectorAll('table')) {
         const r = table.getBoundingClientRect();
         assert(r.left >= box.left - 0.5 && r.right <= box.right + 0.5, `${table.dataset.table}: ${r.left.toFixed(0)}…${r.right.toFixed(0)} inside ${box.left.toFixed(0)}…${box.right.toFixed(0)}`);

@@ -53,9 +53,21 @@ export class WtComparePanel extends LitElement {
   static override styles = [
     panelStyles,
     css`
+      :host {
+        container-type: inline-size;
+      }
       ul {
         margin: 4px 0;
         padding-left: 16px;
+      }
+      /* The column narrowed towards its minimum: warp-time changes go (the span change's tooltip keeps them) and row names wrap. */
+      @container (max-width: 340px) {
+        .wide {
+          display: none;
+        }
+        td:first-child {
+          white-space: normal;
+        }
       }
       /* Highlights, warnings and lists quote draw labels, often asset paths without a space. */
       ul,
@@ -156,7 +168,7 @@ export class WtComparePanel extends LitElement {
         <thead>
           <tr>
             <th>Stage</th><th class="num">Warps</th><th class="num">Mean A</th><th class="num">Mean B</th><th class="num">Change</th>
-            ${all ? html`<th class="num">Median</th><th class="num">p90</th>` : nothing}<th class="num">Warp-time</th>${all ? html`<th class="num">Peak on one SM</th>` : nothing}
+            ${all ? html`<th class="num">Median</th><th class="num">p90</th>` : nothing}<th class="num wide">Warp-time</th>${all ? html`<th class="num">Peak on one SM</th>` : nothing}
           </tr>
         </thead>
         <tbody>
@@ -165,7 +177,8 @@ export class WtComparePanel extends LitElement {
               <td><span class="swatch" style="background:${stageCssColor(parseStageName(s.stage) ?? 0)}"></span>${s.stage}</td>
               <td class="num wrap">${formatNumber(s.warps.a)} → ${formatNumber(s.warps.b)}</td>
               <td class="num">${formatNs(s.meanNs.a)}</td><td class="num">${formatNs(s.meanNs.b)}</td>
-              ${this.change(s.meanNs)} ${all ? html`${this.change(s.medianNs)} ${this.change(s.p90Ns)}` : nothing} ${this.change(s.totalNs)}
+              ${this.change(s.meanNs, `warp-time ${formatChange(s.totalNs.relative)}`)} ${all ? html`${this.change(s.medianNs)} ${this.change(s.p90Ns)}` : nothing}
+              ${this.change(s.totalNs, '', 'wide')}
               ${all ? html`<td class="num">${formatNumber(s.peakPerSm.a)} → ${formatNumber(s.peakPerSm.b)}</td>` : nothing}
             </tr>`,
           )}
@@ -190,7 +203,7 @@ export class WtComparePanel extends LitElement {
       <thead>
         <tr>
           <th>Draw</th><th>Paired by</th><th class="num">Span A</th><th class="num">Span B</th><th class="num">Change</th
-          ><th class="num">Warp-time</th>
+          ><th class="num wide">Warp-time</th>
         </tr>
       </thead>
       <tbody>
@@ -205,7 +218,8 @@ export class WtComparePanel extends LitElement {
             <tr data-draw=${x.index} data-matched=${x.matchedBy ?? ''} data-confidence=${x.confidence ?? ''}>
               <td class="num wrap">${drawIndexText(x)}</td>
               <td class="matched" title=${x.matchedBy === null ? '' : `${MATCHED_BY_TITLE[x.matchedBy]}; ${STRENGTH_TITLE[x.confidence!]}`}>${x.matchedBy === null ? '' : MATCHED_BY[x.matchedBy]}</td>
-              <td class="num">${formatNs(x.spanNs.a)}</td><td class="num">${formatNs(x.spanNs.b)}</td>${this.change(x.spanNs)} ${this.change(x.warpTimeNs)}
+              <td class="num">${formatNs(x.spanNs.a)}</td><td class="num">${formatNs(x.spanNs.b)}</td>${this.change(x.spanNs, `warp-time ${formatChange(x.warpTimeNs.relative)}`)}
+              ${this.change(x.warpTimeNs, '', 'wide')}
             </tr>`;
         })}
       </tbody>
@@ -234,9 +248,9 @@ export class WtComparePanel extends LitElement {
   }
 
   /** A change cell: more time is bad, less is good. */
-  private change(x: Delta) {
+  private change(x: Delta, title = '', extraClass = '') {
     const cls = x.relative === null || x.relative === 0 ? '' : x.relative > 0 ? 'bad' : 'good';
-    return html`<td class="num ${cls}">${formatChange(x.relative)}</td>`;
+    return html`<td class="num ${cls} ${extraClass}" title=${title}>${formatChange(x.relative)}</td>`;
   }
 }
 
