@@ -5,11 +5,11 @@
  * summaries, not traces, so a stored summary can be compared with a new one.
  */
 import { formatChange, formatNs } from './format.js';
-import { MATCH_ROUNDS, matchDraws, summaryDrawIdentities, type DrawIdentity, type MatchHow } from './draw-match.js';
+import { MATCH_HOWS, matchDraws, summaryDrawIdentities, type DrawIdentity, type MatchConfidence, type MatchHow } from './draw-match.js';
 import type { AnalysisSummary, DrawStageSummary, DrawSummary, DurationStats, StageSummary } from './summary.js';
 
 export const DIFF_SCHEMA = 'warptrace-diff';
-export const DIFF_VERSION = 2;
+export const DIFF_VERSION = 3;
 
 /** A value in A and B; delta = b − a; relative = delta / a (null when a is 0 or either is missing). */
 export interface Delta {
@@ -43,6 +43,8 @@ export interface DrawDiff {
   readonly indexB: number | null;
   /** How A's and B's draw were paired (draw-match.ts); null for a draw in one trace only. */
   readonly matchedBy: MatchHow | null;
+  /** How sure the pair is: weak pairs never lead the highlights; null for a draw in one trace only. */
+  readonly confidence: MatchConfidence | null;
   readonly labelA: string | null;
   readonly labelB: string | null;
   readonly warps: Delta;
@@ -66,9 +68,15 @@ export interface SummaryDiff {
   readonly stages: StageDiff[];
   /** Draws in B order (each paired with its A draw, if any), then the draws only in A. */
   readonly draws: DrawDiff[];
-  /** How draws were paired: pairs per round, and the draws of one trace only. */
-  readonly matching: { readonly counts: Readonly<Record<MatchHow, number>>; readonly onlyA: readonly number[]; readonly onlyB: readonly number[] };
-  /** The largest changes, one plain-text sentence each. */
+  /** How draws were paired: pairs per way of matching, strong and weak pairs, and the draws of one trace only. */
+  readonly matching: {
+    readonly counts: Readonly<Record<MatchHow, number>>;
+    readonly strong: number;
+    readonly weak: number;
+    readonly onlyA: readonly number[];
+    readonly onlyB: readonly number[];
+  };
+  /** The largest changes, one plain-text sentence each: draws of strong pairs first, weak pairs last and marked. */
   readonly highlights: string[];
   /** Plain-text caveats (different devices, draw labels that do not match, unaligned clocks). */
   readonly warnings: string[];
@@ -117,12 +125,13 @@ export function diffSummaries(a: AnalysisSummary, b: AnalysisSummary, identities
   const draws: DrawDiff[] = [];
   for (let j = 0; j < b.draws.length; j++) {
     const i = matching.aOfB[j]!;
-    draws.push(drawDiff(i < 0 ? undefined : a.draws[i], b.draws[j], i < 0 ? null : MATCH_ROUNDS[matching.howOfB[j]!]!));
+    const pairing = i < 0 ? null : { how: MATCH_HOWS[matching.howOfB[j]!]!, confidence: matching.strongOfB[j] === 1 ? ('strong' as const) : ('weak' as const) };
+    draws.push(drawDiff(i < 0 ? undefined : a.draws[i], b.draws[j], pairing));
   }
   for (const i of matching.onlyA) draws.push(drawDiff(a.draws[i], undefined, null));
   const warnings: string[] = [];
   if (a.trace.device !== b.trace.device) warnings.push(`Different devices: "${a.trace.device}" vs "${b.trace.device}".`);
-  const note = matchingNote(matching.counts, matching.onlyA.length, matching.onlyB.length);
+  const note = matchingNote(matching.counts, matching.weak, matching.onlyA.length, matching.onlyB.length);
   if (note !== null) warnings.push(note);
   for (const [name, s] of [['A', a], ['B', b]] as const) {
     if (!s.reliability.crossSmReliable) warnings.push(`${name}: SM clocks are not aligned; cross-SM numbers (spans, overlap, syncs) are unreliable.`);
@@ -144,18 +153,19 @@ export function diffSummaries(a: AnalysisSummary, b: AnalysisSummary, identities
     stalls: { count: delta(a.stalls.count, b.stalls.count), totalNs: delta(a.stalls.totalNs, b.stalls.totalNs) },
     stages,
     draws,
-    matching: { counts: matching.counts, onlyA: matching.onlyA, onlyB: matching.onlyB },
+    matching: { counts: matching.counts, strong: matching.strong, weak: matching.weak, onlyA: matching.onlyA, onlyB: matching.onlyB },
     warnings,
   };
   return { ...diff, highlights: highlights(diff) };
 }
 
-function drawDiff(da: DrawSummary | undefined, db: DrawSummary | undefined, matchedBy: MatchHow | null): DrawDiff {
+function drawDiff(da: DrawSummary | undefined, db: DrawSummary | undefined, pairing: { how: MatchHow; confidence: MatchConfidence } | null): DrawDiff {
   return {
     index: db?.index ?? da!.index,
     indexA: da?.index ?? null,
     indexB: db?.index ?? null,
-    matchedBy,
+    matchedBy: pairing?.how ?? null,
+    confidence: pairing?.confidence ?? null,
     labelA: da?.label ?? null,
     labelB: db?.label ?? null,
     warps: delta(da?.warps, db?.warps),
@@ -169,19 +179,32 @@ function drawDiff(da: DrawSummary | undefined, db: DrawSummary | undefined, matc
   };
 }
 
-const HOW_TEXT: Record<MatchHow, string> = { 'label-pass': 'by label and pass', label: 'by label', pipeline: 'by pipeline', index: 'by index only' };
+const HOW_TEXT: Record<MatchHow, string> = {
+  'label-pass': 'by label and pass',
+  order: 'by pass and order',
+  label: 'by label',
+  pipeline: 'by pipeline',
+  index: 'by index only',
+};
 
-/** A caveat when draws were not all paired by label and pass: how they were, and how many are in one trace only. */
-function matchingNote(counts: Readonly<Record<MatchHow, number>>, onlyA: number, onlyB: number): string | null {
-  const paired = MATCH_ROUNDS.reduce((n, how) => n + counts[how], 0);
-  if (counts['label-pass'] === paired && onlyA === 0 && onlyB === 0) return null;
-  const parts = MATCH_ROUNDS.filter((how) => counts[how] > 0).map((how) => `${counts[how]} ${HOW_TEXT[how]}`);
-  const single = [onlyA > 0 ? `${onlyA} only in A` : '', onlyB > 0 ? `${onlyB} only in B` : ''].filter((x) => x !== '');
-  return `Draws matched: ${parts.length > 0 ? parts.join(', ') : 'none'}${single.length > 0 ? `; ${single.join(', ')}` : ''}.`;
+/** A caveat when draws were not all paired by label and pass: how they were, how many pairs are weak, how many draws are in one trace only. */
+function matchingNote(counts: Readonly<Record<MatchHow, number>>, weak: number, onlyA: number, onlyB: number): string | null {
+  const paired = MATCH_HOWS.reduce((n, how) => n + counts[how], 0);
+  if (counts['label-pass'] === paired && weak === 0 && onlyA === 0 && onlyB === 0) return null;
+  const parts = MATCH_HOWS.filter((how) => counts[how] > 0).map((how) => `${counts[how]} ${HOW_TEXT[how]}`);
+  const rest = [
+    weak > 0 ? `${weak} of the pairs weak (kept out of the highlights' lead)` : '',
+    onlyA > 0 ? `${onlyA} only in A` : '',
+    onlyB > 0 ? `${onlyB} only in B` : '',
+  ].filter((x) => x !== '');
+  return `Draws matched: ${parts.length > 0 ? parts.join(', ') : 'none'}${rest.length > 0 ? `; ${rest.join('; ')}` : ''}.`;
 }
 
 /** Relative changes below this are not highlighted. */
 const NOTABLE = 0.05;
+/** Draws of strong pairs highlighted, and of weak pairs (after everything else, marked). */
+const STRONG_DRAW_LINES = 4;
+const WEAK_DRAW_LINES = 2;
 
 function highlights(d: Omit<SummaryDiff, 'highlights'>): string[] {
   const out: string[] = [];
@@ -195,10 +218,11 @@ function highlights(d: Omit<SummaryDiff, 'highlights'>): string[] {
   const notableDraws = d.draws
     .filter((x) => x.spanNs.relative !== null && Math.abs(x.spanNs.relative) >= NOTABLE)
     .sort((x, y) => Math.abs(y.spanNs.delta!) - Math.abs(x.spanNs.delta!));
-  for (const x of notableDraws.slice(0, 4)) {
+  const drawLine = (x: DrawDiff) => {
     const label = x.labelB && x.labelB !== `draw ${x.index}` ? ` "${x.labelB}"` : '';
-    out.push(change(x.spanNs, `Draw ${x.index}${label} span`));
-  }
+    return change(x.spanNs, `Draw ${x.index}${label} span`);
+  };
+  for (const x of notableDraws.filter((x) => x.confidence === 'strong').slice(0, STRONG_DRAW_LINES)) out.push(drawLine(x));
   if (d.syncs.totalNs.delta !== null && d.syncs.totalNs.delta !== 0) {
     out.push(`Time lost to syncs ${formatNs(d.syncs.totalNs.a)} → ${formatNs(d.syncs.totalNs.b)} (${d.syncs.count.a} → ${d.syncs.count.b} gaps)`);
   }
@@ -207,6 +231,9 @@ function highlights(d: Omit<SummaryDiff, 'highlights'>): string[] {
   }
   if (d.stalls.totalNs.delta !== null && d.stalls.totalNs.delta !== 0) {
     out.push(`Stalled time ${formatNs(d.stalls.totalNs.a)} → ${formatNs(d.stalls.totalNs.b)}`);
+  }
+  for (const x of notableDraws.filter((x) => x.confidence === 'weak').slice(0, WEAK_DRAW_LINES)) {
+    out.push(`Weak pair, check it: ${drawLine(x)}, A's draw ${x.indexA}${x.labelA !== null && x.labelA !== x.labelB ? ` "${x.labelA}"` : ''} paired ${HOW_TEXT[x.matchedBy!]}`);
   }
   return out;
 }

@@ -17,7 +17,7 @@ export {
 } from './thresholds.js';
 export { formatChange, formatNs, formatNumber, formatShare, smLabel, smsLabel } from './format.js';
 export { diffSummaries, delta, DIFF_SCHEMA, DIFF_VERSION, type Delta, type DrawDiff, type StageDiff, type SummaryDiff } from './diff.js';
-export { drawIdentities, matchDraws, summaryDrawIdentities, MATCH_ROUNDS, type DrawIdentity, type DrawMatching, type MatchHow } from './draw-match.js';
+export { drawIdentities, matchDraws, summaryDrawIdentities, MATCH_HOWS, type DrawIdentity, type DrawMatching, type MatchConfidence, type MatchHow } from './draw-match.js';
 export { findingGroupKey, groupFindings, groupMembers } from './finding-groups.js';
 export { parseSummary, isSummaryJson, SummaryFormatError } from './summary-json.js';
 export {
@@ -30,7 +30,7 @@ export {
   RAY_EVENT_KEYS,
   type BlockScope,
   type BlockSection,
-  type RayRowSummary,
+  type RayRowTotals,
   type RaySection,
   type TraceSections,
 } from './trace-sections.js';

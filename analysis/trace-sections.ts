@@ -43,7 +43,7 @@ export interface BlockSection {
 }
 
 /** One profiled trace-rays call: ray-event-model.ts's row without its cells. */
-export interface RayRowSummary {
+export interface RayRowTotals {
   readonly draw: number;
   readonly launches: number;
   readonly launchWidth: number;
@@ -63,7 +63,7 @@ export interface RaySection {
   readonly uncountedTraversals: number;
   readonly unprofiledLaunches: number;
   /** Ascending by draw. */
-  readonly rows: RayRowSummary[];
+  readonly rows: RayRowTotals[];
 }
 
 /** The sections a summary may carry (each absent without its data). */

@@ -79,3 +79,13 @@ export function oneLine(text: string): string {
     }
   });
 }
+
+/** How a report command prints: a text table, or --json / --csv / --md (blocks, phases, rays). */
+export type ReportFormat = 'text' | 'json' | 'csv' | 'md';
+
+/** The report format its --json, --csv and --md flags ask for; more than one is a usage error. */
+export function reportFormat(values: { readonly json?: boolean | undefined; readonly csv?: boolean | undefined; readonly md?: boolean | undefined }): ReportFormat {
+  const asked = (['json', 'csv', 'md'] as const).filter((f) => values[f] === true);
+  if (asked.length > 1) throw new UsageError('--json, --csv and --md exclude each other');
+  return asked[0] ?? 'text';
+}

@@ -14,8 +14,9 @@ import { checkOptions, DEFAULT_OPTIONS, isRayTracingStage, type InstrumentedStag
 import { Capability, Decoration, Extension, Op, SPIRV_1_3, StorageClass, executionModelName, formatSpirvVersion, spirvVersion } from './model/spec.js';
 import { TOOL_VERSION } from '../cli/version.js';
 import { BLOCK_BINDING_OFFSET } from '../shared-schema/block-layout.js';
-import { RAY_EVENT_BINDING_OFFSET } from '../shared-schema/ray-event-layout.js';
+import { DRAW_RAY_ROW_WORD, RAY_EVENT_BINDING_OFFSET } from '../shared-schema/ray-event-layout.js';
 import { PASSES } from './passes/index.js';
+import { blockDrawIdWords } from './passes/blocks.js';
 import { STAGE_OF_EXECUTION_MODEL } from './model/execution-models.js';
 import { runPasses, type EntryPointReport, type PassContext, type RecordParts, type SubgroupMode, type TracedEntry } from './passes/pass.js';
 
@@ -69,7 +70,7 @@ export function instrumentModule(input: SpirvModule, options: InstrumentOptions 
   const storageBuffer = editor.version >= SPIRV_1_3 || editor.extensions().includes(Extension.storageBuffer);
   const context: PassContext = {
     editor,
-    decl: new CommonDeclarations(editor, storageBuffer ? StorageClass.StorageBuffer : StorageClass.Uniform, rayEvents ? 3 : options.blocks ? 2 : 1),
+    decl: new CommonDeclarations(editor, storageBuffer ? StorageClass.StorageBuffer : StorageClass.Uniform, drawIdWords(entries, options.blocks, rayEvents)),
     options,
     entries,
     untracedEntries: editor.entryPoints().filter((e) => !entries.some((s) => s.index === e.index)),
@@ -99,6 +100,12 @@ export function instrumentModule(input: SpirvModule, options: InstrumentOptions 
     entryPoints: context.reports,
     notes,
   };
+}
+
+/** u32 words of the draw-id block the module declares: as many as its passes read (1 without blocks and ray events). */
+function drawIdWords(entries: readonly TracedEntry[], blocks: boolean, rayEvents: boolean): number {
+  const rayWords = rayEvents ? DRAW_RAY_ROW_WORD + 1 : 1;
+  return blocks ? Math.max(rayWords, blockDrawIdWords(entries.map((e) => e.stage))) : rayWords;
 }
 
 interface SelectedEntry extends EntryPoint {

@@ -10,9 +10,15 @@
  * table: the host writes the row's first cell into the draw-id block's word
  * BLOCK_ROW (or NO_BLOCK_ROW: not profiled), and gives each module of the
  * pipeline its first cell within the row through the specialization constant
- * BLOCK_BASE_SPEC_ID (default 0). Block b of a module then counts in cell
- * row + base + b.
+ * BLOCK_BASE_SPEC_ID (default 0). A module of a graphics stage also adds the
+ * draw-id block's word for its stage (DRAW_BLOCK_STAGE_WORD + its index in
+ * BLOCK_STAGES): a host that specializes whole pipelines writes 0 there; one
+ * whose modules are specialized before it knows the row they will share
+ * (graphics pipeline libraries) leaves the constant at 0 and writes each
+ * stage's offset there per draw. Block b of a module then counts in cell
+ * row + base + stageOffset + b (compute and ray-tracing modules: row + base + b).
  */
+import type { StageName } from './stages.js';
 
 /** The block table's binding: the trace buffer's binding + this. */
 export const BLOCK_BINDING_OFFSET = 2;
@@ -50,6 +56,25 @@ export const BlockCellWord = {
 export const DRAW_BLOCK_ROW_WORD = 1;
 /** BLOCK_ROW of a draw without a row (the host had no room, or profiles are off). */
 export const NO_BLOCK_ROW = 0xffffffff;
+/**
+ * The graphics stages whose modules read a stage word, in the order of their words: the module of
+ * BLOCK_STAGES[k] adds word DRAW_BLOCK_STAGE_WORD + k to its first cell. Word 2 is the ray-event row.
+ */
+export const BLOCK_STAGES = ['VS', 'TCS', 'TES', 'GS', 'FS', 'TASK', 'MESH'] as const satisfies readonly StageName[];
+export type BlockStage = (typeof BLOCK_STAGES)[number];
+/** Word of the draw-id block holding the first cell, within the draw's row, of the module of BLOCK_STAGES[0]. */
+export const DRAW_BLOCK_STAGE_WORD = 3;
+/** The draw-id block's words: the draw id, the block row, the ray-event row, the stage words. */
+export const DRAW_ID_WORDS = DRAW_BLOCK_STAGE_WORD + BLOCK_STAGES.length;
+/** Bytes of one draw's draw-id block as the host binds it (its descriptor range; the per-draw stride is at least this). */
+export const DRAW_ID_BLOCK_BYTES = 64;
+
+/** The draw-id word a module of `stage` adds to its first cell, or null (compute and ray-tracing stages read none). */
+export function drawBlockStageWord(stage: string): number | null {
+  const k = (BLOCK_STAGES as readonly string[]).indexOf(stage);
+  return k < 0 ? null : DRAW_BLOCK_STAGE_WORD + k;
+}
+
 /** SpecId of the module's first cell within the draw's row (`"WT"` then 1). */
 export const BLOCK_BASE_SPEC_ID = 0x57540001;
 /** The OpString that marks a module with block profiles: `warptrace-blocks=N per=warp|invocation clock=sm|device`. */

@@ -39,7 +39,19 @@ import {
   RayRowHeaderWord,
   RayScratchWord,
 } from './ray-event-layout.js';
-import { BLOCK_BASE_SPEC_ID, BLOCK_BINDING_OFFSET, BLOCK_CELL_WORDS, BLOCK_HEADER_BYTES, BlockCellWord, BlockHeaderWord, DRAW_BLOCK_ROW_WORD, NO_BLOCK_ROW } from './block-layout.js';
+import {
+  BLOCK_BASE_SPEC_ID,
+  BLOCK_BINDING_OFFSET,
+  BLOCK_CELL_WORDS,
+  BLOCK_HEADER_BYTES,
+  BLOCK_STAGES,
+  BlockCellWord,
+  BlockHeaderWord,
+  DRAW_BLOCK_ROW_WORD,
+  DRAW_BLOCK_STAGE_WORD,
+  DRAW_ID_BLOCK_BYTES,
+  NO_BLOCK_ROW,
+} from './block-layout.js';
 
 interface Define {
   readonly name: string;
@@ -82,6 +94,10 @@ function layoutDefines(): Define[] {
   defs.push({ name: 'WT_DRAW_BLOCK_ROW_WORD', value: DRAW_BLOCK_ROW_WORD, comment: "draw-id block word: the draw's first cell" });
   defs.push({ name: 'WT_NO_BLOCK_ROW', value: NO_BLOCK_ROW, comment: 'a draw without a row' });
   defs.push({ name: 'WT_BLOCK_BASE_SPEC_ID', value: BLOCK_BASE_SPEC_ID, comment: "SpecId: the module's first cell within the row" });
+  defs.push({ name: 'WT_DRAW_BLOCK_STAGE_WORD', value: DRAW_BLOCK_STAGE_WORD, comment: 'draw-id block word of WT_BLOCK_STAGE_VS: + WT_BLOCK_STAGE_x is stage x\'s offset in the row' });
+  defs.push({ name: 'WT_BLOCK_STAGE_COUNT', value: BLOCK_STAGES.length, comment: 'graphics stages with a draw-id stage word' });
+  BLOCK_STAGES.forEach((stage, k) => defs.push({ name: `WT_BLOCK_STAGE_${stage}`, value: k }));
+  defs.push({ name: 'WT_DRAW_ID_BLOCK_BYTES', value: DRAW_ID_BLOCK_BYTES, comment: "a draw's draw-id block: the descriptor's range, the stride's least" });
   // Ray events (ray-event-layout.ts).
   defs.push({ name: 'WT_RAY_EVENT_BINDING_OFFSET', value: RAY_EVENT_BINDING_OFFSET, comment: 'ray-event table at the trace binding + this' });
   defs.push({ name: 'WT_RAY_EVENT_HEADER_WORDS', value: RAY_EVENT_HEADER_WORDS });

@@ -2,7 +2,8 @@
  * Markdown reports to paste into a review: the summary (or one draw of it)
  * and A/B diffs. Every trace string goes through mdText.
  */
-import type { Delta, SummaryDiff } from '../diff.js';
+import type { Delta, DrawDiff, SummaryDiff } from '../diff.js';
+import type { MatchHow } from '../draw-match.js';
 import { formatChange, formatNs, formatNumber, formatShare, smLabel } from '../format.js';
 import type { AnalysisSummary, DrawSummary, DurationStats, Finding, FindingGroup, StageSummary } from '../summary.js';
 import { groupFindings } from '../finding-groups.js';
@@ -211,6 +212,16 @@ const pct = (d: Delta) => formatChange(d.relative);
 const ns = (v: number | null) => formatNs(v);
 const num = (v: number | null) => formatNumber(v);
 
+const PAIRED_BY: Record<MatchHow, string> = { 'label-pass': 'label and pass', order: 'pass and order', label: 'label', pipeline: 'pipeline', index: 'index only' };
+
+/** 'A 12 "its label", pass and order' (A's label where it differs; weak pairs say so), or "only in A" / "only in B". */
+function pairedText(x: DrawDiff): string {
+  if (x.indexA === null) return 'only in B';
+  if (x.indexB === null) return 'only in A';
+  const name = drawName({ index: x.indexA, label: x.labelA !== x.labelB ? (x.labelA ?? '') : '' });
+  return `A ${name}, ${PAIRED_BY[x.matchedBy!]}${x.confidence === 'weak' ? ' (weak)' : ''}`;
+}
+
 export function diffToMarkdown(d: SummaryDiff, labels: { a: string; b: string } = { a: 'A', b: 'B' }): string {
   const lines = [
     '# warptrace diff',
@@ -258,12 +269,13 @@ export function diffToMarkdown(d: SummaryDiff, labels: { a: string; b: string } 
       ]),
     );
   }
-  lines.push('', '## Draws', '', header(['Draw', 'Span', 'Change', 'Warp-time', 'Change', 'Overlapped', 'Warps'], ['l', 'r', 'r', 'r', 'r', 'r', 'r']));
+  lines.push('', '## Draws', '', header(['Draw', 'Paired', 'Span', 'Change', 'Warp-time', 'Change', 'Overlapped', 'Warps'], ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r']));
   for (const x of d.draws) {
     const label = x.labelB ?? x.labelA ?? '';
     lines.push(
       row([
         drawName({ index: x.index, label }),
+        pairedText(x),
         `${ns(x.spanNs.a)} → ${ns(x.spanNs.b)}`,
         pct(x.spanNs),
         `${ns(x.warpTimeNs.a)} → ${ns(x.warpTimeNs.b)}`,

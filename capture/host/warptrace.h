@@ -590,7 +590,8 @@ static VkResult wtInitTracer_(wtTracer *t, const wtTracerInfo *info) {
   } while (0)
   VkShaderStageFlags stages = info->stages ? info->stages : WT_ALL_STAGES_;
   VkDeviceSize align = info->caps->minUniformBufferOffsetAlignment;
-  t->uboStride = align < 16 ? 16 : align;
+  /* Each draw's block covers every word a shader may read (the block profile's stage words included). */
+  t->uboStride = align < WT_DRAW_ID_BLOCK_BYTES ? WT_DRAW_ID_BLOCK_BYTES : align;
   t->traceBytes = WT_BUFFER_HEADER_WORDS * 4ull + (VkDeviceSize)t->capacity * WT_RECORD_BYTES;
   /* The shaders see the trace buffer through one storage-buffer descriptor: a range past the device's limit is
      undefined (llvmpipe, 128 MiB, crashed the app). Ask for at most wtMaxCapacity(). */
@@ -615,7 +616,8 @@ static VkResult wtInitTracer_(wtTracer *t, const wtTracerInfo *info) {
                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0, &t->drawIdBuffer,
                         &t->drawIdMemory, NULL));
   /* Entry d holds draw id d: binding at offset d * stride gives a draw its id. No block row until
-     wtSetDrawBlockRow gives one (also without a table: a module with blocks then counts nothing). */
+     wtSetDrawBlockRow gives one (also without a table: a module with blocks then counts nothing); stage
+     offsets 0 until wtSetDrawBlockStageOffsets writes them. */
   void *map = NULL;
   WT_TRY_(vkMapMemory(t->device, t->drawIdMemory, 0, VK_WHOLE_SIZE, 0, &map));
   memset(map, 0, (size_t)(t->uboStride * t->maxDraws));
@@ -665,7 +667,7 @@ static VkResult wtInitTracer_(wtTracer *t, const wtTracerInfo *info) {
   ai.pSetLayouts = &t->setLayout;
   WT_TRY_(vkAllocateDescriptorSets(t->device, &ai, &t->set));
   VkDescriptorBufferInfo traceInfo = {t->traceBuffer, 0, t->traceBytes};
-  VkDescriptorBufferInfo drawInfo = {t->drawIdBuffer, 0, 16};
+  VkDescriptorBufferInfo drawInfo = {t->drawIdBuffer, 0, WT_DRAW_ID_BLOCK_BYTES};
   VkDescriptorBufferInfo blockInfo = {t->blockBuffer, 0, VK_WHOLE_SIZE};
   VkDescriptorBufferInfo rayInfo = {t->rayBuffer, 0, VK_WHOLE_SIZE};
   VkWriteDescriptorSet w[4];

@@ -9,7 +9,7 @@
  *      modules out one after another (wtLayoutBlockRow), giving each stage the specialization
  *      constant WT_BLOCK_BASE_SPEC_ID = its offset,
  *   3. after each wtCmdBeginDraw gives the draw its row (wtSetDrawBlockRow);
- * wtWriteWtraw then adds the modules and the cells to the .wtraw.
+ * wtWriteWtraw then adds the modules and the cells to the .wtraw. Libraries' modules: wtSetDrawBlockStageOffsets.
  */
 #ifndef WARPTRACE_BLOCKS_H
 #define WARPTRACE_BLOCKS_H
@@ -70,6 +70,12 @@ void wtBlockSpecialization(const VkSpecializationInfo *own, uint32_t offset, VkS
  * unprofiled in the metadata).
  */
 uint32_t wtSetDrawBlockRow(wtTracer *tracer, uint32_t drawId, const wtBlockRowModule *modules, uint32_t count, uint64_t shareKey);
+/*
+ * Pipelines linked from libraries, whose modules keep WT_BLOCK_BASE_SPEC_ID at 0: writes offsets[k], the first cell
+ * in the row of the draw's module of graphics stage k (WT_BLOCK_STAGE_VS..MESH), into its draw-id word
+ * WT_DRAW_BLOCK_STAGE_WORD + k, which that module adds (0 for other draws; reset at wtCmdBeginCapture). Between submits.
+ */
+void wtSetDrawBlockStageOffsets(wtTracer *tracer, uint32_t drawId, const uint32_t offsets[WT_BLOCK_STAGE_COUNT]);
 
 #ifdef __cplusplus
 }
@@ -104,6 +110,7 @@ struct wtBlockTable_ {
   wtBlockRowModule *rowModules;
   uint32_t rowModuleCount, rowModuleCapacity;
   uint32_t cellsUsed, unprofiledDraws;
+  int stageOffsetsWritten; /* some draw's stage words hold offsets: the next capture zeroes them */
 };
 
 uint32_t wtSpirvBlockCount(const uint32_t *code, size_t codeBytes) {
@@ -180,11 +187,23 @@ static void wtBlocksWriteRowWords_(wtTracer *t, const uint32_t *drawIds, size_t 
   vkUnmapMemory(t->device, t->drawIdMemory);
 }
 
+/* Writes offsets (NULL: zeros) into the stage words of draw d, or of every draw for WT_NO_DRAW (host-coherent memory). */
+static void wtBlocksWriteStageWords_(wtTracer *t, uint32_t d, const uint32_t *offsets) {
+  static const uint32_t zeros[WT_BLOCK_STAGE_COUNT] = {0};
+  void *map = NULL;
+  if (vkMapMemory(t->device, t->drawIdMemory, 0, VK_WHOLE_SIZE, 0, &map) != VK_SUCCESS) return;
+  for (uint32_t i = d == WT_NO_DRAW ? 0 : d; i < (d == WT_NO_DRAW ? t->maxDraws : d + 1); i++)
+    memcpy((uint32_t *)((char *)map + i * t->uboStride) + WT_DRAW_BLOCK_STAGE_WORD, offsets ? offsets : zeros, sizeof zeros);
+  vkUnmapMemory(t->device, t->drawIdMemory);
+  t->blocks->stageOffsetsWritten = offsets != NULL;
+}
+
 /* At capture begin (between the trace buffer's barriers): zeroes the table, forgets the last capture's rows. */
 static void wtBlocksCmdBegin_(wtTracer *t, VkCommandBuffer cmd) {
   struct wtBlockTable_ *b = t->blocks;
-  /* A draw id of the last capture without a row this time must not count into its old row. */
+  /* A draw id of the last capture without a row this time must not count into its old row, nor at its old offsets. */
   if (b->rowCount) wtBlocksWriteRowWords_(t, &b->rows[0].drawId, sizeof b->rows[0], b->rowCount, NULL);
+  if (b->stageOffsetsWritten) wtBlocksWriteStageWords_(t, WT_NO_DRAW, NULL);
   b->rowCount = b->rowModuleCount = b->cellsUsed = b->unprofiledDraws = 0;
   uint32_t header[WT_BLOCK_HEADER_WORDS] = {0};
   header[WT_BLOCK_WORD_CELLS] = b->cells;
@@ -295,102 +314,11 @@ uint32_t wtSetDrawBlockRow(wtTracer *t, uint32_t drawId, const wtBlockRowModule 
   return cell;
 }
 
-/* The file's draw of a draw id: itself, or under wtSetDrawTable the draw whose slot it is (WT_NO_DRAW: none). */
-static uint32_t wtBlocksFileDraw_(const wtTracer *t, uint32_t drawId) {
-  if (!t->tableSlots) return drawId < t->drawCount ? drawId : WT_NO_DRAW;
-  for (uint32_t d = 0; d < t->tableDraws; d++)
-    if (t->tableSlots[d] == drawId) return d;
-  return WT_NO_DRAW;
+void wtSetDrawBlockStageOffsets(wtTracer *t, uint32_t drawId, const uint32_t offsets[WT_BLOCK_STAGE_COUNT]) {
+  if (t->blocks && drawId < t->maxDraws) wtBlocksWriteStageWords_(t, drawId, offsets);
 }
 
-/*
- * Each module's index in the file (malloc'ed, moduleCount entries; the caller frees it), WT_NO_BLOCK_MODULE for a
- * module in no row of a written draw: only modules of rows go to the file, in handle order. NULL: out of memory.
- */
-static uint32_t *wtBlocksFileModules_(const wtTracer *t) {
-  const struct wtBlockTable_ *b = t->blocks;
-  uint32_t *index = (uint32_t *)malloc((b->moduleCount ? b->moduleCount : 1) * sizeof *index);
-  if (!index) return NULL;
-  for (uint32_t m = 0; m < b->moduleCount; m++) index[m] = WT_NO_BLOCK_MODULE;
-  for (uint32_t r = 0; r < b->rowCount; r++) {
-    if (wtBlocksFileDraw_(t, b->rows[r].drawId) == WT_NO_DRAW) continue;
-    for (uint32_t i = 0; i < b->rows[r].moduleCount; i++) index[b->rowModules[b->rows[r].firstModule + i].module] = 0;
-  }
-  uint32_t next = 0;
-  for (uint32_t m = 0; m < b->moduleCount; m++)
-    if (index[m] != WT_NO_BLOCK_MODULE) index[m] = next++;
-  return index;
-}
-
-/* The section's length: the written modules (each padded to 8 bytes), then the cells handed out. */
-static uint64_t wtBlocksSectionBytes_(const wtTracer *t) {
-  const struct wtBlockTable_ *b = t->blocks;
-  uint32_t *index = wtBlocksFileModules_(t);
-  if (!index) return ~0ull;
-  uint64_t bytes = (uint64_t)b->cellsUsed * WT_BLOCK_CELL_WORDS * 4;
-  for (uint32_t m = 0; m < b->moduleCount; m++)
-    if (index[m] != WT_NO_BLOCK_MODULE) bytes += (b->modules[m].bytes + 7) / 8 * 8;
-  free(index);
-  return bytes;
-}
-
-/* The metadata's "blocks" member (README "Block profiles"). */
-static void wtBlocksWriteMetadata_(const wtTracer *t, FILE *f, const uint32_t *table) {
-  const struct wtBlockTable_ *b = t->blocks;
-  uint32_t *index = wtBlocksFileModules_(t);
-  if (!index) return; /* the section's length is then out of range: wtWriteWtraw fails */
-  fprintf(f, ",\n  \"blocks\": {\n    \"cells\": %u, \"dropped\": %u, \"unprofiledDraws\": %u, \"subgroupSize\": %u,\n    \"modules\": [",
-          b->cellsUsed, table[WT_BLOCK_WORD_DROPPED], b->unprofiledDraws, t->caps.subgroupSize);
-  for (uint32_t m = 0; m < b->moduleCount; m++) {
-    if (index[m] == WT_NO_BLOCK_MODULE) continue;
-    fprintf(f, "%s\n      { \"name\": ", index[m] ? "," : "");
-    wtJsonString_(f, b->modules[m].name);
-    fprintf(f, ", \"bytes\": %llu }", (unsigned long long)b->modules[m].bytes);
-  }
-  fprintf(f, "\n    ],\n    \"rows\": [");
-  uint32_t rowsWritten = 0;
-  for (uint32_t r = 0; r < b->rowCount; r++) {
-    const wtBlockRow_ *row = &b->rows[r];
-    uint32_t draw = wtBlocksFileDraw_(t, row->drawId);
-    if (draw == WT_NO_DRAW) continue;
-    fprintf(f, "%s\n      { \"draw\": %u, \"cell\": %u, \"modules\": [", rowsWritten++ ? "," : "", draw, row->cell);
-    for (uint32_t i = 0; i < row->moduleCount; i++) {
-      const wtBlockRowModule *rm = &b->rowModules[row->firstModule + i];
-      fprintf(f, "%s{ \"module\": %u, \"offset\": %u }", i ? ", " : " ", index[rm->module], rm->offset);
-    }
-    fprintf(f, " ] }");
-  }
-  fprintf(f, "\n    ]\n  }");
-  free(index);
-}
-
-/* The section (wtBlocksSectionBytes_ long); returns nonzero on a write error. */
-static int wtBlocksWriteSection_(const wtTracer *t, FILE *f, const uint32_t *table) {
-  const struct wtBlockTable_ *b = t->blocks;
-  static const unsigned char zeros[8] = {0};
-  uint32_t *index = wtBlocksFileModules_(t);
-  int bad = index == NULL;
-  for (uint32_t m = 0; m < b->moduleCount && !bad; m++) {
-    if (index[m] == WT_NO_BLOCK_MODULE) continue;
-    size_t pad = (8 - b->modules[m].bytes % 8) % 8;
-    bad = fwrite(b->modules[m].code, 1, b->modules[m].bytes, f) != b->modules[m].bytes || fwrite(zeros, 1, pad, f) != pad;
-  }
-  free(index);
-  /* Each cell the sum of its copies (64-bit low/high pairs), written little-endian as the GPU laid them out. */
-  const uint32_t *copies = table + WT_BLOCK_HEADER_WORDS;
-  for (uint32_t c = 0; c < b->cellsUsed && !bad; c++) {
-    uint32_t cell[WT_BLOCK_CELL_WORDS] = {0};
-    for (uint32_t w = 0; w + 1 < WT_BLOCK_CELL_WORDS; w += 2) {
-      uint64_t sum = 0;
-      for (uint32_t k = 0; k < b->copies; k++) {
-        const uint32_t *src = copies + ((size_t)k * b->cells + c) * WT_BLOCK_CELL_WORDS;
-        sum += (uint64_t)src[w] | (uint64_t)src[w + 1] << 32;
-      }
-      cell[w] = (uint32_t)sum, cell[w + 1] = (uint32_t)(sum >> 32);
-    }
-    bad = fwrite(cell, 1, sizeof cell, f) != sizeof cell;
-  }
-  return bad;
-}
+/* The .wtraw section: warptrace_blocks_file.h. */
+#include "warptrace_blocks_file.h"
 
 #endif /* WARPTRACE_BLOCKS_IMPLEMENTED */

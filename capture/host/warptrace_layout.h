@@ -89,6 +89,16 @@
 #define WT_DRAW_BLOCK_ROW_WORD 1u /* draw-id block word: the draw's first cell */
 #define WT_NO_BLOCK_ROW 0xffffffffu /* a draw without a row */
 #define WT_BLOCK_BASE_SPEC_ID 0x57540001u /* SpecId: the module's first cell within the row */
+#define WT_DRAW_BLOCK_STAGE_WORD 3u /* draw-id block word of WT_BLOCK_STAGE_VS: + WT_BLOCK_STAGE_x is stage x's offset in the row */
+#define WT_BLOCK_STAGE_COUNT 7u /* graphics stages with a draw-id stage word */
+#define WT_BLOCK_STAGE_VS 0u
+#define WT_BLOCK_STAGE_TCS 1u
+#define WT_BLOCK_STAGE_TES 2u
+#define WT_BLOCK_STAGE_GS 3u
+#define WT_BLOCK_STAGE_FS 4u
+#define WT_BLOCK_STAGE_TASK 5u
+#define WT_BLOCK_STAGE_MESH 6u
+#define WT_DRAW_ID_BLOCK_BYTES 64u /* a draw's draw-id block: the descriptor's range, the stride's least */
 #define WT_RAY_EVENT_BINDING_OFFSET 3u /* ray-event table at the trace binding + this */
 #define WT_RAY_EVENT_HEADER_WORDS 16u
 #define WT_RAY_WORD_DROPPED 0u

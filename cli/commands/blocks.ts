@@ -1,7 +1,7 @@
 import { blockTable, type BlockGrouping, type BlockStat, type BlockTable } from '../../analysis/blocks.js';
 import { csvField, mdText } from '../../analysis/export/escape.js';
 import { formatNs, formatShare } from '../../analysis/format.js';
-import { InputError, UsageError, parseCommandArgs, type Command } from '../command.js';
+import { InputError, UsageError, parseCommandArgs, reportFormat, type Command } from '../command.js';
 import { readTraceFile } from '../files.js';
 import { formatTable } from '../table.js';
 
@@ -51,8 +51,7 @@ Exit status: 0 ok, 1 unreadable file, no block profile, or no such draw,
     if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
     const by = (values.by ?? 'line') as BlockGrouping;
     if (by !== 'line' && by !== 'block') throw new UsageError(`--by must be line or block, got "${values.by}"`);
-    const formats = [values.json, values.csv, values.md].filter((f) => f === true).length;
-    if (formats > 1) throw new UsageError('--json, --csv and --md exclude each other');
+    const format = reportFormat(values);
     const top = values.top === undefined ? DEFAULT_TOP : wholeNumber(values.top, '--top');
     const range = values.draw === undefined ? null : drawRange(values.draw);
 
@@ -65,9 +64,9 @@ Exit status: 0 ok, 1 unreadable file, no block profile, or no such draw,
     const draws = range === null ? null : new Set(Array.from({ length: Math.min(range[1], trace.draws.length - 1) - range[0] + 1 }, (_, k) => range[0] + k));
     const table = blockTable(profile, trace.device.clocks, { draws, by });
     const shown = top === 0 ? table.stats : table.stats.slice(0, top);
-    if (values.json) io.out(JSON.stringify({ by, ...table, stats: shown }, null, 2));
-    else if (values.csv) io.out(csvLines(shown, by).join('\n'));
-    else if (values.md) io.out(markdown(table, shown, by));
+    if (format === 'json') io.out(JSON.stringify({ by, ...table, stats: shown }, null, 2));
+    else if (format === 'csv') io.out(csvLines(shown, by).join('\n'));
+    else if (format === 'md') io.out(markdown(table, shown, by));
     else io.out([...headLines(table), '', formatTable(HEADERS(by), shown.map((s) => cells(s, by)))].join('\n'));
     return 0;
   },

@@ -57,8 +57,9 @@ into OUT. The app's stdout goes to stderr, so stdout carries only the summary.
                          light fragment-bound frame on the H100, see bench/RESULTS.md)
   --blocks               block profiles: per basic block of each traced shader, per draw,
                          warp executions, live lanes and clock ticks (the instrumenter's
-                         --blocks; graphics pipelines made whole, compute, and ray-tracing
-                         pipelines without libraries; see \`warptrace blocks\`)
+                         --blocks; graphics pipelines, whole or linked from libraries,
+                         compute, and ray-tracing pipelines without libraries; see
+                         \`warptrace blocks\`)
   --block-cells N        cells of the block table (1..67108864; default 262144, 8 MiB):
                          one per basic block of each profiled draw; the GPU counts into
                          up to 64 copies of it (256 MiB at most), summed when written

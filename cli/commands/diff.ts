@@ -14,11 +14,18 @@ export const diffCommand: Command = {
 Compares A with B, each a trace (.wtrace, .wtraw, warptrace JSON) or a summary
 saved by \`warptrace stats --format json\`: frame span, time lost to syncs,
 leftover tails and stalls; per stage the warp count, mean, median, p90, p99,
-warp-time and peak warps per SM; per draw span, warp-time and overlap, draws
-matched by label and pass, then label, then pipeline within the pass, and by
-index only where nothing else matches (a stored summary has no passes or
-pipelines: label, then index). Highlights name the largest changes, e.g. "TCS mean warp duration
-+15.0% ... Draw 2 span −8.0%" (longer warps, yet a shorter draw).
+warp-time and peak warps per SM; per draw span, warp-time and overlap.
+
+Draws are paired within each pass (region path) by their order, labels
+counting only where they agree with it, then by label (a draw that moved
+pass), by pipeline within the pass, and by index only where nothing else
+matches (a stored summary has no passes or pipelines: its draws are one
+pass). Each pair says how it was made and whether it is strong (the pass
+lines up one to one, or the label is unique in both) or weak (an insertion's
+place guessed, a shared label, a pipeline or index). Highlights name the
+largest changes, e.g. "TCS mean warp duration +15.0% ... Draw 2 span −8.0%"
+(longer warps, yet a shorter draw); draws of weak pairs come last, marked
+"Weak pair, check it".
 
 Options:
   --format F      md (default) or json (schema "warptrace-diff")

@@ -2,7 +2,7 @@ import { phaseTable, type PhaseStat, type PhaseTable } from '../../analysis/mark
 import { csvField, mdText } from '../../analysis/export/escape.js';
 import { formatNs, formatShare } from '../../analysis/format.js';
 import { parseStageName, STAGES } from '../../shared-schema/stages.js';
-import { InputError, UsageError, parseCommandArgs, type Command } from '../command.js';
+import { InputError, UsageError, parseCommandArgs, reportFormat, type Command } from '../command.js';
 import { readTraceFile } from '../files.js';
 import { formatTable } from '../table.js';
 import { drawRange } from './blocks.js';
@@ -45,8 +45,7 @@ Exit status: 0 ok, 1 unreadable file, no marks, or no such draw, 2 usage error.`
       md: { type: 'boolean' },
     });
     if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
-    const formats = [values.json, values.csv, values.md].filter((f) => f === true).length;
-    if (formats > 1) throw new UsageError('--json, --csv and --md exclude each other');
+    const format = reportFormat(values);
     const range = values.draw === undefined ? null : drawRange(values.draw);
     const stage = values.stage === undefined ? null : parseStageName(values.stage);
     if (stage === undefined) throw new UsageError(`--stage: unknown stage "${values.stage}" (expected ${STAGES.map((s) => s.name).join(', ')})`);
@@ -58,9 +57,9 @@ Exit status: 0 ok, 1 unreadable file, no marks, or no such draw, 2 usage error.`
     }
     const draws = range === null ? null : new Set(Array.from({ length: Math.min(range[1], trace.draws.length - 1) - range[0] + 1 }, (_, k) => range[0] + k));
     const table = phaseTable(trace, { draws, stage });
-    if (values.json) io.out(JSON.stringify(table, null, 2));
-    else if (values.csv) io.out(csvLines(table.phases).join('\n'));
-    else if (values.md) io.out(markdown(table));
+    if (format === 'json') io.out(JSON.stringify(table, null, 2));
+    else if (format === 'csv') io.out(csvLines(table.phases).join('\n'));
+    else if (format === 'md') io.out(markdown(table));
     else io.out([headLine(table), '', formatTable(HEADERS, table.phases.map(cells))].join('\n'));
     return 0;
   },

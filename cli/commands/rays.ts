@@ -3,12 +3,12 @@ import { formatPerPixel } from '../../analysis/ray-screen.js';
 import { csvField, mdText } from '../../analysis/export/escape.js';
 import { formatShare } from '../../analysis/format.js';
 import type { Trace } from '../../shared-schema/index.js';
-import { InputError, UsageError, parseCommandArgs, type Command } from '../command.js';
+import { InputError, UsageError, parseCommandArgs, reportFormat, type Command, type ReportFormat } from '../command.js';
 import { readTraceFile } from '../files.js';
 import { formatTable } from '../table.js';
 import { drawRange } from './blocks.js';
 
-export type RaysFormat = 'text' | 'json' | 'csv' | 'md';
+export type RaysFormat = ReportFormat;
 
 export const raysCommand: Command = {
   name: 'rays',
@@ -49,10 +49,8 @@ Exit status: 0 ok, 1 unreadable file, no ray events, or no such draw,
       md: { type: 'boolean' },
     });
     if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
-    const formats = [values.json, values.csv, values.md].filter((f) => f === true).length;
-    if (formats > 1) throw new UsageError('--json, --csv and --md exclude each other');
     const range = values.draw === undefined ? null : drawRange(values.draw);
-    const format: RaysFormat = values.json ? 'json' : values.csv ? 'csv' : values.md ? 'md' : 'text';
+    const format: RaysFormat = reportFormat(values);
     const file = positionals[0]!;
     io.out(raysReport(readTraceFile(file), file, range, format));
     return 0;

@@ -5,7 +5,7 @@
  * built-in variable is reused: a second one would declare it twice).
  */
 import { BUFFER_HEADER_BYTES, BufferWord, RECORD_BYTES } from '../../shared-schema/raw-layout.js';
-import { BLOCK_HEADER_BYTES, BlockHeaderWord } from '../../shared-schema/block-layout.js';
+import { BLOCK_HEADER_BYTES, BLOCK_STAGES, BlockHeaderWord, DRAW_BLOCK_STAGE_WORD } from '../../shared-schema/block-layout.js';
 import { RAY_EVENT_HEADER_WORDS, RayEventHeaderWord } from '../../shared-schema/ray-event-layout.js';
 import { Op, BuiltIn, Decoration, StorageClass } from './spec.js';
 import type { ModuleEditor } from './module.js';
@@ -35,9 +35,10 @@ export class CommonDeclarations {
     readonly traceStorageClass: number,
     /**
      * u32 words of the draw-id block: 1 (the draw id); 2 with block profiles (word 1: the draw's block row);
-     * 3 with ray events (word 2: the trace-rays call's row; word 1 is then declared whether or not blocks are on).
+     * 3 with ray events (word 2: the trace-rays call's row; word 1 is then declared whether or not blocks are on);
+     * with block profiles in a graphics stage, up to its stage word (block-layout.ts DRAW_BLOCK_STAGE_WORD).
      */
-    private readonly drawIdWords: 1 | 2 | 3 = 1,
+    private readonly drawIdWords: number = 1,
   ) {}
 
   private cache = new Map<string, number>();
@@ -116,7 +117,8 @@ export class CommonDeclarations {
   /**
    * `uniform { uint drawId; }` at (set, binding): the host binds it with a per-draw dynamic offset.
    * With block profiles `{ uint drawId; uint blockRow; }` (shared-schema/block-layout.ts), with ray
-   * events `{ uint drawId; uint blockRow; uint rayRow; }` (shared-schema/ray-event-layout.ts).
+   * events `{ uint drawId; uint blockRow; uint rayRow; }` (shared-schema/ray-event-layout.ts); a
+   * graphics stage with block profiles declares the words up to its own stage word (`blockOffsetFS`...).
    */
   drawIdBlock(set: number, binding: number): number {
     return this.once('draw', () => {
@@ -127,6 +129,7 @@ export class CommonDeclarations {
       for (let m = 0; m < members.length; m++) editor.memberDecorate(block, m, Decoration.Offset, m * 4);
       if (members.length > 1) editor.addMemberName(block, 1, 'blockRow');
       if (members.length > 2) editor.addMemberName(block, 2, 'rayRow');
+      for (let k = 0; DRAW_BLOCK_STAGE_WORD + k < members.length; k++) editor.addMemberName(block, DRAW_BLOCK_STAGE_WORD + k, `blockOffset${BLOCK_STAGES[k]}`);
       const variable = editor.declare(Op.Variable, (id) => [this.pointer(StorageClass.Uniform, block), id, StorageClass.Uniform]);
       editor.decorate(variable, Decoration.DescriptorSet, set);
       editor.decorate(variable, Decoration.Binding, binding);

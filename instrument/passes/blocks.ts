@@ -8,10 +8,23 @@
  * live lanes into the block's cell of the draw's row, and adds the clock ticks since the
  * warp's previous block entry to that block's cell. The wrapper (record-wrapper.ts)
  * calls `warptrace_blocks_begin()` before the entry point, which picks the draw's row
- * (none for untraced draws), and `warptrace_blocks_leave()` after it, which closes the
- * last block's time.
+ * (none for untraced draws) and, in a graphics stage, adds the draw-id block's word for
+ * that stage (one begin function per stage among the traced entry points), and
+ * `warptrace_blocks_leave()` after it, which closes the last block's time.
  */
-import { BLOCK_BASE_SPEC_ID, BLOCK_BINDING_OFFSET, BLOCK_CELL_WORDS, BLOCK_ENTER_FUNCTION, BLOCK_HEADER_BYTES, BLOCK_MARK_PREFIX, BlockCellWord, BlockHeaderWord, DRAW_BLOCK_ROW_WORD, NO_BLOCK_ROW } from '../../shared-schema/block-layout.js';
+import {
+  BLOCK_BASE_SPEC_ID,
+  BLOCK_BINDING_OFFSET,
+  BLOCK_CELL_WORDS,
+  BLOCK_ENTER_FUNCTION,
+  BLOCK_HEADER_BYTES,
+  BLOCK_MARK_PREFIX,
+  BlockCellWord,
+  BlockHeaderWord,
+  DRAW_BLOCK_ROW_WORD,
+  NO_BLOCK_ROW,
+  drawBlockStageWord,
+} from '../../shared-schema/block-layout.js';
 import { decodeString, encodeString, instruction, type Instruction } from '../model/binary.js';
 import { FunctionCode } from '../model/function-code.js';
 import { parseFunctions, reachableFrom, writeFunctions, type Block } from '../model/functions.js';
@@ -55,6 +68,14 @@ export interface BlockHooks {
   /** void warptrace_blocks_leave(): the last block's ticks up to now. */
   readonly leave: number;
   readonly globals: readonly number[];
+}
+
+/**
+ * u32 words of the draw-id block the block code reads in a module whose traced entry points have these stages:
+ * the draw id and the row, and up to the highest graphics stage's stage word.
+ */
+export function blockDrawIdWords(stages: readonly string[]): number {
+  return Math.max(DRAW_BLOCK_ROW_WORD + 1, ...stages.map((stage) => (drawBlockStageWord(stage) ?? 0) + 1));
 }
 
 export const blocksPass: InstrumentPass = {
@@ -116,16 +137,18 @@ function instrumentBlocks(context: PassContext): void {
   const fragmentEntry = context.entries.find((e) => e.stage === 'FS');
   const helperTest = fragmentOnly && fragmentEntry !== undefined ? { viaInstruction: editor.hasCapability(Capability.DemoteToHelperInvocation), entryInterface: fragmentEntry.interfaceIds } : null;
   const code = new BlockCode(context, { rowBase, previous, previousClock, cells, copyMask, scope, atomicScope, mode, helperTest });
-  const begin = editor.allocId();
+  // One begin per stage word among the entries (a graphics stage's, or none): each entry's wrapper calls its own.
+  const beginOf = new Map<number | null, number>(context.entries.map((e) => [drawBlockStageWord(e.stage), 0]));
+  for (const stageWord of beginOf.keys()) beginOf.set(stageWord, editor.allocId());
   code.enterFunction(enter);
-  code.beginFunction(begin);
+  for (const [stageWord, begin] of beginOf) code.beginFunction(begin, stageWord);
   code.leaveFunction(leave);
   editor.append(Section.Function, ...code.g.code);
   editor.addName(enter, BLOCK_ENTER_FUNCTION);
-  editor.addName(begin, 'warptrace_blocks_begin');
+  for (const begin of beginOf.values()) editor.addName(begin, 'warptrace_blocks_begin');
   editor.addName(leave, 'warptrace_blocks_leave');
-  const hooks: BlockHooks = { begin, leave, globals: [...code.g.globals] };
-  for (const e of context.entries) context.recordParts.get(e.index)!.blocks = hooks;
+  const globals = [...code.g.globals];
+  for (const e of context.entries) context.recordParts.get(e.index)!.blocks = { begin: beginOf.get(drawBlockStageWord(e.stage))!, leave, globals };
 
   const mark = `${BLOCK_MARK_PREFIX}${count} per=${mode === 'none' ? 'invocation' : 'warp'} clock=${options.subgroupClock ? 'sm' : 'device'}`;
   editor.append(Section.DebugSource, instruction(Op.String, [editor.allocId(), ...encodeString(mark)]));
@@ -215,14 +238,14 @@ class BlockCode {
     g.op(Op.FunctionEnd);
   }
 
-  /** void begin(): row = traced draw with a row ? blockRow + base : none. */
-  beginFunction(id: number): void {
+  /**
+   * void begin(): row = traced draw with a row ? blockRow + base (+ the stage's draw-id word, where `stageWord`
+   * is not null) : none.
+   */
+  beginFunction(id: number, stageWord: number | null): void {
     const { g, plan, context } = this;
     const { decl } = g;
-    const { editor } = decl;
-    const base = editor.declare(Op.SpecConstant, (c: number) => [decl.uint, c, 0]);
-    editor.decorate(base, Decoration.SpecId, BLOCK_BASE_SPEC_ID);
-    editor.addName(base, 'warptrace_block_base');
+    const base = this.baseConstant();
     g.op(Op.Function, decl.void, id, 0, decl.voidFunction);
     g.label(g.id());
     const draw = g.global(decl.drawIdBlock(context.options.set, context.options.binding + 1));
@@ -230,13 +253,26 @@ class BlockCode {
     const drawId = word(0);
     const blockRow = word(DRAW_BLOCK_ROW_WORD);
     const has = g.value(Op.LogicalAnd, decl.bool, g.value(Op.INotEqual, decl.bool, drawId, decl.u32(UNTRACED_DRAW)), g.value(Op.INotEqual, decl.bool, blockRow, decl.u32(NO_BLOCK_ROW)));
-    const first = g.value(Op.IAdd, decl.uint, blockRow, base);
+    const moduleBase = stageWord === null ? base : g.value(Op.IAdd, decl.uint, base, word(stageWord));
+    const first = g.value(Op.IAdd, decl.uint, blockRow, moduleBase);
     g.op(Op.Store, g.global(plan.rowBase), g.value(Op.Select, decl.uint, has, first, decl.u32(NO_BLOCK_ROW)));
     const header = (word: number) => g.value(Op.Load, decl.uint, this.headerWord(word));
     g.op(Op.Store, g.global(plan.cells), header(BlockHeaderWord.CELLS));
     g.op(Op.Store, g.global(plan.copyMask), header(BlockHeaderWord.COPY_MASK));
     g.op(Op.Return);
     g.op(Op.FunctionEnd);
+  }
+
+  private base: number | null = null;
+  /** The module's first cell within the row: the specialization constant, declared once for every begin. */
+  private baseConstant(): number {
+    if (this.base !== null) return this.base;
+    const { editor } = this.g.decl;
+    const base = editor.declare(Op.SpecConstant, (c: number) => [this.g.decl.uint, c, 0]);
+    editor.decorate(base, Decoration.SpecId, BLOCK_BASE_SPEC_ID);
+    editor.addName(base, 'warptrace_block_base');
+    this.base = base;
+    return base;
   }
 
   /**

@@ -1,5 +1,5 @@
 // The A/B panel pairs draws by label and pass (analysis/draw-match.ts), says how
-// each pair was matched and lists the draws of one trace only: on the 2,000-draw
+// each pair was matched and how sure, and lists the draws of one trace only: on the 2,000-draw
 // pass frame with a draw inserted, one removed and one made 3× longer.
 import { analyzeTrace } from '../../analysis/analyze.js';
 import '../../viewer/panels/index.js';
@@ -33,8 +33,9 @@ it('the compare panel shows each pair\'s match and the draws only in A or B', as
     assertEqual(onlyA.join('|'), `#1500 ${a.draws[1500]!.label}`, 'the removed draw');
     const note = root.querySelector('[data-matching]')!.textContent!.replace(/\s+/g, ' ');
     assert(note.includes('1999 by label, pass'), note);
-    const rows = root.querySelectorAll('table[data-table="draws"] tbody tr');
+    const rows = root.querySelectorAll('table[data-table="draws"] tbody tr[data-draw]');
     assertEqual(rows.length, 1, 'only the stretched draw changed its span');
+    assertEqual(row.dataset.confidence, 'strong', 'a strong pair');
   } finally {
     el.remove();
   }

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzeTrace } from '../../analysis/analyze.js';
 import { diffSummaries } from '../../analysis/diff.js';
-import { drawIdentities, matchDraws, summaryDrawIdentities } from '../../analysis/draw-match.js';
+import { MATCH_HOWS, drawIdentities, matchDraws, summaryDrawIdentities } from '../../analysis/draw-match.js';
 import { decodeTrace, encodeWtrace, type Trace } from '../../shared-schema/index.js';
 import { editFrame } from './frame-edits.js';
 import { DRAWS_PER_PASS, passFrameTrace } from './pass-frame.js';
@@ -24,9 +24,10 @@ function sample(name: string): Trace {
 }
 const skip = (name: string) => (existsSync(repoPath('samples', `${name}.wtrace`)) ? false : `samples/${name}.wtrace not present`);
 
-test('pass frame: the identity carries the region path and pipeline', () => {
+test('pass frame: the identity carries the region path (a render pass without its running number) and pipeline', () => {
   assert.equal(ids[0]!.pass, 'Shadows/CSM0 / Shadows/CSM0/Opaque');
-  assert.equal(ids[80]!.pass, 'Shadows/CSM0 / Shadows/CSM0/Alpha / Render Pass #0');
+  assert.equal(frame.regions[frame.draws[80]!.region!]!.label, 'Render Pass #0');
+  assert.equal(ids[80]!.pass, 'Shadows/CSM0 / Shadows/CSM0/Alpha / Render Pass');
   assert.equal(ids[0]!.pipeline, 'Shadows/CSM0 PSO');
 });
 
@@ -67,7 +68,7 @@ test('passes reordered: each draw pairs with its own draw wherever it moved', ()
   assert.equal(m.counts['label-pass'], n);
 });
 
-test('relabelled and moved draws: by label across passes, then by pipeline within the pass, then index', () => {
+test('relabelled and moved draws: a relabelled draw by its place in its pass, a moved one by label; guesses are weak', () => {
   const a = [
     { kind: 'draw', label: 'terrain', pass: 'GBuffer', pipeline: 'terrain PSO' },
     { kind: 'draw', label: 'rocks', pass: 'GBuffer', pipeline: 'rock PSO' },
@@ -75,16 +76,40 @@ test('relabelled and moved draws: by label across passes, then by pipeline withi
     { kind: 'dispatch', label: 'dispatch 3', pass: null, pipeline: null },
   ];
   const b = [
-    { kind: 'draw', label: 'rocks', pass: 'Forward', pipeline: 'rock PSO' }, // moved pass: by label
-    { kind: 'draw', label: 'terrain_lod0', pass: 'GBuffer', pipeline: 'terrain PSO' }, // relabelled: by pipeline
-    { kind: 'draw', label: 'draw 2', pass: null, pipeline: null }, // numbering labels name nothing: by index
+    // Moved pass: by label; weak, as the traces' labels did not agree where their passes lined up.
+    { kind: 'draw', label: 'rocks', pass: 'Forward', pipeline: 'rock PSO' },
+    // Relabelled: GBuffer lost a draw, so its place is inferred, by the pipeline (weak).
+    { kind: 'draw', label: 'terrain_lod0', pass: 'GBuffer', pipeline: 'terrain PSO' },
+    // Outside passes, numbering labels name nothing: by order, weak as the dispatch after it has no counterpart.
+    { kind: 'draw', label: 'draw 2', pass: null, pipeline: null },
     { kind: 'draw', label: 'draw 3', pass: null, pipeline: null }, // a draw where A had a dispatch: unmatched
   ];
   const m = matchDraws(a, b);
   assert.deepEqual([...m.aOfB], [1, 0, 2, -1]);
-  assert.deepEqual([...m.howOfB], [1, 2, 3, -1]);
+  assert.deepEqual([...m.howOfB].map((k) => MATCH_HOWS[k] ?? null), ['label', 'order', 'order', null]);
+  assert.deepEqual([...m.strongOfB], [0, 0, 0, 0]);
   assert.deepEqual(m.onlyA, [3]);
   assert.deepEqual(m.onlyB, [3]);
+});
+
+test('labels that agree make a moved draw strong; pipelines named by handle do not count', () => {
+  const draw = (label: string, pass: string, pipeline: string | null) => ({ kind: 'draw', label, pass, pipeline });
+  const a = [draw('sky', 'Sky', '0x1000'), draw('sun', 'Sky', '0x1008'), draw('hud', 'UI', 'hud PSO'), draw('text', 'UI', 'text PSO')];
+  // The capture's handles differ; the sun moved to UI; UI's labels agree.
+  const b = [draw('sky', 'Sky', '0x2000'), draw('hud', 'UI', 'hud PSO'), draw('sun', 'UI', '0x2008'), draw('text', 'UI', 'text PSO')];
+  const m = matchDraws(a, b);
+  assert.deepEqual([...m.aOfB], [0, 2, 1, 3]);
+  assert.deepEqual([...m.howOfB].map((k) => MATCH_HOWS[k]), ['label-pass', 'label-pass', 'label', 'label-pass']);
+  assert.equal(m.strong, 4, 'labels agree where the passes line up, and "sun" is unique in both');
+});
+
+test('a pass that lines up one to one except for a named pipeline is aligned instead (weak)', () => {
+  const draw = (label: string, pipeline: string) => ({ kind: 'draw', label, pass: 'GBuffer', pipeline });
+  const a = [draw('a', 'p0'), draw('b', 'p1'), draw('c', 'p2')];
+  const b = [draw('x', 'p0'), draw('y', 'p9'), draw('z', 'p2')];
+  const m = matchDraws(a, b);
+  assert.deepEqual([...m.aOfB], [0, 1, 2], 'still by place');
+  assert.equal(m.weak, 3);
 });
 
 test('diffSummaries pairs draws through the matching: a stretched draw compares with itself after an insertion', () => {
@@ -128,14 +153,15 @@ for (const [a, b] of [
   });
 }
 
-test('samples: different workloads share no draw by label; same-kind draws pair by index, the rest stay unmatched', { skip: skip('h100-syncs') || skip('h100-compute-graphics') }, () => {
+test('samples: different workloads share no draw by label; the one draw of A pairs by order, weakly, the rest stay unmatched', { skip: skip('h100-syncs') || skip('h100-compute-graphics') }, () => {
   const ta = sample('h100-compute-graphics');
   const tb = sample('h100-syncs');
   const m = matchDraws(drawIdentities(ta), drawIdentities(tb));
-  assert.equal(m.counts['label-pass'] + m.counts.label + m.counts.pipeline, 0);
-  // compute-graphics: dispatch, draw, dispatch; syncs: 8 draws. Only index 1 has the same kind.
-  assert.equal(m.counts.index, 1);
+  assert.equal(m.counts['label-pass'] + m.counts.label + m.counts.pipeline + m.counts.index, 0);
+  // compute-graphics: dispatch, draw, dispatch; syncs: 8 draws. A's draw keeps its place among B's draws.
+  assert.equal(m.counts.order, 1);
   assert.equal(m.bOfA[1], 1);
+  assert.equal(m.weak, 1, 'a guess: the frames do not line up');
   assert.deepEqual(m.onlyA, [0, 2]);
 });
 

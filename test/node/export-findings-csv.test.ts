@@ -7,26 +7,8 @@ import { findingsCsv } from '../../analysis/export/csv.js';
 import { decodeTrace } from '../../shared-schema/index.js';
 import { barrierFrame } from './barrier-frame.js';
 import { repoPath } from './paths.js';
+import { parseCsv } from './section-fixtures.js';
 
-/** RFC 4180 rows (quoted fields may hold commas, quotes and newlines). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(field), (field = '');
-    else if (c === '\n') row.push(field), rows.push(row), (row = []), (field = '');
-    else field += c;
-  }
-  return rows;
-}
 
 function rowsByColumn(csv: string): Record<string, string>[] {
   const [header, ...rows] = parseCsv(csv);

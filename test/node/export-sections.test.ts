@@ -13,7 +13,7 @@ import { drawReport, summaryToJson } from '../../analysis/export/json.js';
 import { summaryToMarkdown } from '../../analysis/export/markdown.js';
 import { parseSummary, SummaryFormatError } from '../../analysis/summary-json.js';
 import { RAY_EVENTS } from '../../shared-schema/index.js';
-import { BLOCK_SAMPLES, cellNumber, csvRecords, MARK_SAMPLE, plainSamples, rayTrace, sample, stripped } from './section-fixtures.js';
+import { BLOCK_SAMPLES, cellNumber, csvRecords, MARK_SAMPLE, plainSamples, RAY_SAMPLES, rayTrace, sample, stripped } from './section-fixtures.js';
 
 const SECTION_KEYS = ['blocks', 'phases', 'rays'] as const;
 const OLD_TABLES = CSV_TABLES.filter((t) => t !== 'blocks' && t !== 'phases' && t !== 'rays');
@@ -151,7 +151,7 @@ test('ray events: per trace-rays call, launches, size and the row totals, in JSO
 });
 
 test('traces with the new data: everything else in the exports is what the trace without it exports', () => {
-  for (const [name, trace] of [...BLOCK_SAMPLES, MARK_SAMPLE].map((n) => [n, sample(n)] as const).concat([['rays', rayTrace()]])) {
+  for (const [name, trace] of [...BLOCK_SAMPLES, MARK_SAMPLE, ...RAY_SAMPLES].map((n) => [n, sample(n)] as const).concat([['rays', rayTrace()]])) {
     const full = analyzeTrace(trace);
     const plain = analyzeTrace(stripped(trace));
     assert.equal(summaryToJson(withoutSections(full)), summaryToJson(plain), name);

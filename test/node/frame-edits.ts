@@ -1,6 +1,6 @@
 /**
  * A captured frame edited the way a second capture differs from the first:
- * draws inserted, removed or reordered, some draws' warps longer. Rebuilds a
+ * draws inserted, removed or reordered, some draws' warps longer or moved. Rebuilds a
  * real trace (buildTrace) from another; shared by the node and browser tests
  * (imports only shared-schema).
  */
@@ -11,6 +11,8 @@ export interface FrameEdit {
   readonly draws: readonly (number | { readonly label: string; readonly like: number })[];
   /** Source draw → factor its warps' durations are multiplied by. */
   readonly stretch?: ReadonlyMap<number, number>;
+  /** Source draw → ns added to its warps' starts (negative: earlier). */
+  readonly moveNs?: ReadonlyMap<number, number>;
 }
 
 export function editFrame(trace: Trace, edit: FrameEdit): Trace {
@@ -28,9 +30,10 @@ export function editFrame(trace: Trace, edit: FrameEdit): Trace {
   for (let i = 0; i < w.count; i++) {
     const src = w.draw[i]!;
     const factor = edit.stretch?.get(src) ?? 1;
+    const start = w.startNs[i]! + (edit.moveNs?.get(src) ?? 0);
     for (const k of uses.get(src) ?? []) {
-      cols.startNs.push(w.startNs[i]!);
-      cols.endNs.push(w.startNs[i]! + w.durationNs[i]! * factor);
+      cols.startNs.push(start);
+      cols.endNs.push(start + w.durationNs[i]! * factor);
       cols.sm.push(smOfWarp(w.smGroups, i));
       cols.warpSlot.push(w.warpSlot[i]!);
       cols.stage.push(w.stage[i]!);

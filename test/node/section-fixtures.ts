@@ -11,6 +11,7 @@ import { repoPath } from './paths.js';
 
 export const BLOCK_SAMPLES = ['h100-aqt-blocks', 'h100-raytracingreflections-blocks'] as const;
 export const MARK_SAMPLE = 'h100-ray-tracing-marks';
+export const RAY_SAMPLES = ['h200-ray-tracing-rays', 'h200-ray-tracing-rays-fence-behind'] as const;
 
 export function sample(name: string): Trace {
   return decodeTrace(new Uint8Array(readFileSync(repoPath('samples', `${name}.wtrace`))));
@@ -19,7 +20,7 @@ export function sample(name: string): Trace {
 /** The committed samples without block profiles, marks or ray events (samples/index.json). */
 export function plainSamples(): string[] {
   const index = JSON.parse(readFileSync(repoPath('samples', 'index.json'), 'utf8')) as { samples: { file: string }[] };
-  const special = new Set<string>([...BLOCK_SAMPLES, MARK_SAMPLE]);
+  const special = new Set<string>([...BLOCK_SAMPLES, MARK_SAMPLE, ...RAY_SAMPLES]);
   return index.samples.map((s) => s.file.replace(/\.wtrace$/, '')).filter((n) => !special.has(n));
 }
 

@@ -1,7 +1,8 @@
 // Block profiles (`--blocks`, instrument/passes/blocks.ts) on the whole corpus:
 // every output passes spirv-val, every basic block of the traced functions calls
 // the block function exactly once with its own index, the module's mark counts
-// them, and without the option nothing changes.
+// them, a graphics stage's row adds its draw-id stage word (the begin function run
+// by spirv-interpreter.ts), and without the option nothing changes.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeString, parseSpirv } from '../../instrument/model/binary.js';
@@ -10,8 +11,21 @@ import { instrumentSpirv } from '../../instrument/instrument.js';
 import { ModuleEditor, Section } from '../../instrument/model/module.js';
 import { targetOptions, type InstrumentOptions } from '../../instrument/options.js';
 import { Decoration, Op } from '../../instrument/model/spec.js';
-import { BLOCK_BASE_SPEC_ID, BLOCK_ENTER_FUNCTION, BLOCK_MARK_PREFIX } from '../../shared-schema/block-layout.js';
+import {
+  BLOCK_BASE_SPEC_ID,
+  BLOCK_ENTER_FUNCTION,
+  BLOCK_HEADER_BYTES,
+  BLOCK_MARK_PREFIX,
+  BLOCK_STAGES,
+  DRAW_BLOCK_ROW_WORD,
+  DRAW_BLOCK_STAGE_WORD,
+  DRAW_ID_BLOCK_BYTES,
+  DRAW_ID_WORDS,
+  NO_BLOCK_ROW,
+} from '../../shared-schema/block-layout.js';
+import { DRAW_RAY_ROW_WORD } from '../../shared-schema/ray-event-layout.js';
 import { compileCorpus, compileGlsl, legacy, pool, spirvVal, validationEnv, type CorpusModule } from './spirv-tools.js';
+import { SpirvInterpreter } from './spirv-interpreter.js';
 
 let corpus: CorpusModule[] = [];
 before(async () => {
@@ -100,6 +114,38 @@ test('without --blocks the output is the same bytes as before the option existed
   }
 });
 
+test('the row of a graphics stage adds its own draw-id stage word, of compute none; the draw-id block declares the words read', () => {
+  assert.ok(DRAW_ID_WORDS * 4 <= DRAW_ID_BLOCK_BYTES, 'the host binds every word');
+  assert.ok(DRAW_BLOCK_STAGE_WORD > DRAW_RAY_ROW_WORD && DRAW_BLOCK_ROW_WORD < DRAW_RAY_ROW_WORD, 'the stage words follow the rows');
+  const ROW = 1000;
+  // Each stage's word a different value: a module that read another stage's word would land elsewhere.
+  const stageValue = (k: number) => 100 * (k + 1);
+  const tested: string[] = [];
+  for (const stage of [...BLOCK_STAGES, 'CS']) {
+    const m = corpus.find((c) => c.stage === stage && !legacy(c) && new ModuleEditor(parseSpirv(c.bytes)).entryPoints().length === 1);
+    if (m === undefined) continue;
+    tested.push(stage);
+    const k = (BLOCK_STAGES as readonly string[]).indexOf(stage);
+    const out = instrumentSpirv(m.bytes, withBlocks(targetOptions('nvidia')));
+    assert.equal(drawIdMembers(new ModuleEditor(parseSpirv(out.bytes))), k < 0 ? DRAW_BLOCK_ROW_WORD + 1 : DRAW_BLOCK_STAGE_WORD + k + 1, `${m.id}: the words it reads`);
+    const run = new SpirvInterpreter(out.bytes, 'warptrace_blocks', 'warptrace_draw', BLOCK_HEADER_BYTES / 4);
+    const rowOf = (drawId: number, row: number) => {
+      const uniform = new Uint32Array(DRAW_ID_WORDS);
+      uniform[0] = drawId;
+      uniform[DRAW_BLOCK_ROW_WORD] = row;
+      uniform[DRAW_RAY_ROW_WORD] = 0xffffffff;
+      BLOCK_STAGES.forEach((_, j) => (uniform[DRAW_BLOCK_STAGE_WORD + j] = stageValue(j)));
+      const privates = run.invocation();
+      run.call({ buffer: new Uint32Array(BLOCK_HEADER_BYTES / 4 + 8), uniform }, privates, 'warptrace_blocks_begin');
+      return privates.get(run.idOf('warptrace_block_row'));
+    };
+    assert.equal(rowOf(3, ROW), ROW + (k < 0 ? 0 : stageValue(k)), `${m.id}: row + base (0) + its stage word`);
+    assert.equal(rowOf(3, NO_BLOCK_ROW), NO_BLOCK_ROW, `${m.id}: a draw without a row counts nothing`);
+    assert.equal(rowOf(0xffffffff, ROW), NO_BLOCK_ROW, `${m.id}: nor an untraced draw`);
+  }
+  assert.deepEqual(tested, [...BLOCK_STAGES, 'CS'], 'a corpus module of every stage');
+});
+
 test('a module already using the block base SpecId, or the block table binding, is refused by name', async () => {
   // glslang caps constant_id far below 0x57540001 (HLSL and hand-written SPIR-V do not): set it in the binary.
   const specs = withSpecId(
@@ -122,6 +168,14 @@ function withSpecId(bytes: Uint8Array, from: number, to: number): Uint8Array {
     if (opcode === Op.Decorate && words[at + 2] === Decoration.SpecId && words[at + 3] === from) words[at + 3] = to;
   }
   return new Uint8Array(words.buffer);
+}
+
+/** Members of the draw-id block's struct (OpName WarptraceDraw). */
+function drawIdMembers(editor: ModuleEditor): number {
+  const [struct] = [...nameIds(editor, 'WarptraceDraw')];
+  const declaration = editor.section(Section.Global).find((i) => i.opcode === Op.TypeStruct && i.words[1] === struct);
+  assert.ok(declaration, 'the draw-id block is declared');
+  return declaration.words.length - 2;
 }
 
 function nameIds(editor: ModuleEditor, name: string): Set<number> {

@@ -1,8 +1,9 @@
-// A small SPIR-V interpreter for the instrumenter's own helper functions (the ray-event functions): u32
-// arithmetic, comparisons, selects, structured branches with OpPhi, calls, private variables, one storage
-// buffer of u32 words (its header members and runtime array) and the draw-id uniform block. Lavapipe has no
-// ray-tracing pipelines, so the tests run the emitted functions here, invocation by invocation, as the GPU
-// would call them. Any other opcode throws: the tests then fail rather than guess.
+// A small SPIR-V interpreter for the instrumenter's own helper functions (the ray-event functions, the block
+// profile's begin): u32 arithmetic, comparisons, selects, structured branches with OpPhi, calls, private
+// variables, one storage buffer of u32 words (its header members and runtime array), the draw-id uniform block
+// and scalar specialization constants at their defaults. Lavapipe has no ray-tracing pipelines, so the tests
+// run the emitted functions here, invocation by invocation, as the GPU would call them. Any other opcode
+// throws: the tests then fail rather than guess.
 import { decodeString, parseSpirv } from '../../instrument/model/binary.js';
 import { parseFunctions, type FunctionCode } from '../../instrument/model/functions.js';
 import { ModuleEditor, Section } from '../../instrument/model/module.js';
@@ -32,7 +33,8 @@ export class SpirvInterpreter {
     for (const f of parseFunctions(editor.section(Section.Function)).functions) this.functions.set(f.id, f);
     for (const inst of editor.section(Section.Global)) {
       const w = inst.words;
-      if (inst.opcode === Op.Constant) this.constants.set(w[2]!, w[3]!);
+      // A specialization constant takes its default: the tests run modules unspecialized.
+      if (inst.opcode === Op.Constant || inst.opcode === Op.SpecConstant) this.constants.set(w[2]!, w[3]!);
       else if (inst.opcode === Op.ConstantTrue || inst.opcode === Op.ConstantFalse) this.constants.set(w[2]!, inst.opcode === Op.ConstantTrue);
       else if (inst.opcode === Op.Undef) this.constants.set(w[2]!, [0, 0, 0, 0]);
       else if (inst.opcode === Op.Variable && w[3] === StorageClass.Private) this.privateInitial.set(w[2]!, w.length > 4 ? (this.constants.get(w[4]!) as number) : 0);

@@ -18,6 +18,7 @@ import { optionsFromFlags, INSTRUMENT_FLAGS_HELP } from '../../instrument/cli-op
 import { BuiltIn, Decoration, ExecutionModel, Op, StorageClass } from '../../instrument/model/spec.js';
 import { TRACE_OPS } from '../../instrument/passes/marks.js';
 import { STAGE_OF_EXECUTION_MODEL } from '../../instrument/model/execution-models.js';
+import { drawBlockStageWord } from '../../shared-schema/block-layout.js';
 import { RAY_EVENT_MARK, RayCellWord, RayEventHeaderWord, RayRowHeaderWord } from '../../shared-schema/ray-event-layout.js';
 import { compileCorpus, compileGlsl, pool, spirvVal, validationEnv, workDir, type CorpusModule } from './spirv-tools.js';
 import { compileRayCorpus } from './ray-event-shaders.js';
@@ -92,7 +93,9 @@ test('off, the output is the same bytes; on, a module without a ray-tracing entr
       const read = new ReadModule(plain.bytes);
       assert.equal(strings(read.editor).includes(RAY_EVENT_MARK), false, m.id);
       assert.equal(read.named('warptrace_ray_events').length + read.named('warptrace_ray_pixel').length, 0, m.id);
-      assert.equal(drawBlockMembers(read), options.blocks ? 2 : 1, `${m.id}: the draw-id block as it was`);
+      // With blocks, the draw id and the block row, and a graphics stage's block offset word (the contract's word 3 + k).
+      const stageWords = new ModuleEditor(parseSpirv(m.bytes)).entryPoints().map((e) => (drawBlockStageWord(STAGE_OF_EXECUTION_MODEL.get(e.executionModel)!) ?? 0) + 1);
+      assert.equal(drawBlockMembers(read), options.blocks ? Math.max(2, ...stageWords) : 1, `${m.id}: the draw-id block as it was`);
       if (ray) continue;
       assert.deepEqual(instrumentSpirv(m.bytes, withRays(options)).bytes, plain.bytes, `${m.id}: no ray-tracing entry point`);
       untouched++;

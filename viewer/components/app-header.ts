@@ -13,6 +13,7 @@ import type { OpenedTrace } from './app-types.js';
 export function samplesMenu(s: SampleIndex | null, onPick: (file: string) => void) {
   if (s === null || s.samples.length === 0) return nothing;
   return html`<select
+    class="samples"
     aria-label="Open a sample capture"
     @change=${(e: Event) => {
       const sel = e.target as HTMLSelectElement;

@@ -27,10 +27,10 @@ export const appStyles = css`
     letter-spacing: 0.02em;
     margin-right: 6px;
   }
-  .spacer {
-    flex: 1;
-  }
+  /* The title takes the row's room left over (clipped when there is less): with its basis, not its text's width,
+     counted when the row wraps, a long name or device does not push the controls onto a second row. */
   .title {
+    flex: 1 1 240px;
     display: inline-flex;
     gap: 8px;
     align-items: baseline;
@@ -61,6 +61,10 @@ export const appStyles = css`
     border-radius: 4px;
     padding: 3px 10px;
     cursor: pointer;
+  }
+  /* A select is as wide as its longest option: the samples' titles would take the header's row. It shows "Samples…". */
+  .samples {
+    max-width: 180px;
   }
   button:hover {
     background: #343945;

@@ -48,7 +48,7 @@ export const colorByStyles = css`
   }
   .color-by select {
     padding: 1px 4px;
-    max-width: 260px;
+    max-width: 150px;
   }
   .legend {
     display: inline-flex;

@@ -144,7 +144,7 @@ export class TimelineElement extends LitElement implements SurfaceHost {
     }
     if (changed.has('trace') || changed.has('index') || changed.has('baseline')) {
       const { trace, index, baseline } = this;
-      const track = trace === null || index === null || baseline === null || baseline === trace ? null : buildGhostTrack(trace, index.startNs, baseline);
+      const track = trace === null || index === null || baseline === null || baseline === trace ? null : buildGhostTrack(trace, index.drawSpans, baseline);
       this.ghost = track === null ? null : { track, shown: this.showGhost };
       this.updateScreen(this.screen.width, this.screen.height);
     } else if (changed.has('showGhost') && this.ghost !== null) {

@@ -46,11 +46,7 @@ export function occupancyTooltip(sm: number, tNs: number, perStage: readonly (nu
   return lines;
 }
 
-const MATCHED_BY_TEXT = { 'label-pass': 'label and pass', label: 'label', pipeline: 'pipeline', index: 'index only' } as const;
-
-function signedNs(ns: number): string {
-  return `${ns >= 0 ? '+' : '−'}${formatNs(Math.abs(ns))}`;
-}
+const MATCHED_BY_TEXT = { 'label-pass': 'label and pass', order: 'pass and order', label: 'label', pipeline: 'pipeline', index: 'index only' } as const;
 
 /** The ghost of current draw d: its baseline draw's time against the current draw's. */
 export function ghostTooltip(trace: Trace, layout: DrawLayout, g: GhostTrack, d: number): string[] {
@@ -59,11 +55,12 @@ export function ghostTooltip(trace: Trace, layout: DrawLayout, g: GhostTrack, d:
   const nowSpan = layout.spans[2 * d + 1]! - layout.spans[2 * d]!;
   const change = spanChange(g, layout.spans, d);
   const how = matchedByOf(g, d);
+  const moved = g.movedNs[d]!;
   return [
     `baseline A draw ${a}: ${g.baseline.draws[a]?.label ?? ''}`,
     `A ${formatNs(baseSpan)} → B ${formatNs(nowSpan)}${change === null ? '' : ` (${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)}%)`}`,
-    `start ${signedNs(layout.spans[2 * d]! - g.spans[2 * d]!)} · end ${signedNs(layout.spans[2 * d + 1]! - g.spans[2 * d + 1]!)} (B − A, aligned at the first warp)`,
-    `B draw ${d}: ${trace.draws[d]?.label ?? ''}${how === null ? '' : ` · matched by ${MATCHED_BY_TEXT[how]}`}`,
+    Number.isNaN(moved) ? 'no start to compare (a draw without warps)' : `starts ${formatNs(Math.abs(moved))} ${moved >= 0 ? 'later' : 'earlier'} than in A (from each frame's first warp)`,
+    `B draw ${d}: ${trace.draws[d]?.label ?? ''}${how === null ? '' : ` · matched by ${MATCHED_BY_TEXT[how]}, ${g.strong[d] === 1 ? 'strong' : 'weak'}`}`,
   ];
 }
 

@@ -351,7 +351,6 @@ export class WarptraceApp extends LitElement {
         ${samplesMenu(this.samples, (file) => void this.openUrl(`${this.sampleBase}${file}`))}
         <button data-recents-toggle @click=${() => (this.recentsOpen = !this.recentsOpen)} aria-expanded=${this.recentsOpen ? 'true' : 'false'}>Recent (${this.recents.length})</button>
         ${o === null ? nothing : traceTitle(o)}
-        <span class="spacer"></span>
         ${o === null ? nothing : colorBySelect(this.colors.optionsFor(o.trace), this.colorBy, (by) => (this.colorBy = by))}
         ${o === null ? nothing : stageChips(o, this.hiddenStages, (code) => this.toggleStage(code))}
         ${o === null

@@ -1,29 +1,36 @@
 /**
  * The A/B ghost track: the baseline trace's draws drawn under the current
  * trace's draw track, each ghost on the row of the current draw it was paired
- * with (analysis/draw-match.ts), at the baseline's own times. Both traces'
- * times are aligned at their first warp, so a ghost sticking out past its draw
- * means the draw got shorter, a draw past its ghost that it got longer, and a
- * ghost beside it that it moved. Baseline draws paired with nothing are kept
- * too (their own list), drawn apart.
+ * with (analysis/draw-match.ts) and laid from that draw's first warp: the
+ * ghost is as long as the baseline draw was, so a ghost sticking out past its
+ * draw means the draw got shorter, a draw past its ghost that it got longer,
+ * wherever earlier draws moved it (a frame that got shorter does not leave the
+ * later ghosts behind). How far a draw moved (each frame timed from its first
+ * warp) is kept for the tooltip. Baseline draws paired with nothing are kept
+ * too (their own list), drawn apart, moved as the paired baseline draw before
+ * them was.
  */
-import { MATCH_ROUNDS, drawIdentities, matchDraws, type MatchHow } from '../../analysis/draw-match.js';
+import { MATCH_HOWS, drawIdentities, matchDraws, type MatchHow } from '../../analysis/draw-match.js';
 import type { Trace } from '../../shared-schema/index.js';
 import { packRgba } from './colors.js';
 import type { DrawLayout } from './draw-layout.js';
 import type { InstanceWriter } from './instances.js';
 
 export interface GhostTrack {
-  /** Per current draw d: [start, end] of its baseline draw, ns in the current time base; NaN when unpaired or empty. */
+  /** Per current draw d: [start, end] of its baseline draw's ghost, ns in the current time base, laid from d's first warp; NaN when unpaired or empty. */
   readonly spans: Float64Array;
+  /** Per current draw d: how much later it starts than its baseline draw, each timed from its frame's first warp; NaN when unpaired or either has no warps. */
+  readonly movedNs: Float64Array;
   /** Baseline draw paired with current draw d, or -1. */
   readonly baselineDraw: Int32Array;
-  /** How current draw d was paired (index into MATCH_ROUNDS), or -1. */
+  /** How current draw d was paired (index into MATCH_HOWS), or -1. */
   readonly matchedBy: Int8Array;
+  /** 1 where current draw d's pair is strong. */
+  readonly strong: Uint8Array;
   /** Baseline draws paired with no current draw, and their spans (current time base), two per draw. */
   readonly onlyBaseline: readonly number[];
   readonly onlyBaselineSpans: Float64Array;
-  /** Added to a baseline time to put it in the current trace's time base. */
+  /** Added to a baseline time to put it in the current trace's time base with both frames' first warps aligned. */
   readonly offsetNs: number;
   readonly baseline: Trace;
 }
@@ -65,30 +72,58 @@ export function rememberDrawSpans(trace: Trace, drawSpans: Float64Array): void {
   spansOfTrace.set(trace, { spans: drawSpans, firstNs: Number.isFinite(firstNs) ? firstNs : 0 });
 }
 
-/** O(draws), plus one scan of the baseline's warps the first time it is used unless rememberDrawSpans knew them. */
-export function buildGhostTrack(current: Trace, currentFirstNs: number, baseline: Trace): GhostTrack {
+/**
+ * O(draws), plus one scan of the baseline's warps the first time it is used unless rememberDrawSpans knew them.
+ * @param currentSpans the current trace's first warp start and last warp end per draw (its lane index's drawSpans; NaN for a draw without warps).
+ */
+export function buildGhostTrack(current: Trace, currentSpans: Float64Array, baseline: Trace): GhostTrack {
   const matching = matchDraws(drawIdentities(baseline), drawIdentities(current));
   const base = warpSpans(baseline);
-  const offsetNs = currentFirstNs - base.firstNs;
+  let currentFirstNs = Infinity;
+  for (let d = 0; d < currentSpans.length; d += 2) if (currentSpans[d]! < currentFirstNs) currentFirstNs = currentSpans[d]!;
+  const offsetNs = (Number.isFinite(currentFirstNs) ? currentFirstNs : 0) - base.firstNs;
   const n = current.draws.length;
   const spans = new Float64Array(2 * n).fill(NaN);
+  const movedNs = new Float64Array(n).fill(NaN);
+  // Per baseline draw: what its ghost is shifted by (its pair's start against its own), NaN where unpaired.
+  const shiftOfBase = new Float64Array(baseline.draws.length).fill(NaN);
   for (let d = 0; d < n; d++) {
     const a = matching.aOfB[d]!;
     if (a < 0) continue;
-    spans[2 * d] = base.spans[2 * a]! + offsetNs;
-    spans[2 * d + 1] = base.spans[2 * a + 1]! + offsetNs;
+    const shift = currentSpans[2 * d]! - base.spans[2 * a]!;
+    // A current draw without warps has no start to lay its ghost from: the frames' alignment stands in.
+    shiftOfBase[a] = Number.isNaN(shift) ? offsetNs : shift;
+    spans[2 * d] = base.spans[2 * a]! + shiftOfBase[a]!;
+    spans[2 * d + 1] = base.spans[2 * a + 1]! + shiftOfBase[a]!;
+    movedNs[d] = shift - offsetNs;
+  }
+  // A baseline-only draw moves as the last paired baseline draw before it did.
+  const onlyShift = new Float64Array(baseline.draws.length);
+  for (let a = 0, last = offsetNs; a < baseline.draws.length; a++) {
+    if (!Number.isNaN(shiftOfBase[a]!)) last = shiftOfBase[a]!;
+    onlyShift[a] = last;
   }
   const onlyBaselineSpans = new Float64Array(2 * matching.onlyA.length);
   matching.onlyA.forEach((a, k) => {
-    onlyBaselineSpans[2 * k] = base.spans[2 * a]! + offsetNs;
-    onlyBaselineSpans[2 * k + 1] = base.spans[2 * a + 1]! + offsetNs;
+    onlyBaselineSpans[2 * k] = base.spans[2 * a]! + onlyShift[a]!;
+    onlyBaselineSpans[2 * k + 1] = base.spans[2 * a + 1]! + onlyShift[a]!;
   });
-  return { spans, baselineDraw: matching.aOfB, matchedBy: matching.howOfB, onlyBaseline: matching.onlyA, onlyBaselineSpans, offsetNs, baseline };
+  return {
+    spans,
+    movedNs,
+    baselineDraw: matching.aOfB,
+    matchedBy: matching.howOfB,
+    strong: matching.strongOfB,
+    onlyBaseline: matching.onlyA,
+    onlyBaselineSpans,
+    offsetNs,
+    baseline,
+  };
 }
 
 export function matchedByOf(g: GhostTrack, d: number): MatchHow | null {
   const k = g.matchedBy[d]!;
-  return k < 0 ? null : MATCH_ROUNDS[k]!;
+  return k < 0 ? null : MATCH_HOWS[k]!;
 }
 
 /** Relative change of a draw's span against its ghost (current / baseline − 1), null when either is missing or empty. */

@@ -4,30 +4,40 @@
  * per draw (the largest changes first). The deltas come from the pure
  * `diffSummaries` (analysis/diff.ts); the panel only lays them out. Duration
  * increases show as bad, decreases as good. Draws are paired by
- * analysis/draw-match.ts (label and pass, label, pipeline, then index; the
- * traces, when given, supply passes and pipelines): each draw row says how
- * its pair was matched, and the draws of one trace only are listed.
+ * analysis/draw-match.ts (by order within each pass, labels counting where
+ * they agree with it, then label, pipeline, index; the traces, when given,
+ * supply passes and pipelines): each draw row says how its pair was matched,
+ * strong pairs are listed apart from weak ones (which need checking), and the
+ * draws of one trace only are listed. Every table fits the column: a draw's
+ * label gets a row of its own, wrapped to at most two lines (the full text in
+ * its title), and the traces' names are one line above the tables.
  */
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { diffSummaries, type Delta, type DrawDiff, type SummaryDiff } from '../../analysis/diff.js';
-import { MATCH_ROUNDS, drawIdentities, type MatchHow } from '../../analysis/draw-match.js';
+import { MATCH_HOWS, drawIdentities, type MatchHow } from '../../analysis/draw-match.js';
 import { formatChange, formatNs, formatNumber } from '../../analysis/format.js';
 import type { AnalysisSummary } from '../../analysis/summary.js';
 import type { Trace } from '../../shared-schema/model.js';
 import { parseStageName, stageCssColor } from '../../shared-schema/stages.js';
 import { panelStyles } from '../components/shared-styles.js';
 
-/** Draw rows shown (largest span changes first). */
+/** Draw rows shown (largest span changes first), of strong and of weak pairs. */
 const MAX_DRAW_ROWS = 30;
+const MAX_WEAK_ROWS = 12;
 /** Draws of one trace only listed by name; the rest are counted. */
 const MAX_ONLY_LISTED = 12;
-const MATCHED_BY: Record<MatchHow, string> = { 'label-pass': 'label, pass', label: 'label', pipeline: 'pipeline', index: 'index' };
+const MATCHED_BY: Record<MatchHow, string> = { 'label-pass': 'label, pass', order: 'order', label: 'label', pipeline: 'pipeline', index: 'index' };
 const MATCHED_BY_TITLE: Record<MatchHow, string> = {
-  'label-pass': 'same label in the same pass',
-  label: 'same label, in another pass',
-  pipeline: 'same pipeline in the same pass (the label changed)',
-  index: 'same position: nothing else matched',
+  'label-pass': 'same label in the same pass, in order',
+  order: 'same place in the same pass\'s draw order (the labels differ)',
+  label: 'same label, in another pass or out of order',
+  pipeline: 'same pipeline in the same pass, out of order',
+  index: 'same index: nothing else matched',
 };
+const STRENGTH_TITLE = {
+  strong: 'strong: its label in order within its pass, its place in a stretch of the pass that lines up one to one with A (same count, kinds and pipelines), or a label unique in both traces',
+  weak: 'weak: an insertion or removal had to be placed, or a shared label, pipeline or index paired it',
+} as const;
 
 export class WtComparePanel extends LitElement {
   static override properties = {
@@ -43,20 +53,56 @@ export class WtComparePanel extends LitElement {
   static override styles = [
     panelStyles,
     css`
+      :host {
+        container-type: inline-size;
+      }
       ul {
         margin: 4px 0;
         padding-left: 16px;
       }
-      /* Headers carry the traces' names: they wrap, so the tables fit the column. */
+      /* The column narrowed towards its minimum: warp-time changes go (the span change's tooltip keeps them) and row names wrap. */
+      @container (max-width: 340px) {
+        .wide {
+          display: none;
+        }
+        td:first-child {
+          white-space: normal;
+        }
+      }
+      /* Highlights, warnings and lists quote draw labels, often asset paths without a space. */
+      ul,
+      p,
+      .warning {
+        overflow-wrap: anywhere;
+      }
+      /* Headers wrap at their spaces ("Peak on one SM"); the traces' names are in the line above the tables. */
       th {
         white-space: normal;
-        overflow-wrap: anywhere;
       }
-      th:first-child {
-        overflow-wrap: normal;
+      /* Cells that may break at their arrow ("300 → 301", "1073317 → 858761"), so the tables fit the column. */
+      td.wrap {
+        white-space: normal;
       }
-      td.label {
+      /* A draw's label row: as wide as the table whatever the label, at most two lines (the title has it whole). */
+      tr.draw-label td {
+        max-width: 0;
+        padding-top: 3px;
+        border-top: 1px solid var(--wt-border, #3a3f4b);
+      }
+      tr.draw-label div {
+        white-space: normal;
         overflow-wrap: anywhere;
+        overflow: hidden;
+        display: -webkit-box;
+        -webkit-box-orient: vertical;
+        -webkit-line-clamp: 2;
+      }
+      tr.draw-label .was {
+        color: var(--wt-muted, #8b909c);
+      }
+      td.matched {
+        white-space: normal;
+        color: var(--wt-muted, #8b909c);
       }
       h4 {
         margin: 6px 0 2px;
@@ -99,16 +145,16 @@ export class WtComparePanel extends LitElement {
     const d = this.diff;
     if (d === null) return html`<p class="muted">Open two traces to compare them.</p>`;
     const all = this.allColumns;
-    const draws = d.draws
-      .filter((x) => x.spanNs.delta !== null && x.spanNs.delta !== 0)
-      .sort((x, y) => Math.abs(y.spanNs.delta!) - Math.abs(x.spanNs.delta!))
-      .slice(0, MAX_DRAW_ROWS);
+    const changed = d.draws.filter((x) => x.spanNs.delta !== null && x.spanNs.delta !== 0).sort((x, y) => Math.abs(y.spanNs.delta!) - Math.abs(x.spanNs.delta!));
+    const strong = changed.filter((x) => x.confidence === 'strong').slice(0, MAX_DRAW_ROWS);
+    const weak = changed.filter((x) => x.confidence === 'weak').slice(0, MAX_WEAK_ROWS);
     return html`
       ${d.warnings.map((w) => html`<div class="warning" role="note">${w}</div>`)}
       ${d.highlights.length > 0 ? html`<h3>Highlights</h3><ul class="highlights">${d.highlights.map((h) => html`<li>${h}</li>`)}</ul>` : nothing}
+      <p class="names" data-names><b>A</b> ${this.labelA} · <b>B</b> ${this.labelB}</p>
       <h3>Frame</h3>
       <table data-table="frame">
-        <thead><tr><th></th><th class="num">${this.labelA}</th><th class="num">${this.labelB}</th><th class="num">Change</th></tr></thead>
+        <thead><tr><th></th><th class="num">A</th><th class="num">B</th><th class="num">Change</th></tr></thead>
         <tbody>
           ${this.row('Span', d.frame.spanNs, formatNs)} ${this.row('Warp-time', d.frame.warpTimeNs, formatNs)}
           ${this.row('Warps running', d.frame.gpuBusyNs, formatNs)} ${this.row('Time lost to syncs', d.syncs.totalNs, formatNs)}
@@ -121,45 +167,70 @@ export class WtComparePanel extends LitElement {
       <table data-table="stages">
         <thead>
           <tr>
-            <th>Stage</th><th class="num">Warps</th><th class="num">Mean ${this.labelA}</th><th class="num">Mean ${this.labelB}</th><th class="num">Change</th>
-            ${all ? html`<th class="num">Median</th><th class="num">p90</th>` : nothing}<th class="num">Warp-time</th>${all ? html`<th class="num">Peak on one SM</th>` : nothing}
+            <th>Stage</th><th class="num">Warps</th><th class="num">Mean A</th><th class="num">Mean B</th><th class="num">Change</th>
+            ${all ? html`<th class="num">Median</th><th class="num">p90</th>` : nothing}<th class="num wide">Warp-time</th>${all ? html`<th class="num">Peak on one SM</th>` : nothing}
           </tr>
         </thead>
         <tbody>
           ${d.stages.map(
             (s) => html`<tr data-stage=${s.stage}>
               <td><span class="swatch" style="background:${stageCssColor(parseStageName(s.stage) ?? 0)}"></span>${s.stage}</td>
-              <td class="num">${formatNumber(s.warps.a)} → ${formatNumber(s.warps.b)}</td>
+              <td class="num wrap">${formatNumber(s.warps.a)} → ${formatNumber(s.warps.b)}</td>
               <td class="num">${formatNs(s.meanNs.a)}</td><td class="num">${formatNs(s.meanNs.b)}</td>
-              ${this.change(s.meanNs)} ${all ? html`${this.change(s.medianNs)} ${this.change(s.p90Ns)}` : nothing} ${this.change(s.totalNs)}
+              ${this.change(s.meanNs, `warp-time ${formatChange(s.totalNs.relative)}`)} ${all ? html`${this.change(s.medianNs)} ${this.change(s.p90Ns)}` : nothing}
+              ${this.change(s.totalNs, '', 'wide')}
               ${all ? html`<td class="num">${formatNumber(s.peakPerSm.a)} → ${formatNumber(s.peakPerSm.b)}</td>` : nothing}
             </tr>`,
           )}
         </tbody>
       </table>
-      <h3>Draws${draws.length > 0 ? ' (largest changes)' : ''}</h3>
-      ${draws.length === 0
-        ? html`<p class="muted">No draw changed its span.</p>`
-        : html`<table data-table="draws">
-            <thead><tr><th>Draw</th><th>Label</th><th>Matched by</th><th class="num">Span ${this.labelA}</th><th class="num">Span ${this.labelB}</th><th class="num">Change</th><th class="num">Warp-time</th></tr></thead>
-            <tbody>
-              ${draws.map(
-                (x) => html`<tr data-draw=${x.index} data-matched=${x.matchedBy ?? ''}>
-                  <td class="num">${drawIndexText(x)}</td><td class="label">${x.labelB ?? x.labelA ?? ''}</td>
-                  <td class="matched" title=${x.matchedBy === null ? '' : MATCHED_BY_TITLE[x.matchedBy]}>${x.matchedBy === null ? '' : MATCHED_BY[x.matchedBy]}</td>
-                  <td class="num">${formatNs(x.spanNs.a)}</td><td class="num">${formatNs(x.spanNs.b)}</td>${this.change(x.spanNs)} ${this.change(x.warpTimeNs)}
-                </tr>`,
-              )}
-            </tbody>
-          </table>`}
+      <h3>Draws${strong.length > 0 ? ' (largest changes)' : ''}</h3>
+      ${strong.length > 0
+        ? this.drawTable('draws', strong)
+        : html`<p class="muted">${changed.length === 0 ? 'No draw changed its span.' : 'No strongly paired draw changed its span.'}</p>`}
+      ${weak.length === 0
+        ? nothing
+        : html`<h4>Weak pairs: check before trusting</h4>
+            <p class="muted">Paired by a guess (an insertion's place, a shared label, pipeline or index): their changes may compare different draws.</p>
+            ${this.drawTable('weak-draws', weak)}`}
       ${this.renderMatching(d)}
     `;
   }
 
+  /** Draws and their span changes: each draw's label on a row of its own, then its pair, spans and changes. */
+  private drawTable(name: string, draws: readonly DrawDiff[]) {
+    return html`<table data-table=${name}>
+      <thead>
+        <tr>
+          <th>Draw</th><th>Paired by</th><th class="num">Span A</th><th class="num">Span B</th><th class="num">Change</th
+          ><th class="num wide">Warp-time</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${draws.map((x) => {
+          const label = x.labelB ?? x.labelA ?? '';
+          const was = x.labelA !== null && x.labelB !== null && x.labelA !== x.labelB ? x.labelA : null;
+          return html`<tr class="draw-label">
+              <td colspan="6" title=${was === null ? label : `B: ${label}\nA: ${was}`}>
+                <div>${label}${was === null ? nothing : html` <span class="was">(A: ${was})</span>`}</div>
+              </td>
+            </tr>
+            <tr data-draw=${x.index} data-matched=${x.matchedBy ?? ''} data-confidence=${x.confidence ?? ''}>
+              <td class="num wrap">${drawIndexText(x)}</td>
+              <td class="matched" title=${x.matchedBy === null ? '' : `${MATCHED_BY_TITLE[x.matchedBy]}; ${STRENGTH_TITLE[x.confidence!]}`}>${x.matchedBy === null ? '' : MATCHED_BY[x.matchedBy]}</td>
+              <td class="num">${formatNs(x.spanNs.a)}</td><td class="num">${formatNs(x.spanNs.b)}</td>${this.change(x.spanNs, `warp-time ${formatChange(x.warpTimeNs.relative)}`)}
+              ${this.change(x.warpTimeNs, '', 'wide')}
+            </tr>`;
+        })}
+      </tbody>
+    </table>`;
+  }
+
   /** How the draws were paired, and the draws of one trace only. */
   private renderMatching(d: SummaryDiff) {
-    const { counts, onlyA, onlyB } = d.matching;
-    const pairs = MATCH_ROUNDS.filter((how) => counts[how] > 0).map((how) => `${formatNumber(counts[how])} by ${MATCHED_BY[how]}`);
+    const { counts, strong, weak, onlyA, onlyB } = d.matching;
+    const pairs = MATCH_HOWS.filter((how) => counts[how] > 0).map((how) => `${formatNumber(counts[how])} by ${MATCHED_BY[how]}`);
+    const sureness = strong + weak > 0 ? ` (${formatNumber(strong)} strong, ${formatNumber(weak)} weak)` : '';
     const only = (side: 'a' | 'b', draws: readonly number[], summary: AnalysisSummary, name: string) =>
       draws.length === 0
         ? nothing
@@ -168,7 +239,7 @@ export class WtComparePanel extends LitElement {
               ${draws.slice(0, MAX_ONLY_LISTED).map((i) => html`<li data-draw=${i}>#${i} ${summary.draws[i]?.label ?? ''}</li>`)}
               ${draws.length > MAX_ONLY_LISTED ? html`<li class="muted">and ${formatNumber(draws.length - MAX_ONLY_LISTED)} more</li>` : nothing}
             </ul>`;
-    return html`<p class="matching muted" data-matching>Draws paired: ${pairs.length > 0 ? pairs.join(' · ') : 'none'}.</p>
+    return html`<p class="matching muted" data-matching>Draws paired: ${pairs.length > 0 ? pairs.join(' · ') : 'none'}${sureness}.</p>
       ${only('a', onlyA, this.a!, this.labelA)} ${only('b', onlyB, this.b!, this.labelB)}`;
   }
 
@@ -177,9 +248,9 @@ export class WtComparePanel extends LitElement {
   }
 
   /** A change cell: more time is bad, less is good. */
-  private change(x: Delta) {
+  private change(x: Delta, title = '', extraClass = '') {
     const cls = x.relative === null || x.relative === 0 ? '' : x.relative > 0 ? 'bad' : 'good';
-    return html`<td class="num ${cls}">${formatChange(x.relative)}</td>`;
+    return html`<td class="num ${cls} ${extraClass}" title=${title}>${formatChange(x.relative)}</td>`;
   }
 }
 

@@ -39,6 +39,7 @@ struct DrawProgram {
   std::string name;               // debug name or handle ("shaders VS 0x… + FS 0x…" for shader objects)
   std::string untracedWhy;
   std::shared_ptr<const std::vector<wtBlockRowModule>> blockRow;  // block profiles: the pipeline's row (null: none)
+  std::shared_ptr<const BlockStageWords> blockStageOffsets;       // and its stage words (linked from libraries; null: 0)
   uint64_t pipelineKey = 0;                                       // the app's pipeline, for rows per pipeline
 };
 

@@ -131,6 +131,7 @@ static DrawProgram boundPipeline(const PipelineInfo *p) {
   run.name = p->name;
   run.untracedWhy = p->untracedWhy;
   run.blockRow = p->blockRow;
+  run.blockStageOffsets = p->blockStageOffsets;
   run.pipelineKey = (uint64_t)(uintptr_t)p;
   return run;
 }
@@ -202,6 +203,7 @@ uint32_t beginDraw(CommandState *cs, VkPipelineBindPoint bp, const char *call, w
   if (traced && run.blockRow && !run.blockRow->empty()) {
     e.blockRow = run.blockRow;
     e.blockShareKey = settings().blockRowsPerPipeline ? run.pipelineKey : 0;
+    e.blockStageOffsets = run.blockStageOffsets;
   }
   cs->events.push_back(std::move(e));
   for (uint32_t k = 0; k < views; k++) cs->slots.push_back(slot + k);

@@ -85,9 +85,9 @@ static std::string createBuffer(DeviceState *device, DescriptorBufferTracing &db
     get.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     get.data.pStorageBuffer = &recordInfo;
     getDescriptor(device->device, &get, props.storageBufferDescriptorSize, set + recordsAt);
-    // The slot's draw-id entry, as the classic trace set's dynamic offset selects it (16 bytes, tracer_glue).
+    // The slot's draw-id entry, as the classic trace set's dynamic offset selects it (the host library's range).
     VkDescriptorAddressInfoEXT drawIdInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_ADDRESS_INFO_EXT, nullptr,
-                                          drawIds + slot * tracerDrawStride(device->tracer), 16};
+                                          drawIds + slot * tracerDrawStride(device->tracer), WT_DRAW_ID_BLOCK_BYTES};
     get.type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
     get.data.pUniformBuffer = &drawIdInfo;
     getDescriptor(device->device, &get, props.uniformBufferDescriptorSize, set + drawIdAt);

@@ -80,7 +80,7 @@ static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32
         // An untraced draw runs the app's pipeline, which reads no draw id: its slot holds the no-draw id all the same.
         values.push_back(e.untraced.empty() ? index : kNoDrawId);
         // Block profiles: the draw's row of the table (or one shared by its pipeline's draws), in its slot's draw-id block.
-        if (e.untraced.empty() && e.blockRow) giveBlockRow(device, e.slot, *e.blockRow, e.blockShareKey);
+        if (e.untraced.empty() && e.blockRow) giveBlockRow(device, e.slot, *e.blockRow, e.blockShareKey, e.blockStageOffsets.get());
         if (e.untraced.empty() && device->rayEvents && e.drawKind == WT_KIND_TRACE_RAYS) giveRayRow(device, e.slot);
         break;
       }

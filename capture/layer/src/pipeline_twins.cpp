@@ -44,9 +44,9 @@ class FeedbackRedirect {
 
 static VkPipeline libraryTwin(DeviceState *device, PipelineInfo *library, VkPipelineLayout layout, std::string &why);
 
-/** The twins of the libraries a link links, for its twin's layout; false with why when one has none. */
+/** The twins of the libraries a link links, for its twin's layout, and the libraries; false with why when one has none. */
 static bool libraryTwins(DeviceState *device, const VkPipelineLibraryCreateInfoKHR &libraries, VkPipelineLayout layout, std::vector<VkPipeline> &twins,
-                         bool &instrumented, std::string &why) {
+                         std::vector<const PipelineInfo *> &infos, bool &instrumented, std::string &why) {
   for (uint32_t i = 0; i < libraries.libraryCount; i++) {
     PipelineInfo *library = findPipeline(device, libraries.pLibraries[i]);
     if (!library || !library->library) {
@@ -59,6 +59,7 @@ static bool libraryTwins(DeviceState *device, const VkPipelineLibraryCreateInfoK
       return false;
     }
     twins.push_back(twin);
+    infos.push_back(library);
     instrumented = instrumented || library->instrumented;
   }
   return true;
@@ -67,8 +68,9 @@ static bool libraryTwins(DeviceState *device, const VkPipelineLibraryCreateInfoK
 static VkResult createGraphicsTwin(DeviceState *device, const VkGraphicsPipelineCreateInfo &info, PipelineInfo *out, std::string &why) {
   VkGraphicsPipelineLibraryFlagsEXT parts = ownParts(info);
   TwinStages stages;
-  // Block profiles lay a row out per pipeline: not across libraries linked later, nor in the descriptor-buffer trace set.
-  bool blocks = !(info.flags & (VK_PIPELINE_CREATE_LIBRARY_BIT_KHR | VK_PIPELINE_CREATE_DESCRIPTOR_BUFFER_BIT_EXT)) && !linkedLibraries(info.pNext);
+  // Block profiles, not in the descriptor-buffer trace set. A library's modules are laid out by the pipelines linking it.
+  bool blocks = !(info.flags & VK_PIPELINE_CREATE_DESCRIPTOR_BUFFER_BIT_EXT);
+  stages.library = (info.flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR) != 0;
   if ((parts & kShaderParts) && !twinStages(device, info.pStages, info.stageCount, parts, stages, why, blocks)) return VK_ERROR_UNKNOWN;
   VkGraphicsPipelineCreateInfo twin = info;
   twin.stageCount = (uint32_t)stages.stages.size();
@@ -77,7 +79,9 @@ static VkResult createGraphicsTwin(DeviceState *device, const VkGraphicsPipeline
   std::vector<VkPipeline> libraries;
   ChainEdit chain;
   if (const VkPipelineLibraryCreateInfoKHR *linked = linkedLibraries(info.pNext)) {
-    if (!libraryTwins(device, *linked, info.layout, libraries, instrumented, why)) return VK_ERROR_UNKNOWN;
+    std::vector<const PipelineInfo *> infos;
+    if (!libraryTwins(device, *linked, info.layout, libraries, infos, instrumented, why)) return VK_ERROR_UNKNOWN;
+    if (blocks) addLibraryBlockStages(device, infos, stages);
     VkPipelineLibraryCreateInfoKHR twinLinked = *linked;
     twinLinked.pLibraries = libraries.data();
     if (!chain.replace(info.pNext, VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR, &twinLinked, &twin.pNext, why)) return VK_ERROR_UNKNOWN;
@@ -89,6 +93,8 @@ static VkResult createGraphicsTwin(DeviceState *device, const VkGraphicsPipeline
   }
   out->instrumented = instrumented;
   if (!stages.blockRow.empty()) out->blockRow = std::make_shared<const std::vector<wtBlockRowModule>>(stages.blockRow);
+  if (stages.hasStageOffsets) out->blockStageOffsets = std::make_shared<const BlockStageWords>(stages.stageOffsets);
+  if (stages.libraryModules != noBlockModules()) out->blockStageModules = std::make_shared<const BlockStageWords>(stages.libraryModules);
   return device->d.CreateGraphicsPipelines(device->device, VK_NULL_HANDLE, 1, &twin, nullptr, &out->twin);
 }
 
@@ -212,6 +218,8 @@ static VkPipeline libraryTwin(DeviceState *device, PipelineInfo *library, VkPipe
     if (!makeFromRecipe(device, *recipe, &made, why)) return VK_NULL_HANDLE;
     library->libraryTwins.emplace_back(layout, made.twin);
     library->instrumented = library->instrumented || made.instrumented;
+    // Its modules are the same whatever the layout (registered once by content): the first twin's say them.
+    if (!library->blockStageModules) library->blockStageModules = made.blockStageModules;
     return made.twin;
   }
   if (library->twin) return library->twin;

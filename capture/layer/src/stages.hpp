@@ -4,6 +4,8 @@
 
 #include <vulkan/vulkan.h>
 
+#include "warptrace_layout.h"
+
 namespace wtl {
 
 constexpr int kTracedStageCount = 14;
@@ -30,6 +32,10 @@ constexpr const char *kTracedStageNames[kTracedStageCount] = {"VS",   "TCS",    
 /** The same stages as WARPTRACE_STAGES (and `warptrace capture --stages`) names them. */
 constexpr const char *kTracedStageOptions[kTracedStageCount] = {"vs",   "tcs",  "tes",  "gs",   "fs",   "cs",   "task",
                                                                  "mesh", "rgen", "ahit", "chit", "miss", "rint", "call"};
+
+/** Block profiles: a graphics stage's draw-id stage word (WT_BLOCK_STAGE_*) by stage code; -1: it reads none (CS, ray tracing). */
+constexpr int kBlockStageOfCode[kTracedStageCount] = {WT_BLOCK_STAGE_VS, WT_BLOCK_STAGE_TCS, WT_BLOCK_STAGE_TES,  WT_BLOCK_STAGE_GS, WT_BLOCK_STAGE_FS,
+                                                      -1,                WT_BLOCK_STAGE_TASK, WT_BLOCK_STAGE_MESH, -1, -1, -1, -1, -1, -1};
 
 /** The stages of mesh pipelines: traced (and in the trace set's layout) only where the app enabled them. */
 constexpr VkShaderStageFlags kMeshStageBits = VK_SHADER_STAGE_TASK_BIT_EXT | VK_SHADER_STAGE_MESH_BIT_EXT;

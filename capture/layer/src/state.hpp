@@ -2,6 +2,7 @@
 // modules, layouts, pipelines and the command buffers it shadows.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -65,6 +66,9 @@ struct DescriptorBufferTracing {
 
 class PipelineRecipe;
 
+/** Block profiles: a u32 per graphics stage with a draw-id stage word (WT_BLOCK_STAGE_VS .. WT_BLOCK_STAGE_MESH). */
+using BlockStageWords = std::array<uint32_t, WT_BLOCK_STAGE_COUNT>;
+
 /** A pipeline and, when it can be traced, its instrumented twin. */
 struct PipelineInfo {
   VkPipelineBindPoint bindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
@@ -85,6 +89,13 @@ struct PipelineInfo {
   bool instrumented = false;  // its twin has an instrumented stage (a library's may have none: it is made for its layout)
   /** Block profiles: its row, the profiled modules one after another (empty: its draws are not profiled). */
   std::shared_ptr<const std::vector<wtBlockRowModule>> blockRow;
+  /**
+   * Block profiles of a pipeline linked from libraries: each stage's first cell in the row, which its draws write
+   * into their stage words (the libraries' modules keep the base constant at 0); null: all 0, as whole pipelines.
+   */
+  std::shared_ptr<const BlockStageWords> blockStageOffsets;
+  /** Block profiles of a graphics pipeline library: its profiled modules by stage (WT_NO_BLOCK_MODULE: none), laid out by its links. */
+  std::shared_ptr<const BlockStageWords> blockStageModules;
   /** Until the twin is made (ensureTwin): what it is made from. Null once made, or when made at creation. */
   std::shared_ptr<PipelineRecipe> recipe;
 };
@@ -122,6 +133,7 @@ struct RecordedEvent {
   int32_t launchSize = -1;    // Draw of an indirect launch: its size's index in DeviceState::launchSizes (read after the frame); -1: none
   std::shared_ptr<const std::vector<wtBlockRowModule>> blockRow;  // Draw: its pipeline's block row (null: not profiled)
   uint64_t blockShareKey = 0;  // Draw: its pipeline, when rows are per pipeline (WARPTRACE_BLOCK_ROWS=pipeline)
+  std::shared_ptr<const BlockStageWords> blockStageOffsets;  // Draw: its stage words (a pipeline linked from libraries), else null
   struct CommandState *secondary = nullptr;  // Execute
   uint64_t secondaryGeneration = 0;          // Execute: the recording it saw
 };

@@ -108,9 +108,11 @@ bool setDrawIdValues(DeviceState *device, const uint32_t *slots, const uint32_t 
   return true;
 }
 
-void giveBlockRow(DeviceState *device, uint32_t slot, const std::vector<wtBlockRowModule> &row, uint64_t shareKey) {
+void giveBlockRow(DeviceState *device, uint32_t slot, const std::vector<wtBlockRowModule> &row, uint64_t shareKey,
+                  const std::array<uint32_t, WT_BLOCK_STAGE_COUNT> *stageOffsets) {
   DeviceScope scope(device);
-  wtSetDrawBlockRow(device->tracer, slot, row.data(), (uint32_t)row.size(), shareKey);
+  if (wtSetDrawBlockRow(device->tracer, slot, row.data(), (uint32_t)row.size(), shareKey) != WT_NO_BLOCK_ROW && stageOffsets)
+    wtSetDrawBlockStageOffsets(device->tracer, slot, stageOffsets->data());
 }
 
 void giveRayRow(DeviceState *device, uint32_t slot) {

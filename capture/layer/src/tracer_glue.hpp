@@ -1,6 +1,7 @@
 // What the layer uses of the host library's tracer beyond its public API.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <vector>
 
@@ -44,10 +45,12 @@ void destroyHostBuffer(DeviceState *device, HostBuffer &buffer);
 bool setDrawIdValues(DeviceState *device, const uint32_t *slots, const uint32_t *values, size_t count);
 /**
  * Block profiles: gives the draw in `slot` a row of the table (shared by the draws of one nonzero key) and writes its
- * first cell into the slot's draw-id block; the tracer maps the slot to the file's draw (wtSetDrawTable). When the
- * table is full the draw is counted unprofiled.
+ * first cell into the slot's draw-id block, and `stageOffsets` (a pipeline linked from libraries; null: none) into
+ * its stage words; the tracer maps the slot to the file's draw (wtSetDrawTable). When the table is full the draw is
+ * counted unprofiled.
  */
-void giveBlockRow(DeviceState *device, uint32_t slot, const std::vector<wtBlockRowModule> &row, uint64_t shareKey);
+void giveBlockRow(DeviceState *device, uint32_t slot, const std::vector<wtBlockRowModule> &row, uint64_t shareKey,
+                  const std::array<uint32_t, WT_BLOCK_STAGE_COUNT> *stageOffsets);
 /** Ray events: gives the trace-rays call in `slot` a row of the ray-event table (one per slot and capture). */
 void giveRayRow(DeviceState *device, uint32_t slot);
 

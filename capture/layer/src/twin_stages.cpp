@@ -76,7 +76,7 @@ bool twinStages(DeviceState *device, const VkPipelineShaderStageCreateInfo *stag
     stage.module = module;
     if (blocks) {
       std::string name = std::string(kTracedStageNames[code]) + " " + (stages[i].module ? hexHandle((uint64_t)stages[i].module) : std::string("inline")) + " " + stage.pName;
-      addBlockStage(device, traced, name, stage, out);
+      addBlockStage(device, traced, name, code, stage, out);
     }
     out.stages.push_back(stage);
     out.instrumented = true;

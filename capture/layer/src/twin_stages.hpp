@@ -11,6 +11,13 @@
 
 namespace wtl {
 
+/** Block stage words with no module in any stage. */
+inline BlockStageWords noBlockModules() {
+  BlockStageWords none;
+  none.fill(WT_NO_BLOCK_MODULE);
+  return none;
+}
+
 /** A stage's specialization with the block base constant added (block_specialization.cpp). */
 struct BlockSpecialization {
   VkSpecializationInfo info{};
@@ -27,6 +34,15 @@ struct TwinStages {
   /** Block profiles: the pipeline's row, its profiled modules one after another, and the specializations that say so. */
   std::vector<wtBlockRowModule> blockRow;
   std::vector<std::unique_ptr<BlockSpecialization>> specializations;
+  /**
+   * Block profiles of a graphics pipeline library (set before twinStages): its modules keep the base constant at 0
+   * and go into `libraryModules` by stage, for the links that link it to lay out (WT_NO_BLOCK_MODULE: none).
+   */
+  bool library = false;
+  BlockStageWords libraryModules = noBlockModules();
+  /** Block profiles of a pipeline linking libraries: each stage's first cell in the row (its draws' stage words). */
+  BlockStageWords stageOffsets{};
+  bool hasStageOffsets = false;
   DeviceState *device = nullptr;
   ~TwinStages();
 };
@@ -49,9 +65,16 @@ bool twinStages(DeviceState *device, const VkPipelineShaderStageCreateInfo *stag
 
 /**
  * Block profiles: registers the instrumented module (once per content) and gives the stage its first cell in
- * the pipeline's row through the specialization constant WT_BLOCK_BASE_SPEC_ID (block_specialization.cpp).
+ * the pipeline's row through the specialization constant WT_BLOCK_BASE_SPEC_ID, or in a library (out.library)
+ * notes it by stage code for the links (block_specialization.cpp).
  */
-void addBlockStage(DeviceState *device, const std::vector<uint8_t> &traced, const std::string &name, VkPipelineShaderStageCreateInfo &stage,
+void addBlockStage(DeviceState *device, const std::vector<uint8_t> &traced, const std::string &name, int code, VkPipelineShaderStageCreateInfo &stage,
                    TwinStages &out);
+
+/**
+ * Block profiles of a pipeline linking these libraries (their blockStageModules): a library's modules join its own
+ * by stage; any other pipeline lays them out after its own stages' in its row and notes each stage's offset.
+ */
+void addLibraryBlockStages(DeviceState *device, const std::vector<const PipelineInfo *> &libraries, TwinStages &out);
 
 }  // namespace wtl
