@@ -20,9 +20,19 @@ export interface QueryOutput {
 /** Runs every statement of `sql`, printing the rows of the last one. */
 export async function runSql(connection: DuckDBConnection, sql: string, output: QueryOutput, io: CliIo): Promise<void> {
   const result = await sqlStep(async () => {
-    const statements = await connection.extractStatements(sql);
-    if (statements.count === 0) throw new UsageError('the SQL holds no statement');
-    for (let k = 0; k < statements.count - 1; k++) await (await statements.prepare(k)).run();
+    const statements = await connection.extractStatements(sql).catch((error: unknown) => {
+      // SQL without a statement (only comments) fails inside the bindings while asking why, without DuckDB's prefix.
+      if (error instanceof Error && !error.message.startsWith('Failed to extract statements: ')) throw new UsageError('the SQL holds no statement');
+      throw error;
+    });
+    for (let k = 0; k < statements.count - 1; k++) {
+      const prepared = await statements.prepare(k);
+      try {
+        await prepared.run();
+      } finally {
+        prepared.destroySync();
+      }
+    }
     return (await statements.prepare(statements.count - 1)).stream();
   });
   const columns = await describeColumns(result);
