@@ -1,11 +1,13 @@
 // The SQL tables (analysis/sql-tables.ts through DuckDB) against the analyses' own numbers on every committed sample.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { SQL_TABLES, STAGE_ENUM_VALUES } from '../../analysis/sql-schema.js';
 import { traceSqlTables, type TraceSqlTable } from '../../analysis/sql-tables.js';
 import { warpColumnSources } from '../../analysis/sql-warps.js';
 import { openTraceDatabase } from '../../cli/sql/trace-database.js';
 import { buildTrace, smIdPerWarp, synthesizeTrace, NO_POSITION, positionX, positionY, STAGES, UNKNOWN_SM } from '../../shared-schema/index.js';
+import { repoPath } from './paths.js';
 import { assertClose, loadSample, query, sampleFiles } from './sql-helpers.js';
 
 for (const file of sampleFiles()) {
@@ -205,4 +207,17 @@ test('the tables\' columns and types are the documented ones; stage codes outsid
   const warps = synthesizeTrace({ warps: 10, seed: 1 }).warps;
   const bad = { ...warps, stage: Uint8Array.from(warps.stage, (s, i) => (i === 7 ? 200 : s)) };
   assert.throws(() => warpColumnSources(bad), /warps\.stage\[7\]: stage code 200/);
+});
+
+test('analysis/README.md documents every column with its type; README.md names every table', () => {
+  const readme = readFileSync(repoPath('analysis/README.md'), 'utf8');
+  for (const t of SQL_TABLES) {
+    assert.ok(readme.includes(`**\`${t.name}\`**: ${t.doc}.`), `${t.name} is introduced`);
+    for (const c of t.columns) {
+      const row = readme.split('\n').find((l) => l.startsWith(`| \`${c.name}\` | ${c.type} | `) && l.includes(c.doc));
+      assert.ok(row, `${t.name}.${c.name} is in the README table`);
+    }
+  }
+  const user = readFileSync(repoPath('README.md'), 'utf8');
+  for (const t of SQL_TABLES) assert.match(user, new RegExp(`^\\| \`${t.name}\` \\|`, 'm'), `${t.name} in README.md's SQL table`);
 });
