@@ -130,5 +130,5 @@ export const SQL_TABLES: readonly SqlTableDoc[] = [WARPS_TABLE, DRAWS_TABLE, REG
 /** `warptrace query --help`'s list of tables and columns. */
 export function sqlTablesHelp(): string {
   const width = SQL_TABLES.reduce((w, t) => t.columns.reduce((v, c) => Math.max(v, c.name.length), w), 0);
-  return SQL_TABLES.map((t) => [`${t.name}: ${t.doc}`, ...t.columns.map((c) => `  ${c.name.padEnd(width)}  ${c.type.padEnd(9)} ${c.doc}`)].join('\n')).join('\n\n');
+  return SQL_TABLES.map((t) => [`${t.name}: ${t.doc}`, ...t.columns.map((c) => `  ${c.name.padEnd(width)}  ${c.type.padEnd(10)}${c.doc}`)].join('\n')).join('\n\n');
 }

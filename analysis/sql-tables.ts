@@ -32,6 +32,8 @@ export type SqlTableData = ColumnarTableData | ValueTableData;
 
 export interface TraceSqlTable {
   readonly doc: SqlTableDoc;
+  /** Rows, when known without making the data (not for findings): the query planner's cardinality. */
+  readonly knownRows: number | null;
   /** The rows, made on the first call and kept. */
   data(): SqlTableData;
 }
@@ -46,16 +48,16 @@ export interface SqlTableOptions {
 /** The four tables of `trace`, in SQL_TABLES' order. */
 export function traceSqlTables(trace: Trace, options: SqlTableOptions = {}): TraceSqlTable[] {
   return [
-    lazyTable(WARPS_TABLE, () => ({ kind: 'columnar', rows: trace.warps.count, columns: warpColumnSources(trace.warps) })),
-    lazyTable(DRAWS_TABLE, () => valueTable(DRAWS_TABLE, trace.draws, drawRow)),
-    lazyTable(REGIONS_TABLE, () => regionTable(trace.regions)),
-    lazyTable(FINDINGS_TABLE, () => findingTable(options.summary ?? analyzeTrace(trace, { thresholds: options.thresholds }))),
+    lazyTable(WARPS_TABLE, trace.warps.count, () => ({ kind: 'columnar', rows: trace.warps.count, columns: warpColumnSources(trace.warps) })),
+    lazyTable(DRAWS_TABLE, trace.draws.length, () => valueTable(DRAWS_TABLE, trace.draws, drawRow)),
+    lazyTable(REGIONS_TABLE, trace.regions.length, () => regionTable(trace.regions)),
+    lazyTable(FINDINGS_TABLE, null, () => findingTable(options.summary ?? analyzeTrace(trace, { thresholds: options.thresholds }))),
   ];
 }
 
-function lazyTable(doc: SqlTableDoc, make: () => SqlTableData): TraceSqlTable {
+function lazyTable(doc: SqlTableDoc, knownRows: number | null, make: () => SqlTableData): TraceSqlTable {
   let made: SqlTableData | null = null;
-  return { doc, data: () => (made ??= make()) };
+  return { doc, knownRows, data: () => (made ??= make()) };
 }
 
 /** Columns from one row of values per item (a draw, a region, a finding: at most a few hundred thousand). */

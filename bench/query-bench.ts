@@ -20,6 +20,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { traceSqlTables } from '../analysis/sql-tables.js';
+import { PARQUET_COPY_OPTIONS } from '../cli/commands/export-parquet.js';
 import { openTraceDatabase } from '../cli/sql/trace-database.js';
 import { encodeWtrace, synthesizeTrace } from '../shared-schema/index.js';
 
@@ -94,7 +95,7 @@ for (const n of sizes.length > 0 ? sizes : [1_000_000, 10_000_000]) {
     rmSync(dir, { recursive: true, force: true });
     // Four COPYs, as export --parquet runs them (it adds only the renames).
     mkdirSync(dir);
-    for (const t of tables) await connection.run(`COPY (SELECT * FROM ${t.doc.name}) TO '${join(dir, `${t.doc.name}.parquet`)}' (FORMAT parquet, COMPRESSION zstd)`);
+    for (const t of tables) await connection.run(`COPY (SELECT * FROM ${t.doc.name}) TO '${join(dir, `${t.doc.name}.parquet`)}' (${PARQUET_COPY_OPTIONS})`);
   });
   const bytes = readdirSync(dir).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
   const warpBytes = statSync(join(dir, 'warps.parquet')).size;

