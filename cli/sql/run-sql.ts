@@ -40,7 +40,7 @@ export async function runSql(connection: DuckDBConnection, sql: string, output: 
   else await printRows(result, columns, output.format, io);
 }
 
-/** DuckDB's error as one InputError line (what DuckDB said, and the line and column it points at). */
+/** DuckDB's error as one InputError line (what DuckDB said, and where in the SQL it points). */
 async function sqlStep<T>(step: () => Promise<T>): Promise<T> {
   try {
     return await step();
@@ -51,9 +51,9 @@ async function sqlStep<T>(step: () => Promise<T>): Promise<T> {
 }
 
 /**
- * "Parser Error: syntax error at or near "FORM" (line 1, column 10)" from
- * DuckDB's several lines (the message, hints, then `LINE n: <sql>` over a
- * caret under the place).
+ * `SQL: Parser Error: syntax error at or near "warps" (line 1, near "warps")`
+ * from DuckDB's several lines (the message, hints, then `LINE n: <sql>`
+ * over a caret under the place; the text from the caret on is quoted).
  */
 export function duckdbErrorLine(message: string): string {
   const lines = message.replace(/^Failed to extract statements: /, '').split('\n');
