@@ -144,3 +144,10 @@ test('DuckDB is loaded by query and --parquet only: other commands start without
   assert.deepEqual(probe(['stats', aqt]), { code: 0, loaded: false });
   assert.deepEqual(probe(['query', aqt, 'SELECT 1']), { code: 0, loaded: true });
 });
+
+test('query --csv into a reader that stops early (EPIPE) is a quiet success', () => {
+  const bin = repoPath('bin/warptrace.js');
+  const r = spawnSync('bash', ['-c', `"${process.execPath}" "${bin}" query "${aqt}" "SELECT * FROM warps" --csv | head -c 10 > /dev/null; echo "\${PIPESTATUS[0]}"`], { encoding: 'utf8' });
+  assert.equal(r.stderr, '');
+  assert.equal(r.stdout, '0\n');
+});
