@@ -7,16 +7,17 @@ import { perfettoProtoChunks, type PerfettoProtoStats } from '../../analysis/exp
 import { checkOutputs, formatBytes, readTraceFile, writeFileAtomic, type Output } from '../files.js';
 import { InputError, UsageError, parseCommandArgs, type Command } from '../command.js';
 import { missingSection, THRESHOLD_OPTION, thresholdsFrom } from './analysis-shared.js';
+import { PARQUET_HELP, checkParquetDir, parquetOutputs, writeParquetTables } from './export-parquet.js';
 import { SCREEN_HELP, SCREEN_OPTIONS, renderScreenExport, screenExportSpec } from './export-screen.js';
 
 export const exportCommand: Command = {
   name: 'export',
-  summary: 'export a trace for Perfetto (protobuf or Chrome JSON), its statistics as JSON, Markdown or CSV, or its screen image as PNG',
+  summary: 'export a trace for Perfetto (protobuf or Chrome JSON), its tables as Parquet, its statistics as JSON, Markdown or CSV, or its screen image as PNG',
   help: `usage: warptrace export FILE [--perfetto OUT [--perfetto-format proto|json]
                         [--perfetto-names stage|stage-draw]] [--json OUT] [--md OUT]
                         [--csv-stages OUT] [--csv-draws OUT] [--csv-draw-stages OUT]
                         [--csv-findings OUT] [--csv-blocks OUT] [--csv-phases OUT]
-                        [--csv-rays OUT] [--no-findings] [--no-draw-labels]
+                        [--csv-rays OUT] [--parquet DIR] [--no-findings] [--no-draw-labels]
                         [--no-phases] [--threshold NAME=VALUE]... [--force]
        warptrace export FILE --screen METRIC [--draw N] [--until NS] [--stage S[,S]] -o OUT.png
 
@@ -48,6 +49,7 @@ Writes one or more files from FILE (.wtrace, .wtraw or warptrace JSON):
                    CSV tables; for traces with them --csv-blocks OUT,
                    --csv-phases OUT, --csv-rays OUT (see warptrace stats
                    --help, --table)
+${PARQUET_HELP}
 ${SCREEN_HELP}
 
 Options:
@@ -76,6 +78,7 @@ Exit status: 0 ok, 1 bad input or unwritable output, 2 usage error.`,
       'csv-blocks': { type: 'string' },
       'csv-phases': { type: 'string' },
       'csv-rays': { type: 'string' },
+      parquet: { type: 'string' },
       'no-findings': { type: 'boolean' },
       'no-phases': { type: 'boolean' },
       'no-draw-labels': { type: 'boolean' },
@@ -100,11 +103,16 @@ Exit status: 0 ok, 1 bad input or unwritable output, 2 usage error.`,
       return typeof path === 'string' ? [{ option: `--${option}`, path, format, table }] : [];
     });
     const screen = screenExportSpec(values);
-    if (values.perfetto === undefined && wanted.length === 0 && screen === null) throw new UsageError('nothing to export: give at least one of --perfetto, --json, --md, --csv-*, --screen');
+    const parquetDir = values.parquet ?? null;
+    if (values.perfetto === undefined && wanted.length === 0 && screen === null && parquetDir === null) {
+      throw new UsageError('nothing to export: give at least one of --perfetto, --json, --md, --csv-*, --parquet, --screen');
+    }
     const outputs: Output[] = [
       ...(values.perfetto === undefined ? [] : [{ option: '--perfetto', path: values.perfetto }]),
       ...wanted,
       ...(screen === null ? [] : [{ option: '-o', path: screen.path }]),
+      // A DIR still to be made holds no file yet: its files need no check.
+      ...(parquetDir !== null && checkParquetDir(parquetDir) ? parquetOutputs(parquetDir) : []),
     ];
     const format = values['perfetto-format'] ?? (values.perfetto?.toLowerCase().endsWith('.json') ? 'json' : 'proto');
     if (format !== 'proto' && format !== 'json') throw new UsageError(`--perfetto-format must be proto or json, not ${JSON.stringify(format)}`);
@@ -157,6 +165,9 @@ Exit status: 0 ok, 1 bad input or unwritable output, 2 usage error.`,
           (s.forcedOverlaps > 0 ? `; ${s.forcedOverlaps} warps had to share a lane (over 4096 in flight on one SM)` : '') +
           (s.phaseSlices > 0 ? `; ${s.phaseSlices.toLocaleString('en-US')} phase slices between marks` : ''),
       );
+    }
+    if (parquetDir !== null) {
+      for (const line of await writeParquetTables(trace, { dir: parquetDir, thresholds, summary, force })) io.out(line);
     }
     // After the outputs: a failed write is one line, not warnings about outputs nobody got.
     for (const warning of [...(summary?.reliability.warnings ?? []), ...screenWarnings]) io.err(`warning: ${warning}`);

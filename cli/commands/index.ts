@@ -8,7 +8,8 @@ import { exportCommand } from './export.js';
 import { infoCommand } from './info.js';
 import { instrumentCommand } from './instrument.js';
 import { phasesCommand } from './phases.js';
+import { queryCommand } from './query.js';
 import { raysCommand } from './rays.js';
 import { statsCommand } from './stats.js';
 
-export const COMMANDS: readonly Command[] = [infoCommand, statsCommand, blocksCommand, phasesCommand, raysCommand, exportCommand, diffCommand, convertCommand, captureCommand, instrumentCommand];
+export const COMMANDS: readonly Command[] = [infoCommand, statsCommand, blocksCommand, phasesCommand, raysCommand, queryCommand, exportCommand, diffCommand, convertCommand, captureCommand, instrumentCommand];

@@ -37,6 +37,8 @@ const COMMANDS: { args: string[]; prefix: string }[] = [
   { args: ['--version'], prefix: 'warptrace' },
   { args: ['stats', '--help'], prefix: 'warptrace stats' },
   { args: ['instrument', '--help'], prefix: 'warptrace instrument' },
+  { args: ['query', sample('h100-aqt.wtrace'), 'SELECT stage, count(*) FROM warps GROUP BY stage'], prefix: 'warptrace query' },
+  { args: ['query', sample('h100-aqt.wtrace'), 'SELECT * FROM warps', '--csv'], prefix: 'warptrace query' },
 ];
 
 const noFull = existsSync('/dev/full') ? false : 'this system has no /dev/full';
