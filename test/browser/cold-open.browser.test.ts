@@ -49,6 +49,29 @@ describe('the cold open', () => {
     assertEqual(await loadTimelineRenderer(), loaded, 'loaded once');
   });
 
+  // Before any other renderer starts in this page: pixi asks its precision question once per page.
+  it('starts the renderer with its own canvas\'s WebGL context only (pixi\'s precision probe makes none of its own)', async () => {
+    const proto = HTMLCanvasElement.prototype;
+    const pageGetContext = proto.getContext as (this: HTMLCanvasElement, id: string, options?: object) => RenderingContext | null;
+    const webgl: { connected: boolean; size: string }[] = [];
+    proto.getContext = function (this: HTMLCanvasElement, id: string, options?: object) {
+      if (id.startsWith('webgl')) webgl.push({ connected: this.isConnected, size: `${this.width}x${this.height}` });
+      return pageGetContext.call(this, id, options);
+    } as typeof proto.getContext;
+    try {
+      app = await mountApp();
+      assert(await app.openFile(await fixtureWtrace(), 'fixture.wtrace'), 'the fixture opens');
+      await app.timeline!.ready();
+      const tl = app.timeline!;
+      await waitFor('the first frame of the trace', () => tl.framesDrawn > 0);
+    } finally {
+      proto.getContext = pageGetContext as typeof proto.getContext;
+    }
+    assert(webgl.length > 0, 'the renderer asked for a WebGL context');
+    // pixi's own probe would be a detached 0×0 canvas's 'webgl' context.
+    assert(webgl.every((r) => r.connected), `every WebGL context asked for is on the timeline's canvas: ${JSON.stringify(webgl)}`);
+  });
+
   it('a timeline given its trace before its renderer exists draws it once the renderer is up: one frame, geometry built for it', async () => {
     app = await mountApp();
     assert(await app.openFile(await fixtureWtrace(), 'fixture.wtrace'), 'the fixture opens');

@@ -9,7 +9,7 @@
  * thread to end, and this one's ends by waiting for the GPU process to drop its
  * context (1.4 s on the main thread at load 16).
  */
-import { nextTask } from '../base/tasks.js';
+import { atFrameStart } from './gpu-waits.js';
 import type { GpuWarmUpReply } from './gpu-warm-up-worker.js';
 
 /** Longer than a cold start of the GPU stack on a busy 2-core VM with software GL (4-5 s seen at load 15). */
@@ -31,10 +31,11 @@ export function warmUpGpu(): Promise<GpuInfo> {
 
 async function start(): Promise<GpuInfo> {
   const info = await warmInWorker();
-  await nextTask();
   // The page's first 2D context (even a CPU one) makes the page's GPU context for 2D canvases,
-  // a synchronous round trip to the GPU process: here, not in whichever task first draws text
-  // or an image (pixi's import, the screen panel's first image, the timeline's labels).
+  // a synchronous round trip to the GPU process: here, at a frame's start (gpu-waits.ts), not in
+  // whichever task first draws text or an image (pixi's import, the screen panel's first image,
+  // the timeline's labels).
+  await atFrameStart();
   document.createElement('canvas').getContext('2d')?.fillRect(0, 0, 1, 1);
   return info;
 }

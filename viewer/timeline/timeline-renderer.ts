@@ -11,6 +11,8 @@
  */
 import { Container, WebGLRenderer, loadEnvironmentExtensions } from 'pixi.js';
 import { nextTask } from '../base/tasks.js';
+import { atFrameStart, gpuCaughtUp } from './gpu-waits.js';
+import { answerPrecisionProbe } from './pixi-probe.js';
 import { THEME } from '../model/colors.js';
 import { drawsInWindow } from '../model/draw-layout.js';
 import { buildDrawTrack } from '../model/draw-track.js';
@@ -108,12 +110,18 @@ export class TimelineRenderer {
     height: number,
     layout?: QuadLayout,
   ): Promise<TimelineRenderer> {
-    // The canvas's WebGL context and its extension list first, in a task of their own: each
-    // waits for the GPU process (100-230 ms at load 3 on the 2-core VM, cold). A canvas has
-    // one context of a kind, so pixi's init below gets this one (the attributes it would ask
-    // for: opaque background, no antialiasing, a stencil buffer).
-    canvas.getContext('webgl2', { alpha: false, premultipliedAlpha: true, antialias: false, stencil: true, preserveDrawingBuffer: false })?.getSupportedExtensions();
-    await nextTask();
+    // The canvas's WebGL context first, at a frame's start (a canvas has one context of a
+    // kind, so pixi's init below gets this one, with the attributes it would ask for: opaque
+    // background, no antialiasing, a stencil buffer). Each step below makes synchronous calls
+    // to the GPU process, so each comes in a task of its own, where the GPU process is free
+    // (gpu-waits.ts): the extension list and pixi's precision probe (pixi-probe.ts) once a
+    // fence says the context has started, pixi's start and the programs' compile at a frame's start.
+    await atFrameStart();
+    const gl = canvas.getContext('webgl2', { alpha: false, premultipliedAlpha: true, antialias: false, stencil: true, preserveDrawingBuffer: false });
+    await gpuCaughtUp(gl);
+    gl?.getSupportedExtensions();
+    if (gl !== null) answerPrecisionProbe(gl);
+    await atFrameStart();
     // A WebGLRenderer, not pixi's Application: the Application first probes WebGL with a
     // context of its own (isWebGLSupported), one more context creation on the page's thread.
     const renderer = new WebGLRenderer();
@@ -127,13 +135,11 @@ export class TimelineRenderer {
       resolution: size.dpr,
       autoDensity: true,
     });
-    // pixi's start is one long task already. What follows waits for the GPU process (the
-    // renderer's name, where the caller does not know the layout, then the programs compiled
-    // the first time pixi draws them), each in a task of its own, not in pixi's start or in
-    // the first frame of a trace.
+    // The renderer's name, where the caller does not know the layout, then the programs
+    // compiled the first time pixi draws them: not in pixi's start or in a trace's first frame.
     await nextTask();
     const quads = layout ?? (isSoftwareRenderer(renderer.gl) ? 'vertices' : 'instanced');
-    await nextTask();
+    await atFrameStart();
     const r = new TimelineRenderer(renderer, textCanvas, quads);
     // init sized the drawing buffer already: only the text layer needs its size.
     r.width = size.width;
