@@ -113,19 +113,28 @@ export class TimelineRenderer {
     // The canvas's WebGL context first, at a frame's start (a canvas has one context of a
     // kind, so pixi's init below gets this one, with the attributes it would ask for: opaque
     // background, no antialiasing, a stencil buffer). Each step below makes synchronous calls
-    // to the GPU process, so each comes in a task of its own, where the GPU process is free
-    // (gpu-waits.ts): the extension list and pixi's precision probe (pixi-probe.ts) once a
-    // fence says the context has started, pixi's start and the programs' compile at a frame's start.
+    // to the GPU process, so each comes in a task of its own at a frame's start, where the GPU
+    // process is free (gpu-waits.ts): the extension list and pixi's precision probe
+    // (pixi-probe.ts) once a fence says the context has started too, then pixi's start, then
+    // the programs' compile.
+    const size = { width: Math.max(1, Math.floor(width)), height: Math.max(1, Math.floor(height)), dpr: globalThis.devicePixelRatio || 1 };
     await atFrameStart();
     const gl = canvas.getContext('webgl2', { alpha: false, premultipliedAlpha: true, antialias: false, stencil: true, preserveDrawingBuffer: false });
+    // The drawing buffer at the size pixi's init would give it (pixi leaves a canvas of that
+    // size as it is): reallocated here, at a frame's start, not in pixi's init (its framebuffer
+    // check waited 35-240 ms there on the busy VM).
+    canvas.style.width = `${size.width}px`;
+    canvas.style.height = `${size.height}px`;
+    canvas.width = Math.round(size.width * size.dpr);
+    canvas.height = Math.round(size.height * size.dpr);
     await gpuCaughtUp(gl);
+    await atFrameStart();
     gl?.getSupportedExtensions();
     if (gl !== null) answerPrecisionProbe(gl);
     await atFrameStart();
     // A WebGLRenderer, not pixi's Application: the Application first probes WebGL with a
     // context of its own (isWebGLSupported), one more context creation on the page's thread.
     const renderer = new WebGLRenderer();
-    const size = { width: Math.max(1, Math.floor(width)), height: Math.max(1, Math.floor(height)), dpr: globalThis.devicePixelRatio || 1 };
     await renderer.init({
       canvas,
       width: size.width,
