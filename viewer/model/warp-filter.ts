@@ -121,7 +121,11 @@ function drawMask(trace: Trace, draws: Uint32Array): Uint8Array {
   return ok;
 }
 
-/** The k longest rows seen (a min-heap on duration; ties keep the earlier row). */
+/**
+ * The k longest rows seen, offered in ascending row order: a heap whose root is the row to
+ * drop first (the shortest; among equal durations the latest row), so equal durations keep
+ * the earlier rows.
+ */
 class LongestRows {
   private readonly rows: Uint32Array;
   private readonly ns: Float64Array;
@@ -132,33 +136,43 @@ class LongestRows {
     this.ns = new Float64Array(k);
   }
 
+  /** Slot a drops before slot b. */
+  private before(a: number, b: number): boolean {
+    return this.ns[a]! < this.ns[b]! || (this.ns[a] === this.ns[b] && this.rows[a]! > this.rows[b]!);
+  }
+
+  private swap(a: number, b: number): void {
+    const r = this.rows[a]!;
+    const n = this.ns[a]!;
+    this.rows[a] = this.rows[b]!;
+    this.ns[a] = this.ns[b]!;
+    this.rows[b] = r;
+    this.ns[b] = n;
+  }
+
   offer(row: number, ns: number): void {
     if (this.size < this.k) {
       let i = this.size++;
-      while (i > 0) {
-        const p = (i - 1) >> 1;
-        if (this.ns[p]! <= ns) break;
-        this.rows[i] = this.rows[p]!;
-        this.ns[i] = this.ns[p]!;
-        i = p;
-      }
       this.rows[i] = row;
       this.ns[i] = ns;
+      while (i > 0 && this.before(i, (i - 1) >> 1)) {
+        this.swap(i, (i - 1) >> 1);
+        i = (i - 1) >> 1;
+      }
       return;
     }
+    // A later row of equal duration never displaces an earlier one.
     if (ns <= this.ns[0]!) return;
-    let i = 0;
-    for (;;) {
+    this.rows[0] = row;
+    this.ns[0] = ns;
+    for (let i = 0; ; ) {
       const l = 2 * i + 1;
       if (l >= this.size) break;
-      const c = l + 1 < this.size && this.ns[l + 1]! < this.ns[l]! ? l + 1 : l;
-      if (this.ns[c]! >= ns) break;
-      this.rows[i] = this.rows[c]!;
-      this.ns[i] = this.ns[c]!;
+      const c = l + 1 < this.size && this.before(l + 1, l) ? l + 1 : l;
+      if (!this.before(c, i)) break;
+      this.swap(c, i);
       i = c;
     }
-    this.rows[i] = row;
-    this.ns[i] = ns;
   }
 
   /** Rows longest first (equal durations: lower row first). */
