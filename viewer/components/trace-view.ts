@@ -28,6 +28,8 @@ export interface TraceViewState {
   readonly cursorNs: number | null;
   readonly counts: RangeCounts | null;
   readonly inFlight: InFlight | null;
+  /** Warps the screen panel's brush highlights (null: none): one of the filters below. */
+  readonly highlightRows: Uint32Array | null;
   /** Warps the filters (find, duration, the screen panel's brush) highlight on the timeline (null: none; model/warp-filter.ts). */
   readonly filters: { readonly highlight: WarpHighlight | null };
   /** The A/B baseline trace, drawn as the timeline's ghost track (null: none). */
@@ -55,6 +57,7 @@ export function traceView(s: TraceViewState, o: OpenedTrace | null, besideTimeli
           .selectedWarp=${s.selectedWarp}
           .range=${s.range}
           .cursorNs=${s.cursorNs}
+          .highlightRows=${s.highlightRows}
           .filterHighlight=${s.filters.highlight}
           .baseline=${s.baselineTrace}
           .coloring=${s.coloring}
