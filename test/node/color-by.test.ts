@@ -197,7 +197,7 @@ test('the mode as a token: written and read back, anything else refused', () => 
   // One draw and no regions: no draw or pass mode.
   assert.deepEqual(
     options.map((o) => o.label),
-    ['stage', 'live lanes (SIMT efficiency)', 'duration percentile (per stage)', 'SM', `branch: ${markLabel(A)} (6 warps)`, `branch: ${markLabel(B)} (3 warps)`],
+    ['stage', 'live lanes (SIMT efficiency)', 'duration percentile', 'SM', `branch: ${markLabel(A)} (6 warps)`, `branch: ${markLabel(B)} (3 warps)`],
   );
   for (const token of ['draw', 'pass', 'duration', 'sm']) assert.equal(colorByKey(parseColorBy(token)!), token);
 });

@@ -207,7 +207,7 @@ export function colorByOptions(markIds: readonly MarkIdCount[], trace: { readonl
   ];
   if (trace === null || trace.draws.length > 1) out.push({ by: { kind: 'draw' }, key: 'draw', label: 'draw' });
   if (trace === null || trace.regions.length > 0) out.push({ by: { kind: 'pass' }, key: 'pass', label: 'pass' });
-  out.push({ by: { kind: 'duration' }, key: 'duration', label: 'duration percentile (per stage)' }, { by: { kind: 'sm' }, key: 'sm', label: 'SM' });
+  out.push({ by: { kind: 'duration' }, key: 'duration', label: 'duration percentile' }, { by: { kind: 'sm' }, key: 'sm', label: 'SM' });
   for (const m of markIds) {
     const by: ColorBy = { kind: 'branch', mark: m.id };
     out.push({ by, key: colorByKey(by), label: `branch: ${markLabel(m.id)} (${m.warps.toLocaleString('en-US')} warps)` });
