@@ -49,80 +49,102 @@ const binOf = (bits: number) => (bits >>> 31 === 1 ? 0 : bits >>> BIN_SHIFT);
 interface Target {
   readonly stage: number;
   readonly cut: number;
-  readonly bin: number;
-  /** Rank within the bin. */
+  /** Index into `gathered`, and the rank within that bin. */
+  readonly slot: number;
   readonly rank: number;
 }
+
+/** A bin whose warps straddle a percentile: each is compared with the stage's percentiles. */
+const MIXED = 255;
 
 export function durationFill(trace: Trace): ClassFill {
   const w = trace.warps;
   const classOf = new Uint8Array(w.count);
   const { stage, durationNs } = w;
   const bits = new Uint32Array(durationNs.buffer, durationNs.byteOffset, w.count);
+  const cuts = DURATION_CUTS.length;
   const perStage = new Uint32Array(STAGE_COUNT);
-  const hist: (Uint32Array | null)[] = new Array<Uint32Array | null>(STAGE_COUNT).fill(null);
-  /** Per stage: bin → index into `gathered` (-1: not a percentile's bin). */
-  const slotOfBin: (Int16Array | null)[] = new Array<Int16Array | null>(STAGE_COUNT).fill(null);
+  // Flat per (stage, bin) tables (2 MB, 1 MB, 0.5 MB): one index per warp in the hot loops.
+  let counts: Uint32Array | null = new Uint32Array(STAGE_COUNT * BINS);
+  let slotOfBin: Int16Array | null = null;
+  const classOfBin = new Uint8Array(STAGE_COUNT * BINS);
   const gathered: Float32Array[] = [];
   const filled: number[] = [];
-  const targets: (Target & { slot: number })[] = [];
-  /** thresholds[s * cuts + k]: stage s's percentile k, ns (Infinity for a stage without warps). */
-  const thresholds = new Float64Array(STAGE_COUNT * DURATION_CUTS.length).fill(Infinity);
+  const targets: Target[] = [];
+  /** thresholds[s * cuts + k]: stage s's percentile k, ns. */
+  const thresholds = new Float64Array(STAGE_COUNT * cuts).fill(Infinity);
 
   const histogram = {
     scan(begin: number, end: number): void {
+      const c = counts!;
       for (let i = begin; i < end; i++) {
         const s = stage[i]!;
         perStage[s]!++;
-        (hist[s] ??= new Uint32Array(BINS))[binOf(bits[i]!)]!++;
+        c[s * BINS + binOf(bits[i]!)]!++;
       }
     },
     done(): void {
+      const c = counts!;
+      const slots = (slotOfBin = new Int16Array(STAGE_COUNT * BINS).fill(-1));
       for (let s = 0; s < STAGE_COUNT; s++) {
-        const h = hist[s];
-        if (h == null) continue;
-        let b = 0;
+        if (perStage[s] === 0) continue;
+        let b = s * BINS;
         let before = 0;
-        for (let k = 0; k < DURATION_CUTS.length; k++) {
+        for (let k = 0; k < cuts; k++) {
           const r = nearestRank(DURATION_CUTS[k]!, perStage[s]!);
-          while (before + h[b]! <= r) before += h[b++]!;
-          const slots = (slotOfBin[s] ??= new Int16Array(BINS).fill(-1));
+          while (before + c[b]! <= r) before += c[b++]!;
           if (slots[b]! < 0) {
             slots[b] = gathered.length;
-            gathered.push(new Float32Array(h[b]!));
+            gathered.push(new Float32Array(c[b]!));
             filled.push(0);
           }
-          targets.push({ stage: s, cut: k, bin: b, rank: r - before, slot: slots[b]! });
+          targets.push({ stage: s, cut: k, slot: slots[b]!, rank: r - before });
         }
-        hist[s] = null;
       }
+      counts = null;
     },
   };
   const gather = {
     scan(begin: number, end: number): void {
+      const slots = slotOfBin!;
       for (let i = begin; i < end; i++) {
-        const slots = slotOfBin[stage[i]!];
-        if (slots == null) continue;
-        const k = slots[binOf(bits[i]!)]!;
+        const k = slots[stage[i]! * BINS + binOf(bits[i]!)]!;
         if (k >= 0) gathered[k]![filled[k]!++] = durationNs[i]!;
       }
     },
     done(): void {
       for (const g of gathered) g.sort();
-      for (const t of targets) thresholds[t.stage * DURATION_CUTS.length + t.cut] = gathered[t.slot]![t.rank]!;
+      for (const t of targets) thresholds[t.stage * cuts + t.cut] = gathered[t.slot]![t.rank]!;
+      // Per (stage, bin): the class of every warp in it, or MIXED for a bin holding a percentile.
+      const slots = slotOfBin!;
+      for (let s = 0; s < STAGE_COUNT; s++) {
+        if (perStage[s] === 0) continue;
+        let k = 0;
+        for (let b = 0; b < BINS; b++) {
+          const at = s * BINS + b;
+          if (slots[at]! >= 0) {
+            classOfBin[at] = MIXED;
+            while (k < cuts && binOf(floatBits(thresholds[s * cuts + k]!)) <= b) k++;
+          } else classOfBin[at] = k;
+        }
+      }
       gathered.length = 0;
+      slotOfBin = null;
     },
   };
-  const cuts = DURATION_CUTS.length;
   return {
     classOf,
     passes: [histogram, gather],
     fill(begin: number, end: number): void {
       for (let i = begin; i < end; i++) {
-        const d = durationNs[i]!;
-        const o = stage[i]! * cuts;
-        let k = 0;
-        while (k < cuts && d >= thresholds[o + k]!) k++;
+        const s = stage[i]!;
+        let k = classOfBin[s * BINS + binOf(bits[i]!)]!;
+        if (k === MIXED) {
+          const d = durationNs[i]!;
+          const o = s * cuts;
+          k = 0;
+          while (k < cuts && d >= thresholds[o + k]!) k++;
+        }
         classOf[i] = k;
       }
     },
@@ -142,6 +164,15 @@ export function durationFill(trace: Trace): ClassFill {
       };
     },
   };
+}
+
+const floatView = new Float32Array(1);
+const bitsView = new Uint32Array(floatView.buffer);
+
+/** The bit pattern of `ns` as a float32 (a threshold is a float32 duration, so exact). */
+function floatBits(ns: number): number {
+  floatView[0] = ns;
+  return bitsView[0]!;
 }
 
 function durationClassTitle(k: number): string {
