@@ -21,8 +21,7 @@ import { classPyramid, laneColoringSteps } from '../viewer/model/class-occupancy
 import { buildLaneIndex } from '../viewer/model/lane-index.js';
 import { runSteps } from '../viewer/model/color-by.js';
 import { findDraws } from '../viewer/model/draw-search.js';
-import { warpFilterSteps, type WarpFilters } from '../viewer/model/warp-filter.js';
-import { stageMaskOfQuery } from '../viewer/components/warp-filter-sync.js';
+import { stageMaskOfQuery, warpFilterSteps, type WarpFilters } from '../viewer/model/warp-filter.js';
 
 const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
 

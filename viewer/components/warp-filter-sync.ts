@@ -5,9 +5,8 @@
 // alone, at once); the timeline keeps the previous highlight until the new one is complete.
 // A new trace drops the find and duration filters.
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { parseDrawQuery } from '../model/draw-search.js';
 import { rowHighlight } from '../model/row-highlight.js';
-import { hasFilters, warpFilterSteps, type DurationFilter, type FindFilter, type WarpFilters, type WarpHighlight } from '../model/warp-filter.js';
+import { hasFilters, stageMaskOfQuery, warpFilterSteps, type DurationFilter, type FindFilter, type WarpFilters, type WarpHighlight } from '../model/warp-filter.js';
 import { runSteps } from '../model/color-by.js';
 import { nextTask } from '../base/tasks.js';
 import type { OpenedTrace } from './app-types.js';
@@ -25,13 +24,6 @@ export interface WarpFilterHost extends ReactiveControllerHost, EventTarget {
 const SYNC_WARPS = 300_000;
 const SLICE_ROWS = 65_536;
 const TASK_MS = 10;
-
-/** Every stage a query's `stage:` terms allow (each term one of its stages; all bits without such terms). */
-export function stageMaskOfQuery(query: string): number {
-  let mask = -1;
-  for (const t of parseDrawQuery(query).terms) if (t.kind === 'stage') mask &= t.stages.reduce((m, s) => m | (1 << s), 0);
-  return mask;
-}
 
 export class WarpFilterSync implements ReactiveController {
   find: FindFilter | null = null;

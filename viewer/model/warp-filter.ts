@@ -12,6 +12,7 @@
  * the page), so a filter over 5 M warps never holds one task for long.
  */
 import type { Trace } from '../../shared-schema/index.js';
+import { parseDrawQuery } from './draw-search.js';
 import { isHighlighted, type RowHighlight } from './row-highlight.js';
 
 /** Durations of one stage in [minNs, maxNs) (a histogram's bins), in one draw or all. */
@@ -51,6 +52,13 @@ export interface WarpHighlight extends RowHighlight {
   readonly longest: Uint32Array;
   /** Per draw, 1 when the find box matched it (the draw track dims the others); null without a find filter. */
   readonly draws: Uint8Array | null;
+}
+
+/** Every stage a query's `stage:` terms allow (each term one of its stages; all bits without such terms). */
+export function stageMaskOfQuery(query: string): number {
+  let mask = -1;
+  for (const t of parseDrawQuery(query).terms) if (t.kind === 'stage') mask &= t.stages.reduce((m, s) => m | (1 << s), 0);
+  return mask;
 }
 
 export function hasFilters(f: WarpFilters): boolean {
