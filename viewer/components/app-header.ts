@@ -109,14 +109,16 @@ export function helpText() {
     <tr><th>A / D, ← / →</th><td>pan</td></tr>
     <tr><th>wheel</th><td>zoom at the pointer; Shift+wheel pans; wheel over SM labels scrolls</td></tr>
     <tr><th>drag</th><td>pan; Shift+drag selects a time range</td></tr>
+    <tr><th>Shift+← / →, M</th><td>grow / shrink the time range from the time cursor; M: the range of the selected warp or draw</td></tr>
     <tr><th>click</th><td>a warp: details; an SM label: expand to warp slots; the time axis: time cursor</td></tr>
     <tr><th>↑ / ↓, Enter</th><td>move between SM lanes, expand one</td></tr>
     <tr><th>, / .</th><td>previous / next warp on the focused lane</td></tr>
-    <tr><th>[ / ]</th><td>previous / next draw, or search match (zooms to it, dims the others)</td></tr>
-    <tr><th>Find box</th><td>label or glob (* ?), #12, pass:name, stage:FS; Enter zooms to the match, Esc clears the filter</td></tr>
+    <tr><th>[ / ]</th><td>previous / next draw, or search match (zooms to it, dims the others, scrolls to its lanes)</td></tr>
+    <tr><th>Find box</th><td>label or glob (* ?), #12, pass:name, stage:FS; its warps are highlighted, the rest dimmed; Enter zooms to the match, Esc clears the filter</td></tr>
+    <tr><th>Histogram bins</th><td>in Statistics: click or drag (or ← / →, Shift+→) to highlight a stage's warps of those durations; the line above the timeline counts and lists them</td></tr>
     <tr><th>F, 0</th><td>fit the selection, show everything</td></tr>
     <tr><th>C, Esc</th><td>time cursor at the centre, clear selections (warp, range, cursor, draw)</td></tr>
-    <tr><th>Color by</th><td>warps by stage, live lanes (SIMT efficiency) or a branch at a mark: red all lanes reached it, yellow some, grey none (Tab to it, arrows to change)</td></tr>
+    <tr><th>Color by</th><td>warps by stage, live lanes (SIMT efficiency), draw, pass, duration percentile in the stage, SM, or a branch at a mark: red all lanes reached it, yellow some, grey none (Tab to it, arrows to change)</td></tr>
   </table>`;
 }
 

@@ -44,7 +44,7 @@ export class ColorBySync implements ReactiveController {
 
   /** The modes the open trace offers (a branch per mark id it has), in the selector's order. */
   optionsFor(trace: Trace): ColorByOption[] {
-    if (this.options?.trace !== trace) this.options = { trace, list: colorByOptions(markIdsOf(trace.marks)) };
+    if (this.options?.trace !== trace) this.options = { trace, list: colorByOptions(markIdsOf(trace.marks), trace) };
     return this.options.list;
   }
 

@@ -24,7 +24,7 @@ export function timelineTemplate({ pointer, keys, tooltip: tip, onScrollbar }: T
       tabindex="0"
       role="application"
       aria-roledescription="warp timeline"
-      aria-label="Warp timeline. W and S zoom, A and D pan, up and down move between SM lanes, Enter expands a lane, comma and period step through its warps, brackets step through draws, F fits the selection, 0 shows everything, C places the time cursor, G shows or hides the baseline's ghost track, Escape clears."
+      aria-label="Warp timeline. W and S zoom, A and D pan, up and down move between SM lanes, Enter expands a lane, comma and period step through its warps, brackets step through draws, F fits the selection, 0 shows everything, C places the time cursor, Shift with left and right arrows grows or shrinks the time range from the cursor, M makes the selected warp or draw the time range, G shows or hides the baseline's ghost track, Escape clears."
       @pointerdown=${(e: PointerEvent) => pointer()?.onPointerDown(e)}
       @pointermove=${(e: PointerEvent) => pointer()?.onPointerMove(e)}
       @pointerup=${(e: PointerEvent) => pointer()?.onPointerUp(e)}

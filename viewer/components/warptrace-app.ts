@@ -42,6 +42,8 @@ import { ColorBySync } from './color-by-sync.js';
 import { colorByStyles, colorLegend, colorBySelect } from './color-by-control.js';
 import { COLOR_BY_STAGE, type ColorBy } from '../model/color-by.js';
 import type { LaneColoring } from '../model/class-occupancy.js';
+import { WarpFilterSync } from './warp-filter-sync.js';
+import { filterBar, filterBarStyles } from './filter-bar.js';
 import './wt-recents.js';
 
 export type { OpenTimings, OpenedTrace, TraceOpenedDetail } from './app-types.js';
@@ -118,13 +120,15 @@ export class WarptraceApp extends LitElement {
   lastOpenTimings: OpenTimings | null = null;
   private booted = false;
 
-  static override styles = [appStyles, sideColumnStyles, colorByStyles];
+  static override styles = [appStyles, sideColumnStyles, colorByStyles, filterBarStyles];
   private readonly columns = new SideColumns(this);
   private readonly opener = new TraceOpener(this);
   private readonly drop = new FileDrop(this, (file) => void this.openFile(file));
   private readonly link = new ViewLinkSync(this);
   private readonly slots = new PanelSlots(this, () => this.panelProperties());
   readonly colors = new ColorBySync(this);
+  /** The find, duration and brush filters, and the highlight they make (warp-filter-sync.ts). */
+  readonly filters = new WarpFilterSync(this);
 
   constructor() {
     super();
@@ -273,6 +277,7 @@ export class WarptraceApp extends LitElement {
     const s = o.drawLayout.spans[2 * draw]!;
     const e = o.drawLayout.spans[2 * draw + 1]!;
     if (!Number.isNaN(s)) this.timeline?.zoomTo(s, e, 0.08);
+    this.timeline?.revealDraw(draw);
   }
 
   /** `[` / `]`: previous / next draw that has a span (of the draw list's matches while it filters). */
@@ -324,6 +329,7 @@ export class WarptraceApp extends LitElement {
       selectedDraw: this.selectedDraw,
       selectedWarp: this.selectedWarp,
       cursorNs: this.cursorNs,
+      durationFilter: this.filters.duration,
     };
   }
 
@@ -362,9 +368,10 @@ export class WarptraceApp extends LitElement {
       ${banner('error', this.error, () => (this.error = null))}
       ${banner('notice', this.notice, () => (this.notice = null))}
       ${o !== null ? smSummary(o, this.hiddenStages, (code) => this.toggleStage(code), colorLegend(this.coloring?.colors ?? null)) : this.loading !== null ? smSummaryPlaceholder(this.loading.name) : nothing}
+      ${filterBar(this.filters, o?.trace ?? null)}
       <main class="${this.hasPanels ? 'with-panels' : ''} ${this.columns.classes()}" style=${this.columns.style()}>
         ${this.loading === null ? nothing : renderProgress(this.loading, () => this.cancelLoading())}
-        ${o === null && this.loading === null ? emptyPage({ sampleProblem: this.sampleProblem, recents: this.recents, onPickFile: this.pickFile, onSynthetic: () => void this.openSynthetic(1_000_000) }) : traceView(this, o, this.slots.has('beside-timeline'), this.slots.onSlotChange, this.columns.edge('left'))}
+        ${o === null && this.loading === null ? emptyPage({ sampleProblem: this.sampleProblem, recents: this.recents, onPickFile: this.pickFile, onSynthetic: () => void this.openSynthetic(1_000_000) }) : traceView(this, o, this.slots.has('beside-timeline'), this.slots.onSlotChange, this.columns.edge('left'), this.columns.detailsToggle())}
         ${this.hasPanels ? this.columns.edge('right') : nothing}
         <aside class="panels" aria-label="Analysis panels"><slot name="panels" @slotchange=${this.slots.onSlotChange}></slot></aside>
       </main>

@@ -22,7 +22,7 @@ export class WtRangeSummary extends LitElement {
   override render() {
     const c = this.counts;
     const t = this.trace;
-    if (c === null || t === null) return html`<h3>Range</h3><p class="muted">Shift-drag on the timeline to select a time range.</p>`;
+    if (c === null || t === null) return html`<h3>Range</h3><p class="muted">Shift-drag on the timeline, or Shift+← / → from the time cursor, to select a time range.</p>`;
     const span = c.endNs - c.startNs;
     const draws: { d: number; n: number }[] = [];
     c.perDraw.forEach((n, d) => {

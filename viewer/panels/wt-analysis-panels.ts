@@ -25,6 +25,7 @@ import type { Trace } from '../../shared-schema/model.js';
 import { nextTask } from '../base/tasks.js';
 import { analyzeInWorker } from '../loading/analysis-client.js';
 import { panelStyles } from '../components/shared-styles.js';
+import type { DurationFilter } from '../model/warp-filter.js';
 import './wt-compare-panel.js';
 import './wt-export-buttons.js';
 import './wt-findings-list.js';
@@ -38,6 +39,7 @@ export class WtAnalysisPanels extends LitElement {
     summary: { attribute: false },
     selectedDraw: { attribute: false },
     selectedWarp: { attribute: false },
+    durationFilter: { attribute: false },
     fileName: { type: String },
     analyzing: { state: true },
     problem: { state: true },
@@ -60,6 +62,8 @@ export class WtAnalysisPanels extends LitElement {
   declare selectedDraw: number;
   /** The app's selected warp (-1: none): the shader panel shows its draw when no draw is selected. */
   declare selectedWarp: number;
+  /** The app's duration filter (its histogram bins show picked in Statistics). */
+  declare durationFilter: DurationFilter | null;
   declare fileName: string;
   declare analyzing: boolean;
   /** Why the analysis failed, or null. */
@@ -85,6 +89,7 @@ export class WtAnalysisPanels extends LitElement {
     this.summary = null;
     this.selectedDraw = -1;
     this.selectedWarp = -1;
+    this.durationFilter = null;
     this.fileName = 'warptrace';
     this.analyzing = false;
     this.problem = null;
@@ -220,7 +225,7 @@ export class WtAnalysisPanels extends LitElement {
     }
     return html`
       <section><h3>Findings</h3><wt-findings-list .findings=${this.summary.findings} .groups=${this.summary.findingGroups} .minShare=${this.summary.thresholds.findingGroupMinShare}></wt-findings-list></section>
-      <section><h3>Statistics</h3><wt-stats-panel .summary=${this.summary} .trace=${this.trace} .selectedDraw=${this.selectedDraw}></wt-stats-panel></section>
+      <section><h3>Statistics</h3><wt-stats-panel .summary=${this.summary} .trace=${this.trace} .selectedDraw=${this.selectedDraw} .durationFilter=${this.durationFilter}></wt-stats-panel></section>
       ${this.renderShader()} ${this.renderPhases()}
       <section><h3>Export</h3><wt-export-buttons .summary=${this.summary} .trace=${this.trace} .phases=${this.phases} fileName=${this.fileName}></wt-export-buttons></section>
       ${this.renderCompare()}

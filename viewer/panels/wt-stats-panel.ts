@@ -12,7 +12,8 @@ import { LitElement, css, html, nothing } from 'lit';
 import { formatNs, formatNumber, formatShare } from '../../analysis/format.js';
 import type { AnalysisSummary, DrawSummary, DurationStats } from '../../analysis/summary.js';
 import { parseStageName, stageCssColor } from '../../shared-schema/stages.js';
-import { histogramSpark } from './histogram-spark.js';
+import { binEdges, histogramSpark, type SparkPick } from './histogram-spark.js';
+import type { DurationFilter } from '../model/warp-filter.js';
 import { panelStyles } from '../components/shared-styles.js';
 import { zoomToEvent } from './zoom-event.js';
 import { knownSmCount, type Trace } from '../../shared-schema/index.js';
@@ -35,6 +36,7 @@ export class WtStatsPanel extends LitElement {
     selectedDraw: { attribute: false },
     tab: { type: String, reflect: true },
     trace: { attribute: false },
+    durationFilter: { attribute: false },
     drawSort: { state: true },
     allColumns: { state: true },
     allStageColumns: { state: true },
@@ -53,6 +55,13 @@ export class WtStatsPanel extends LitElement {
       .overview {
         margin-bottom: 4px;
       }
+      svg.pickable {
+        cursor: pointer;
+        touch-action: none;
+      }
+      svg.pickable:focus-visible {
+        outline: 2px solid #7fb2ff;
+      }
       ul.sentences {
         margin: 6px 0 0;
         padding-left: 16px;
@@ -67,6 +76,8 @@ export class WtStatsPanel extends LitElement {
   declare tab: StatsTab;
   /** The trace, when given: the draws table gets a pass column from its regions. */
   declare trace: Trace | null;
+  /** The app's duration filter: its bins show picked in their histogram. */
+  declare durationFilter: DurationFilter | null;
   declare drawSort: DrawSort;
   declare allColumns: boolean;
   declare allStageColumns: boolean;
@@ -80,6 +91,7 @@ export class WtStatsPanel extends LitElement {
     this.selectedDraw = -1;
     this.tab = 'stages';
     this.trace = null;
+    this.durationFilter = null;
     this.drawSort = { column: 'index', descending: false };
     this.allColumns = false;
     this.allStageColumns = false;
@@ -118,12 +130,29 @@ export class WtStatsPanel extends LitElement {
       ${all ? html`<th class="num">p99</th>` : nothing}<th class="num">Max</th>${all ? html`<th class="num">σ</th>` : nothing}<th>Histogram</th>${all ? html`<th class="num">Lanes</th><th class="num">SMs</th>` : nothing}`;
   }
 
-  private durationCells(stage: string, st: DurationStats) {
+  /** A histogram's bins picked as a duration filter (`wt-duration-filter`): its stage's warps, in draw `draw` or all. */
+  private histogramPick(stage: string, st: DurationStats, draw: number | null): SparkPick | null {
+    const code = parseStageName(stage);
+    if (code === undefined) return null;
+    const h = st.histogram;
+    const f = this.durationFilter;
+    const bins: [number, number] | null =
+      f !== null && f.stage === code && f.draw === draw ? [h.lowerNs.indexOf(f.minNs), h.lowerNs.findIndex((_, k) => binEdges(h, k)[1] === f.maxNs)] : null;
+    return {
+      bins: bins !== null && bins[0] >= 0 && bins[1] >= bins[0] ? bins : null,
+      onPick: (picked) => {
+        const filter: DurationFilter | null = picked === null ? null : { stage: code, draw, minNs: binEdges(h, picked[0])[0], maxNs: binEdges(h, picked[1])[1] };
+        this.dispatchEvent(new CustomEvent('wt-duration-filter', { detail: { filter }, bubbles: true, composed: true }));
+      },
+    };
+  }
+
+  private durationCells(stage: string, st: DurationStats, draw: number | null = null) {
     const all = this.allStageColumns;
     return html`<td><span class="swatch" style="background:${colorOf(stage)}"></span>${stage}</td>
       <td class="num">${st.warps.toLocaleString('en-US')}</td><td class="num">${formatNs(st.totalNs)}</td><td class="num">${formatNs(st.meanNs)}</td>
       ${all ? html`<td class="num">${formatNs(st.medianNs)}</td>` : nothing}<td class="num">${formatNs(st.p90Ns)}</td>${all ? html`<td class="num">${formatNs(st.p99Ns)}</td>` : nothing}
-      <td class="num">${formatNs(st.maxNs)}</td>${all ? html`<td class="num">${formatNs(st.stddevNs)}</td>` : nothing}<td>${histogramSpark(st.histogram, colorOf(stage))}</td>
+      <td class="num">${formatNs(st.maxNs)}</td>${all ? html`<td class="num">${formatNs(st.stddevNs)}</td>` : nothing}<td>${histogramSpark(st.histogram, colorOf(stage), 64, 14, this.histogramPick(stage, st, draw))}</td>
       ${all ? html`<td class="num" title="SIMT efficiency ${formatShare(st.simtEfficiency)}">${formatNumber(st.meanActiveLanes)}</td><td class="num">${st.smsUsed}</td>` : nothing}`;
   }
 
@@ -208,7 +237,7 @@ export class WtStatsPanel extends LitElement {
         <thead><tr>${this.durationHead()}<th class="num">Peak on one SM</th><th class="num">Mean per SM</th></tr></thead>
         <tbody>
           ${d.stages.map(
-            (st) => html`<tr data-stage=${st.stage}>${this.durationCells(st.stage, st)}<td class="num">${st.occupancy?.peak ?? '–'}</td><td class="num">${formatNumber(st.occupancy?.meanWhileActive)}</td></tr>`,
+            (st) => html`<tr data-stage=${st.stage}>${this.durationCells(st.stage, st, d.index)}<td class="num">${st.occupancy?.peak ?? '–'}</td><td class="num">${formatNumber(st.occupancy?.meanWhileActive)}</td></tr>`,
           )}
         </tbody>
       </table>`;
