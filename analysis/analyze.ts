@@ -29,6 +29,7 @@ import { sweep } from './sweep.js';
 import { DEFAULT_THRESHOLDS, type Thresholds } from './thresholds.js';
 import type { PhaseTable } from './marks.js';
 import { withTraceSections } from './trace-sections.js';
+import { passSection } from './passes.js';
 
 export interface AnalyzeOptions {
   readonly thresholds?: Thresholds;
@@ -273,8 +274,10 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
     findingGroups: groupFindings(findings, { minShare: thresholds.findingGroupMinShare, idleWindows: idle.windows }),
   };
   phase('assemble');
+  const passes = passSection(trace, drawSummaries, summary.frame);
+  if (passes !== undefined) phase('passes');
   // Block profiles, phases and ray events, when the trace has them (nothing is added otherwise).
-  const full = withTraceSections(summary, trace, { phases: options.phases });
+  const full = withTraceSections(passes === undefined ? summary : { ...summary, passes }, trace, { phases: options.phases });
   if (full !== summary) phase('sections');
   return full;
 }

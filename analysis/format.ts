@@ -16,13 +16,16 @@ export function formatChange(relative: number | null | undefined): string {
   return relative > 0 ? `+${text}` : relative < 0 ? `−${text}` : '±0.0%';
 }
 
-/** Fixed decimals for counts and ratios ("9.1"); integers stay integers. */
+/**
+ * Counts and ratios, the one number format of reports and panels: thousands
+ * grouped ("1,629", "1,073,317"), fixed decimals for fractions ("9.1",
+ * "1,234.5"); integers stay integers.
+ */
 export function formatNumber(value: number | null | undefined, decimals = 1): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '–';
-  return Number.isInteger(value) ? String(value) : value.toFixed(decimals);
+  if (Number.isInteger(value)) return value.toLocaleString('en-US');
+  return value.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
 }
-
-
 
 /** "SM 12", or "no SM id" for warps from devices without SM builtins. */
 export function smLabel(sm: number): string {

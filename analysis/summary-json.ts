@@ -11,7 +11,7 @@ import { arrayOf, bool, checkDepth, count, JsonShapeError, nullable, num, object
 import { SUMMARY_SCHEMA, SUMMARY_VERSION, type AnalysisSummary } from './summary.js';
 import { DEFAULT_THRESHOLDS, THRESHOLD_DOCS, type Thresholds } from './thresholds.js';
 import { groupFindings } from './finding-groups.js';
-import { BLOCK_SECTION_SHAPE, PHASE_SECTION_SHAPE, RAY_SECTION_SHAPE } from './trace-sections-json.js';
+import { BLOCK_SECTION_SHAPE, PASS_SECTION_SHAPE, PHASE_SECTION_SHAPE, RAY_SECTION_SHAPE } from './trace-sections-json.js';
 
 export class SummaryFormatError extends Error {
   override readonly name = 'SummaryFormatError';
@@ -209,6 +209,8 @@ const SUMMARY_SHAPE: Check = objectOf({
   blocks: optional(BLOCK_SECTION_SHAPE),
   phases: optional(PHASE_SECTION_SHAPE),
   rays: optional(RAY_SECTION_SHAPE),
+  // Only in summaries of traces with regions (passes.ts).
+  passes: optional(PASS_SECTION_SHAPE),
 });
 
 /** Absent (a summary stored before the field existed), or passes `check`. */

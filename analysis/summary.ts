@@ -11,6 +11,7 @@ import type { DrawKind } from '../shared-schema/model.js';
 import type { Thresholds } from './thresholds.js';
 import type { PhaseTable } from './marks.js';
 import type { BlockSection, RaySection } from './trace-sections.js';
+import type { PassSection } from './passes.js';
 
 export const SUMMARY_SCHEMA = 'warptrace-summary';
 /**
@@ -390,4 +391,6 @@ export interface AnalysisSummary {
   readonly phases?: PhaseTable;
   /** Only for a trace with ray events: per trace-rays call, launches, size and totals per event. */
   readonly rays?: RaySection;
+  /** Only for a trace with regions: the cost of each pass (passes.ts: span, busy time, warp-time, shares). */
+  readonly passes?: PassSection;
 }

@@ -7,10 +7,11 @@ import type { AnalysisSummary, DrawStageSummary, DurationStats, Finding } from '
 import { groupFindings, groupMembers } from '../finding-groups.js';
 import { tableChunks, type Cell } from './csv-table.js';
 import { blockRows, BLOCK_COLUMNS, phaseRows, PHASE_COLUMNS, rayRows, RAY_COLUMNS } from './csv-sections.js';
+import { passRows, PASS_COLUMNS } from './passes-report.js';
 
-/** The last three are the summary's optional sections: a summary without the section gives the header alone. */
-export type CsvTable = 'stages' | 'draws' | 'draw-stages' | 'findings' | 'blocks' | 'phases' | 'rays';
-export const CSV_TABLES: readonly CsvTable[] = ['stages', 'draws', 'draw-stages', 'findings', 'blocks', 'phases', 'rays'];
+/** The last four are the summary's optional sections: a summary without the section gives the header alone. */
+export type CsvTable = 'stages' | 'draws' | 'draw-stages' | 'findings' | 'blocks' | 'phases' | 'rays' | 'passes';
+export const CSV_TABLES: readonly CsvTable[] = ['stages', 'draws', 'draw-stages', 'findings', 'blocks', 'phases', 'rays', 'passes'];
 
 function table(header: readonly string[], rows: Iterable<readonly Cell[]>): string {
   return Array.from(tableChunks(header, rows)).join('');
@@ -124,6 +125,9 @@ export function summaryCsvChunks(summary: AnalysisSummary, which: CsvTable, draw
       return tableChunks(PHASE_COLUMNS, phaseRows(summary, draw));
     case 'rays':
       return tableChunks(RAY_COLUMNS, rayRows(summary, draw));
+    case 'passes':
+      // Passes are of the whole frame: --draw does not cut them.
+      return tableChunks(PASS_COLUMNS, passRows(summary));
   }
 }
 

@@ -11,6 +11,7 @@ import { formatSmRanges } from '../../shared-schema/units.js';
 import { drawName, header, row } from './markdown-table.js';
 import { sectionLines } from './markdown-sections.js';
 import { sectionsOfDraw } from '../trace-sections.js';
+import { passMarkdownLines } from './passes-report.js';
 
 export interface MarkdownOptions {
   /** Only this draw. */
@@ -197,7 +198,7 @@ export function summaryToMarkdown(s: AnalysisSummary, options: MarkdownOptions =
     lines.push(`## Draw ${drawName(d)}`, '', ...drawDetail(s, d), ...sectionLines(sectionsOfDraw(s, d.index), s.draws, '###'));
   } else {
     // A loop, not push(...): maxDraws may let through every one of 150,000 draws.
-    for (const section of [findingsSection(s.findingGroups, s.findings, s.thresholds.findingGroupMinShare), [''], stagesSection(s.stages), [''], drawsSection(s.draws, options.maxDraws ?? 50), sectionLines(s, s.draws, '##')]) {
+    for (const section of [findingsSection(s.findingGroups, s.findings, s.thresholds.findingGroupMinShare), [''], stagesSection(s.stages), [''], passMarkdownLines(s.passes, '##', mdText), [''], drawsSection(s.draws, options.maxDraws ?? 50), sectionLines(s, s.draws, '##')]) {
       for (const line of section) lines.push(line);
     }
   }

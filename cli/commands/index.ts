@@ -7,8 +7,9 @@ import { diffCommand } from './diff.js';
 import { exportCommand } from './export.js';
 import { infoCommand } from './info.js';
 import { instrumentCommand } from './instrument.js';
+import { passesCommand } from './passes.js';
 import { phasesCommand } from './phases.js';
 import { raysCommand } from './rays.js';
 import { statsCommand } from './stats.js';
 
-export const COMMANDS: readonly Command[] = [infoCommand, statsCommand, blocksCommand, phasesCommand, raysCommand, exportCommand, diffCommand, convertCommand, captureCommand, instrumentCommand];
+export const COMMANDS: readonly Command[] = [infoCommand, statsCommand, passesCommand, blocksCommand, phasesCommand, raysCommand, exportCommand, diffCommand, convertCommand, captureCommand, instrumentCommand];
