@@ -199,6 +199,7 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
   const stallTotal = stallGroups.reduce((sum, g) => sum + g.costNs, 0);
   const findings = buildFindings({
     draws,
+    regions: trace.regions,
     frameSpanNs: frameSpan,
     syncs: syncs.gaps,
     syncTotalNs: syncs.totalNs,

@@ -1,7 +1,8 @@
 /** Human-readable numbers and names for reports, findings and panels. */
 import { UNKNOWN_SM } from '../shared-schema/model.js';
+import { formatNs } from '../shared-schema/units.js';
 
-export { formatNs } from '../shared-schema/units.js';
+export { formatNs };
 
 /** "12.5%" from a share in [0, 1]. */
 export function formatShare(share: number | null | undefined, decimals = 1): string {
@@ -39,4 +40,20 @@ export function smsLabel(sms: readonly number[]): string {
   if (known.length === 0) return unknown ? 'the device (no SM ids)' : 'no SMs';
   const list = known.length <= 8 ? `SM${known.length === 1 ? '' : 's'} ${known.join(', ')}` : `${known.length} SMs`;
   return unknown ? `${list} and warps without SM id` : list;
+}
+
+/**
+ * A draw's gap before it in words (never a negative time): "gap before it 7.35 µs",
+ * "overlapped the draws before it by 448 ns", "no gap before it"; null: "the first to start".
+ */
+export function gapBeforeText(gapNs: number | null | undefined): string {
+  if (gapNs === null || gapNs === undefined || !Number.isFinite(gapNs)) return 'the first to start';
+  if (gapNs > 0) return `gap before it ${formatNs(gapNs)}`;
+  if (gapNs < 0) return `overlapped the draws before it by ${formatNs(-gapNs)}`;
+  return 'no gap before it';
+}
+
+/** A gap-before cell of a table: the gap, or "overlap 448 ns" when the draw overlapped the ones before it. */
+export function gapBeforeCell(gapNs: number | null | undefined): string {
+  return gapNs !== null && gapNs !== undefined && gapNs < 0 ? `overlap ${formatNs(-gapNs)}` : formatNs(gapNs);
 }

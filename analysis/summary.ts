@@ -273,6 +273,8 @@ export interface Finding {
   readonly shareOfFrame: number;
   /** False when it rests on cross-SM times that are not aligned. */
   readonly reliable: boolean;
+  /** What to do about it, plain text (remedies.ts); null in summaries stored before remedies. */
+  readonly remedy: string | null;
 }
 
 /** Findings of one kind and cause merged (finding-groups.ts): count, totals, members by id. */
@@ -303,6 +305,8 @@ export interface FindingGroup {
   readonly hidden: boolean;
   /** The members' ids in `findings`, costliest first. */
   readonly findingIds: string[];
+  /** The costliest member's remedy (null without one). */
+  readonly remedy: string | null;
 }
 
 export interface Reliability {

@@ -62,7 +62,7 @@ function* drawStageRows(summary: AnalysisSummary, draw?: number): Generator<Cell
 
 const FINDING_COLUMNS = [
   'id', 'kind', 'title', 'start_ns', 'end_ns', 'cost_ns', 'share_of_frame', 'sm', 'draw', 'stage', 'reliable', 'detail',
-  'group', 'group_title', 'group_count', 'group_total_ns', 'group_median_ns', 'group_share_of_frame', 'group_hidden',
+  'group', 'group_title', 'group_count', 'group_total_ns', 'group_median_ns', 'group_share_of_frame', 'group_hidden', 'remedy',
 ];
 
 const findingCells = (f: Finding): Cell[] => [f.id, f.kind, f.title, f.startNs, f.endNs, f.costNs, f.shareOfFrame, f.sm, f.draw, f.stage, f.reliable, f.detail];
@@ -83,11 +83,11 @@ function* findingRows(summary: AnalysisSummary, draw?: number): Generator<Cell[]
   for (const g of groups) {
     for (const f of groupMembers(g, findings)) {
       listed.add(f.id);
-      yield [...findingCells(f), g.id, g.title, g.count, g.totalNs, g.medianNs, g.shareOfFrame, g.hidden];
+      yield [...findingCells(f), g.id, g.title, g.count, g.totalNs, g.medianNs, g.shareOfFrame, g.hidden, f.remedy];
     }
   }
   // A finding no group names (a hand-edited summary): still listed, without a group.
-  for (const f of findings) if (!listed.has(f.id)) yield [...findingCells(f), null, null, null, null, null, null, null];
+  for (const f of findings) if (!listed.has(f.id)) yield [...findingCells(f), null, null, null, null, null, null, null, f.remedy];
 }
 
 export function stagesCsv(summary: AnalysisSummary): string {
