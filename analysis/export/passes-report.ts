@@ -6,21 +6,20 @@
 import { formatNs, formatNumber, formatShare } from '../format.js';
 import type { PassCost, PassSection, PassStat } from '../passes.js';
 import type { AnalysisSummary } from '../summary.js';
-import { stageInfo, parseStageName } from '../../shared-schema/stages.js';
 import type { Cell } from './csv-table.js';
 
 export const PASS_HEADERS = ['Pass', 'Draws', 'Warps', 'Span', 'Busy', 'Warp-time', 'Of frame', 'Stages (warp-time)'] as const;
 /** Text columns (left-aligned); the others are numbers. */
 export const PASS_TEXT_COLUMNS: ReadonlySet<number> = new Set([0, 7]);
 
-/** "FS 61%, VS 30%": the stages with the most warp-time, their share of the pass's. */
+/** "FS 61%, VS 30%": the stages with the most warp-time (named as the reports name them), their share of the pass's. */
 export function stageMix(cost: PassCost, top = 3): string {
   const entries = Object.entries(cost.stageWarpTimeNs) as [string, number][];
   if (cost.warpTimeNs <= 0 || entries.length === 0) return '–';
   return entries
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)
-    .map(([stage, ns]) => `${stageInfo(parseStageName(stage) ?? 0).label} ${formatShare(ns / cost.warpTimeNs, 0)}`)
+    .map(([stage, ns]) => `${stage} ${formatShare(ns / cost.warpTimeNs, 0)}`)
     .join(', ');
 }
 

@@ -1,7 +1,8 @@
 // The parts of <warptrace-app>'s chrome that only show state: the samples menu, the
 // trace title, stage chips, the SM line, the keys help and the empty page. Each takes
 // what it shows and callbacks for what the user does.
-import { html, nothing } from 'lit';
+import { html, nothing, type ReactiveControllerHost } from 'lit';
+import { DismissController } from './dismiss-controller.js';
 import { STAGES, Stage, formatNs, stageCssColor } from '../../shared-schema/index.js';
 import type { SampleIndex } from '../loading/samples.js';
 import type { RecentTrace } from '../loading/recents-store.js';
@@ -101,6 +102,36 @@ export function emptyPage(p: EmptyPageProps) {
     <h3>Recent traces</h3>
     <wt-recents .recents=${p.recents}></wt-recents>
   </section>`;
+}
+
+/** The header's "All N SMs" checkbox. */
+export function allSmsToggle(o: OpenedTrace, on: boolean, onChange: (on: boolean) => void) {
+  return html`<label class="toggle" title="Show a lane for every SM of the device, not only SMs that ran warps">
+    <input type="checkbox" .checked=${on} @change=${(e: Event) => onChange((e.target as HTMLInputElement).checked)} />
+    all ${o.trace.device.smCount ?? ''} SMs
+  </label>`;
+}
+
+/** The "?" keys help: a popover of the header. */
+export function helpMenu() {
+  return html`<details class="help">
+    <summary aria-label="Keyboard and mouse help">?</summary>
+    <div class="help-body">${helpText()}</div>
+  </details>`;
+}
+
+/** Closes the "?" help on Esc and on a press outside it (it stayed open before). */
+export function helpDismiss(host: ReactiveControllerHost & { readonly renderRoot: HTMLElement | DocumentFragment }): DismissController {
+  const help = () => host.renderRoot.querySelector('details.help') as HTMLDetailsElement | null;
+  return new DismissController(
+    host,
+    () => help()?.open === true,
+    (t) => t === help(),
+    () => {
+      const d = help();
+      if (d !== null) d.open = false;
+    },
+  );
 }
 
 export function helpText() {

@@ -14,7 +14,7 @@ import { MATCH_ROUNDS, drawIdentities, type MatchHow } from '../../analysis/draw
 import { formatChange, formatNs, formatNumber } from '../../analysis/format.js';
 import type { AnalysisSummary } from '../../analysis/summary.js';
 import type { Trace } from '../../shared-schema/model.js';
-import { parseStageName, stageCssColor } from '../../shared-schema/stages.js';
+import { parseStageName, stageCssColor, stageLabelOf } from '../../shared-schema/stages.js';
 import { panelStyles } from '../components/shared-styles.js';
 
 /** Draw rows shown (largest span changes first). */
@@ -128,7 +128,7 @@ export class WtComparePanel extends LitElement {
         <tbody>
           ${d.stages.map(
             (s) => html`<tr data-stage=${s.stage}>
-              <td><span class="swatch" style="background:${stageCssColor(parseStageName(s.stage) ?? 0)}"></span>${s.stage}</td>
+              <td><span class="swatch" style="background:${stageCssColor(parseStageName(s.stage) ?? 0)}"></span>${stageLabelOf(s.stage)}</td>
               <td class="num">${formatNumber(s.warps.a)} → ${formatNumber(s.warps.b)}</td>
               <td class="num">${formatNs(s.meanNs.a)}</td><td class="num">${formatNs(s.meanNs.b)}</td>
               ${this.change(s.meanNs)} ${all ? html`${this.change(s.medianNs)} ${this.change(s.p90Ns)}` : nothing} ${this.change(s.totalNs)}
