@@ -43,7 +43,18 @@ export class WtRangeSummary extends LitElement {
         border-radius: 3px;
         max-width: 100%;
       }
-      table + table {
+      /* Narrow thirds (1280 px windows): headers wrap between words, a table too wide scrolls in its own box. */
+      th {
+        white-space: normal;
+        vertical-align: bottom;
+      }
+      table.stages td:first-child {
+        white-space: nowrap;
+      }
+      .scroll {
+        overflow-x: auto;
+      }
+      .scroll + .scroll {
         margin-top: 6px;
       }
     `,
@@ -90,7 +101,7 @@ export class WtRangeSummary extends LitElement {
       <h3>Range ${formatNs(c.startNs, 6)} – ${formatNs(c.endNs, 6)} (${formatNs(span)})</h3>
       ${this.passMenu(t)}
       <p>${count(c.warps, 'warp')} on ${count(c.smsWithWarps, 'SM')}, in ${count(draws.length, 'draw')}</p>
-      <table>
+      <div class="scroll"><table class="stages">
         <tr><th>stage</th><th class="num">warps</th><th class="num">warp time in range</th><th class="num">avg in flight</th></tr>
         ${STAGES.filter((s) => c.perStage[s.code]! > 0).map(
           (s) => html`<tr>
@@ -100,11 +111,11 @@ export class WtRangeSummary extends LitElement {
             <td class="num">${span > 0 ? (c.busyNsPerStage[s.code]! / span).toFixed(2) : '–'}</td>
           </tr>`,
         )}
-      </table>
+      </table></div>
       ${this.passTable(t, c)}
       ${draws.length === 0
         ? nothing
-        : html`<table>
+        : html`<div class="scroll"><table>
             <tr><th>draw</th><th class="num">warps</th></tr>
             ${draws.slice(0, TOP_DRAWS).map(
               ({ d, n }) => html`<tr>
@@ -113,7 +124,7 @@ export class WtRangeSummary extends LitElement {
               </tr>`,
             )}
             ${draws.length > TOP_DRAWS ? html`<tr><td class="muted" colspan="2">… ${formatNumber(draws.length - TOP_DRAWS)} more draws</td></tr>` : nothing}
-          </table>`}
+          </table></div>`}
     `;
   }
 
@@ -154,7 +165,7 @@ export class WtRangeSummary extends LitElement {
     }
     const rows = [...sums].map(([region, sum]) => ({ region, label: t.regions[region]!.label, ...sum })).sort((a, b) => b.ns - a.ns || a.region - b.region);
     if (rows.length === 0) return nothing;
-    return html`<table data-table="range-passes">
+    return html`<div class="scroll"><table data-table="range-passes">
       <tr><th>${parent === null ? 'pass' : 'inside the pass'}</th><th class="num">warps</th><th class="num">warp time in range</th></tr>
       ${rows.slice(0, TOP_PASSES).map(
         (r) => html`<tr>
@@ -164,7 +175,7 @@ export class WtRangeSummary extends LitElement {
         </tr>`,
       )}
       ${rows.length > TOP_PASSES ? html`<tr><td class="muted" colspan="3">… ${formatNumber(rows.length - TOP_PASSES)} more passes</td></tr>` : nothing}
-    </table>`;
+    </table></div>`;
   }
 
   private selectPass(region: number): void {

@@ -34,7 +34,7 @@ export const OPEN_GROUPS = 1;
 /** Groups listed before "N more groups". */
 export const SHOWN_GROUPS = 3;
 /** Members listed in an expanded group before "Show all N". */
-export const SHOWN_MEMBERS = 3;
+export const SHOWN_MEMBERS = 2;
 
 export class WtFindingsList extends LitElement {
   static override properties = {

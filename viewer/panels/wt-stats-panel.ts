@@ -73,6 +73,11 @@ export class WtStatsPanel extends LitElement {
       th.histogram {
         min-width: 64px;
       }
+      /* Long headers ("Peak on one SM") wrap between words so the table fits the column. */
+      table.wrap-heads th {
+        white-space: normal;
+        vertical-align: bottom;
+      }
     `,
   ];
 
@@ -156,7 +161,7 @@ export class WtStatsPanel extends LitElement {
   }
 
   private renderOccupancy(s: AnalysisSummary) {
-    return html`<table data-table="occupancy">
+    return html`<div class="stage-table"><table data-table="occupancy" class="wrap-heads">
         <thead>
           <tr>
             <th>Stage</th><th class="num">Peak on one SM</th><th class="num">SM</th><th class="num">Mean per SM</th><th class="num">Slots</th>
@@ -175,7 +180,7 @@ export class WtStatsPanel extends LitElement {
             </tr>`;
           })}
         </tbody>
-      </table>
+      </table></div>
       <ul class="sentences">
         ${s.stages.map((st) => {
           const o = st.occupancy;
