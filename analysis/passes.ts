@@ -6,14 +6,14 @@
  * warp-time per stage and shares of the frame. A region holds the draws of
  * its whole subtree. Draws in no region are summed in `outside`.
  *
- * Busy time is exact: per nesting depth each warp belongs to at most one
+ * Busy time is exact: at each nesting depth a warp belongs to at most one
  * region, so one pass over the rows (grouped by SM, in start order) merges
- * each region's warps into per-SM intervals; a region's intervals over all
- * SMs are then measured from its sorted starts and sorted ends (coverage at t
- * is #starts ≤ t − #ends ≤ t), typed-array sorts without a comparator. O(n)
- * per depth plus the sort of the merged intervals; depths from
- * PASS_BUSY_MAX_DEPTH on get `busyNs` null (a pathological nesting would
- * cost a pass over the warps per level).
+ * each region's warps into per-SM intervals, every depth at once; a region's
+ * intervals over all SMs are then measured from its sorted starts and sorted
+ * ends (coverage at t is #starts ≤ t − #ends ≤ t), typed-array sorts without
+ * a comparator. O(n × depths) plus the sort of the merged intervals; depths
+ * from PASS_BUSY_MAX_DEPTH on get `busyNs` null (a pathological nesting would
+ * cost that much more per warp).
  */
 import type { RegionSource, Trace } from '../shared-schema/model.js';
 import type { StageName } from '../shared-schema/stages.js';
@@ -168,58 +168,54 @@ export function passSection(trace: Trace, draws: readonly DrawSummary[], frame: 
 export function passBusyNs(trace: Trace, depth: Uint16Array = regionDepths(trace)): Float64Array {
   const R = trace.regions.length;
   const D = trace.draws.length;
-  const busy = new Float64Array(R + 1);
   let maxDepth = 0;
   for (let r = 0; r < R; r++) maxDepth = Math.max(maxDepth, depth[r]!);
   const levels = Math.min(maxDepth + 1, PASS_BUSY_MAX_DEPTH);
-  // The region each draw lies in at one depth (-1: none there), from its innermost region up.
-  const home = new Int32Array(D);
-  for (let d = 0; d < D; d++) home[d] = regionOfDraw(trace, d) ?? -1;
-  for (let level = 0; level < levels; level++) {
-    const regionAt = new Int32Array(D);
-    let any = false;
-    for (let d = 0; d < D; d++) {
-      let r = home[d]!;
-      while (r >= 0 && depth[r]! > level) r = parentOf(trace, r) ?? -1;
-      // Level 0 also measures the draws outside every region, as region R.
-      regionAt[d] = r >= 0 && depth[r] === level ? r : level === 0 && home[d]! < 0 ? R : -1;
-      if (regionAt[d]! >= 0) any = true;
-    }
-    if (any) measureLevel(trace, regionAt, R + 1, busy);
+  // regionAt[level * D + d]: the region draw d lies in at that depth (-1: none there); level 0 also
+  // holds the draws in no region, as region R. Regions of different depths are different indices,
+  // so one pass over the rows serves every level.
+  const regionAt = new Int32Array(levels * D).fill(-1);
+  for (let d = 0; d < D; d++) {
+    let r = regionOfDraw(trace, d);
+    if (r === null) regionAt[d] = R;
+    for (; r !== null; r = parentOf(trace, r)) if (depth[r]! < levels) regionAt[depth[r]! * D + d] = r;
   }
-  return busy;
+  return measure(trace, regionAt, levels, R + 1);
 }
 
-/** Merges each region's warps per SM, then measures every region's union over SMs into `busy`. */
-function measureLevel(trace: Trace, regionAt: Int32Array, regions: number, busy: Float64Array): void {
+/** Merges each region's warps per SM in one pass over the rows, then measures each region's union over SMs. */
+function measure(trace: Trace, regionAt: Int32Array, levels: number, regions: number): Float64Array {
   const w = trace.warps;
   const { offsets } = w.smGroups;
-  const openStart = new Float64Array(regions).fill(NaN);
-  const openEnd = new Float64Array(regions);
+  const D = regionAt.length / levels;
+  const openStart = new Float64Array(regions);
+  const openEnd = new Float64Array(regions).fill(-Infinity);
   const touched: number[] = [];
   const iv = new IntervalList();
   for (let g = 0; g + 1 < offsets.length; g++) {
     for (let i = offsets[g]!; i < offsets[g + 1]!; i++) {
       const d = w.draw[i]!;
-      const r = d < regionAt.length ? regionAt[d]! : -1;
-      if (r < 0) continue;
+      if (d >= D) continue;
       const s = w.startNs[i]!;
       const e = s + w.durationNs[i]!;
-      if (Number.isNaN(openStart[r]!)) {
-        openStart[r] = s;
-        openEnd[r] = e;
-        touched.push(r);
-      } else if (s > openEnd[r]!) {
-        iv.push(openStart[r]!, openEnd[r]!, r);
-        openStart[r] = s;
-        openEnd[r] = e;
-      } else if (e > openEnd[r]!) {
-        openEnd[r] = e;
+      for (let at = d; at < regionAt.length; at += D) {
+        const r = regionAt[at]!;
+        if (r < 0) continue;
+        const end = openEnd[r]!;
+        if (s > end) {
+          // Rows are in start order within the SM: a start past the open interval's end closes it.
+          if (end === -Infinity) touched.push(r);
+          else iv.push(openStart[r]!, end, r);
+          openStart[r] = s;
+          openEnd[r] = e;
+        } else if (e > end) {
+          openEnd[r] = e;
+        }
       }
     }
     for (const r of touched) {
       iv.push(openStart[r]!, openEnd[r]!, r);
-      openStart[r] = NaN;
+      openEnd[r] = -Infinity;
     }
     touched.length = 0;
   }
@@ -235,9 +231,11 @@ function measureLevel(trace: Trace, regionAt: Int32Array, regions: number, busy:
     starts[at] = iv.start[k]!;
     ends[at] = iv.end[k]!;
   }
+  const busy = new Float64Array(regions);
   for (let r = 0; r < regions; r++) {
     if (begin[r + 1]! > begin[r]!) busy[r] = unionLength(starts.subarray(begin[r]!, begin[r + 1]!).sort(), ends.subarray(begin[r]!, begin[r + 1]!).sort());
   }
+  return busy;
 }
 
 /** The length of the union of intervals given as sorted starts and sorted ends (equal counts). */
