@@ -143,7 +143,7 @@ export function helpText() {
     <tr><th>click</th><td>a warp: details; an SM label: expand to warp slots; the time axis: time cursor</td></tr>
     <tr><th>↑ / ↓, Enter</th><td>move between SM lanes, expand one</td></tr>
     <tr><th>, / .</th><td>previous / next warp on the focused lane</td></tr>
-    <tr><th>[ / ]</th><td>previous / next draw, or search match (zooms to it, dims the others)</td></tr>
+    <tr><th>[ / ]</th><td>previous / next draw, or search match (zooms to it, dims the others); in the draws table, its previous / next row</td></tr>
     <tr><th>Find box</th><td>label or glob (* ?), #12, pass:name, stage:FS; Enter zooms to the match, Esc clears the filter</td></tr>
     <tr><th>F, 0</th><td>fit the selection, show everything</td></tr>
     <tr><th>C, Esc</th><td>time cursor at the centre, clear selections (warp, range, cursor, draw)</td></tr>
