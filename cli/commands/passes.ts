@@ -4,7 +4,7 @@ import { jsonChunks } from '../../analysis/export/json-chunks.js';
 import { summaryCsvChunks } from '../../analysis/export/csv.js';
 import { PASS_HEADERS, PASS_TEXT_COLUMNS, passMarkdownTable, passTextRows, type PassTextRow } from '../../analysis/export/passes-report.js';
 import { formatNs, formatNumber } from '../../analysis/format.js';
-import { InputError, UsageError, parseCommandArgs, type Command } from '../command.js';
+import { InputError, UsageError, parseCommandArgs, reportFormat, type Command } from '../command.js';
 import { readTraceFile } from '../files.js';
 import { deliver, integerOption } from './analysis-shared.js';
 
@@ -43,18 +43,18 @@ Exit status: 0 ok, 1 unreadable file or no regions, 2 usage error.`,
       md: { type: 'boolean' },
     });
     if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
-    if ([values.json, values.csv, values.md].filter((f) => f === true).length > 1) throw new UsageError('--json, --csv and --md exclude each other');
+    const format = reportFormat(values);
     const depth = integerOption(values.depth, '--depth') ?? null;
     const trace = readTraceFile(positionals[0]!);
     if (trace.regions.length === 0) throw new InputError(`${positionals[0]}: no regions (capture with the capture layer: debug labels or render passes)`);
     const summary = analyzeTrace(trace);
     const section = summary.passes!;
-    if (values.json || values.csv) {
-      await deliver(values.json ? jsonChunks(section) : summaryCsvChunks(summary, 'passes'), undefined, false, io);
+    if (format === 'json' || format === 'csv') {
+      await deliver(format === 'json' ? jsonChunks(section) : summaryCsvChunks(summary, 'passes'), undefined, false, io);
       return 0;
     }
     const rows = passTextRows(section, depth);
-    if (values.md) io.out(passMarkdownTable(rows, mdText).join('\n'));
+    if (format === 'md') io.out(passMarkdownTable(rows, mdText).join('\n'));
     else io.out([`frame ${formatNs(section.frameSpanNs)}, ${plural(summary.trace.draws, 'draw')} in ${plural(trace.regions.length, 'region')}`, '', table(rows)].join('\n'));
     return 0;
   },
