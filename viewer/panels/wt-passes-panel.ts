@@ -9,7 +9,7 @@
  * selected pass again clears it (region -1). → / ← open and close a pass.
  * Shows, never computes.
  */
-import { LitElement, css, html, nothing } from 'lit';
+import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { formatNs, formatNumber, formatShare } from '../../analysis/format.js';
 import type { PassCost, PassSection, PassStat } from '../../analysis/passes.js';
 import type { DrawSummary } from '../../analysis/summary.js';
@@ -106,6 +106,11 @@ export class WtPassesPanel extends LitElement {
     this.selectedDraw = -1;
     this.expanded = new Set();
     this.order = 'frame';
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    // Another trace's passes start closed (new thresholds give a new section of the same trace: kept).
+    if (changed.has('trace') && changed.get('trace') !== undefined) this.expanded = new Set();
   }
 
   /** The rows shown: the passes whose ancestors are all open, siblings in frame order or costliest first. */
