@@ -68,6 +68,8 @@ export class WtPassIcicle extends LitElement {
   declare width: number;
   declare hover: IcicleBar | null;
   private layout: IcicleLayout = { rows: 1, bars: [] };
+  /** Each draw's colour (its costliest stage's), made once per set of draws. */
+  private colors: { draws: readonly DrawSummary[]; css: string[] } | null = null;
   private observer: ResizeObserver | null = null;
 
   constructor() {
@@ -172,7 +174,7 @@ export class WtPassIcicle extends LitElement {
         this.label(ctx, this.section!.passes[b.index]!.label, b, y);
       } else {
         ctx.globalAlpha = 0.8;
-        ctx.fillStyle = this.drawColor(b.index);
+        ctx.fillStyle = this.drawColors()[b.index] ?? '#8b909c';
         ctx.fillRect(b.x0, y + 2, w, ICICLE_ROW_PX - 4);
         ctx.globalAlpha = 1;
         if (b.index === this.selectedDraw) {
@@ -203,11 +205,20 @@ export class WtPassIcicle extends LitElement {
     ctx.fillText(shown, b.x0 + 3, y + ICICLE_ROW_PX / 2);
   }
 
-  /** The colour of the draw's stage with the most warp-time. */
-  private drawColor(draw: number): string {
-    let best: DrawSummary['stages'][number] | null = null;
-    for (const st of this.draws[draw]?.stages ?? []) if (best === null || st.totalNs > best.totalNs) best = st;
-    return best === null ? '#8b909c' : stageCssColor(best.stageCode);
+  /** Each draw's colour: its stage with the most warp-time. */
+  private drawColors(): string[] {
+    if (this.colors?.draws === this.draws) return this.colors.css;
+    const byStage = new Map<number, string>();
+    const css = this.draws.map((d) => {
+      let best: DrawSummary['stages'][number] | null = null;
+      for (const st of d.stages) if (best === null || st.totalNs > best.totalNs) best = st;
+      if (best === null) return '#8b909c';
+      let c = byStage.get(best.stageCode);
+      if (c === undefined) byStage.set(best.stageCode, (c = stageCssColor(best.stageCode)));
+      return c;
+    });
+    this.colors = { draws: this.draws, css };
+    return css;
   }
 
   private barAt(e: MouseEvent): IcicleBar | null {
