@@ -16,6 +16,9 @@ test('formatNumber groups thousands, keeps decimals fixed, and integers integral
   assert.equal(formatNumber(0.5, 2), '0.50');
   assert.equal(formatNumber(12), '12');
   assert.equal(formatNumber(null), '–');
+  assert.equal(formatNumber(-1234.5), '-1,234.5');
+  assert.equal(formatNumber(-1000), '-1,000');
+  assert.equal(formatNumber(999), '999');
 });
 
 test('a negative gap before a draw is an overlap, in words and in a cell', () => {

@@ -53,10 +53,13 @@ export class WtPassesPanel extends LitElement {
         background: var(--wt-bg-2, #1b1e24);
       }
       col.n {
-        width: 4.2em;
+        width: 3.6em;
       }
       col.t {
-        width: 5.4em;
+        width: 5em;
+      }
+      col.s {
+        width: 5.8em;
       }
       td.pass {
         overflow: hidden;
@@ -152,6 +155,8 @@ export class WtPassesPanel extends LitElement {
     const open = this.openRegions();
     const hasChildren = new Set(s.passes.flatMap((p) => (p.parent === null ? [] : [p.parent])));
     const selected = s.passes[this.selectedPass];
+    // The share bars are drawn against the costliest row, so small shares stay readable.
+    const widest = rows.reduce((m, p) => Math.max(m, p.shareOfFrame ?? 0), s.outside.shareOfFrame ?? 0);
     return html`
       <wt-pass-icicle .trace=${this.trace} .section=${s} .draws=${this.draws} .focusRegion=${selected?.region ?? null} .selectedDraw=${this.selectedDraw}></wt-pass-icicle>
       <div class="tools">
@@ -163,7 +168,7 @@ export class WtPassesPanel extends LitElement {
       </div>
       <div class="table">
         <table data-table="passes">
-          <colgroup><col /><col class="n" /><col class="t" /><col class="t" /><col class="t" /><col class="n" /></colgroup>
+          <colgroup><col /><col class="n" /><col class="t" /><col class="t" /><col class="t" /><col class="s" /></colgroup>
           <thead>
             <tr>
               <th>Pass</th><th class="num">Draws</th><th class="num" title="First warp start to last warp end">Span</th>
@@ -172,15 +177,15 @@ export class WtPassesPanel extends LitElement {
             </tr>
           </thead>
           <tbody @keydown=${this.onKey}>
-            ${rows.map((p) => this.renderRow(p.label, p.depth, p, p.region, hasChildren.has(p.region), open.has(p.region)))}
-            ${s.outside.draws > 0 ? this.renderRow('(in no pass)', 0, s.outside, null, false, false) : nothing}
+            ${rows.map((p) => this.renderRow(p.label, p.depth, p, p.region, hasChildren.has(p.region), open.has(p.region), widest))}
+            ${s.outside.draws > 0 ? this.renderRow('(in no pass)', 0, s.outside, null, false, false, widest) : nothing}
           </tbody>
         </table>
       </div>
     `;
   }
 
-  private renderRow(label: string, depth: number, c: PassCost, region: number | null, parent: boolean, open: boolean) {
+  private renderRow(label: string, depth: number, c: PassCost, region: number | null, parent: boolean, open: boolean, widest: number) {
     const share = c.shareOfFrame ?? 0;
     return html`<tr
       class=${region === null ? '' : 'pass'}
@@ -197,7 +202,7 @@ export class WtPassesPanel extends LitElement {
       <td class="num">${formatNs(c.spanNs)}</td>
       <td class="num">${formatNs(c.busyNs)}</td>
       <td class="num">${formatNs(c.warpTimeNs)}</td>
-      <td class="num"><span class="bar" style="width:${Math.round(Math.min(1, share) * 24)}px"></span>${formatShare(c.shareOfFrame, share < 0.1 ? 1 : 0)}</td>
+      <td class="num"><span class="bar" style="width:${widest > 0 ? Math.round((share / widest) * 16) : 0}px"></span>${formatShare(c.shareOfFrame, share < 0.1 ? 1 : 0)}</td>
     </tr>`;
   }
 
