@@ -49,6 +49,8 @@ export function timelineTemplate({ pointer, keys, tooltip: tip, onScrollbar }: T
 export function placeTooltipIn(surface: HTMLElement): void {
   const tip = surface.querySelector('.tooltip') as HTMLElement | null;
   if (tip === null) return;
+  // Measured at the left edge: its width (it wraps at max-width) must not depend on where it was last placed.
+  tip.style.left = '0px';
   const box = placeTooltip(Number(tip.dataset.x), Number(tip.dataset.y), tip.offsetWidth, tip.offsetHeight, surface.clientWidth, surface.clientHeight);
   tip.style.left = `${box.left}px`;
   tip.style.top = `${box.top}px`;

@@ -36,6 +36,8 @@ export interface TraceViewState {
   readonly baselineTrace: Trace | null;
   /** What the warps are colored by (color-by-sync.ts); null: by stage. */
   readonly coloring: LaneColoring | null;
+  /** The selected pass (region), -1 for none: the range summary counts only its draws. */
+  readonly selectedPass: number;
 }
 
 /**
@@ -68,7 +70,7 @@ export function traceView(s: TraceViewState, o: OpenedTrace | null, besideTimeli
       <div class="details">
         ${detailsToggle}
         <wt-warp-details .trace=${o?.trace ?? null} .row=${s.selectedWarp}></wt-warp-details>
-        <wt-range-summary .trace=${o?.trace ?? null} .counts=${s.counts}></wt-range-summary>
+        <wt-range-summary .trace=${o?.trace ?? null} .counts=${s.counts} .selectedPass=${s.selectedPass} .maxDurationNs=${o?.maxDurationNs ?? 0}></wt-range-summary>
         <wt-in-flight .trace=${o?.trace ?? null} .inFlight=${s.inFlight}></wt-in-flight>
       </div>
     </section>
