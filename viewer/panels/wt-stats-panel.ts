@@ -79,6 +79,19 @@ export class WtStatsPanel extends LitElement {
       .stage-table {
         overflow-x: auto;
       }
+      :host {
+        container-type: inline-size;
+      }
+      /* A narrow column (a small window gives the timeline the room) drops the mean, which is
+         warp-time / warps, so Histogram stays whole; All columns brings it back (the table scrolls). */
+      @container (max-width: 400px) {
+        div.stage-table:not(.all) .mean {
+          display: none;
+        }
+        div.stage-table:not(.all) :is(th, td) {
+          padding-right: 6px;
+        }
+      }
       th.histogram {
         min-width: 64px;
       }
@@ -147,7 +160,7 @@ export class WtStatsPanel extends LitElement {
   /** Stage tables show Stage, Warps, Warp-time, Mean, p90, Max and the histogram; "All columns" adds median, p99, σ, lanes, SMs. */
   private durationHead() {
     const all = this.allStageColumns;
-    return html`<th>Stage</th><th class="num">Warps</th><th class="num">Warp-time</th><th class="num">Mean</th>${all ? html`<th class="num">Median</th>` : nothing}<th class="num">p90</th>
+    return html`<th>Stage</th><th class="num">Warps</th><th class="num">Warp-time</th><th class="num mean">Mean</th>${all ? html`<th class="num">Median</th>` : nothing}<th class="num">p90</th>
       ${all ? html`<th class="num">p99</th>` : nothing}<th class="num">Max</th>${all ? html`<th class="num">σ</th>` : nothing}<th class="histogram">Histogram</th>${all ? html`<th class="num">Lanes</th><th class="num">SMs</th>` : nothing}`;
   }
 
@@ -171,7 +184,7 @@ export class WtStatsPanel extends LitElement {
   private durationCells(stage: string, st: DurationStats, draw: number | null = null) {
     const all = this.allStageColumns;
     return html`<td><span class="swatch" style="background:${colorOf(stage)}"></span>${labelOf(stage)}</td>
-      <td class="num">${formatNumber(st.warps)}</td><td class="num">${formatNs(st.totalNs)}</td><td class="num">${formatNs(st.meanNs)}</td>
+      <td class="num">${formatNumber(st.warps)}</td><td class="num">${formatNs(st.totalNs)}</td><td class="num mean">${formatNs(st.meanNs)}</td>
       ${all ? html`<td class="num">${formatNs(st.medianNs)}</td>` : nothing}<td class="num">${formatNs(st.p90Ns)}</td>${all ? html`<td class="num">${formatNs(st.p99Ns)}</td>` : nothing}
       <td class="num">${formatNs(st.maxNs)}</td>${all ? html`<td class="num">${formatNs(st.stddevNs)}</td>` : nothing}<td>${histogramSpark(st.histogram, colorOf(stage), 64, 14, this.histogramPick(stage, st, draw))}</td>
       ${all ? html`<td class="num" title="SIMT efficiency ${formatShare(st.simtEfficiency)}">${formatNumber(st.meanActiveLanes)}</td><td class="num">${st.smsUsed}</td>` : nothing}`;
@@ -183,14 +196,14 @@ export class WtStatsPanel extends LitElement {
   }
 
   private renderStages(s: AnalysisSummary) {
-    return html`${this.stageColumnsButton()}<div class="stage-table"><table data-table="stages">
+    return html`${this.stageColumnsButton()}<div class=${this.allStageColumns ? 'stage-table all' : 'stage-table'}><table data-table="stages">
       <thead><tr>${this.durationHead()}</tr></thead>
       <tbody>${s.stages.map((st) => html`<tr data-stage=${st.stage}>${this.durationCells(st.stage, st)}</tr>`)}</tbody>
     </table></div>`;
   }
 
   private renderOccupancy(s: AnalysisSummary) {
-    return html`<div class="stage-table"><table data-table="occupancy" class="wrap-heads">
+    return html`<div class=${this.allStageColumns ? 'stage-table all' : 'stage-table'}><table data-table="occupancy" class="wrap-heads">
         <thead>
           <tr>
             <th>Stage</th><th class="num">Peak on one SM</th><th class="num">SM</th><th class="num">Mean per SM</th><th class="num">Slots</th>
@@ -247,7 +260,7 @@ export class WtStatsPanel extends LitElement {
         ${formatShare(d.hiddenShare, 0)} · ${gapBeforeText(d.gapBeforeNs)} · no warp on any SM for ${formatNs(d.idleNs)} of its span
       </div>
       ${this.stageColumnsButton()}
-      <div class="stage-table"><table data-table="draw-stages">
+      <div class=${this.allStageColumns ? 'stage-table all' : 'stage-table'}><table data-table="draw-stages">
         <thead><tr>${this.durationHead()}<th class="num">Peak on one SM</th><th class="num">Mean per SM</th></tr></thead>
         <tbody>
           ${d.stages.map(
