@@ -32,6 +32,8 @@ import {
 import { blockSectionOf, markedModule } from '../../shared-schema/synthetic-blocks.js';
 import { traceJsonChunks } from '../../shared-schema/json-stream.js';
 import { blockAbsence, skippedProfilesNote } from '../../viewer/model/block-view.js';
+import { analyzeTrace, withTraceSections } from '../../analysis/index.js';
+import { parseSummary } from '../../analysis/summary-json.js';
 import { repoPath } from './paths.js';
 
 const bin = repoPath('bin/warptrace.js');
@@ -173,11 +175,34 @@ test('warptrace info and warptrace blocks list the draws traced without a profil
   // Asked for one draw: only its reason.
   const one = cli('blocks', path, '--draw', '3');
   assert.ok(one.includes(BUFFERS_WHY) && !one.includes(SHADERS_WHY), one);
-  // A file without reasons prints neither.
+  // The stats report's block section lists them; a report on one draw, its own only.
+  const stats = cli('stats', path);
+  const section = stats.slice(stats.indexOf('## Block profile'));
+  assert.match(section, /^2 traced draws got no block profile: the capture layer skipped them\.$/m);
+  assert.ok(section.includes(`- Draw 1 "${truth.draws[1]!.label}": ${SHADERS_WHY.replace(/_/g, '\\_')}`), section.slice(0, 800));
+  const drawReport = cli('stats', path, '--draw', '3');
+  assert.match(drawReport, /^1 traced draw got no block profile: the capture layer skipped it\.$/m);
+  assert.ok(!drawReport.includes('0x5581c2d0'), 'not the other draw\'s reason');
+  const json = JSON.parse(cli('stats', path, '--format', 'json')) as { blocks: { skipped?: unknown } };
+  assert.deepEqual(json.blocks.skipped, [
+    { draw: 1, why: SHADERS_WHY },
+    { draw: 3, why: BUFFERS_WHY },
+  ]);
+  // A file without reasons prints none of it, and its summary has no `skipped` key.
   const plainPath = join(dir, 'plain.wtrace');
   writeFileSync(plainPath, wtrawToWtrace(wtrawOf(truth)).wtrace);
   assert.doesNotMatch(cli('info', plainPath), /traced without a block profile|^unprofiled/m);
   assert.ok(!cli('blocks', plainPath).includes('traced without a block profile'));
+  assert.ok(!cli('stats', plainPath).includes('got no block profile'));
+  assert.equal('skipped' in (JSON.parse(cli('stats', plainPath, '--format', 'json')) as { blocks: object }).blocks, false);
+});
+
+test('a stored summary\'s skipped list is read back, and a malformed one refused naming its path', () => {
+  const summary = withTraceSections(analyzeTrace(decodeWtraw(wtrawOf(marked))), decodeWtraw(wtrawOf(marked)));
+  const stored = JSON.parse(JSON.stringify(summary)) as { blocks: { skipped: { draw: unknown; why: unknown }[] } };
+  assert.deepEqual(parseSummary(stored).blocks?.skipped, summary.blocks?.skipped);
+  stored.blocks.skipped[1]!.why = 3;
+  assert.throws(() => parseSummary(stored), /blocks\.skipped\[1\]\.why/);
 });
 
 test('a capture that asked for profiles and got none says the layer\'s reason', () => {
