@@ -139,6 +139,26 @@ function expectError(decode: () => unknown, code: string, field: string): void {
   });
 }
 
+test('a capture whose every traced draw went without a profile (a shader-object app) converts: an empty profile, each draw saying why', () => {
+  // As the host library writes it: the profile's key with no module, row or cell, and no section.
+  const allShaders: Trace = { ...marked, draws: truth.draws.map((d) => ({ ...d, unprofiled: SHADERS_WHY })) };
+  const raw = rawCaptureOf(allShaders, H100_CLOCKS).raw;
+  const empty = blockSectionOf({ subgroupSize: 32, modules: [], rows: [], cells: [] });
+  assert.equal(empty.section.length, 0);
+  const bytes = encodeWtraw({ ...raw, metadata: { ...raw.metadata, blocks: empty.blocks } });
+  const trace = decodeWtraw(bytes);
+  assert.deepEqual([trace.blocks?.rows, trace.blocks?.modules], [[], []]);
+  assert.deepEqual(reasons(trace), truth.draws.map(() => SHADERS_WHY));
+  for (const read of [decodeWtrace(wtrawToWtrace(bytes).wtrace), traceFromJson(JSON.parse(JSON.stringify(traceToJson(trace))))]) {
+    assert.deepEqual(read.blocks?.rows, []);
+    assert.deepEqual(reasons(read), reasons(trace));
+  }
+  assert.equal(blockAbsence(trace, { kind: 'all' }, 0), `No draw of this trace got a block profile row. 4 traced draws (#0, #1, #2 and #3) got no block profile: the capture layer skipped them; select one to see why.`);
+  // A key describing modules or cells still needs its section.
+  const one = blockSectionOf({ subgroupSize: 32, modules: [], rows: [], cells: [{ executions: 0, lanes: 0, ticks: 0 }] });
+  expectError(() => decodeWtraw(encodeWtraw({ ...raw, metadata: { ...raw.metadata, blocks: one.blocks } })), 'bad-value', 'header.blockBytes');
+});
+
 test('a reason that is no string, or one on a draw that ran untraced, is refused naming the field', () => {
   const edit = (index: number, change: object) => (draws: object[]) => draws.map((d, i) => (i === index ? { ...d, ...change } : d));
   expectError(() => decodeWtraw(wtrawOf(truth, edit(1, { unprofiled: 7 }))), 'bad-type', 'metadata.draws[1].unprofiled');
