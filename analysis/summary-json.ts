@@ -7,7 +7,7 @@
  * added to AnalysisSummary must be added to SUMMARY_SHAPE below.
  */
 import { STAGES } from '../shared-schema/stages.js';
-import { arrayOf, bool, checkDepth, count, JsonShapeError, nullable, num, objectOf, oneOf, recordOf, str, type Check } from './json-checks.js';
+import { arrayOf, bool, checkDepth, count, JsonShapeError, nullable, num, objectOf, oneOf, optional, recordOf, str, type Check } from './json-checks.js';
 import { SUMMARY_SCHEMA, SUMMARY_VERSION, type AnalysisSummary } from './summary.js';
 import { DEFAULT_THRESHOLDS, THRESHOLD_DOCS, type Thresholds } from './thresholds.js';
 import { groupFindings } from './finding-groups.js';
@@ -216,12 +216,6 @@ const SUMMARY_SHAPE: Check = objectOf({
 });
 
 /** Absent (a summary stored before the field existed), or passes `check`. */
-function optional(check: Check): Check {
-  return (v, field) => {
-    if (v !== undefined) check(v, field);
-  };
-}
-
 /**
  * A summary stored before finding groups (version 2 still): its thresholds get
  * findingGroupMinShare's default and its groups are made from its findings,

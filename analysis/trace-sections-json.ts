@@ -5,7 +5,7 @@
  */
 import { RAY_EVENTS } from '../shared-schema/ray-event-model.js';
 import { STAGES } from '../shared-schema/stages.js';
-import { arrayOf, bool, count, nullable, num, objectOf, oneOf, recordOf, str, type Check } from './json-checks.js';
+import { arrayOf, bool, count, nullable, num, objectOf, oneOf, optional, recordOf, str, type Check } from './json-checks.js';
 
 const numOrNull = nullable(num);
 const clock = oneOf(['sm', 'device']);
@@ -42,6 +42,7 @@ export const BLOCK_SECTION_SHAPE: Check = objectOf({
   topOverall: count,
   dropped: num,
   unprofiledDraws: count,
+  skipped: optional(arrayOf(objectOf({ draw: count, why: str }))),
   overall: blockScope,
   draws: arrayOf(blockScope),
 });

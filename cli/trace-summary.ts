@@ -32,6 +32,8 @@ export interface DrawCount {
   readonly region?: string;
   /** Why the draw ran untraced (no warps), present only for such draws. */
   readonly untraced?: string;
+  /** Why the traced draw has no block profile (the layer skipped it), present only for such draws. */
+  readonly unprofiled?: string;
 }
 
 export interface SmCount {
@@ -112,6 +114,7 @@ export function summarizeTrace(trace: Trace): TraceSummary {
     ...(d.pipeline === null ? {} : { pipeline: d.pipeline }),
     ...(d.region === null ? {} : { region: trace.regions[d.region]?.label ?? `region ${d.region}` }),
     ...(d.untraced == null ? {} : { untraced: d.untraced }),
+    ...(d.unprofiled == null ? {} : { unprofiled: d.unprofiled }),
   }));
   const reorders = summarizeReorders(trace);
   return {

@@ -62,15 +62,27 @@ function readNullableString(o: Obj, key: string, field: string): string | null {
   return o[key] === undefined || o[key] === null ? null : readString(o, key, field);
 }
 
-/** A draw's call details, target and why it ran untraced (each null when absent); `regionCount` is the trace's, which the draw's region must be below. */
-export function readDrawDetails(o: Obj, field: string, regionCount: number): Pick<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target' | 'untraced'> {
+/**
+ * A draw's call details, target, why it ran untraced and why it has no block profile (each null when absent);
+ * `regionCount` is the trace's, which the draw's region must be below.
+ */
+export function readDrawDetails(
+  o: Obj,
+  field: string,
+  regionCount: number,
+): Pick<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target' | 'untraced' | 'unprofiled'> {
+  const untraced = readNullableString(o, 'untraced', field);
+  const unprofiled = readNullableString(o, 'unprofiled', field);
+  // An untraced draw has no warps, so no block profile the layer could have skipped: its reason is `untraced`.
+  if (untraced !== null && unprofiled !== null) fail('bad-value', `${field}.unprofiled`, 'set on a draw that ran untraced (its reason is `untraced`)');
   return {
     call: readNullableString(o, 'call', field),
     pipeline: readNullableString(o, 'pipeline', field),
     region: o['region'] === undefined || o['region'] === null ? null : readIndexBelow(o, 'region', field, regionCount),
     params: readDrawParams(o['params'], `${field}.params`),
     target: readRenderTarget(o['target'], `${field}.target`),
-    untraced: readNullableString(o, 'untraced', field),
+    untraced,
+    unprofiled,
   };
 }
 
@@ -131,6 +143,7 @@ export function storedDraw(d: DrawInfo): object {
     ...(d.params == null ? {} : { params: storedParams(d.params) }),
     ...(d.target == null ? {} : { target: { width: d.target.width, height: d.target.height } }),
     ...(d.untraced == null ? {} : { untraced: d.untraced }),
+    ...(d.unprofiled == null ? {} : { unprofiled: d.unprofiled }),
   };
 }
 

@@ -272,6 +272,14 @@ export interface DrawInfo {
    * call, counts, region and timestamps are still the capture's.
    */
   readonly untraced: string | null;
+  /**
+   * Why a traced draw has no block profile although the capture asked for
+   * one: the capture layer traced it without ("shaders VS 0x… + FS 0x…:
+   * shader objects are traced without a block profile …"); null otherwise.
+   * Its warps are in the trace, only its block counts are missing. Never
+   * set together with `untraced`.
+   */
+  readonly unprofiled: string | null;
 }
 
 /** Width and height of a draw's render target (or launch / dispatch grid), in pixels (invocations), each at least 1. */
@@ -285,8 +293,8 @@ export interface RenderTarget {
  * target may be left out (they read as null), so producers that know none
  * need not name them.
  */
-export type DrawInput = Omit<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target' | 'untraced'> &
-  Partial<Pick<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target' | 'untraced'>>;
+export type DrawInput = Omit<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target' | 'untraced' | 'unprofiled'> &
+  Partial<Pick<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target' | 'untraced' | 'unprofiled'>>;
 
 /** Where a region came from: VK_EXT_debug_utils begin/end labels, or a render pass (or dynamic rendering) scope. */
 export type RegionSource = 'debug-label' | 'render-pass';

@@ -187,6 +187,7 @@ export function wtrawHeader(parsed: ParsedWtraw, times: CalibrationResult, shift
     params: d.params,
     target: d.target,
     untraced: d.untraced,
+    unprofiled: d.unprofiled,
   }));
   const { originDevice } = parsed;
   const nsPerTick = meta.deviceClockNsPerTick;

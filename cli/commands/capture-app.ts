@@ -59,7 +59,9 @@ into OUT. The app's stdout goes to stderr, so stdout carries only the summary.
                          warp executions, live lanes and clock ticks (the instrumenter's
                          --blocks; graphics pipelines, whole or linked from libraries,
                          compute, and ray-tracing pipelines without libraries; see
-                         \`warptrace blocks\`)
+                         \`warptrace blocks\`). Shader objects, descriptor-buffer pipelines
+                         and ray-tracing pipelines linking libraries are traced without
+                         one: a note says so, and each such draw says why (info, blocks)
   --block-cells N        cells of the block table (1..67108864; default 262144, 8 MiB):
                          one per basic block of each profiled draw; the GPU counts into
                          up to 64 copies of it (256 MiB at most), summed when written

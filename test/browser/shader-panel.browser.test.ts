@@ -2,7 +2,7 @@
 // the table, its sorting, the draw it follows, the source view and the empty states out.
 import type { WtShaderPanel } from '../../viewer/panels/wt-shader-panel.js';
 import '../../viewer/panels/wt-shader-panel.js';
-import { synthesizeTrace, type Trace } from '../../shared-schema/index.js';
+import { decodeTrace, encodeWtrace, synthesizeTrace, type Trace } from '../../shared-schema/index.js';
 import { blockTable } from '../../analysis/blocks.js';
 import { formatShare } from '../../analysis/format.js';
 import { profileCells } from '../../viewer/model/block-totals.js';
@@ -10,7 +10,7 @@ import { formatCount } from '../../viewer/model/block-view.js';
 import { SYNC_CELLS } from '../../viewer/panels/wt-shader-panel.js';
 import { assert, assertEqual } from './assert.js';
 import { waitFor } from './viewer-helpers.js';
-import { largeProfile, traceWithBlocks } from './block-fixtures.js';
+import { UNPROFILED_WHY, largeProfile, traceWithBlocks } from './block-fixtures.js';
 
 let panel: WtShaderPanel | null = null;
 afterEach(() => {
@@ -160,6 +160,25 @@ describe('wt-shader-panel', () => {
     await settle(p);
     assertEqual(root(p).querySelector('.empty'), null, 'a profiled draw again: the table');
     assert(rows(p).length > 0, 'rows');
+  });
+
+  it('says why the capture layer gave a selected draw no profile, and counts such draws over all', async () => {
+    // Through the .wtrace encoder and decoder, as a file the viewer opens.
+    const trace = decodeTrace(encodeWtrace(traceWithBlocks({ unprofiledDraw: 2 })));
+    const p = await mount(trace, { draw: 2 });
+    const empty = text(root(p).querySelector('.empty'));
+    assertEqual(empty, `Draw 2 has no block profile: the capture layer traced its warps without one (${UNPROFILED_WHY}).`, 'the reason, not an empty panel');
+    assertEqual(rows(p).length, 0, 'no table');
+    // All draws: the profiled ones' table, and a note naming the draw without one.
+    p.selectedDraw = -1;
+    await settle(p);
+    assert(rows(p).length > 0, 'the all-draws table');
+    const notes = [...root(p).querySelectorAll('.warning')].map((n) => text(n));
+    assert(notes.includes('1 traced draw (#2) got no block profile: the capture layer skipped it; select one to see why.'), `notes: ${notes.join(' | ')}`);
+    // A trace without reasons has no such note.
+    p.trace = traceWithBlocks();
+    await settle(p);
+    assertEqual(root(p).querySelectorAll('.warning').length, 0, 'no note');
   });
 
   it('a draw’s table of thousands of blocks: each selection computes it (timed in the log, not asserted), the first 200 rows and a button for the rest', async () => {
