@@ -13,7 +13,6 @@ import { decodeWtrace, wtrawToWtrace } from '../../shared-schema/index.js';
 import { layerEnvironment } from '../../capture/capture-run/app-environment.js';
 import { MAX_RETRY_CAPACITY, parseCapacity, retryCapacity } from '../../capture/capture-run/app-capacity.js';
 import { buildLayer } from '../../capture/capture-run/layer-build.js';
-import { parsePositions } from '../../cli/commands/capture-app.js';
 import { repoPath } from './paths.js';
 
 const bin = repoPath('bin/warptrace.js');
@@ -299,15 +298,6 @@ process.exit(0);`,
   assert.doesNotMatch(r.err, /cannot trace|nothing captured/);
 });
 
-test('--positions: fragment, compute and the ray-tracing stages as --stages names them, in the order given; the layer gets the list', () => {
-  assert.equal(parsePositions('fs,CHIT, miss'), 'fs,chit,miss');
-  assert.equal(parsePositions('rgen,ahit,rint,call,cs,fs,rgen'), 'rgen,ahit,rint,call,cs,fs');
-  assert.equal(parsePositions('none'), 'none');
-  const selection = { frame: null, submits: null, trigger: null, stages: null, draws: null, capacity: null, positions: parsePositions('rgen,chit') };
-  const env = layerEnvironment({}, { manifestDir: '/build/layer', socketPath: '/tmp/s.sock', rawOutput: '/tmp/c.wtraw', selection });
-  assert.equal(env['WARPTRACE_POSITIONS'], 'rgen,chit');
-});
-
 test('usage errors exit 2', () => {
   const cases: [string[], RegExp][] = [
     [['capture', '--frame', '3', '--submits', '1..2', '-o', 'x.wtrace', '--', 'x'], /--frame and --submits exclude each other/],
@@ -320,7 +310,6 @@ test('usage errors exit 2', () => {
     [['capture', '-o', 'x.wtrace', '--sample-fs', '0', '--', 'x'], /--sample-fs needs a whole number from 1 to 65536, got "0"/],
     [['capture', '-o', 'x.wtrace', '--sample-fs', '65537', '--', 'x'], /--sample-fs needs a whole number from 1 to 65536/],
     [['capture', '-o', 'x.wtrace', '--positions', 'fs,vs', '--', 'x'], /--positions: expected fs, cs, rgen, ahit, chit, miss, rint, call \(comma-separated\) or none, got "vs"/],
-    [['capture', '-o', 'x.wtrace', '--positions', 'rchit', '--', 'x'], /--positions: expected .* got "rchit"/],
     [['capture', '-o', 'x.wtrace', '--workload', 'aqt', '--', 'x'], /Unknown option '--workload'/],
     [['capture', '-o', 'x.wtrace', 'stray', '--', 'x'], /unexpected argument stray/],
   ];
