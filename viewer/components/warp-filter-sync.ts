@@ -8,7 +8,7 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { rowHighlight } from '../model/row-highlight.js';
 import { hasFilters, stageMaskOfQuery, warpFilterSteps, type DurationFilter, type FindFilter, type WarpFilters, type WarpHighlight } from '../model/warp-filter.js';
 import { runSteps } from '../model/color-by.js';
-import { nextTask } from '../base/tasks.js';
+import { runInTasks } from '../base/tasks.js';
 import type { OpenedTrace } from './app-types.js';
 import { DismissController } from './dismiss-controller.js';
 
@@ -112,17 +112,9 @@ export class WarpFilterSync implements ReactiveController {
   }
 
   private async run(steps: Generator<void, WarpHighlight>, generation: number): Promise<void> {
-    for (;;) {
-      await nextTask();
-      if (generation !== this.generation) return;
-      const t0 = performance.now();
-      let r = steps.next();
-      while (r.done !== true && performance.now() - t0 < TASK_MS) r = steps.next();
-      if (r.done === true) {
-        this.highlight = r.value;
-        this.host.requestUpdate();
-        return;
-      }
-    }
+    const done = await runInTasks(steps, TASK_MS, () => generation === this.generation);
+    if (done === null) return;
+    this.highlight = done.value;
+    this.host.requestUpdate();
   }
 }
