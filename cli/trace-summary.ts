@@ -115,6 +115,7 @@ export function summarizeTrace(trace: Trace): TraceSummary {
     ...(d.region === null ? {} : { region: trace.regions[d.region]?.label ?? `region ${d.region}` }),
     ...(d.untraced == null ? {} : { untraced: d.untraced }),
     ...(d.unprofiled == null ? {} : { unprofiled: d.unprofiled }),
+    ...(d.barriersBefore == null ? {} : { barriersBefore: d.barriersBefore }),
   }));
   const reorders = summarizeReorders(trace);
   return {
