@@ -34,6 +34,8 @@ export interface DrawCount {
   readonly untraced?: string;
   /** Why the traced draw has no block profile (the layer skipped it), present only for such draws. */
   readonly unprofiled?: string;
+  /** The barriers the capture layer saw recorded since the previous draw, present only when it saw some. */
+  readonly barriersBefore?: readonly string[];
 }
 
 export interface SmCount {
