@@ -4,8 +4,9 @@
  * draws in the command stream (the draws, dispatches and untraced calls
  * submitted between them, and the passes that end and begin there): the wait
  * was recorded there. When the capture layer saw pipeline barriers or event
- * waits there (draws[i].barriersBefore) the sentence names them; otherwise
- * (older traces, other producers) it says where to look. A tessellation stall says
+ * waits there (draws[i].barriersBefore) the sentence names them; when it saw
+ * some elsewhere but none there, it says so; in a trace without any (older
+ * traces, other producers) it says where to look. A tessellation stall says
  * to sort or split patches by cost (the h100-tess-stall sample's sorted draw
  * took 353 µs instead of 574 µs); other kinds say what usually helps.
  */
@@ -67,6 +68,14 @@ export function syncRemedy(s: CommandStream, afterDraw: number, beforeDraw: numb
       ? `${capitalize(callName(s.draws, second))} follows ${callName(s.draws, first)} directly in the command stream`
       : `Between ${callName(s.draws, first)} and ${callName(s.draws, second)} the command stream has ${between.join(', ')}${more > 0 ? ` and ${more} more call${more === 1 ? '' : 's'}` : ''}`;
   const seen = barriersBetween(s.draws, first, second);
+  if (seen.count === 0 && s.draws.some((d) => d.barriersBefore != null && d.barriersBefore.length > 0)) {
+    // The layer recorded the frame's barriers and none lies here: naming one to look for would send the reader on a hunt.
+    return (
+      `${stream}${change !== '' ? `; there ${change}` : ''}. ` +
+      `The layer saw no pipeline barrier or event wait recorded there: ${change !== '' ? 'the pass boundary or ' : ''}the driver made the GPU drain. ` +
+      `Submit independent work (other draws, async compute) beside these draws so the GPU stays busy${change !== '' ? ', or merge the passes if they can share one' : ''}.`
+    );
+  }
   if (seen.count === 0) {
     return (
       `${stream}${change !== '' ? `; there ${change}` : ''}. ` +

@@ -3,7 +3,8 @@
 // .wtraw, .wtrace and JSON, files without them keep their bytes, a malformed
 // list is refused naming the field, and a sync's remedy names the barriers
 // recorded between its two draws (those on the later draws), keeping the
-// "look in the API trace" sentence when the trace has none.
+// "look in the API trace" sentence when the trace has none, and saying the
+// layer saw none there when it saw others.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -131,5 +132,10 @@ test('a trace without barriers keeps the sentence that says where to look', () =
   const r = syncRemedyOf(syncedTrace(() => null));
   assert.match(r, /the capture records no barriers: look for one between these calls in the API trace/);
   assert.doesNotMatch(r, /The layer saw/);
-  assert.equal(syncRemedyOf(syncedTrace((d) => (d === 0 ? [COLOR_TO_FRAGMENT] : null))), r, 'a barrier before the first draw changes nothing');
+});
+
+test('in a trace whose layer saw barriers, a sync with none between its draws says so instead of sending the reader to look', () => {
+  const r = syncRemedyOf(syncedTrace((d) => (d === 0 ? [COLOR_TO_FRAGMENT] : null)));
+  assert.match(r, /The layer saw no pipeline barrier or event wait recorded there: the driver made the GPU drain\./);
+  assert.doesNotMatch(r, /records no barriers|before draw 0/);
 });
