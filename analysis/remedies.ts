@@ -3,8 +3,10 @@
  * from what the trace shows about it. A sync names the calls between the two
  * draws in the command stream (the draws, dispatches and untraced calls
  * submitted between them, and the passes that end and begin there): the wait
- * was recorded there. The capture records no barriers, so the sentence says
- * where to look rather than which barrier it was. A tessellation stall says
+ * was recorded there. When the capture layer saw pipeline barriers or event
+ * waits there (draws[i].barriersBefore) the sentence names them; when it saw
+ * some elsewhere but none there, it says so; in a trace without any (older
+ * traces, other producers) it says where to look. A tessellation stall says
  * to sort or split patches by cost (the h100-tess-stall sample's sorted draw
  * took 353 µs instead of 574 µs); other kinds say what usually helps.
  */
@@ -65,11 +67,51 @@ export function syncRemedy(s: CommandStream, afterDraw: number, beforeDraw: numb
     between.length === 0
       ? `${capitalize(callName(s.draws, second))} follows ${callName(s.draws, first)} directly in the command stream`
       : `Between ${callName(s.draws, first)} and ${callName(s.draws, second)} the command stream has ${between.join(', ')}${more > 0 ? ` and ${more} more call${more === 1 ? '' : 's'}` : ''}`;
+  const seen = barriersBetween(s.draws, first, second);
+  if (seen.count === 0 && s.draws.some((d) => d.barriersBefore != null && d.barriersBefore.length > 0)) {
+    // The layer recorded the frame's barriers and none lies here: naming one to look for would send the reader on a hunt.
+    return (
+      `${stream}${change !== '' ? `; there ${change}` : ''}. ` +
+      `The layer saw no pipeline barrier or event wait recorded there: ${change !== '' ? 'the pass boundary or ' : ''}the driver made the GPU drain. ` +
+      `Submit independent work (other draws, async compute) beside these draws so the GPU stays busy${change !== '' ? ', or merge the passes if they can share one' : ''}.`
+    );
+  }
+  if (seen.count === 0) {
+    return (
+      `${stream}${change !== '' ? `; there ${change}` : ''}. ` +
+      `A pipeline barrier, event wait or render-pass boundary recorded there made the GPU drain (the capture records no barriers: look for one between these calls in the API trace). ` +
+      `If draw ${beforeDraw} does not read what draw ${afterDraw} writes, narrow the barrier's stage masks or drop it; otherwise move independent work (other draws, async compute) across it so the GPU stays busy.`
+    );
+  }
+  const [its, it] = seen.count === 1 ? ['its', 'it'] : ['their', 'them'];
   return (
     `${stream}${change !== '' ? `; there ${change}` : ''}. ` +
-    `A pipeline barrier, event wait or render-pass boundary recorded there made the GPU drain (the capture records no barriers: look for one between these calls in the API trace). ` +
-    `If draw ${beforeDraw} does not read what draw ${afterDraw} writes, narrow the barrier's stage masks or drop it; otherwise move independent work (other draws, async compute) across it so the GPU stays busy.`
+    `The layer saw ${seen.text}: if draw ${beforeDraw} does not read what draw ${afterDraw} writes, narrow ${its} stage masks or drop ${it}; ` +
+    `otherwise move independent work (other draws, async compute) across ${it} so the GPU stays busy.`
   );
+}
+
+/** Barriers named in a sync's remedy, at most (the layer keeps up to 8 per draw). */
+export const REMEDY_MAX_BARRIERS = 4;
+
+/**
+ * "vkCmdPipelineBarrier(A → B, 1 image) before draw 13": the barriers the
+ * capture layer saw recorded between draws a and b (a submitted first), that is
+ * those listed on draws a+1..b, and how many there were.
+ */
+function barriersBetween(draws: readonly DrawInfo[], a: number, b: number): { text: string; count: number } {
+  const parts: string[] = [];
+  let count = 0;
+  let named = 0;
+  for (let d = a + 1; d <= b; d++) {
+    const list = draws[d]?.barriersBefore ?? [];
+    count += list.length;
+    const shown = list.slice(0, Math.max(0, REMEDY_MAX_BARRIERS - named)).map((t) => (t.length > 160 ? `${t.slice(0, 159)}…` : t));
+    named += shown.length;
+    if (shown.length > 0) parts.push(`${shown.join(', ')} before draw ${d}`);
+  }
+  const more = count - named;
+  return { text: `${parts.join('; ')}${more > 0 ? ` and ${more} more` : ''}`, count };
 }
 
 /** An idle window: what ran alone between its edge warps, and what would fill it. */

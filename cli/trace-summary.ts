@@ -34,6 +34,8 @@ export interface DrawCount {
   readonly untraced?: string;
   /** Why the traced draw has no block profile (the layer skipped it), present only for such draws. */
   readonly unprofiled?: string;
+  /** The barriers the capture layer saw recorded since the previous draw, present only when it saw some. */
+  readonly barriersBefore?: readonly string[];
 }
 
 export interface SmCount {
@@ -115,6 +117,7 @@ export function summarizeTrace(trace: Trace): TraceSummary {
     ...(d.region === null ? {} : { region: trace.regions[d.region]?.label ?? `region ${d.region}` }),
     ...(d.untraced == null ? {} : { untraced: d.untraced }),
     ...(d.unprofiled == null ? {} : { unprofiled: d.unprofiled }),
+    ...(d.barriersBefore == null ? {} : { barriersBefore: d.barriersBefore }),
   }));
   const reorders = summarizeReorders(trace);
   return {

@@ -280,6 +280,14 @@ export interface DrawInfo {
    * set together with `untraced`.
    */
   readonly unprofiled: string | null;
+  /**
+   * The pipeline barriers and event waits the capture layer saw the app record
+   * between the frame's previous draw and this one, each as one line
+   * ("vkCmdPipelineBarrier(COLOR_ATTACHMENT_OUTPUT → FRAGMENT_SHADER, 1 image)";
+   * a last "+N more" counts those left out); null when none was recorded or
+   * the trace predates the field.
+   */
+  readonly barriersBefore: readonly string[] | null;
 }
 
 /** Width and height of a draw's render target (or launch / dispatch grid), in pixels (invocations), each at least 1. */
@@ -293,8 +301,8 @@ export interface RenderTarget {
  * target may be left out (they read as null), so producers that know none
  * need not name them.
  */
-export type DrawInput = Omit<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target' | 'untraced' | 'unprofiled'> &
-  Partial<Pick<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target' | 'untraced' | 'unprofiled'>>;
+export type DrawInput = Omit<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target' | 'untraced' | 'unprofiled' | 'barriersBefore'> &
+  Partial<Pick<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target' | 'untraced' | 'unprofiled' | 'barriersBefore'>>;
 
 /** Where a region came from: VK_EXT_debug_utils begin/end labels, or a render pass (or dynamic rendering) scope. */
 export type RegionSource = 'debug-label' | 'render-pass';

@@ -179,6 +179,7 @@ function rawDrawDetails(draw: DrawInfo): object {
     ...(draw.untraced === null ? {} : { untraced: draw.untraced }),
     // == null: a draw cast from a shape older than the key lacks it.
     ...(draw.unprofiled == null ? {} : { unprofiled: draw.unprofiled }),
+    ...(draw.barriersBefore == null ? {} : { barriersBefore: draw.barriersBefore }),
   };
   if (draw.call === null && draw.pipeline === null && draw.region === null && draw.params === null) return target;
   return { call: draw.call, pipeline: draw.pipeline, region: draw.region, params: draw.params, ...target };

@@ -188,6 +188,7 @@ export function wtrawHeader(parsed: ParsedWtraw, times: CalibrationResult, shift
     target: d.target,
     untraced: d.untraced,
     unprofiled: d.unprofiled,
+    barriersBefore: d.barriersBefore,
   }));
   const { originDevice } = parsed;
   const nsPerTick = meta.deviceClockNsPerTick;

@@ -24,7 +24,8 @@ outside their draw's GPU timestamps (files written before these were measured
 say "unknown"; their draw check is made on reading). Captures made by the
 Vulkan layer also list their labelled regions (the top-level ones), each
 draw's call and region, and the work the layer could not trace, with the
-draws that ran untraced and why. A trace with a block profile (instrument
+draws that ran untraced and why, and the draws after pipeline barriers
+the layer saw, with those barriers. A trace with a block profile (instrument
 --blocks) says how many draws and blocks it covers (see warptrace blocks),
 and lists the draws the layer traced without one, with why;
 one with marks (wtMark, instrument --marks) how many, on how many warps, and
@@ -201,6 +202,13 @@ function layerLines(trace: Trace): [string, string][] {
     lines.push(['unprofiled', `${unprofiled.length.toLocaleString('en-US')} of ${trace.draws.length.toLocaleString('en-US')} draws traced without a block profile (warps kept, no block counts)`]);
     for (const s of unprofiled.slice(0, LISTED)) lines.push(['', `#${s.draw} ${s.label}: ${s.why}`]);
     if (unprofiled.length > LISTED) lines.push(['', `… ${unprofiled.length - LISTED} more`]);
+  }
+  // The pipeline barriers the capture layer saw before draws: what a sync's remedy names.
+  const barriered = trace.draws.filter((d) => d.barriersBefore != null && d.barriersBefore.length > 0);
+  if (barriered.length > 0) {
+    lines.push(['barriers', `${barriered.length.toLocaleString('en-US')} of ${trace.draws.length.toLocaleString('en-US')} draws follow pipeline barriers or event waits`]);
+    for (const d of barriered.slice(0, LISTED)) lines.push(['', `#${d.index} ${d.label}: after ${d.barriersBefore!.join(', ')}`]);
+    if (barriered.length > LISTED) lines.push(['', `… ${barriered.length - LISTED} more`]);
   }
   return lines;
 }

@@ -393,6 +393,7 @@ PFN_vkVoidFunction findCommandHook(const char *name) {
   if (PFN_vkVoidFunction f = findRegionCommand(name)) return f;
   if (PFN_vkVoidFunction f = findDescriptorBufferCommand(name)) return f;
   if (PFN_vkVoidFunction f = findRayLaunchCommand(name)) return f;
+  if (PFN_vkVoidFunction f = findBarrierCommand(name)) return f;
   return findGeneratedCommand(name);
 }
 

@@ -6,6 +6,7 @@
 
 #include "frame_draws.hpp"
 
+#include "barriers.hpp"
 #include "command_buffers.hpp"
 #include "hooks.hpp"
 #include "tracer_glue.hpp"
@@ -45,6 +46,7 @@ static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32
         area = VkExtent2D{};
         break;
       case RecordedEvent::InsertLabel: c.pendingLabel = e.text; break;
+      case RecordedEvent::Barrier: c.pendingBarriers.push_back(e.text); break;
       case RecordedEvent::BeginPass: {
         // RenderDoc's names for passes without labels.
         char name[96];
@@ -66,6 +68,7 @@ static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32
           values.push_back(kNoDrawId);
           c.skippedDraws++;
           c.pendingLabel.clear();
+          c.pendingBarriers.clear();
           break;
         }
         uint32_t index = (uint32_t)c.draws.size();
@@ -73,12 +76,14 @@ static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32
                             (c.regionStack.empty() ? std::string("null") : std::to_string(c.regionStack.back())) + ", \"params\": {" +
                             e.params + "}" + (e.drawKind == WT_KIND_DRAW ? targetJson(area) : e.drawKind == WT_KIND_TRACE_RAYS ? targetJson(e.launch) : std::string()) +
                             (e.untraced.empty() ? std::string() : ", \"untraced\": " + jsonString(e.untraced)) +
-                            (e.unprofiled.empty() ? std::string() : ", \"unprofiled\": " + jsonString(e.unprofiled));
+                            (e.unprofiled.empty() ? std::string() : ", \"unprofiled\": " + jsonString(e.unprofiled)) +
+                            barriersBeforeJson(c.pendingBarriers);
         std::string label = c.pendingLabel.empty() ? e.label : c.pendingLabel;
         // With a range the trace's draw k is not the frame's draw k: the label keeps the frame's number.
         if (s.drawRange) label = "#" + std::to_string(frameIndex) + " " + label;
         c.draws.push_back({e.slot, e.endQuery, label, e.drawKind, extra, e.launchSize, e.unprofiledWhy});
         c.pendingLabel.clear();
+        c.pendingBarriers.clear();
         slots.push_back(e.slot);
         // An untraced draw runs the app's pipeline, which reads no draw id: its slot holds the no-draw id all the same.
         values.push_back(e.untraced.empty() ? index : kNoDrawId);

@@ -119,8 +119,8 @@ struct ShaderInfo {
 
 /** One thing a recorded command buffer did that the frame's draw list needs, in recording order. */
 struct RecordedEvent {
-  enum Kind : uint8_t { BeginLabel, EndLabel, InsertLabel, BeginPass, EndPass, Draw, Execute } kind;
-  std::string text;         // labels; a draw's call ("vkCmdDrawIndexed")
+  enum Kind : uint8_t { BeginLabel, EndLabel, InsertLabel, BeginPass, EndPass, Draw, Execute, Barrier } kind;
+  std::string text;         // labels; a draw's call ("vkCmdDrawIndexed"); a barrier's summary (barriers.cpp)
   uint32_t slot = 0;        // Draw: its slot
   uint32_t endQuery = 0;    // Draw: its end timestamp's query (a multiview draw's lies past its slot's pair)
   wtDrawKind drawKind = WT_KIND_DRAW;
@@ -241,6 +241,7 @@ struct CaptureState {
   std::vector<FrameRegion> regions;
   std::vector<int32_t> regionStack;
   std::string pendingLabel;
+  std::vector<std::string> pendingBarriers;  // barriers since the frame's previous draw (the next draw's barriersBefore)
   uint32_t colourPasses = 0, depthPasses = 0;
   uint64_t frameDraws = 0;     // draws of the frame so far, traced or not (the numbering --draws A..B uses)
   uint32_t skippedDraws = 0;   // outside --draws A..B
