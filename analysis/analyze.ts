@@ -29,6 +29,7 @@ import { sweep } from './sweep.js';
 import { DEFAULT_THRESHOLDS, type Thresholds } from './thresholds.js';
 import type { PhaseTable } from './marks.js';
 import { withTraceSections } from './trace-sections.js';
+import { passSection } from './passes.js';
 
 export interface AnalyzeOptions {
   readonly thresholds?: Thresholds;
@@ -198,6 +199,7 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
   const stallTotal = stallGroups.reduce((sum, g) => sum + g.costNs, 0);
   const findings = buildFindings({
     draws,
+    regions: trace.regions,
     frameSpanNs: frameSpan,
     syncs: syncs.gaps,
     syncTotalNs: syncs.totalNs,
@@ -273,8 +275,10 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
     findingGroups: groupFindings(findings, { minShare: thresholds.findingGroupMinShare, idleWindows: idle.windows }),
   };
   phase('assemble');
+  const passes = passSection(trace, drawSummaries, summary.frame);
+  if (passes !== undefined) phase('passes');
   // Block profiles, phases and ray events, when the trace has them (nothing is added otherwise).
-  const full = withTraceSections(summary, trace, { phases: options.phases });
+  const full = withTraceSections(passes === undefined ? summary : { ...summary, passes }, trace, { phases: options.phases });
   if (full !== summary) phase('sections');
   return full;
 }

@@ -76,6 +76,7 @@ export function groupFindings(
       reliable: members.every((m) => m.reliable),
       hidden: first.kind !== 'occupancy-cap' && shareOfFrame < options.minShare,
       findingIds: members.map((m) => m.id),
+      remedy: first.remedy ?? null,
     });
   }
   const rank = (g: FindingGroup) => (g.hidden ? 1 : 0);

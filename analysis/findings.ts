@@ -3,13 +3,16 @@
  * with the time range (and SM) to zoom to and the GPU time at stake,
  * largest cost first. Titles and details are plain text: renderers escape.
  */
-import { UNKNOWN_SLOT, UNKNOWN_SM, type DrawInfo } from '../shared-schema/model.js';
+import { UNKNOWN_SLOT, UNKNOWN_SM, type DrawInfo, type RegionInfo } from '../shared-schema/model.js';
+import { capRemedy, idleRemedy, leftoverRemedy, stallRemedy, syncRemedy } from './remedies.js';
 import { formatNs, formatNumber, formatShare, smLabel, smsLabel } from './format.js';
 import { groupStalls, type StallGroup } from './stalls.js';
 import type { Finding, IdleEdgeWarp, IdleWindow, Leftover, OccupancyCap, Stall, StageSummary, SyncGap } from './summary.js';
 
 export interface FindingInputs {
   readonly draws: readonly DrawInfo[];
+  /** The trace's regions: a sync's remedy names the passes that end and begin between its draws. */
+  readonly regions: readonly RegionInfo[];
   readonly frameSpanNs: number;
   readonly syncs: readonly SyncGap[];
   readonly syncTotalNs: number;
@@ -62,6 +65,7 @@ export function buildFindings(input: FindingInputs): Finding[] {
       costNs: g.gapNs,
       shareOfFrame: share(g.gapNs),
       reliable: input.syncsReliable,
+      remedy: syncRemedy(input, g.afterDraw, g.beforeDraw),
     });
   }
 
@@ -74,6 +78,7 @@ export function buildFindings(input: FindingInputs): Finding[] {
     const sms = [...new Set(l.tailWarps.map((t) => t.sm))];
     const first = l.tailWarps[0]!;
     const exposed = Math.max(0, l.tailNs - l.overlappedNs);
+    const stage = l.tailWarps.every((t) => t.stage === first.stage) ? first.stage : null;
     const who =
       l.warps === 1
         ? `1 warp (${first.stage} on ${where(first.sm, first.warpSlot)}, custom id ${first.customId})`
@@ -89,10 +94,11 @@ export function buildFindings(input: FindingInputs): Finding[] {
       endNs: l.endNs,
       sm: sms.length === 1 ? sms[0]! : null,
       draw: l.draw,
-      stage: l.tailWarps.every((t) => t.stage === first.stage) ? first.stage : null,
+      stage,
       costNs: exposed,
       shareOfFrame: share(exposed),
       reliable: l.reliable,
+      remedy: leftoverRemedy(l, stage),
     });
   }
 
@@ -118,6 +124,7 @@ export function buildFindings(input: FindingInputs): Finding[] {
       costNs: 0,
       shareOfFrame: 0,
       reliable: true,
+      remedy: capRemedy(c),
     });
   }
   findings.sort((a, b) => b.costNs - a.costNs || a.startNs - b.startNs);
@@ -158,6 +165,7 @@ function stallFinding(input: FindingInputs, group: StallGroup): Finding {
     costNs: group.costNs,
     shareOfFrame: input.frameSpanNs > 0 ? group.costNs / input.frameSpanNs : 0,
     reliable: group.members.every((m) => m.reliable),
+    remedy: stallRemedy(s),
   };
 }
 
@@ -187,6 +195,7 @@ function idleFinding(input: FindingInputs, win: IdleWindow): Finding {
     costNs: win.durationNs,
     shareOfFrame: win.shareOfFrame,
     reliable: input.idleReliable,
+    remedy: idleRemedy(win),
   };
 }
 

@@ -1,7 +1,8 @@
 /** Human-readable numbers and names for reports, findings and panels. */
 import { UNKNOWN_SM } from '../shared-schema/model.js';
+import { formatNs } from '../shared-schema/units.js';
 
-export { formatNs } from '../shared-schema/units.js';
+export { formatNs };
 
 /** "12.5%" from a share in [0, 1]. */
 export function formatShare(share: number | null | undefined, decimals = 1): string {
@@ -16,13 +17,21 @@ export function formatChange(relative: number | null | undefined): string {
   return relative > 0 ? `+${text}` : relative < 0 ? `−${text}` : '±0.0%';
 }
 
-/** Fixed decimals for counts and ratios ("9.1"); integers stay integers. */
+/**
+ * Counts and ratios, the one number format of reports and panels: thousands
+ * grouped ("1,629", "1,073,317"), fixed decimals for fractions ("9.1",
+ * "1,234.5"); integers stay integers.
+ */
 export function formatNumber(value: number | null | undefined, decimals = 1): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '–';
-  return Number.isInteger(value) ? String(value) : value.toFixed(decimals);
+  // By hand, not toLocaleString: a panel formats thousands of numbers, and Intl costs ~20 µs a call.
+  const text = Number.isInteger(value) ? String(Math.abs(value)) : Math.abs(value).toFixed(decimals);
+  if (/e/i.test(text)) return value.toLocaleString('en-US');
+  const dot = text.indexOf('.');
+  const whole = dot < 0 ? text : text.slice(0, dot);
+  const grouped = whole.replace(/\B(?=(\d{3})+$)/g, ',') + (dot < 0 ? '' : text.slice(dot));
+  return value < 0 && /[1-9]/.test(text) ? `-${grouped}` : grouped;
 }
-
-
 
 /** "SM 12", or "no SM id" for warps from devices without SM builtins. */
 export function smLabel(sm: number): string {
@@ -36,4 +45,20 @@ export function smsLabel(sms: readonly number[]): string {
   if (known.length === 0) return unknown ? 'the device (no SM ids)' : 'no SMs';
   const list = known.length <= 8 ? `SM${known.length === 1 ? '' : 's'} ${known.join(', ')}` : `${known.length} SMs`;
   return unknown ? `${list} and warps without SM id` : list;
+}
+
+/**
+ * A draw's gap before it in words (never a negative time): "gap before it 7.35 µs",
+ * "overlapped the draws before it by 448 ns", "no gap before it"; null: "the first to start".
+ */
+export function gapBeforeText(gapNs: number | null | undefined): string {
+  if (gapNs === null || gapNs === undefined || !Number.isFinite(gapNs)) return 'the first to start';
+  if (gapNs > 0) return `gap before it ${formatNs(gapNs)}`;
+  if (gapNs < 0) return `overlapped the draws before it by ${formatNs(-gapNs)}`;
+  return 'no gap before it';
+}
+
+/** A gap-before cell of a table: the gap, or "overlap 448 ns" when the draw overlapped the ones before it. */
+export function gapBeforeCell(gapNs: number | null | undefined): string {
+  return gapNs !== null && gapNs !== undefined && gapNs < 0 ? `overlap ${formatNs(-gapNs)}` : formatNs(gapNs);
 }

@@ -47,6 +47,13 @@ export function nullable(check: Check): Check {
   };
 }
 
+/** A key only some values have (absent: none). */
+export function optional(check: Check): Check {
+  return (v, field) => {
+    if (v !== undefined) check(v, field);
+  };
+}
+
 export function oneOf(values: readonly (string | number)[]): Check {
   const allowed = new Set<unknown>(values);
   const list = values.length > 16 ? `${values.slice(0, 16).join(', ')}…` : values.join(', ');

@@ -1,6 +1,7 @@
 /**
  * What ran inside a time range: warps overlapping [startNs, endNs] counted
- * per stage and per draw, with the warp time that falls inside the range.
+ * per stage and per draw, with the warp time that falls inside the range;
+ * with a draw mask (e.g. the draws of one pass), only those draws' warps.
  * Cost: the warps overlapping the range plus, per SM group, a look-back of
  * one maximum warp duration before it.
  */
@@ -18,17 +19,21 @@ export interface RangeCounts {
   readonly busyNsPerStage: Float64Array;
   /** Warps per draw index (length trace.draws.length). */
   readonly perDraw: Uint32Array;
+  /** Warp time inside the range per draw index, ns. */
+  readonly busyNsPerDraw: Float64Array;
   /** SMs with at least one overlapping warp. */
   readonly smsWithWarps: number;
 }
 
-export function rangeCounts(trace: Trace, startNs: number, endNs: number, maxDurationNs = maxWarpDurationNs(trace.warps)): RangeCounts {
+/** `drawMask`: when given, only warps of draws d with drawMask[d] ≠ 0 count. */
+export function rangeCounts(trace: Trace, startNs: number, endNs: number, maxDurationNs = maxWarpDurationNs(trace.warps), drawMask: Uint8Array | null = null): RangeCounts {
   if (!(endNs >= startNs)) [startNs, endNs] = [endNs, startNs];
   const w = trace.warps;
   const { sm, offsets } = w.smGroups;
   const perStage = new Uint32Array(STAGE_COUNT);
   const busyNsPerStage = new Float64Array(STAGE_COUNT);
   const perDraw = new Uint32Array(trace.draws.length);
+  const busyNsPerDraw = new Float64Array(trace.draws.length);
   let warps = 0;
   let smsWithWarps = 0;
   const earliest = startNs - maxDurationNs;
@@ -43,15 +48,19 @@ export function rangeCounts(trace: Trace, startNs: number, endNs: number, maxDur
       const e = s + w.durationNs[i]!;
       // Overlap of closed intervals: a zero-length warp at the edge still counts.
       if (e < startNs) continue;
+      const d = w.draw[i]!;
+      if (drawMask !== null && drawMask[d] === 0) continue;
       const st = w.stage[i]!;
+      const inside = Math.min(e, endNs) - Math.max(s, startNs);
       perStage[st]!++;
-      busyNsPerStage[st]! += Math.min(e, endNs) - Math.max(s, startNs);
-      perDraw[w.draw[i]!]!++;
+      busyNsPerStage[st]! += inside;
+      perDraw[d]!++;
+      busyNsPerDraw[d]! += inside;
       warps++;
     }
     if (warps > before) smsWithWarps++;
   }
-  return { startNs, endNs, warps, perStage, busyNsPerStage, perDraw, smsWithWarps };
+  return { startNs, endNs, warps, perStage, busyNsPerStage, perDraw, busyNsPerDraw, smsWithWarps };
 }
 
 function lowerBound(a: Float64Array, lo: number, hi: number, t: number): number {

@@ -68,12 +68,12 @@ export function drawSet(draws: readonly ScreenDraw[], draw: number, sharingTarge
   return mask;
 }
 
-/** Warps with a position per draw. */
-export function positionedWarpsPerDraw(cols: ScreenColumns, drawCount: number): Uint32Array {
+/** Warps with a position per draw (only those of the stages in `stages`, a mask over stage codes, when given). */
+export function positionedWarpsPerDraw(cols: ScreenColumns, drawCount: number, stages: Uint8Array | null = null): Uint32Array {
   const counts = new Uint32Array(drawCount);
-  const { draw, position } = cols;
+  const { draw, position, stage } = cols;
   for (let i = 0; i < cols.count; i++) {
-    if (position[i] === NO_POSITION) continue;
+    if (position[i] === NO_POSITION || (stages !== null && stages[stage[i]!] !== 1)) continue;
     const d = draw[i]!;
     if (d < drawCount) counts[d]!++;
   }

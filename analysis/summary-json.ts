@@ -7,11 +7,11 @@
  * added to AnalysisSummary must be added to SUMMARY_SHAPE below.
  */
 import { STAGES } from '../shared-schema/stages.js';
-import { arrayOf, bool, checkDepth, count, JsonShapeError, nullable, num, objectOf, oneOf, recordOf, str, type Check } from './json-checks.js';
+import { arrayOf, bool, checkDepth, count, JsonShapeError, nullable, num, objectOf, oneOf, optional, recordOf, str, type Check } from './json-checks.js';
 import { SUMMARY_SCHEMA, SUMMARY_VERSION, type AnalysisSummary } from './summary.js';
 import { DEFAULT_THRESHOLDS, THRESHOLD_DOCS, type Thresholds } from './thresholds.js';
 import { groupFindings } from './finding-groups.js';
-import { BLOCK_SECTION_SHAPE, PHASE_SECTION_SHAPE, RAY_SECTION_SHAPE } from './trace-sections-json.js';
+import { BLOCK_SECTION_SHAPE, PASS_SECTION_SHAPE, PHASE_SECTION_SHAPE, RAY_SECTION_SHAPE } from './trace-sections-json.js';
 
 export class SummaryFormatError extends Error {
   override readonly name = 'SummaryFormatError';
@@ -144,6 +144,7 @@ const finding = objectOf({
   costNs: num,
   shareOfFrame: num,
   reliable: bool,
+  remedy: optional(nullable(str)),
 });
 
 const findingGroup = objectOf({
@@ -164,6 +165,7 @@ const findingGroup = objectOf({
   reliable: bool,
   hidden: bool,
   findingIds: arrayOf(str),
+  remedy: optional(nullable(str)),
 });
 
 /** Thresholds added after version 2 began: a summary stored before them lacks them (the default applies). */
@@ -209,28 +211,27 @@ const SUMMARY_SHAPE: Check = objectOf({
   blocks: optional(BLOCK_SECTION_SHAPE),
   phases: optional(PHASE_SECTION_SHAPE),
   rays: optional(RAY_SECTION_SHAPE),
+  // Only in summaries of traces with regions (passes.ts).
+  passes: optional(PASS_SECTION_SHAPE),
 });
 
 /** Absent (a summary stored before the field existed), or passes `check`. */
-function optional(check: Check): Check {
-  return (v, field) => {
-    if (v !== undefined) check(v, field);
-  };
-}
-
 /**
  * A summary stored before finding groups (version 2 still): its thresholds get
  * findingGroupMinShare's default and its groups are made from its findings,
- * as analyzeTrace makes them.
+ * as analyzeTrace makes them. One stored before remedies gets remedy null on
+ * its findings and groups.
  */
-function withFindingGroups(summary: AnalysisSummary): AnalysisSummary {
-  const stored = summary.thresholds as Partial<Thresholds>;
-  const thresholds: Thresholds = { ...DEFAULT_THRESHOLDS, ...summary.thresholds };
-  if (stored.findingGroupMinShare !== undefined && (summary as Partial<AnalysisSummary>).findingGroups !== undefined) return summary;
-  const findingGroups =
-    (summary as Partial<AnalysisSummary>).findingGroups ??
-    groupFindings(summary.findings, { minShare: thresholds.findingGroupMinShare, idleWindows: summary.idle.windows });
-  return { ...summary, thresholds, findingGroups };
+function withFindingGroups(stored: AnalysisSummary): AnalysisSummary {
+  const withRemedy = <T extends { readonly remedy: string | null }>(items: readonly T[]): T[] =>
+    items.every((x) => x.remedy !== undefined) ? (items as T[]) : items.map((x) => ({ ...x, remedy: x.remedy ?? null }));
+  const findings = withRemedy(stored.findings);
+  const thresholds: Thresholds = { ...DEFAULT_THRESHOLDS, ...stored.thresholds };
+  const groups =
+    (stored as Partial<AnalysisSummary>).findingGroups ?? groupFindings(findings, { minShare: thresholds.findingGroupMinShare, idleWindows: stored.idle.windows });
+  const findingGroups = withRemedy(groups);
+  if (findings === stored.findings && findingGroups === stored.findingGroups && (stored.thresholds as Partial<Thresholds>).findingGroupMinShare !== undefined) return stored;
+  return { ...stored, findings, thresholds, findingGroups };
 }
 
 /** True when `value` looks like a summary (its schema field says so); the full check is parseSummary. */

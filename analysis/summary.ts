@@ -11,6 +11,7 @@ import type { DrawKind } from '../shared-schema/model.js';
 import type { Thresholds } from './thresholds.js';
 import type { PhaseTable } from './marks.js';
 import type { BlockSection, RaySection } from './trace-sections.js';
+import type { PassSection } from './passes.js';
 
 export const SUMMARY_SCHEMA = 'warptrace-summary';
 /**
@@ -272,6 +273,8 @@ export interface Finding {
   readonly shareOfFrame: number;
   /** False when it rests on cross-SM times that are not aligned. */
   readonly reliable: boolean;
+  /** What to do about it, plain text (remedies.ts); null in summaries stored before remedies. */
+  readonly remedy: string | null;
 }
 
 /** Findings of one kind and cause merged (finding-groups.ts): count, totals, members by id. */
@@ -302,6 +305,8 @@ export interface FindingGroup {
   readonly hidden: boolean;
   /** The members' ids in `findings`, costliest first. */
   readonly findingIds: string[];
+  /** The costliest member's remedy (null without one). */
+  readonly remedy: string | null;
 }
 
 export interface Reliability {
@@ -390,4 +395,6 @@ export interface AnalysisSummary {
   readonly phases?: PhaseTable;
   /** Only for a trace with ray events: per trace-rays call, launches, size and totals per event. */
   readonly rays?: RaySection;
+  /** Only for a trace with regions: the cost of each pass (passes.ts: span, busy time, warp-time, shares). */
+  readonly passes?: PassSection;
 }

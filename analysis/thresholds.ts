@@ -105,3 +105,11 @@ export function parseThresholdAssignments(assignments: readonly string[]): Thres
   }
   return resolveThresholds(overrides);
 }
+
+/** The thresholds of `t` that differ from their defaults, in THRESHOLD_DOCS order. */
+export function changedThresholds(t: Partial<Thresholds>): { readonly name: keyof Thresholds; readonly value: number; readonly defaultValue: number }[] {
+  return THRESHOLD_DOCS.flatMap((d) => {
+    const value = t[d.name];
+    return value !== undefined && value !== d.defaultValue ? [{ name: d.name, value, defaultValue: d.defaultValue }] : [];
+  });
+}

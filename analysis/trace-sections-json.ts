@@ -5,7 +5,7 @@
  */
 import { RAY_EVENTS } from '../shared-schema/ray-event-model.js';
 import { STAGES } from '../shared-schema/stages.js';
-import { arrayOf, bool, count, nullable, num, objectOf, oneOf, str, type Check } from './json-checks.js';
+import { arrayOf, bool, count, nullable, num, objectOf, oneOf, optional, recordOf, str, type Check } from './json-checks.js';
 
 const numOrNull = nullable(num);
 const clock = oneOf(['sm', 'device']);
@@ -42,6 +42,7 @@ export const BLOCK_SECTION_SHAPE: Check = objectOf({
   topOverall: count,
   dropped: num,
   unprofiledDraws: count,
+  skipped: optional(arrayOf(objectOf({ draw: count, why: str }))),
   overall: blockScope,
   draws: arrayOf(blockScope),
 });
@@ -77,3 +78,30 @@ const rayRow = objectOf({
 });
 
 export const RAY_SECTION_SHAPE: Check = objectOf({ cellsPerRow: count, dropped: num, uncountedTraversals: num, unprofiledLaunches: count, rows: arrayOf(rayRow) });
+
+const passCost = {
+  draws: count,
+  untracedDraws: count,
+  warps: count,
+  firstStartNs: numOrNull,
+  lastEndNs: numOrNull,
+  spanNs: numOrNull,
+  busyNs: numOrNull,
+  warpTimeNs: num,
+  shareOfFrame: numOrNull,
+  shareOfWarpTime: num,
+  stageWarpTimeNs: recordOf(num),
+};
+
+const passStat = objectOf(passCost, {
+  region: count,
+  label: str,
+  parent: nullable(count),
+  depth: count,
+  source: oneOf(['debug-label', 'render-pass']),
+  firstDraw: nullable(count),
+  lastDraw: nullable(count),
+});
+
+/** passes.ts's section (traces with regions). */
+export const PASS_SECTION_SHAPE: Check = objectOf({ frameSpanNs: num, frameWarpTimeNs: num, passes: arrayOf(passStat), outside: objectOf(passCost) });

@@ -10,6 +10,7 @@
 import type { BlockClock, Trace } from '../shared-schema/model.js';
 import { RAY_EVENTS, type RayEvent } from '../shared-schema/ray-event-model.js';
 import { blockTable, type BlockStat } from './blocks.js';
+import { skippedProfiles, type SkippedProfile } from './block-skips.js';
 import { phaseTable, type PhaseTable } from './marks.js';
 
 /** Lines listed per profiled draw, and over every profiled draw. */
@@ -37,6 +38,8 @@ export interface BlockSection {
   /** Block executions the GPU could not count; traced draws that got no row. */
   readonly dropped: number;
   readonly unprofiledDraws: number;
+  /** Traced draws the capture layer gave no profile, with why (block-skips.ts); absent when none, so other summaries are unchanged. */
+  readonly skipped?: readonly Pick<SkippedProfile, 'draw' | 'why'>[];
   readonly overall: BlockScope;
   /** One per profiled draw, ascending. */
   readonly draws: BlockScope[];
@@ -77,6 +80,7 @@ export function blockSection(trace: Trace): BlockSection | undefined {
   const profile = trace.blocks ?? null;
   if (profile === null) return undefined;
   const clocks = trace.device.clocks;
+  const skipped = skippedProfiles(trace.draws).map(({ draw, why }) => ({ draw, why }));
   const scope = (draw: number | null, top: number): BlockScope => {
     const t = blockTable(profile, clocks, { draws: draw === null ? null : new Set([draw]), by: 'line' });
     return { draw, entries: t.stats.length, totalTicks: { ...t.totalTicks }, top: t.stats.slice(0, top) };
@@ -88,6 +92,7 @@ export function blockSection(trace: Trace): BlockSection | undefined {
     topOverall: BLOCK_TOP_OVERALL,
     dropped: profile.dropped,
     unprofiledDraws: profile.unprofiledDraws,
+    ...(skipped.length > 0 && { skipped }),
     overall: scope(null, BLOCK_TOP_OVERALL),
     draws: profile.rows.map((row) => scope(row.draw, BLOCK_TOP_PER_DRAW)),
   };
@@ -132,6 +137,14 @@ export function withTraceSections<S extends TraceSections>(summary: S, trace: Tr
   return { ...rest, ...(blocks && { blocks }), ...(phases && { phases }), ...(rays && { rays }) } as S;
 }
 
+/** The block section cut to one draw: its scope, and its skipped entry only (none: no key). */
+function blockSectionOfDraw(blocks: BlockSection, draw: number): BlockSection {
+  const { skipped, overall, draws, ...head } = blocks;
+  const own = (skipped ?? []).filter((s) => s.draw === draw);
+  // The keys in blockSection's order.
+  return { ...head, ...(own.length > 0 && { skipped: own }), overall, draws: draws.filter((d) => d.draw === draw) };
+}
+
 /**
  * The sections as a report on draw `draw` has them: the per-draw lists cut to
  * that draw (blocks keep `overall`, the whole trace's, for context), the
@@ -148,7 +161,7 @@ export function sectionsOfDraw(sections: TraceSections, draw: number): TraceSect
     drawPhases = { phases: own, marks, warpsWithMarks, orphans: phases.orphans };
   }
   return {
-    ...(blocks && { blocks: { ...blocks, draws: blocks.draws.filter((d) => d.draw === draw) } }),
+    ...(blocks && { blocks: blockSectionOfDraw(blocks, draw) }),
     ...(drawPhases && { phases: drawPhases }),
     ...(rays && { rays: { ...rays, rows: rays.rows.filter((r) => r.draw === draw) } }),
   };

@@ -6,15 +6,22 @@
  * coloring as the page builds it (laneColoringSteps, 65,536 rows a step) and
  * its longest step, the most one step adds to a task of the page. Marks are
  * added to a quarter of the warps (two each, a third of them with some lanes
- * off) so the branch mode has work. Times are the best of 3 after a warm-up.
+ * off) so the branch mode has work; the draws are grouped in passes of 88 (a
+ * game-like frame: 5 M warps make 2,025 draws in 23 passes) for the pass mode.
+ * Then the warp filters' highlight (viewer/model/warp-filter.ts: a find
+ * filter, a duration range, both) whole and in steps of 65,536 rows.
+ * Times are the best of 3 after a warm-up.
  *   npm run bench:color-by               (1 M and 5 M warps)
  *   npm run bench:color-by -- 10000000   (sizes of your choice)
  */
 import { cpus } from 'node:os';
-import { synthesizeTrace, type MarkColumns, type Trace } from '../shared-schema/index.js';
+import { Stage, synthesizeTrace, type MarkColumns, type Trace } from '../shared-schema/index.js';
 import { colorClasses, markIdsOf, type ColorBy } from '../viewer/model/color-by.js';
 import { classPyramid, laneColoringSteps } from '../viewer/model/class-occupancy.js';
 import { buildLaneIndex } from '../viewer/model/lane-index.js';
+import { runSteps } from '../viewer/model/color-by.js';
+import { findDraws } from '../viewer/model/draw-search.js';
+import { stageMaskOfQuery, warpFilterSteps, type WarpFilters } from '../viewer/model/warp-filter.js';
 
 const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
 
@@ -54,10 +61,11 @@ function withMarks(t: Trace): Trace {
 }
 
 const table: string[][] = [];
+const filterTable: string[][] = [];
 for (const n of sizes.length > 0 ? sizes : [1_000_000, 5_000_000]) {
-  const trace = withMarks(synthesizeTrace({ warps: n, seed: 1 }));
+  const trace = withMarks(synthesizeTrace({ warps: n, seed: 1, drawsPerPass: 88 }));
   const index = buildLaneIndex(trace);
-  const modes: ColorBy[] = [{ kind: 'stage' }, { kind: 'lanes' }, { kind: 'branch', mark: 2 }];
+  const modes: ColorBy[] = [{ kind: 'stage' }, { kind: 'lanes' }, { kind: 'branch', mark: 2 }, { kind: 'draw' }, { kind: 'pass' }, { kind: 'duration' }, { kind: 'sm' }];
   const ids = best(() => markIdsOf(trace.marks));
   for (const by of modes) {
     const classes = best(() => colorClasses(trace, by));
@@ -65,16 +73,7 @@ for (const n of sizes.length > 0 ? sizes : [1_000_000, 5_000_000]) {
     let largest = index.lanes[0]!;
     for (const lane of index.lanes) if (lane.rowEnd - lane.rowBegin > largest.rowEnd - largest.rowBegin) largest = lane;
     const one = best(() => classPyramid(trace, largest, classes.value, 0));
-    const stepped = best(() => {
-      let longest = 0;
-      const steps = laneColoringSteps(trace, index, by, 0, null, 65_536);
-      for (;;) {
-        const t0 = performance.now();
-        const r = steps.next();
-        longest = Math.max(longest, performance.now() - t0);
-        if (r.done === true) return longest;
-      }
-    });
+    const stepped = best(() => longestStep(laneColoringSteps(trace, index, by, 0, null, 65_536)));
     table.push([
       trace.warps.count.toLocaleString('en-US'),
       by.kind,
@@ -85,9 +84,39 @@ for (const n of sizes.length > 0 ? sizes : [1_000_000, 5_000_000]) {
       `${stepped.ms.toFixed(0)} / ${stepped.value.toFixed(1)}`,
     ]);
   }
+  for (const [name, query, duration] of [
+    ['find pass:GBuffer', 'pass:GBuffer', false],
+    ['find stage:FS', 'stage:FS', false],
+    ['duration FS 256-512 ns', '', true],
+    ['both', 'pass:GBuffer', true],
+  ] as const) {
+    const draws = query === '' ? null : findDraws(trace, query);
+    const filters: WarpFilters = {
+      find: draws === null ? null : { draws, stageMask: stageMaskOfQuery(query), text: query },
+      duration: duration ? { stage: Stage.FS, draw: null, minNs: 256, maxNs: 512 } : null,
+      rows: null,
+    };
+    const whole = best(() => runSteps(warpFilterSteps(trace, filters, Infinity)));
+    const stepped = best(() => longestStep(warpFilterSteps(trace, filters, 65_536)));
+    filterTable.push([n.toLocaleString('en-US'), name, whole.value.count.toLocaleString('en-US'), whole.ms.toFixed(0), `${stepped.ms.toFixed(0)} / ${stepped.value.toFixed(1)}`]);
+  }
+}
+
+/** Runs steps to the end; the longest step, ms. */
+function longestStep<T>(steps: Generator<void, T>): number {
+  let longest = 0;
+  for (;;) {
+    const t0 = performance.now();
+    const r = steps.next();
+    longest = Math.max(longest, performance.now() - t0);
+    if (r.done === true) return longest;
+  }
 }
 
 console.log(`${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; best of 3, ms`);
 console.log('| warps | mode | class column | mark ids | class pyramids, all lanes | largest lane | in steps: all / longest step |');
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const row of table) console.log(`| ${row.join(' | ')} |`);
+console.log('\n| warps | filter | warps highlighted | whole | in steps: all / longest step |');
+console.log('| --- | --- | --- | --- | --- |');
+for (const row of filterTable) console.log(`| ${row.join(' | ')} |`);

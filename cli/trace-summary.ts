@@ -32,6 +32,10 @@ export interface DrawCount {
   readonly region?: string;
   /** Why the draw ran untraced (no warps), present only for such draws. */
   readonly untraced?: string;
+  /** Why the traced draw has no block profile (the layer skipped it), present only for such draws. */
+  readonly unprofiled?: string;
+  /** The barriers the capture layer saw recorded since the previous draw, present only when it saw some. */
+  readonly barriersBefore?: readonly string[];
 }
 
 export interface SmCount {
@@ -112,6 +116,8 @@ export function summarizeTrace(trace: Trace): TraceSummary {
     ...(d.pipeline === null ? {} : { pipeline: d.pipeline }),
     ...(d.region === null ? {} : { region: trace.regions[d.region]?.label ?? `region ${d.region}` }),
     ...(d.untraced == null ? {} : { untraced: d.untraced }),
+    ...(d.unprofiled == null ? {} : { unprofiled: d.unprofiled }),
+    ...(d.barriersBefore == null ? {} : { barriersBefore: d.barriersBefore }),
   }));
   const reorders = summarizeReorders(trace);
   return {

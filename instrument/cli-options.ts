@@ -113,9 +113,11 @@ ${(Object.keys(CUSTOM_ID_SOURCES) as CustomIdSource[]).map((s) => `             
                         the sampled warps' times and positions are real
   --position L          stages whose records carry the warp's screen position (word 3,
                         flag POSITION): fs (floor(gl_FragCoord.xy) of non-helper
-                        lanes), rgen (gl_LaunchIDEXT.xy), cs (gl_GlobalInvocationID.xy),
-                        or none (default fs,rgen, like the GLSL library); the lanes'
-                        bounding box via subgroup min/max, subgroups of up to 32 lanes
+                        lanes), rgen, rahit, rchit, rmiss, rint, rcall (gl_LaunchIDEXT.xy:
+                        the launch pixel), cs (gl_GlobalInvocationID.xy), or none
+                        (default fs and every ray-tracing stage, like the GLSL library);
+                        the lanes' bounding box via subgroup min/max, subgroups of up
+                        to 32 lanes
   --entry NAME          instrument only this entry point (repeatable; default all)
 Block profiles:
   --blocks              every basic block counts its warp executions, live lanes and

@@ -35,12 +35,18 @@ export type CustomIdSource = keyof typeof CUSTOM_ID_SOURCES;
 
 /**
  * Stages whose records may carry a screen position (RecordFlag.POSITION, shared-schema/position.ts):
- * fragment (floor(gl_FragCoord.xy) of non-helper lanes), ray generation (gl_LaunchIDEXT.xy),
- * compute (gl_GlobalInvocationID.xy). The GLSL library records FS and RAYGEN by default, CS when asked.
+ * fragment (floor(gl_FragCoord.xy) of non-helper lanes), every ray-tracing stage (gl_LaunchIDEXT.xy:
+ * the launch pixel each lane works for), compute (gl_GlobalInvocationID.xy). The GLSL library records
+ * FS and the ray-tracing stages by default, CS when asked.
  */
-export const POSITION_STAGES = ['FS', 'RAYGEN', 'CS'] as const satisfies readonly InstrumentedStage[];
+export const POSITION_STAGES = ['FS', ...RAY_TRACING_STAGES, 'CS'] as const satisfies readonly InstrumentedStage[];
 export type PositionStage = (typeof POSITION_STAGES)[number];
-export const DEFAULT_POSITION_STAGES: readonly PositionStage[] = ['FS', 'RAYGEN'];
+/**
+ * Fragment and every ray-tracing stage: a ray-traced frame's screen panel then has SIMT efficiency per
+ * launch pixel for each stage without flags (a hit, miss or callable warp gathers lanes from many rays,
+ * so its footprint is the box of their launch pixels).
+ */
+export const DEFAULT_POSITION_STAGES: readonly PositionStage[] = ['FS', ...RAY_TRACING_STAGES];
 
 export const DEFAULT_CUSTOM_IDS: Readonly<Record<InstrumentedStage, CustomIdSource>> = {
   VS: 'vertex-index',

@@ -3,8 +3,10 @@ import { RecordFlag } from '../shared-schema/raw-layout.js';
 import type { InstrumentResult } from './instrument.js';
 import { isRayTracingStage, type InstrumentOptions } from './options.js';
 
-/** Where a position's pixel comes from, per stage that records one. */
-const PIXEL_SOURCE: Partial<Record<string, string>> = { FS: 'gl_FragCoord.xy', RAYGEN: 'gl_LaunchIDEXT.xy', CS: 'gl_GlobalInvocationID.xy' };
+/** Where a position's pixel comes from, per stage that records one (every ray-tracing stage: the launch id). */
+function pixelSource(stage: string): string {
+  return stage === 'FS' ? 'gl_FragCoord.xy' : stage === 'CS' ? 'gl_GlobalInvocationID.xy' : 'gl_LaunchIDEXT.xy';
+}
 
 export function describeResult(output: string, result: InstrumentResult, options: InstrumentOptions): string {
   const version = result.inputVersion === result.outputVersion ? `SPIR-V ${result.outputVersion}` : `SPIR-V ${result.inputVersion} -> ${result.outputVersion}`;
@@ -14,7 +16,7 @@ export function describeResult(output: string, result: InstrumentResult, options
     const record = e.subgroup === 'none' ? 'one record per invocation' : `one record per warp${e.subgroup === 'khr-ballot' ? ' (SPV_KHR_shader_ballot)' : ''}`;
     const clocks = [(e.flags & RecordFlag.SM_CLOCK) !== 0 ? 'SM clock' : null, (e.flags & RecordFlag.DEVICE_CLOCK) !== 0 ? 'device clock' : null].filter((c) => c !== null).join(' + ');
     const sampled = e.sampleEvery > 1 ? ` (sampled: one ${e.subgroup === 'none' ? 'invocation' : 'warp'} in ${e.sampleEvery} records)` : '';
-    const position = e.position ? `, screen position (${PIXEL_SOURCE[e.stage] ?? 'its pixel'}${e.subgroup === 'none' ? '' : ', subgroups up to 32 lanes'})` : '';
+    const position = e.position ? `, screen position (${pixelSource(e.stage)}${e.subgroup === 'none' ? '' : ', subgroups up to 32 lanes'})` : '';
     lines.push(`  ${e.stage.padEnd(3)} "${e.name}": ${record}${sampled}, ${clocks}, ${e.smBuiltins ? 'SM id and warp slot' : 'no SM id'}, custom id ${e.customId}${position}`);
   }
   for (const note of result.notes) lines.push(`  note: ${note}`);

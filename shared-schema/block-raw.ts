@@ -95,7 +95,8 @@ function readBlockMetadata(value: unknown, drawCount: number): BlockMetadata {
 /**
  * The block section of a .wtraw: `section` the BLOCK_BYTES after the
  * records (empty when none), `blocks` the metadata's key. Null when the file
- * has neither; one without the other is refused.
+ * has neither; one without the other is refused, unless the key describes
+ * an empty profile (no module, no cell), which has no section.
  */
 export function readBlockSection(section: Uint8Array, blocks: unknown, drawCount: number): RawBlockSection | null {
   if (blocks === undefined || blocks === null) {
@@ -103,9 +104,10 @@ export function readBlockSection(section: Uint8Array, blocks: unknown, drawCount
     return null;
   }
   const meta = readBlockMetadata(blocks, drawCount);
-  if (section.length === 0) fail('bad-value', 'header.blockBytes', `0, but ${FIELD} describes a block profile`);
   let expected = meta.cells * BLOCK_CELL_BYTES;
   for (const m of meta.modules) expected += paddedSection(m.bytes);
+  // A profile no draw got a row in (every draw untraced, or traced without one) holds no module and no cell: no section.
+  if (section.length === 0 && expected > 0) fail('bad-value', 'header.blockBytes', `0, but ${FIELD} describes a block profile`);
   if (section.length !== expected) {
     fail('size-mismatch', 'header.blockBytes', `${section.length} bytes, but ${FIELD} describes ${expected} (modules padded to 8 bytes, then ${meta.cells} cells of ${BLOCK_CELL_BYTES})`);
   }

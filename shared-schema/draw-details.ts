@@ -7,7 +7,7 @@
  * without these details writes exactly the bytes it did before they existed.
  */
 import { MAX_DRAWS, describeValue, fail } from './errors.js';
-import { type Obj, readArray, readEnum, readInteger, readNullableInteger, readObject, readOptionalString, readString } from './fields.js';
+import { type Obj, checkWellFormed, readArray, readEnum, readInteger, readNullableInteger, readObject, readOptionalString, readString } from './fields.js';
 import {
   DRAW_PARAM_NAMES,
   type CaptureInfo,
@@ -26,6 +26,9 @@ import { MAX_TARGET_SIZE } from './position.js';
 export const MAX_REGIONS = MAX_DRAWS;
 /** Largest list of skipped work (and of notes) a layer record may hold. */
 export const MAX_SKIPPED = 100_000;
+/** Largest barriersBefore list a draw may hold (the layer writes at most 8), and longest entry. */
+export const MAX_BARRIERS_BEFORE = 64;
+export const MAX_BARRIER_LENGTH = 1024;
 
 const U32_MAX = 0xffffffff;
 const INT32_MIN = -0x80000000;
@@ -62,16 +65,42 @@ function readNullableString(o: Obj, key: string, field: string): string | null {
   return o[key] === undefined || o[key] === null ? null : readString(o, key, field);
 }
 
-/** A draw's call details, target and why it ran untraced (each null when absent); `regionCount` is the trace's, which the draw's region must be below. */
-export function readDrawDetails(o: Obj, field: string, regionCount: number): Pick<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target' | 'untraced'> {
+/**
+ * A draw's call details, target, why it ran untraced, why it has no block profile and the barriers before it (each null when absent);
+ * `regionCount` is the trace's, which the draw's region must be below.
+ */
+export function readDrawDetails(
+  o: Obj,
+  field: string,
+  regionCount: number,
+): Pick<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target' | 'untraced' | 'unprofiled' | 'barriersBefore'> {
+  const untraced = readNullableString(o, 'untraced', field);
+  const unprofiled = readNullableString(o, 'unprofiled', field);
+  // An untraced draw has no warps, so no block profile the layer could have skipped: its reason is `untraced`.
+  if (untraced !== null && unprofiled !== null) fail('bad-value', `${field}.unprofiled`, 'set on a draw that ran untraced (its reason is `untraced`)');
   return {
     call: readNullableString(o, 'call', field),
     pipeline: readNullableString(o, 'pipeline', field),
     region: o['region'] === undefined || o['region'] === null ? null : readIndexBelow(o, 'region', field, regionCount),
     params: readDrawParams(o['params'], `${field}.params`),
     target: readRenderTarget(o['target'], `${field}.target`),
-    untraced: readNullableString(o, 'untraced', field),
+    untraced,
+    unprofiled,
+    barriersBefore: readBarriersBefore(o, field),
   };
+}
+
+/** The barriers the layer saw before a draw (absent or null: none known): strings, the list's length checked before it is read. */
+function readBarriersBefore(o: Obj, field: string): readonly string[] | null {
+  if (o['barriersBefore'] === undefined || o['barriersBefore'] === null) return null;
+  const list = readArray(o, 'barriersBefore', field, MAX_BARRIERS_BEFORE);
+  return list.map((entry, k): string => {
+    const f = `${field}.barriersBefore[${k}]`;
+    if (typeof entry !== 'string') fail('bad-type', f, `expected a string, got ${describeValue(entry)}`);
+    if (entry.length > MAX_BARRIER_LENGTH) fail('too-large', f, `string of ${entry.length} characters exceeds ${MAX_BARRIER_LENGTH}`);
+    checkWellFormed(entry, f);
+    return entry;
+  });
 }
 
 /** A draw's render target `{ width, height }` (absent or null: unknown); keys besides those two are ignored. */
@@ -131,6 +160,8 @@ export function storedDraw(d: DrawInfo): object {
     ...(d.params == null ? {} : { params: storedParams(d.params) }),
     ...(d.target == null ? {} : { target: { width: d.target.width, height: d.target.height } }),
     ...(d.untraced == null ? {} : { untraced: d.untraced }),
+    ...(d.unprofiled == null ? {} : { unprofiled: d.unprofiled }),
+    ...(d.barriersBefore == null ? {} : { barriersBefore: [...d.barriersBefore] }),
   };
 }
 

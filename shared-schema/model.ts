@@ -272,6 +272,22 @@ export interface DrawInfo {
    * call, counts, region and timestamps are still the capture's.
    */
   readonly untraced: string | null;
+  /**
+   * Why a traced draw has no block profile although the capture asked for
+   * one: the capture layer traced it without ("shaders VS 0x… + FS 0x…:
+   * shader objects are traced without a block profile …"); null otherwise.
+   * Its warps are in the trace, only its block counts are missing. Never
+   * set together with `untraced`.
+   */
+  readonly unprofiled: string | null;
+  /**
+   * The pipeline barriers and event waits the capture layer saw the app record
+   * between the frame's previous draw and this one, each as one line
+   * ("vkCmdPipelineBarrier(COLOR_ATTACHMENT_OUTPUT → FRAGMENT_SHADER, 1 image)";
+   * a last "+N more" counts those left out); null when none was recorded or
+   * the trace predates the field.
+   */
+  readonly barriersBefore: readonly string[] | null;
 }
 
 /** Width and height of a draw's render target (or launch / dispatch grid), in pixels (invocations), each at least 1. */
@@ -285,8 +301,8 @@ export interface RenderTarget {
  * target may be left out (they read as null), so producers that know none
  * need not name them.
  */
-export type DrawInput = Omit<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target' | 'untraced'> &
-  Partial<Pick<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target' | 'untraced'>>;
+export type DrawInput = Omit<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target' | 'untraced' | 'unprofiled' | 'barriersBefore'> &
+  Partial<Pick<DrawInfo, 'call' | 'pipeline' | 'region' | 'params' | 'target' | 'untraced' | 'unprofiled' | 'barriersBefore'>>;
 
 /** Where a region came from: VK_EXT_debug_utils begin/end labels, or a render pass (or dynamic rendering) scope. */
 export type RegionSource = 'debug-label' | 'render-pass';

@@ -7,13 +7,14 @@
  *
  * Packing (bits): x0 0-12, y0 13-25, log2 width 26-28, log2 height 29-31.
  * (x0, y0) is the smallest x and smallest y over the warp's active lanes, in
- * pixels (fragment: gl_FragCoord.xy; ray generation: gl_LaunchIDEXT.xy;
+ * pixels (fragment: gl_FragCoord.xy; every ray-tracing stage: gl_LaunchIDEXT.xy;
  * compute: gl_GlobalInvocationID.xy). The footprint is the lanes' bounding box
  * rounded up to powers of two: [x0, x0 + 2^lw) x [y0, y0 + 2^lh), with
  * lw = ceil(log2(maxX - x0 + 1)) capped at 7 (128 px), likewise lh. It covers
- * every active lane's pixel (spans up to 128 px) and may reach a little past
- * them (a span of 3 becomes 4). Targets up to 8190 x 8190 pixels; a lane past
- * that records NO_POSITION.
+ * every active lane's pixel (spans up to 128 px; a wider one, as hit and miss
+ * warps of rays far apart have, is cut at 128) and may reach a little past
+ * them (a span of 3 becomes 4). Targets up to 8190 x 8190 pixels; lanes whose
+ * smallest x or y is past that record NO_POSITION.
  */
 
 /** Position word of a warp without a recorded position (all ones: x0 = y0 = 8191). */

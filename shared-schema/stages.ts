@@ -82,3 +82,9 @@ export function parseStageName(name: string): StageCode | undefined {
 export function stageCssColor(code: number): string {
   return `#${stageInfo(code).color.toString(16).padStart(6, '0')}`;
 }
+
+/** The UI's name for a stage given by name ("RAYGEN" → "RGen", as legends and chips say); an unknown name as it is. */
+export function stageLabelOf(name: string): string {
+  const code = parseStageName(name);
+  return code === undefined ? name : stageInfo(code).label;
+}

@@ -174,7 +174,13 @@ export function rawCaptureOf(truth: Trace, model: RawClockModel): { raw: RawCapt
 
 /** A draw's call details as a capture layer writes them (none when unknown). */
 function rawDrawDetails(draw: DrawInfo): object {
-  const target = { ...(draw.target === null ? {} : { target: draw.target }), ...(draw.untraced === null ? {} : { untraced: draw.untraced }) };
+  const target = {
+    ...(draw.target === null ? {} : { target: draw.target }),
+    ...(draw.untraced === null ? {} : { untraced: draw.untraced }),
+    // == null: a draw cast from a shape older than the key lacks it.
+    ...(draw.unprofiled == null ? {} : { unprofiled: draw.unprofiled }),
+    ...(draw.barriersBefore == null ? {} : { barriersBefore: draw.barriersBefore }),
+  };
   if (draw.call === null && draw.pipeline === null && draw.region === null && draw.params === null) return target;
   return { call: draw.call, pipeline: draw.pipeline, region: draw.region, params: draw.params, ...target };
 }

@@ -187,6 +187,8 @@ export function wtrawHeader(parsed: ParsedWtraw, times: CalibrationResult, shift
     params: d.params,
     target: d.target,
     untraced: d.untraced,
+    unprofiled: d.unprofiled,
+    barriersBefore: d.barriersBefore,
   }));
   const { originDevice } = parsed;
   const nsPerTick = meta.deviceClockNsPerTick;

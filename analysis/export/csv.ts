@@ -7,10 +7,11 @@ import type { AnalysisSummary, DrawStageSummary, DurationStats, Finding } from '
 import { groupFindings, groupMembers } from '../finding-groups.js';
 import { tableChunks, type Cell } from './csv-table.js';
 import { blockRows, BLOCK_COLUMNS, phaseRows, PHASE_COLUMNS, rayRows, RAY_COLUMNS } from './csv-sections.js';
+import { passRows, PASS_COLUMNS } from './passes-report.js';
 
-/** The last three are the summary's optional sections: a summary without the section gives the header alone. */
-export type CsvTable = 'stages' | 'draws' | 'draw-stages' | 'findings' | 'blocks' | 'phases' | 'rays';
-export const CSV_TABLES: readonly CsvTable[] = ['stages', 'draws', 'draw-stages', 'findings', 'blocks', 'phases', 'rays'];
+/** The last four are the summary's optional sections: a summary without the section gives the header alone. */
+export type CsvTable = 'stages' | 'draws' | 'draw-stages' | 'findings' | 'blocks' | 'phases' | 'rays' | 'passes';
+export const CSV_TABLES: readonly CsvTable[] = ['stages', 'draws', 'draw-stages', 'findings', 'blocks', 'phases', 'rays', 'passes'];
 
 function table(header: readonly string[], rows: Iterable<readonly Cell[]>): string {
   return Array.from(tableChunks(header, rows)).join('');
@@ -61,7 +62,7 @@ function* drawStageRows(summary: AnalysisSummary, draw?: number): Generator<Cell
 
 const FINDING_COLUMNS = [
   'id', 'kind', 'title', 'start_ns', 'end_ns', 'cost_ns', 'share_of_frame', 'sm', 'draw', 'stage', 'reliable', 'detail',
-  'group', 'group_title', 'group_count', 'group_total_ns', 'group_median_ns', 'group_share_of_frame', 'group_hidden',
+  'group', 'group_title', 'group_count', 'group_total_ns', 'group_median_ns', 'group_share_of_frame', 'group_hidden', 'remedy',
 ];
 
 const findingCells = (f: Finding): Cell[] => [f.id, f.kind, f.title, f.startNs, f.endNs, f.costNs, f.shareOfFrame, f.sm, f.draw, f.stage, f.reliable, f.detail];
@@ -82,11 +83,11 @@ function* findingRows(summary: AnalysisSummary, draw?: number): Generator<Cell[]
   for (const g of groups) {
     for (const f of groupMembers(g, findings)) {
       listed.add(f.id);
-      yield [...findingCells(f), g.id, g.title, g.count, g.totalNs, g.medianNs, g.shareOfFrame, g.hidden];
+      yield [...findingCells(f), g.id, g.title, g.count, g.totalNs, g.medianNs, g.shareOfFrame, g.hidden, f.remedy];
     }
   }
   // A finding no group names (a hand-edited summary): still listed, without a group.
-  for (const f of findings) if (!listed.has(f.id)) yield [...findingCells(f), null, null, null, null, null, null, null];
+  for (const f of findings) if (!listed.has(f.id)) yield [...findingCells(f), null, null, null, null, null, null, null, f.remedy];
 }
 
 export function stagesCsv(summary: AnalysisSummary): string {
@@ -124,6 +125,9 @@ export function summaryCsvChunks(summary: AnalysisSummary, which: CsvTable, draw
       return tableChunks(PHASE_COLUMNS, phaseRows(summary, draw));
     case 'rays':
       return tableChunks(RAY_COLUMNS, rayRows(summary, draw));
+    case 'passes':
+      // Passes are of the whole frame: --draw does not cut them.
+      return tableChunks(PASS_COLUMNS, passRows(summary));
   }
 }
 

@@ -18,6 +18,8 @@ export const MD_BLOCK_DRAWS = 10;
 export const MD_PHASES = 50;
 /** Trace-rays calls listed (those with the most trace calls, in draw order). */
 export const MD_RAY_ROWS = 50;
+/** Draws traced without a profile listed with their reasons. */
+export const MD_SKIPPED = 12;
 /** Characters of a line-less block's opcodes shown. */
 const TEXT_CHARS = 72;
 
@@ -45,10 +47,20 @@ function blockRows(scope: BlockScope): string[] {
   ];
 }
 
+/** The draws the capture layer traced without a profile, each with why (the first MD_SKIPPED, then counted). */
+function skippedLines(skipped: NonNullable<BlockSection['skipped']>, draws: DrawNames): string[] {
+  const them = skipped.length === 1 ? 'it' : 'them';
+  const lines = [`${plural(skipped.length, 'traced draw')} got no block profile: the capture layer skipped ${them}.`, ''];
+  for (const s of skipped.slice(0, MD_SKIPPED)) lines.push(`- Draw ${nameOf(draws, s.draw)}: ${mdText(s.why)}`);
+  if (skipped.length > MD_SKIPPED) lines.push(`- … ${n(skipped.length - MD_SKIPPED)} more: --format json`);
+  return lines;
+}
+
 function blockLines(b: BlockSection, draws: DrawNames, h: Heading): string[] {
   const lines = ['', `${h} Block profile`, ''];
   if (b.dropped > 0) lines.push(`> **Warning:** ${n(b.dropped)} block executions were dropped (their cells lay past the table): the counts are short.`, '');
   if (b.unprofiledDraws > 0) lines.push(`${plural(b.unprofiledDraws, 'traced draw')} got no row (the block table was full).`, '');
+  if (b.skipped !== undefined && b.skipped.length > 0) lines.push(...skippedLines(b.skipped, draws), '');
   const sub = h === '##' ? '###' : '####';
   if (h === '###') {
     // A draw's report: that draw's lines only.

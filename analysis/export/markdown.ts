@@ -4,14 +4,16 @@
  */
 import type { Delta, DrawDiff, SummaryDiff } from '../diff.js';
 import type { MatchHow } from '../draw-match.js';
-import { formatChange, formatNs, formatNumber, formatShare, smLabel } from '../format.js';
+import { formatChange, formatNs, formatNumber, formatShare, gapBeforeCell, gapBeforeText, smLabel } from '../format.js';
 import type { AnalysisSummary, DrawSummary, DurationStats, Finding, FindingGroup, StageSummary } from '../summary.js';
 import { groupFindings } from '../finding-groups.js';
+import { changedThresholds } from '../thresholds.js';
 import { mdText } from './escape.js';
 import { formatSmRanges } from '../../shared-schema/units.js';
 import { drawName, header, row } from './markdown-table.js';
 import { sectionLines } from './markdown-sections.js';
 import { sectionsOfDraw } from '../trace-sections.js';
+import { passMarkdownLines } from './passes-report.js';
 
 export interface MarkdownOptions {
   /** Only this draw. */
@@ -24,13 +26,13 @@ export interface MarkdownOptions {
 function overview(s: AnalysisSummary): string[] {
   const t = s.trace;
   const lines = [
-    `${mdText(t.device)} · ${t.warps} warps · ${t.draws} draws · ${s.frame.smsUsed} SMs used${t.smCount !== null ? ` of ${t.smCount}` : ''} · captured ${mdText(t.capturedAt)}`,
+    `${mdText(t.device)} · ${formatNumber(t.warps)} warps · ${formatNumber(t.draws)} draws · ${s.frame.smsUsed} SMs used${t.smCount !== null ? ` of ${t.smCount}` : ''} · captured ${mdText(t.capturedAt)}`,
     '',
     `Frame: ${formatNs(s.frame.spanNs)} from first warp to last; warp-time ${formatNs(s.frame.warpTimeNs)}; some draw open for ${formatNs(s.frame.drawBusyNs)}, ` +
       `some warp running for ${formatNs(s.frame.gpuBusyNs)} (no warp on any SM for ${formatNs(s.frame.drawBusyNs - s.frame.gpuBusyNs)} inside draws, ` +
       `${formatNs(s.frame.spanNs - s.frame.drawBusyNs)} between them).`,
   ];
-  if (t.dropped > 0) lines.push('', `**Dropped records: ${t.dropped} of ${t.recordsWritten}** (trace buffer full).`);
+  if (t.dropped > 0) lines.push('', `**Dropped records: ${formatNumber(t.dropped)} of ${formatNumber(t.recordsWritten)}** (trace buffer full).`);
   if (t.overheadRatio !== null) lines.push('', `Tracing overhead: frame time ×${t.overheadRatio.toFixed(3)} (traced vs plain, same run).`);
   for (const w of s.reliability.warnings) lines.push('', `> **Warning:** ${mdText(w)}`);
   return lines;
@@ -48,7 +50,7 @@ function groupRows(groups: readonly FindingGroup[], from: number): string[] {
       row([
         String(from + i),
         mdText(g.title),
-        String(g.count),
+        formatNumber(g.count),
         g.totalNs > 0 ? formatNs(g.totalNs) : '–',
         g.totalNs > 0 ? formatShare(g.shareOfFrame) : '–',
         `${formatNs(g.startNs)} – ${formatNs(g.endNs)}${g.sm !== null ? `, ${smLabel(g.sm)}` : ''}`,
@@ -84,20 +86,21 @@ function findingsSection(groups: readonly FindingGroup[], findings: readonly Fin
     const members = g.findingIds.flatMap((id) => byId.get(id) ?? []);
     const first = members[0];
     if (first === undefined) return;
+    const remedy = first.remedy !== null ? ` **What to do:** ${mdText(first.remedy)}` : '';
     if (members.length === 1) {
-      lines.push(`${i + 1}. ${mdText(first.detail)}`);
+      lines.push(`${i + 1}. ${mdText(first.detail)}${remedy}`);
       return;
     }
     const named = members.slice(0, MAX_MD_MEMBERS).map((m) => `${mdText(m.title)} (at ${formatNs(m.startNs)})`);
     const more = members.length - named.length;
-    lines.push(`${i + 1}. ${named.join('; ')}${more > 0 ? `; and ${more} more` : ''}. The costliest: ${mdText(first.detail)}`);
+    lines.push(`${i + 1}. ${named.join('; ')}${more > 0 ? `; and ${more} more` : ''}. The costliest: ${mdText(first.detail)}${remedy}`);
   });
   return lines;
 }
 
 const DURATION_HEAD = ['Warps', 'Warp-time', 'Mean', 'Median', 'p90', 'p99', 'Max', 'σ', 'Active lanes', 'SMs'];
 const durationCells = (s: DurationStats) => [
-  String(s.warps),
+  formatNumber(s.warps),
   formatNs(s.totalNs),
   formatNs(s.meanNs),
   formatNs(s.medianNs),
@@ -160,13 +163,13 @@ function drawsSection(draws: readonly DrawSummary[], maxDraws: number): string[]
       row([
         drawName(d),
         d.kind,
-        String(d.warps),
+        formatNumber(d.warps),
         formatNs(d.firstStartNs),
         formatNs(d.spanNs),
         formatNs(d.warpTimeNs),
         formatNs(d.overlapNs),
         formatShare(d.hiddenShare, 0),
-        formatNs(d.gapBeforeNs),
+        gapBeforeCell(d.gapBeforeNs),
         formatNs(d.idleNs),
         d.stages.map((s) => s.stage).join(' '),
       ]),
@@ -177,8 +180,8 @@ function drawsSection(draws: readonly DrawSummary[], maxDraws: number): string[]
 
 function drawDetail(s: AnalysisSummary, d: DrawSummary): string[] {
   const lines = [
-    `Draw ${drawName(d)} (${d.kind}): ${d.warps} warps, span ${formatNs(d.spanNs)} from ${formatNs(d.firstStartNs)}, warp-time ${formatNs(d.warpTimeNs)}; ` +
-      `overlapped by other draws for ${formatNs(d.overlapNs)} (${formatShare(d.hiddenShare, 0)} hidden); gap before ${formatNs(d.gapBeforeNs)}; ` +
+    `Draw ${drawName(d)} (${d.kind}): ${formatNumber(d.warps)} warps, span ${formatNs(d.spanNs)} from ${formatNs(d.firstStartNs)}, warp-time ${formatNs(d.warpTimeNs)}; ` +
+      `overlapped by other draws for ${formatNs(d.overlapNs)} (${formatShare(d.hiddenShare, 0)} hidden); ${gapBeforeText(d.gapBeforeNs)}; ` +
       `no warp on any SM for ${formatNs(d.idleNs)} of its span.`,
     '',
     header(['Stage', ...DURATION_HEAD, 'Peak on one SM', 'Mean per SM'], ['l', ...DURATION_HEAD.map(() => 'r' as const), 'r', 'r']),
@@ -198,12 +201,13 @@ export function summaryToMarkdown(s: AnalysisSummary, options: MarkdownOptions =
     lines.push(`## Draw ${drawName(d)}`, '', ...drawDetail(s, d), ...sectionLines(sectionsOfDraw(s, d.index), s.draws, '###'));
   } else {
     // A loop, not push(...): maxDraws may let through every one of 150,000 draws.
-    for (const section of [findingsSection(s.findingGroups, s.findings, s.thresholds.findingGroupMinShare), [''], stagesSection(s.stages), [''], drawsSection(s.draws, options.maxDraws ?? 50), sectionLines(s, s.draws, '##')]) {
+    for (const section of [findingsSection(s.findingGroups, s.findings, s.thresholds.findingGroupMinShare), [''], stagesSection(s.stages), [''], passMarkdownLines(s.passes, '##', mdText), [''], drawsSection(s.draws, options.maxDraws ?? 50), sectionLines(s, s.draws, '##')]) {
       for (const line of section) lines.push(line);
     }
   }
-  lines.push('', '<details><summary>Thresholds</summary>', '');
-  for (const [name, value] of Object.entries(s.thresholds)) lines.push(`- \`${name}\` = ${value}`);
+  const changed = new Map(changedThresholds(s.thresholds).map((c) => [c.name as string, c.defaultValue]));
+  lines.push('', `<details><summary>Thresholds${changed.size > 0 ? ` (${changed.size} changed from the defaults)` : ''}</summary>`, '');
+  for (const [name, value] of Object.entries(s.thresholds)) lines.push(`- \`${name}\` = ${value}${changed.has(name) ? ` (default ${changed.get(name)})` : ''}`);
   lines.push('', '</details>', '');
   return lines.join('\n');
 }
@@ -226,8 +230,8 @@ export function diffToMarkdown(d: SummaryDiff, labels: { a: string; b: string } 
   const lines = [
     '# warptrace diff',
     '',
-    `- **${mdText(labels.a)}**: ${mdText(d.a.workload)} on ${mdText(d.a.device)}, ${d.a.warps} warps`,
-    `- **${mdText(labels.b)}**: ${mdText(d.b.workload)} on ${mdText(d.b.device)}, ${d.b.warps} warps`,
+    `- **${mdText(labels.a)}**: ${mdText(d.a.workload)} on ${mdText(d.a.device)}, ${formatNumber(d.a.warps)} warps`,
+    `- **${mdText(labels.b)}**: ${mdText(d.b.workload)} on ${mdText(d.b.device)}, ${formatNumber(d.b.warps)} warps`,
     '',
   ];
   for (const w of d.warnings) lines.push(`> **Warning:** ${mdText(w)}`, '');

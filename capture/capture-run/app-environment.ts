@@ -28,7 +28,7 @@ export interface CaptureSelection {
   readonly capacity: number | null;
   /** One fragment warp in N records (WARPTRACE_SAMPLE_FS); null or absent: every warp. */
   readonly sampleFs?: number | null;
-  /** Stages whose warps record a screen position ('fs', 'fs,cs', 'none'; WARPTRACE_POSITIONS); null or absent: the instrumenter's default (fragment). */
+  /** Stages whose warps record a screen position ('fs', 'fs,cs,rgen,chit', 'none'; WARPTRACE_POSITIONS); null or absent: the instrumenter's default (fragment and ray tracing). */
   readonly positions?: string | null;
   /** Block profiles (WARPTRACE_BLOCKS, _BLOCK_CELLS, _BLOCK_ROWS); null or absent: none. */
   readonly blocks?: BlockSelection | null;

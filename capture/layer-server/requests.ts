@@ -102,7 +102,7 @@ export function readInstrumentRequest(o: Fields): InstrumentRequest {
   if (typeof sampleFs !== 'number' || !Number.isInteger(sampleFs) || sampleFs < 1 || sampleFs > MAX_SAMPLE_FRAGMENT) {
     throw new RequestError(`"sampleFs" must be a whole number from 1 to ${MAX_SAMPLE_FRAGMENT}`);
   }
-  // Absent: the GLSL library's default (FS and RAYGEN); [] records none.
+  // Absent: the GLSL library's default (FS and every ray-tracing stage); [] records none.
   const positionValue = field(o, 'position') ?? DEFAULT_POSITION_STAGES;
   if (!Array.isArray(positionValue) || positionValue.some((s) => !(POSITION_STAGES as readonly unknown[]).includes(s))) {
     throw new RequestError(`"position" must be a list of stages among ${POSITION_STAGES.join(', ')}`);

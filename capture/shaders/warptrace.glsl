@@ -31,21 +31,13 @@
 //                      drivers run depth tests after the shader; set this when the
 //                      shader neither discards nor writes depth, so tracing keeps
 //                      early depth testing as in the plain twin.                 (0)
-//   WT_POSITION        0: record no screen position (below)                        (1)
+//   WT_POSITION        0: record no screen position                               (1)
 //                      The capture tool sets 0 where subgroups are wider than 32.
 //   WT_POSITION_COMPUTE 1: compute warps record one too (gl_GlobalInvocationID.xy) (0)
 //
-// Screen position: fragment and ray-generation warps (compute warps with
-// WT_POSITION_COMPUTE) record where their lanes were, in record word 3 with
-// the flag WT_FLAG_POSITION: the smallest x and y over the active lanes and
-// the bounding box's width and height rounded up to powers of two (up to 128
-// px), packed as shared-schema/position.ts says (WT_POS_*). A lane's pixel is
-// floor(gl_FragCoord.xy) (fragment: non-helper lanes only), gl_LaunchIDEXT.xy
-// (ray generation) or gl_GlobalInvocationID.xy (compute); the min and max come
-// from GL_KHR_shader_subgroup_arithmetic, or, per invocation (WT_SUBGROUP 0),
-// the record's own lane. A warp of a subgroup wider than 32 lanes (word 3 then
-// holds lanes 32..63) or with a lane past 8190 records none. The custom id
-// stays the shader's to choose. Only the default record (WT_VARIANT) has it.
+// Screen position: fragment warps and the warps of every ray-tracing stage
+// (compute warps with WT_POSITION_COMPUTE) record where their lanes were, in
+// record word 3: see warptrace_position.glsl.
 //
 // Discard: lanes that discard before wtEnd are missing from the record's mask;
 // a warp whose lanes all discard writes no record and is not counted. Call
@@ -122,9 +114,16 @@
 #ifndef WT_POSITION_COMPUTE
 #define WT_POSITION_COMPUTE 0
 #endif
+// The ray-tracing stages (glslang defines one of these per stage): their lanes' pixel is the launch id.
+#if defined(GL_RAY_GENERATION_SHADER_EXT) || defined(GL_INTERSECTION_SHADER_EXT) || defined(GL_ANY_HIT_SHADER_EXT) || \
+    defined(GL_CLOSEST_HIT_SHADER_EXT) || defined(GL_MISS_SHADER_EXT) || defined(GL_CALLABLE_SHADER_EXT)
+#define WT_RAY_TRACING_STAGE_ 1
+#else
+#define WT_RAY_TRACING_STAGE_ 0
+#endif
 // The stages that record a screen position (the default record only).
 #if WT_POSITION && WT_VARIANT == WT_VARIANT_RECORD && \
-    (defined(GL_FRAGMENT_SHADER) || defined(GL_RAY_GENERATION_SHADER_EXT) || (WT_POSITION_COMPUTE && defined(GL_COMPUTE_SHADER)))
+    (defined(GL_FRAGMENT_SHADER) || WT_RAY_TRACING_STAGE_ || (WT_POSITION_COMPUTE && defined(GL_COMPUTE_SHADER)))
 #define WT_POSITION_STAGE_ 1
 #else
 #define WT_POSITION_STAGE_ 0
@@ -132,7 +131,7 @@
 #if WT_POSITION_STAGE_ && WT_SUBGROUP
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #endif
-#if WT_POSITION_STAGE_ && defined(GL_RAY_GENERATION_SHADER_EXT)
+#if WT_POSITION_STAGE_ && WT_RAY_TRACING_STAGE_
 #extension GL_EXT_ray_tracing : require
 #endif
 #if defined(GL_FRAGMENT_SHADER) && defined(WT_EARLY_FRAGMENT_TESTS) && WT_EARLY_FRAGMENT_TESTS

@@ -1,15 +1,31 @@
 // warptrace_position.glsl: the screen position a warp records in word 3 (part of
 // warptrace.glsl, which includes it after its switches and wtLive_(); not for
 // including on its own). Packed as shared-schema/position.ts packPosition does.
+//
+// Fragment warps and the warps of every ray-tracing stage (compute warps with
+// WT_POSITION_COMPUTE) record where their lanes were, in record word 3 with
+// the flag WT_FLAG_POSITION: the smallest x and y over the active lanes and
+// the bounding box's width and height rounded up to powers of two (up to 128
+// px), packed as shared-schema/position.ts says (WT_POS_*). A lane's pixel is
+// floor(gl_FragCoord.xy) (fragment: non-helper lanes only), gl_LaunchIDEXT.xy
+// (ray generation, intersection, any-hit, closest-hit, miss, callable: the
+// launch pixel the lane works for) or gl_GlobalInvocationID.xy (compute); the
+// min and max come from GL_KHR_shader_subgroup_arithmetic, or, per invocation
+// (WT_SUBGROUP 0), the record's own lane. A warp of a subgroup wider than 32
+// lanes (word 3 then holds lanes 32..63) or with a lane past 8190 records
+// none. The custom id stays the shader's to choose. Only the default record
+// (WT_VARIANT) has it. Hit, miss and callable warps gather lanes from many
+// rays: their box may be wide, and past 128 px it is cut to 128 from its
+// smallest x or y.
 #ifndef WARPTRACE_POSITION_GLSL
 #define WARPTRACE_POSITION_GLSL
 
 #if WT_POSITION_STAGE_
-// This invocation's pixel (ray generation: launch cell; compute: grid cell).
+// This invocation's pixel (ray tracing: launch cell; compute: grid cell).
 uvec2 wtPixel_() {
 #if defined(GL_FRAGMENT_SHADER)
   return uvec2(gl_FragCoord.xy);
-#elif defined(GL_RAY_GENERATION_SHADER_EXT)
+#elif WT_RAY_TRACING_STAGE_
   return gl_LaunchIDEXT.xy;
 #else
   return gl_GlobalInvocationID.xy;

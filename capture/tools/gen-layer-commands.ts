@@ -10,7 +10,7 @@
  * (`VK_VERSION_1_3`, `VK_EXT_multi_draw`...) that declares it, so the output
  * compiles against older headers too. Commands that need more than forwarding
  * (binds, draws, dispatches, render passes, labels, secondaries) are written by
- * hand in capture/layer/src/commands.cpp, commands_regions.cpp, commands_rays.cpp and descriptor_buffers.cpp and listed in HAND_WRITTEN.
+ * hand in capture/layer/src/commands.cpp, commands_regions.cpp, commands_rays.cpp, descriptor_buffers.cpp and barriers.cpp and listed in HAND_WRITTEN.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -66,6 +66,12 @@ export const HAND_WRITTEN = new Set([
   'vkCmdDebugMarkerBeginEXT',
   'vkCmdDebugMarkerEndEXT',
   'vkCmdDebugMarkerInsertEXT',
+  'vkCmdPipelineBarrier',
+  'vkCmdPipelineBarrier2',
+  'vkCmdPipelineBarrier2KHR',
+  'vkCmdWaitEvents',
+  'vkCmdWaitEvents2',
+  'vkCmdWaitEvents2KHR',
 ]);
 
 export interface CommandPrototype {

@@ -72,6 +72,7 @@ export function missingSection(summary: AnalysisSummary, table: CsvTable): strin
   if (table === 'blocks' && summary.blocks === undefined) return 'no block profile for --table blocks (capture with --blocks)';
   if (table === 'phases' && summary.phases === undefined) return 'no marks for --table phases (capture with wtMark or --marks)';
   if (table === 'rays' && summary.rays === undefined) return 'no ray events for --table rays (capture with --ray-events)';
+  if (table === 'passes' && summary.passes === undefined) return 'no regions for --table passes (capture with the capture layer: debug labels or render passes)';
   return null;
 }
 

@@ -1,4 +1,5 @@
 import { blockTable, type BlockGrouping, type BlockStat, type BlockTable } from '../../analysis/blocks.js';
+import { profileRefusal, skippedProfiles, type SkippedProfile } from '../../analysis/block-skips.js';
 import { csvField, mdText } from '../../analysis/export/escape.js';
 import { formatNs, formatShare } from '../../analysis/format.js';
 import { InputError, UsageError, parseCommandArgs, reportFormat, type Command } from '../command.js';
@@ -21,7 +22,9 @@ count per invocation), the clock ticks from entering the block to entering
 the next, their share of the draws' ticks, and that time in ns (SM cycles
 through the calibrated SM clock rate). Blocks without line information show
 their instructions' opcode names. Draws without a row (the table was full)
-are counted, never hidden.
+are counted, never hidden; draws the capture layer traced without a profile
+(shader objects, descriptor buffers, ray-tracing pipeline libraries) are
+listed with why.
 
 Options:
   --draw N|A..B   only draw N, or draws A to B (inclusive); default: all
@@ -57,7 +60,10 @@ Exit status: 0 ok, 1 unreadable file, no block profile, or no such draw,
 
     const trace = readTraceFile(positionals[0]!);
     const profile = trace.blocks ?? null;
-    if (profile === null) throw new InputError(`${positionals[0]}: no block profile (capture with instrument --blocks)`);
+    if (profile === null) {
+      const refusal = profileRefusal(trace.capture.layer);
+      throw new InputError(`${positionals[0]}: no block profile (${refusal ?? 'capture with instrument --blocks'})`);
+    }
     if (range !== null && range[0] >= trace.draws.length) {
       throw new InputError(`no draw ${range[0]}: the trace has ${trace.draws.length} draw${trace.draws.length === 1 ? '' : 's'}`);
     }
@@ -67,7 +73,7 @@ Exit status: 0 ok, 1 unreadable file, no block profile, or no such draw,
     if (format === 'json') io.out(JSON.stringify({ by, ...table, stats: shown }, null, 2));
     else if (format === 'csv') io.out(csvLines(shown, by).join('\n'));
     else if (format === 'md') io.out(markdown(table, shown, by));
-    else io.out([...headLines(table), '', formatTable(HEADERS(by), shown.map((s) => cells(s, by)))].join('\n'));
+    else io.out([...headLines(table), ...skippedLines(skippedProfiles(trace.draws, draws)), '', formatTable(HEADERS(by), shown.map((s) => cells(s, by)))].join('\n'));
     return 0;
   },
 };
@@ -110,6 +116,18 @@ function headLines(t: BlockTable): string[] {
   if (t.missingDraws.length > 0) lines.push(`without a row (not profiled or untraced): ${ranges(t.missingDraws)}`);
   if (t.unprofiledDraws > 0) lines.push(`${t.unprofiledDraws.toLocaleString('en-US')} draws of the capture got no row (the block table was full)`);
   if (t.dropped > 0) lines.push(`${t.dropped.toLocaleString('en-US')} block executions dropped (their cells lay past the table): the counts are short`);
+  return lines;
+}
+
+/** Skipped profiles listed in full up to this many, then counted. */
+const SKIPPED_LISTED = 12;
+
+/** The draws the capture layer traced without a profile, each with why: their rows are missing for that reason. */
+function skippedLines(skipped: readonly SkippedProfile[]): string[] {
+  if (skipped.length === 0) return [];
+  const lines = [`traced without a block profile (the capture layer skipped it): ${skipped.length.toLocaleString('en-US')} draw${skipped.length === 1 ? '' : 's'}`];
+  for (const s of skipped.slice(0, SKIPPED_LISTED)) lines.push(`  #${s.draw} ${s.label}: ${s.why}`);
+  if (skipped.length > SKIPPED_LISTED) lines.push(`  … ${skipped.length - SKIPPED_LISTED} more`);
   return lines;
 }
 

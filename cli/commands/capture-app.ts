@@ -52,14 +52,18 @@ into OUT. The app's stdout goes to stderr, so stdout carries only the summary.
                          to cut the cost of tracing: the others still read their clocks
                          but skip the record. FS warp counts are then ~1/N of the real
                          ones; the sampled warps' times and positions are real
-  --positions LIST       warps that record their screen position: fs, cs (comma-separated)
-                         or none (default fs: fragment warps; positions cost ~10% of a
-                         light fragment-bound frame on the H100, see bench/RESULTS.md)
+  --positions LIST       warps that record their screen position: fs, cs, rgen, ahit, chit,
+                         miss, rint, call (comma-separated; the ray-tracing stages' pixel
+                         is the launch id) or none (default fs and every ray-tracing
+                         stage; positions cost ~10% of a light fragment-bound frame on
+                         the H100, see bench/RESULTS.md)
   --blocks               block profiles: per basic block of each traced shader, per draw,
                          warp executions, live lanes and clock ticks (the instrumenter's
                          --blocks; graphics pipelines, whole or linked from libraries,
                          compute, and ray-tracing pipelines without libraries; see
-                         \`warptrace blocks\`)
+                         \`warptrace blocks\`). Shader objects, descriptor-buffer pipelines
+                         and ray-tracing pipelines linking libraries are traced without
+                         one: a note says so, and each such draw says why (info, blocks)
   --block-cells N        cells of the block table (1..67108864; default 262144, 8 MiB):
                          one per basic block of each profiled draw; the GPU counts into
                          up to 64 copies of it (256 MiB at most), summed when written
@@ -226,11 +230,14 @@ function parseBlocks(blocks: boolean, cells: string | undefined, rows: string | 
   return { cells: cells === undefined ? null : wholeNumber(cells, '--block-cells', 1, 1 << 26), perPipeline: rows === 'pipeline' };
 }
 
-/** --positions: 'none', or stages among fs and cs (the stages the layer traces that can record a position). */
+/** The stages whose warps can record a position, as --stages names them: fragment, compute and the ray-tracing stages. */
+const POSITION_LAYER_STAGES = ['fs', 'cs', 'rgen', 'ahit', 'chit', 'miss', 'rint', 'call'] as const satisfies readonly (typeof LAYER_STAGES)[number][];
+
+/** --positions: 'none', or stages among POSITION_LAYER_STAGES. */
 export function parsePositions(text: string): string {
   const list = text.split(',').map((s) => s.trim().toLowerCase());
   if (list.length === 1 && list[0] === 'none') return 'none';
-  const bad = list.find((s) => s !== 'fs' && s !== 'cs');
-  if (bad !== undefined) throw new UsageError(`--positions: expected fs, cs (comma-separated) or none, got "${bad}"`);
+  const bad = list.find((s) => !(POSITION_LAYER_STAGES as readonly string[]).includes(s));
+  if (bad !== undefined) throw new UsageError(`--positions: expected ${POSITION_LAYER_STAGES.join(', ')} (comma-separated) or none, got "${bad}"`);
   return [...new Set(list)].join(',');
 }

@@ -5,7 +5,8 @@
  * Ray metrics (analysis/ray-*.ts) draw a trace-rays draw's ray events per
  * launch pixel instead (export-screen-rays.ts).
  */
-import { busiestTargetDraw, drawSet, imageSize, positionedWarpsPerDraw, screenColumns, stageSet } from '../../analysis/screen-columns.js';
+import { busiestTargetDraw, drawSet, imageSize, positionedWarpsPerDraw, positionedWarpsPerStage, screenColumns, stageSet } from '../../analysis/screen-columns.js';
+import { footprintSpread, spreadNotes } from '../../analysis/screen-spread.js';
 import { SCREEN_METRICS, isScreenMetric, type ScreenLegend, type ScreenMetric } from '../../analysis/screen-metric.js';
 import { screenOrder } from '../../analysis/screen-order.js';
 import { screenImage } from '../../analysis/screen-raster.js';
@@ -40,9 +41,13 @@ export const SCREEN_HELP = `  --screen METRIC -o OUT.png
                    trace-rays draw with the most rays that makes a picture)
   --until NS       --screen, warp metrics: only warps started by NS (ns since
                    the capture origin): the frame as it stood then
-  --stage S[,S]    --screen, warp metrics: only warps of these stages (RAYGEN,
-                   RAYGEN_REORDERED, FS, CS: those that record positions);
-                   lanes of RAYGEN is ray generation's SIMT efficiency`;
+  --stage S[,S]    --screen, warp metrics: only warps of these stages (those
+                   that record positions: FS, CS, and every ray-tracing stage:
+                   RAYGEN, RAYGEN_REORDERED, INTERSECTION, ANY_HIT, CLOSEST_HIT,
+                   MISS, CALLABLE, at their lanes' launch pixels); lanes of one
+                   stage is its SIMT efficiency. A warning says when a stage's
+                   lanes fill little of their footprints (hit and miss warps
+                   gather rays from far-apart pixels)`;
 
 export interface ScreenExportSpec {
   readonly metric: ScreenMetric | RayScreenMetric;
@@ -93,7 +98,7 @@ export interface ScreenExport {
   readonly legend: ScreenLegend;
   /** What the image shows: "1,234 warps of draws 0-14, 16", "draw 3's launch (2 launches, cells of 2 × 2 px)". */
   readonly what: string;
-  /** What to keep in mind reading it (printed as warnings): lower bounds, short counts. */
+  /** What to keep in mind reading it (printed as warnings): lower bounds, short counts, footprints their lanes fill little of. */
   readonly warnings: readonly string[];
 }
 
@@ -103,16 +108,26 @@ export function renderScreenExport(trace: Trace, spec: ScreenExportSpec, file: s
   if (isRayScreenMetric(metric)) return renderRayExport(trace, metric, spec.draw, file);
   const cols = screenColumns(trace.warps);
   if (cols === null) throw new InputError(`${file}: the trace records no screen positions (warps.position), so it has no screen image`);
-  const counts = positionedWarpsPerDraw(cols, trace.draws.length);
+  const stageMask = stageSet(spec.stages);
+  if (stageMask !== null) {
+    // Before anything else: a trace whose hit or miss shaders recorded no position (captured with --position rgen, or before they could).
+    const perStage = positionedWarpsPerStage(cols);
+    if (spec.stages.every((s) => perStage[s] === 0)) {
+      const positioned = STAGES.filter((s) => perStage[s.code]! > 0).map((s) => s.name);
+      throw new InputError(`--stage ${spec.stages.map((s) => STAGES[s]!.name).join(',')}: no warp of ${spec.stages.length === 1 ? 'that stage' : 'those stages'} has a screen position (stages with positions: ${positioned.join(', ')})`);
+    }
+  }
+  // The busiest target of the stages asked for (a ray-traced pass's launch, not the raster target beside it).
+  const counts = positionedWarpsPerDraw(cols, trace.draws.length, stageMask);
   let mask: Uint8Array;
   if (spec.draw !== undefined) {
     if (spec.draw >= trace.draws.length) throw new InputError(`--draw ${spec.draw}: the trace has ${trace.draws.length} draws (0-${trace.draws.length - 1})`);
-    if (counts[spec.draw] === 0) throw new InputError(`--draw ${spec.draw}: no warp of that draw has a screen position`);
+    if (counts[spec.draw] === 0) throw new InputError(`--draw ${spec.draw}: no warp of that draw${stageMask === null ? '' : ' and --stage'} has a screen position`);
     mask = drawSet(trace.draws, spec.draw, false);
   } else {
     mask = drawSet(trace.draws, busiestTargetDraw(trace.draws, counts), true);
   }
-  const order = screenOrder(cols, mask, stageSet(spec.stages));
+  const order = screenOrder(cols, mask, stageMask);
   const size = imageSize(trace.draws, cols, order.rows);
   const image = screenImage(cols, order, { metric, size, subgroupSize: trace.device.subgroupSize, untilNs: spec.untilNs ?? Infinity });
   const shown: number[] = [];
@@ -124,6 +139,6 @@ export function renderScreenExport(trace: Trace, spec: ScreenExportSpec, file: s
     height: image.height,
     legend: image.legend,
     what: `${image.shown.toLocaleString('en-US')} warps of draws ${formatRanges(shown)}${stages}`,
-    warnings: [],
+    warnings: spreadNotes(footprintSpread(cols, order.rows)),
   };
 }

@@ -7,9 +7,10 @@ import { diffCommand } from './diff.js';
 import { exportCommand } from './export.js';
 import { infoCommand } from './info.js';
 import { instrumentCommand } from './instrument.js';
+import { passesCommand } from './passes.js';
 import { phasesCommand } from './phases.js';
 import { queryCommand } from './query.js';
 import { raysCommand } from './rays.js';
 import { statsCommand } from './stats.js';
 
-export const COMMANDS: readonly Command[] = [infoCommand, statsCommand, blocksCommand, phasesCommand, raysCommand, queryCommand, exportCommand, diffCommand, convertCommand, captureCommand, instrumentCommand];
+export const COMMANDS: readonly Command[] = [infoCommand, statsCommand, passesCommand, blocksCommand, phasesCommand, raysCommand, queryCommand, exportCommand, diffCommand, convertCommand, captureCommand, instrumentCommand];

@@ -3,6 +3,7 @@ import { storedCapture, storedRegion } from '../../shared-schema/draw-details.js
 import { UsageError, parseCommandArgs, type Command } from '../command.js';
 import { DECODE_OPTIONS, formatBytes, readInputFile } from '../files.js';
 import { blockProfileLine } from '../../analysis/blocks.js';
+import { skippedProfiles } from '../../analysis/block-skips.js';
 import { markSummaryLine } from '../../analysis/marks.js';
 import { formatTable } from '../table.js';
 import { calibrationLines } from '../../analysis/calibration-quality.js';
@@ -23,8 +24,10 @@ outside their draw's GPU timestamps (files written before these were measured
 say "unknown"; their draw check is made on reading). Captures made by the
 Vulkan layer also list their labelled regions (the top-level ones), each
 draw's call and region, and the work the layer could not trace, with the
-draws that ran untraced and why. A trace with a block profile (instrument
---blocks) says how many draws and blocks it covers (see warptrace blocks);
+draws that ran untraced and why, and the draws after pipeline barriers
+the layer saw, with those barriers. A trace with a block profile (instrument
+--blocks) says how many draws and blocks it covers (see warptrace blocks),
+and lists the draws the layer traced without one, with why;
 one with marks (wtMark, instrument --marks) how many, on how many warps, and
 the orphans (see warptrace phases); one with ray events (instrument --ray-events)
 how many trace-rays calls and launches they cover, their trace calls, and the
@@ -192,6 +195,20 @@ function layerLines(trace: Trace): [string, string][] {
     lines.push(['untraced', `${untraced.length.toLocaleString('en-US')} of ${trace.draws.length.toLocaleString('en-US')} draws ran untraced (no warps; call, counts and timestamps kept)`]);
     for (const d of untraced.slice(0, LISTED)) lines.push(['', `#${d.index} ${d.label}: ${d.untraced}`]);
     if (untraced.length > LISTED) lines.push(['', `… ${untraced.length - LISTED} more`]);
+  }
+  // Traced draws the layer gave no block profile (asked for with --blocks): their warps are here, their block counts not.
+  const unprofiled = skippedProfiles(trace.draws);
+  if (unprofiled.length > 0) {
+    lines.push(['unprofiled', `${unprofiled.length.toLocaleString('en-US')} of ${trace.draws.length.toLocaleString('en-US')} draws traced without a block profile (warps kept, no block counts)`]);
+    for (const s of unprofiled.slice(0, LISTED)) lines.push(['', `#${s.draw} ${s.label}: ${s.why}`]);
+    if (unprofiled.length > LISTED) lines.push(['', `… ${unprofiled.length - LISTED} more`]);
+  }
+  // The pipeline barriers the capture layer saw before draws: what a sync's remedy names.
+  const barriered = trace.draws.filter((d) => d.barriersBefore != null && d.barriersBefore.length > 0);
+  if (barriered.length > 0) {
+    lines.push(['barriers', `${barriered.length.toLocaleString('en-US')} of ${trace.draws.length.toLocaleString('en-US')} draws follow pipeline barriers or event waits`]);
+    for (const d of barriered.slice(0, LISTED)) lines.push(['', `#${d.index} ${d.label}: after ${d.barriersBefore!.join(', ')}`]);
+    if (barriered.length > LISTED) lines.push(['', `… ${barriered.length - LISTED} more`]);
   }
   return lines;
 }

@@ -35,7 +35,8 @@ Options:
                   for traces with them: blocks (each profiled draw's 10 hottest
                   source lines, then the 20 hottest over all), phases (between
                   marks, per draw and stage), rays (per trace-rays call:
-                  launches, size, ray-event totals)
+                  launches, size, ray-event totals), passes (traces with
+                  regions: each pass's span, busy time, warp-time, share)
   -o, --output OUT  write to OUT (atomically) instead of standard output
   --force         replace OUT if it exists
   --threshold NAME=VALUE   change a detector threshold (repeatable):

@@ -35,11 +35,11 @@ export function fragCoordXY(g: FunctionCode): [number, number] {
   return [x, axis(1)];
 }
 
-/** This invocation's pixel: fragment coordinate, launch id or global invocation id (x, y). */
+/** This invocation's pixel: fragment coordinate, launch id (every ray-tracing stage) or global invocation id (x, y). */
 export function pixelOf(g: FunctionCode, stage: PositionStage): [number, number] {
   if (stage === 'FS') return fragCoordXY(g);
   const { decl } = g;
-  const id = g.load(g.builtin(stage === 'RAYGEN' ? BuiltIn.LaunchIdKHR : BuiltIn.GlobalInvocationId, 'uvec3'));
+  const id = g.load(g.builtin(stage === 'CS' ? BuiltIn.GlobalInvocationId : BuiltIn.LaunchIdKHR, 'uvec3'));
   return [g.value(Op.CompositeExtract, decl.uint, id, 0), g.value(Op.CompositeExtract, decl.uint, id, 1)];
 }
 

@@ -75,10 +75,18 @@ export const BLOCK_PROFILE: BlockProfile = {
   ],
 };
 
-/** A synthetic trace (a few draws, 1 GHz SM clock) carrying BLOCK_PROFILE; `untracedDraw` marks that draw untraced. */
-export function traceWithBlocks(options: { untracedDraw?: number } = {}): Trace {
+/** What the capture layer writes on a draw of shader objects when profiles were asked for (capture/layer CONTRACT.md). */
+export const UNPROFILED_WHY = 'shaders VS 0x7 + FS 0x8: shader objects (VK_EXT_shader_object) get no block profile from the layer yet';
+
+/**
+ * A synthetic trace (a few draws, 1 GHz SM clock) carrying BLOCK_PROFILE; `untracedDraw` marks that draw untraced,
+ * `unprofiledDraw` (one without a row) traced without a profile, with UNPROFILED_WHY.
+ */
+export function traceWithBlocks(options: { untracedDraw?: number; unprofiledDraw?: number } = {}): Trace {
   const base = synthesizeTrace({ warps: 3000, seed: 23, warpsPerDraw: 300 });
-  const draws = options.untracedDraw === undefined ? base.draws : base.draws.map((d) => (d.index === options.untracedDraw ? { ...d, untraced: 'pipeline 0x5: skipped for the test' } : d));
+  const draws = base.draws.map((d) =>
+    d.index === options.untracedDraw ? { ...d, untraced: 'pipeline 0x5: skipped for the test' } : d.index === options.unprofiledDraw ? { ...d, unprofiled: UNPROFILED_WHY } : d,
+  );
   const clocks = { ...base.device.clocks, smClock: true, smClockRateHz: 1e9 };
   return { ...base, draws, device: { ...base.device, subgroupSize: 32, clocks }, blocks: BLOCK_PROFILE };
 }

@@ -32,7 +32,7 @@ it('the compare panel shows each pair\'s match and the draws only in A or B', as
     assertEqual(onlyB.join('|'), '#3 Shadows/CSM0 inserted_probe', 'the inserted draw');
     assertEqual(onlyA.join('|'), `#1500 ${a.draws[1500]!.label}`, 'the removed draw');
     const note = root.querySelector('[data-matching]')!.textContent!.replace(/\s+/g, ' ');
-    assert(note.includes('1999 by label, pass'), note);
+    assert(note.includes('1,999 by label, pass'), note);
     const rows = root.querySelectorAll('table[data-table="draws"] tbody tr[data-draw]');
     assertEqual(rows.length, 1, 'only the stretched draw changed its span');
     assertEqual(row.dataset.confidence, 'strong', 'a strong pair');

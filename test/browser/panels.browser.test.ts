@@ -220,8 +220,11 @@ it('compare panel: longer TCS warps flagged bad, highlights listed', async () =>
   assert(root(el).querySelectorAll('ul.highlights li').length > 0, 'highlights');
   const rows = root(el).querySelectorAll('table[data-table="stages"] tbody tr');
   assertEqual(rows.length, new Set([...summary.stages, ...b.stages].map((s) => s.stage)).size, 'stage rows');
-  const head = root(el).querySelector('table[data-table="frame"] thead')!.textContent!;
-  assert(head.includes('before') && head.includes('after'), 'labels in header');
+  // The traces are named once above the tables, whose headers say A and B.
+  const names = root(el).querySelector('[data-names]')!.textContent!.replace(/\s+/g, ' ');
+  assert(names.includes('A before') && names.includes('B after'), `the traces named: ${names}`);
+  const head = [...root(el).querySelectorAll('table[data-table="frame"] thead th')].map((th) => th.textContent!.trim());
+  assert(head.includes('A') && head.includes('B'), `A and B in the header: ${head.join('|')}`);
   const tcs = root(el).querySelector('tr[data-stage="TCS"]')!;
   const a = summary.stages.find((s) => s.stage === 'TCS')!.meanNs;
   const bm = b.stages.find((s) => s.stage === 'TCS')!.meanNs;

@@ -29,7 +29,9 @@ describe('screen panel in the app', () => {
     const rows = await panel.highlight(rect);
     assert(rows.length > 0, 'the brush holds warps');
     const timeline = app.timeline!;
-    await waitFor('the timeline highlight', () => timeline.highlightRows === rows);
+    // The brush goes through the app's filters (model/warp-filter.ts) to the timeline, as a highlight of those rows.
+    const sorted = [...rows].sort((x, y) => x - y).join(',');
+    await waitFor('the timeline highlight', () => app.highlightRows === rows && timeline.filterHighlight !== null && [...timeline.filterHighlight.rows].join(',') === sorted);
     const cols = screenColumns(positioned.warps)!;
     // The app decodes its own copy of the trace: rows are the same (canonical order).
     assertEqual([...rows].join(','), [...rowsInRect(cols, screenOrder(cols, panel.view.draws), rect)].join(','), 'highlighted rows');

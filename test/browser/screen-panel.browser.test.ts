@@ -1,12 +1,14 @@
 // The screen panel in a real browser, on generated positioned warps: its canvas shows the
 // analysis' image pixel for pixel, the time slider shows only warps started by then, a
-// timeline range only the warps in it, and a brushed rectangle reports the rows under it.
-import { drawSet } from '../../analysis/screen-columns.js';
+// timeline range only the warps in it, and a brushed rectangle reports the rows under it;
+// closest-hit warps whose lanes lie far apart get their stage in the filter and a note.
+import { drawSet, stageSet } from '../../analysis/screen-columns.js';
 import { screenOrder } from '../../analysis/screen-order.js';
 import { rowsInRect } from '../../analysis/screen-query.js';
 import { NO_ENTRY, screenImage } from '../../analysis/screen-raster.js';
 import type { ScreenMetric } from '../../analysis/screen-metric.js';
-import { NO_POSITION, unpackPosition } from '../../shared-schema/position.js';
+import { NO_POSITION, packPosition, unpackPosition } from '../../shared-schema/position.js';
+import { Stage } from '../../shared-schema/stages.js';
 import '../../viewer/screen/wt-screen-panel.js';
 import { MAX_DRAW_OPTIONS, type ScreenPanelTrace, type WtScreenPanel } from '../../viewer/screen/wt-screen-panel.js';
 import { ScreenClient } from '../../viewer/screen/screen-client.js';
@@ -154,6 +156,40 @@ describe('screen panel', () => {
       const f = unpackPosition(cols.position[row]!)!;
       assert(f.x < 29 && f.x + f.width > 20 && f.y < 16 && f.y + f.height > 10 && cols.draw[row] !== 1, `row ${row} lies outside the brush`);
     }
+  });
+
+  it('closest-hit warps whose lanes lie far apart: their stage in the filter, its SIMT efficiency image, and a note while they are shown', async () => {
+    // Every seventh positioned warp a closest hit whose lanes' launch pixels span the target: a 64 × 64 footprint.
+    const stage = cols.stage.map((s, i) => (i % 7 === 3 && cols.position[i] !== NO_POSITION ? Stage.CLOSEST_HIT : s));
+    const position = cols.position.map((p, i) => (stage[i] === Stage.CLOSEST_HIT ? packPosition(i % 8, i % 5, W - 1, H - 1) : p));
+    const hits = { ...cols, stage, position };
+    const panel = await mountPanel({ trace: { ...trace, warps: hits } });
+    const notes = () => [...panel.shadowRoot!.querySelectorAll('.note')].map((n) => n.textContent!.trim());
+    const metric = panel.shadowRoot!.querySelector<HTMLSelectElement>('select.metric')!;
+    metric.value = 'lanes';
+    metric.dispatchEvent(new Event('change'));
+    await shown(panel, Infinity, 'lanes');
+    await waitFor('the stage filter', () => panel.shadowRoot!.querySelector('select.stage'));
+    assert(notes().some((n) => /^CLOSEST_HIT warps' lanes fill [\d.]+% of their footprints/.test(n)), notes().join(' | '));
+    const select = panel.shadowRoot!.querySelector<HTMLSelectElement>('select.stage')!;
+    const labels = [...select.options].map((o) => o.textContent!);
+    const count = [...hits.stage].filter((s, i) => s === Stage.CLOSEST_HIT && position[i] !== NO_POSITION).length;
+    assert(labels.includes(`CHit (closest-hit): ${count.toLocaleString('en-US')} warps`), labels.join(' | '));
+    select.value = String(Stage.CLOSEST_HIT);
+    select.dispatchEvent(new Event('change'));
+    const image = await waitFor('the closest-hit image', () => (panel.image?.view.stages?.[Stage.CLOSEST_HIT] === 1 ? panel.image : null));
+    await panel.updateComplete;
+    const order = screenOrder(hits, panel.view.draws, stageSet([Stage.CLOSEST_HIT]));
+    assert(order.rows.length > 0 && [...order.rows].every((r) => stage[r] === Stage.CLOSEST_HIT), 'only closest-hit warps');
+    assertEqual(image.reply.shown, order.rows.length, 'warps shown');
+    assertSamePixels(canvasPixels(panel), screenImage(hits, order, { metric: 'lanes', size: { width: W, height: H }, subgroupSize: 32 }).rgba, 'lanes of CLOSEST_HIT');
+    assert(notes().some((n) => n.startsWith("CLOSEST_HIT warps' lanes fill")), notes().join(' | '));
+    // Fragment warps alone: no closest-hit note.
+    select.value = String(Stage.FS);
+    select.dispatchEvent(new Event('change'));
+    await waitFor('the fragment image', () => (panel.image?.view.stages?.[Stage.FS] === 1 ? panel.image : null));
+    await panel.updateComplete;
+    assert(!notes().some((n) => n.startsWith('CLOSEST_HIT')), notes().join(' | '));
   });
 
   it('on a frame of many draws the draw selector lists the busiest ones and the selected draw, not every draw', async () => {

@@ -10,22 +10,17 @@ import type { WarptraceApp } from '../../viewer/components/warptrace-app.js';
 import type { WtTimeline } from '../../viewer/components/wt-timeline.js';
 import { ghostRowOf } from '../../viewer/model/ghost-track.js';
 import type { DrawLayout } from '../../viewer/model/draw-layout.js';
-import { timeWidth } from '../../viewer/model/screen-layout.js';
 import { GAME_DRAWS, gameFrameTrace } from '../node/ab-game-frame.js';
 import { editFrame } from '../node/frame-edits.js';
 import { assert } from './assert.js';
-import { afterTwoFrames, mountApp, rgbText, waitFor } from './viewer-helpers.js';
+import { afterTwoFrames, mountApp, rgbText, waitFor, timelineX } from './viewer-helpers.js';
 
 const EARLIER_NS = 50_000;
 
 let app: WarptraceApp;
 let tl: WtTimeline;
 
-function xOf(tNs: number): number {
-  const s = tl.screenLayout;
-  const v = tl.visibleWindow;
-  return s.gutter + ((tNs - v.startNs) / (v.endNs - v.startNs)) * timeWidth(s);
-}
+const xOf = (tNs: number): number => timelineX(tl, tNs);
 
 describe('ghosts laid per pair', () => {
   before(() => setViewport({ width: 1600, height: 1000 }));

@@ -7,22 +7,18 @@ import { resetMouse, sendKeys, sendMouse, setViewport } from '@web/test-runner-c
 import { encodeWtrace } from '../../shared-schema/index.js';
 import type { WarptraceApp } from '../../viewer/components/warptrace-app.js';
 import type { WtTimeline } from '../../viewer/components/wt-timeline.js';
-import { GHOST_HIDDEN_PX, timeWidth } from '../../viewer/model/screen-layout.js';
+import { GHOST_HIDDEN_PX } from '../../viewer/model/screen-layout.js';
 import { ghostRowOf } from '../../viewer/model/ghost-track.js';
 import { editFrame } from '../node/frame-edits.js';
 import { passFrameTrace } from '../node/pass-frame.js';
 import { assert, assertEqual } from './assert.js';
-import { mountApp, rgbText, waitFor, afterTwoFrames } from './viewer-helpers.js';
+import { mountApp, rgbText, waitFor, afterTwoFrames, timelineX } from './viewer-helpers.js';
 import '../../viewer/panels/index.js';
 
 let app: WarptraceApp;
 let tl: WtTimeline;
 
-function xOf(tNs: number): number {
-  const s = tl.screenLayout;
-  const v = tl.visibleWindow;
-  return s.gutter + ((tNs - v.startNs) / (v.endNs - v.startNs)) * timeWidth(s);
-}
+const xOf = (tNs: number): number => timelineX(tl, tNs);
 
 describe('timeline ghost track', () => {
   before(() => setViewport({ width: 1280, height: 900 }));

@@ -41,8 +41,12 @@ describe('PNG export of the view', () => {
   });
 
   it('names the file after the trace and the window', () => {
-    assertEqual(viewPngName('pass frame.wtrace', { startNs: 1_200_000, endNs: 1_260_000 }), 'pass-frame_1.20ms-1.26ms.png', 'ms window');
-    assertEqual(viewPngName('a/b:c.json', { startNs: 500, endNs: 2500 }), 'a-b-c_500ns-2.50us.png', 'unsafe characters and µs');
+    assertEqual(viewPngName('pass frame.wtrace', { startNs: 1_200_000, endNs: 1_260_000 }), 'pass-frame_1.2-1.26ms.png', 'ms window, one unit');
+    assertEqual(viewPngName('a/b:c.json', { startNs: 500, endNs: 2500 }), 'a-b-c_0.5-2.5us.png', 'unsafe characters and µs');
+    // Issue 24: a zoomed-out view reaching before the capture was named "game4m_-128us-6.72ms.png".
+    assertEqual(viewPngName('game4m.wtrace', { startNs: -128_000, endNs: 6_720_000 }), 'game4m_0-6.72ms.png', 'no negative time, one unit');
+    assertEqual(viewPngName('x.wtrace', { startNs: 12_345_678, endNs: 12_345_900 }), 'x_12.345678-12.3459ms.png', 'ends told apart');
+    assertEqual(viewPngName('x.wtrace', { startNs: 100, endNs: 900 }), 'x_100-900ns.png', 'whole numbers keep their zeros');
   });
 
   it('decodes to the timeline\'s size and is the view as drawn: warps, lane labels, axis', async () => {
@@ -60,7 +64,7 @@ describe('PNG export of the view', () => {
     const { width, height } = timeline.screenLayout;
     assertEqual(image.width, png.width, 'decoded width');
     assert(Math.abs(image.width - Math.round(width * dpr)) <= 1 && Math.abs(image.height - Math.round(height * dpr)) <= 1, `${image.width}×${image.height} for ${width}×${height} CSS px (timeline ${rect.width}×${rect.height})`);
-    assert(/^pass-frame_\d[\d.]*(ns|us|ms)-\d[\d.]*(ns|us|ms)\.png$/.test(png.fileName), png.fileName);
+    assert(/^pass-frame_\d[\d.]*-\d[\d.]*(ns|us|ms|s)\.png$/.test(png.fileName), png.fileName);
 
     const s = timeline.screenLayout;
     const lanes: [number, number, number, number] = [s.gutter, s.lanes.y, s.width, s.height];

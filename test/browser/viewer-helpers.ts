@@ -3,6 +3,8 @@ import { STAGES, decodeTrace, encodeWtrace, type Trace } from '../../shared-sche
 import type { WarptraceApp } from '../../viewer/components/warptrace-app.js';
 import '../../viewer/components/warptrace-app.js';
 import { RecentsStore, idbBackend } from '../../viewer/loading/recents-store.js';
+import type { WtTimeline } from '../../viewer/components/wt-timeline.js';
+import { timeWidth } from '../../viewer/model/screen-layout.js';
 
 /** The fixture sample: 4 warps on SMs 0 and 5 (see fixtures/samples/tiny-trace.json). */
 export const FIXTURE_BASE = new URL('./fixtures/samples/', import.meta.url).href;
@@ -68,4 +70,11 @@ export function deepText(root: Element | ShadowRoot): string {
   };
   walk(root instanceof Element && root.shadowRoot !== null ? root.shadowRoot : root);
   return out.replace(/\s+/g, ' ');
+}
+
+/** The page x of time `tNs` on a timeline's time axis, as it is drawn now. */
+export function timelineX(tl: WtTimeline, tNs: number): number {
+  const s = tl.screenLayout;
+  const v = tl.visibleWindow;
+  return s.gutter + ((tNs - v.startNs) / (v.endNs - v.startNs)) * timeWidth(s);
 }

@@ -309,7 +309,7 @@ test('usage errors exit 2', () => {
     [['capture', '-o', 'x.wtrace', '--timeout', 'soon', '--', 'x'], /--timeout needs a whole number/],
     [['capture', '-o', 'x.wtrace', '--sample-fs', '0', '--', 'x'], /--sample-fs needs a whole number from 1 to 65536, got "0"/],
     [['capture', '-o', 'x.wtrace', '--sample-fs', '65537', '--', 'x'], /--sample-fs needs a whole number from 1 to 65536/],
-    [['capture', '-o', 'x.wtrace', '--positions', 'fs,rgen', '--', 'x'], /--positions: expected fs, cs \(comma-separated\) or none, got "rgen"/],
+    [['capture', '-o', 'x.wtrace', '--positions', 'fs,vs', '--', 'x'], /--positions: expected fs, cs, rgen, ahit, chit, miss, rint, call \(comma-separated\) or none, got "vs"/],
     [['capture', '-o', 'x.wtrace', '--workload', 'aqt', '--', 'x'], /Unknown option '--workload'/],
     [['capture', '-o', 'x.wtrace', 'stray', '--', 'x'], /unexpected argument stray/],
   ];

@@ -32,7 +32,7 @@ function capture(name: string, params: readonly string[]): Promise<Trace> {
   });
 }
 
-test('the GLSL library\'s switches: positions in fragment and ray-generation shaders by default, compute when asked, none with WT_POSITION=0', () => {
+test('the GLSL library\'s switches: positions in fragment and every ray-tracing shader by default, compute when asked, none with WT_POSITION=0', () => {
   const spirv = (shader: string, defines: readonly string[]) => {
     const spv = join(dir, `${shader.replace(/\W/g, '-')}-${defines.join('')}.spv`);
     const c = spawnSync('glslangValidator', ['-V', '--target-env', 'vulkan1.2', `-I${repoPath('capture/shaders')}`, '-DWT_ENABLE', ...defines, repoPath(`capture/workloads/shaders/${shader}`), '-o', spv], { encoding: 'utf8' });
@@ -50,9 +50,15 @@ test('the GLSL library\'s switches: positions in fragment and ray-generation sha
   assert.doesNotMatch(spirv('shade.frag', ['-DWT_SUBGROUP=0']), /OpGroupNonUniform/);
   assert.doesNotMatch(spirv('particles.comp', []), /OpGroupNonUniformUMin|OpGroupNonUniformUMax/);
   assert.match(spirv('particles.comp', ['-DWT_POSITION_COMPUTE=1']), minMax);
-  const rgen = spirv('rt.rgen', []);
-  assert.match(rgen, minMax);
-  assert.match(rgen, /BuiltIn LaunchId/);
+  // Every ray-tracing stage: the box of the lanes' launch ids (the miss shaders and rt.rgen read gl_LaunchIDEXT themselves, the others do not).
+  for (const shader of ['rt.rgen', 'rt_reorder.rgen', 'rt.rahit', 'rt.rchit', 'rt_sphere.rchit', 'rt.rmiss', 'rt_shadow.rmiss', 'rt.rint']) {
+    const code = spirv(shader, []);
+    assert.match(code, minMax, shader);
+    assert.match(code, /BuiltIn LaunchId/, shader);
+    assert.doesNotMatch(spirv(shader, ['-DWT_POSITION=0']), /OpGroupNonUniformUMin|OpGroupNonUniformUMax/, shader);
+    assert.doesNotMatch(spirv(shader, ['-DWT_SUBGROUP=0']), /OpGroupNonUniform/, `${shader}: per invocation`);
+  }
+  assert.doesNotMatch(spirv('rt.rchit', ['-DWT_POSITION=0']), /BuiltIn LaunchId/, 'the closest hit reads the launch id only for its position');
 });
 
 test('the capture tool turns positions off where the record has no word for them or the subgroup no min/max', () => {

@@ -193,9 +193,11 @@ test('the mode as a token: written and read back, anything else refused', () => 
   for (const by of modes) assert.deepEqual(parseColorBy(colorByKey(by)), by);
   assert.equal(colorByKey(modes[2]!), 'branch:33554435');
   for (const bad of ['', 'Stage', 'branch', 'branch:', 'branch:-1', 'branch:1e3', 'branch:99999999999', 'lanes ']) assert.equal(parseColorBy(bad), null, bad);
-  const options = colorByOptions(markIdsOf(branchTrace().marks));
+  const options = colorByOptions(markIdsOf(branchTrace().marks), branchTrace());
+  // One draw and no regions: no draw or pass mode.
   assert.deepEqual(
     options.map((o) => o.label),
-    ['stage', 'live lanes (SIMT efficiency)', `branch: ${markLabel(A)} (6 warps)`, `branch: ${markLabel(B)} (3 warps)`],
+    ['stage', 'live lanes (SIMT efficiency)', 'duration percentile', 'SM', `branch: ${markLabel(A)} (6 warps)`, `branch: ${markLabel(B)} (3 warps)`],
   );
+  for (const token of ['draw', 'pass', 'duration', 'sm']) assert.equal(colorByKey(parseColorBy(token)!), token);
 });

@@ -75,6 +75,9 @@ test('vkcube --blocks: its draw has a row; the fragment entry block counts its w
   assert.ok(profile, 'the trace has a block profile');
   assert.equal(profile.dropped, 0);
   assert.equal(profile.unprofiledDraws, 0);
+  // An ordinary pipeline: no draw is marked traced without a profile, and the layer notes none.
+  assert.deepEqual(trace.draws.filter((d) => d.unprofiled !== null).map((d) => `${d.index}: ${d.unprofiled}`), []);
+  assert.deepEqual(trace.capture.layer?.notes.filter((n) => n.what === 'blocks'), []);
   const row = profile.rows.find((r) => r.modules.length === 2);
   assert.ok(row, `a draw with both stages profiled: ${JSON.stringify(profile.rows.map((r) => r.modules.length))}`);
   const byStage = (stage: 'VS' | 'FS') => {

@@ -71,6 +71,9 @@ function profileOf(trace: Trace): BlockProfile {
   const traced = trace.draws.flatMap((d, i) => (d.untraced === null ? [i] : []));
   assert.ok(traced.length > 0);
   assert.deepEqual(profile.rows.map((r) => r.draw), traced, 'every traced draw has a row');
+  // Linked pipelines are profiled: none is marked traced without a profile, and the layer notes none.
+  assert.deepEqual(trace.draws.filter((d) => d.unprofiled !== null).map((d) => `${d.index}: ${d.unprofiled}`), []);
+  assert.deepEqual(trace.capture.layer?.notes.filter((n) => n.what === 'blocks'), []);
   return profile;
 }
 

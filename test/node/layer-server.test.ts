@@ -21,9 +21,11 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 let vertex: Uint8Array;
 let fragment: Uint8Array;
+let closestHit: Uint8Array;
 before(async () => {
   vertex = await compileCorpusFile('basic.vert', 'vulkan1.1', []);
   fragment = await compileCorpusFile('alpha.frag', 'vulkan1.1', []);
+  closestHit = await compileCorpusFile('shade.rchit', 'vulkan1.2', []);
 });
 
 /** An instrument request as the layer sends it for an NVIDIA-like device. */
@@ -123,7 +125,7 @@ test('sampleFs reaches the instrumenter: a sampled FS module differs from the un
   });
 });
 
-test('position reaches the instrumenter: absent means FS and RAYGEN, [] none, each with its own cache key', async () => {
+test('position reaches the instrumenter: absent means FS and every ray-tracing stage, [] none, each with its own cache key', async () => {
   await withServer(null, async (server) => {
     const client = await LayerClient.connect(server.socketPath);
     const byDefault = await client.request('instrument', request('FS'), fragment);
@@ -134,10 +136,15 @@ test('position reaches the instrumenter: absent means FS and RAYGEN, [] none, ea
     assert.notDeepEqual(none.payload, byDefault.payload);
     const compute = await client.request('instrument', request('FS', { position: ['CS', 'FS'] }), fragment);
     assert.deepEqual(compute.payload, instrumentSpirv(fragment, expectedOptions('primitive-id', 7, 1, ['FS', 'CS'])).bytes);
+    // A closest hit records its position unasked, and only when its stage is listed.
+    const hit = async (extra: Record<string, unknown>) => (await client.request('instrument', request('CLOSEST_HIT', extra), closestHit)).payload;
+    assert.deepEqual(await hit({}), instrumentSpirv(closestHit, expectedOptions()).bytes);
+    assert.deepEqual([await hit({ position: ['CLOSEST_HIT'] }), await hit({ position: ['FS', 'RAYGEN'] })], [await hit({}), instrumentSpirv(closestHit, expectedOptions('primitive-id', 7, 1, ['FS', 'RAYGEN'])).bytes]);
+    assert.notDeepEqual(await hit({ position: ['FS', 'RAYGEN'] }), await hit({}));
     for (const bad of [['VS'], 'FS', [1]]) {
       const r = await client.request('instrument', request('FS', { position: bad }), fragment);
       assert.equal(r.status, 2, JSON.stringify(bad));
-      assert.match(String(r.json['message']), /"position" must be a list of stages among FS, RAYGEN, CS/);
+      assert.match(String(r.json['message']), /"position" must be a list of stages among FS, RAYGEN, ANY_HIT, CLOSEST_HIT, MISS, INTERSECTION, CALLABLE, CS/);
     }
     client.close();
   });

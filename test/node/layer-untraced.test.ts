@@ -75,3 +75,22 @@ test('a frame whose pipelines the layer skips keeps its dispatch and draw, untra
   const summary = JSON.parse(json.out) as { summary: { draws: { untraced?: string }[] } };
   assert.deepEqual(summary.summary.draws.map((d) => d.untraced), trace.draws.map((d) => d.untraced));
 });
+
+test('with --blocks, a frame whose every draw ran untraced converts: a block profile without rows', { skip }, async () => {
+  assert.ok(setup !== null);
+  const out = join(dir, 'all-sets-blocks.wtrace');
+  const raw = join(dir, 'all-sets-blocks.wtraw');
+  const app = [setup.binary, '--app', '--all-sets', '--workload', 'busy-loop', '--plain-shaders', setup.plain, '--frames', '2', '--param', 'groups=4'];
+  const args = ['capture', '--blocks', '--submits', '2..2', '--overhead-runs', '0', '-o', out, '--raw', raw, '--timeout', '100', '--', ...app];
+  const r = await warptrace(args);
+  const context = `warptrace ${args.join(' ')}: exit ${r.code}\n--- stdout\n${r.out}\n--- stderr\n${r.err.slice(-6000)}`;
+  assert.equal(r.code, 0, context);
+  // The host wrote the profile's key with nothing in it, and no section (nothing to hold).
+  const bytes = new Uint8Array(readFileSync(raw));
+  const trace = decodeWtraw(bytes);
+  assert.deepEqual(trace.blocks && { rows: trace.blocks.rows, modules: trace.blocks.modules, unprofiledDraws: trace.blocks.unprofiledDraws }, { rows: [], modules: [], unprofiledDraws: 0 });
+  // Untraced, not traced without a profile: no draw says `unprofiled`, and the layer notes no reason.
+  assert.deepEqual(trace.draws.map((d) => [d.untraced !== null, d.unprofiled]), [[true, null], [true, null]]);
+  assert.deepEqual(trace.capture.layer?.notes.filter((n) => n.what === 'blocks'), []);
+  assert.deepEqual(decodeTrace(new Uint8Array(readFileSync(out))).blocks?.rows, []);
+});

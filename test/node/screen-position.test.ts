@@ -128,7 +128,10 @@ test('a trace without positions writes no position column and reads back null; p
 });
 
 /** Samples captured with positions (the ray-tracing and meshlet workloads, those with block profiles): they have them, and targets. */
-const SAMPLES_WITH_POSITIONS = new Set(['h100-aqt-positions', 'h100-ray-tracing', 'h100-meshlets', 'h200-ray-tracing-reorder', 'h100-aqt-blocks', 'h100-raytracingreflections-blocks', 'h100-ray-tracing-marks', 'h200-ray-tracing-rays', 'h200-ray-tracing-rays-fence-behind']);
+const SAMPLES_WITH_POSITIONS = new Set(['h100-aqt-positions', 'h100-ray-tracing', 'h100-meshlets', 'h200-ray-tracing-reorder', 'h100-aqt-blocks', 'h100-raytracingreflections-blocks', 'h100-ray-tracing-marks', 'h200-ray-tracing-rays', 'h200-ray-tracing-rays-fence-behind', 'h200-ray-tracing-hit-positions']);
+/** Captured since every ray-tracing stage records positions by default: its hit, miss and intersection warps have them too. */
+const SAMPLES_WITH_HIT_POSITIONS = new Set(['h200-ray-tracing-hit-positions']);
+const HIT_STAGES: ReadonlySet<number> = new Set([Stage.ANY_HIT, Stage.CLOSEST_HIT, Stage.MISS, Stage.INTERSECTION, Stage.CALLABLE]);
 
 test('samples captured with positions have them on every ray-generation and fragment warp, and their draws have targets', () => {
   for (const folder of ['samples', 'samples/raw']) {
@@ -136,7 +139,8 @@ test('samples captured with positions have them on every ray-generation and frag
       const trace = decodeTrace(new Uint8Array(readFileSync(repoPath(`${folder}/${name}`))));
       assert.ok(trace.warps.position !== null, `${name}: positions`);
       for (let i = 0; i < trace.warps.count; i++) {
-        const positioned = trace.warps.stage[i] === Stage.FS || trace.warps.stage[i] === Stage.RAYGEN || trace.warps.stage[i] === Stage.RAYGEN_REORDERED;
+        const st = trace.warps.stage[i]!;
+        const positioned = st === Stage.FS || st === Stage.RAYGEN || st === Stage.RAYGEN_REORDERED || (HIT_STAGES.has(st) && SAMPLES_WITH_HIT_POSITIONS.has(name.replace(/\.wtr(ace|aw)$/, '')));
         assert.equal(trace.warps.position[i] !== NO_POSITION, positioned, `${name}: warp ${i} (stage ${trace.warps.stage[i]})`);
       }
       // The ray-event samples are launches of 320 x 180 (`--param width=320 height=180`); the others the workloads' 1280 x 720.

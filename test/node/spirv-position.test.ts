@@ -1,11 +1,13 @@
 // Screen positions (RecordFlag.POSITION, shared-schema/position.ts) in
-// instrumented modules: the fragment, ray-generation and compute corpus through
+// instrumented modules: the fragment, ray-tracing and compute corpus through
 // spirv-val with every option combination and --position choice; the subgroup
 // min/max taken by every active lane before the election (fragment: inside
 // the helper test), the 32-lane check, the lane's own pixel per invocation;
 // stages without a position unchanged byte for byte; the CLI option and its
 // report line. That the words equal the GLSL library's on a real device is
-// spirv-e2e.test.ts (lavapipe, every workload).
+// spirv-e2e.test.ts (lavapipe, every workload); the ray-tracing stages' words,
+// run, spirv-position-run.test.ts, and every ray-tracing module with the other
+// passes, spirv-ray-positions.test.ts.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -16,7 +18,7 @@ import { FlagError, optionsFromFlags } from '../../instrument/cli-options.js';
 import { parseFunctions } from '../../instrument/model/functions.js';
 import { instrumentSpirv } from '../../instrument/instrument.js';
 import { ModuleEditor, Section } from '../../instrument/model/module.js';
-import { checkOptions, targetOptions, type InstrumentOptions } from '../../instrument/options.js';
+import { DEFAULT_POSITION_STAGES, POSITION_STAGES, RAY_TRACING_STAGES, checkOptions, targetOptions, type InstrumentOptions } from '../../instrument/options.js';
 import { BuiltIn, Capability, Decoration, Op } from '../../instrument/model/spec.js';
 import { MAX_POSITION_COORD, PackedIds, RecordFlag, RecordWord } from '../../shared-schema/index.js';
 import { compileCorpus, legacy, pool, spirvVal, validationEnv, workDir, type CorpusModule } from './spirv-tools.js';
@@ -29,7 +31,10 @@ before(async () => {
 
 const nvidia = targetOptions('nvidia');
 const lavapipe = targetOptions('lavapipe');
-const positioned = (m: CorpusModule) => m.stage === 'FS' || m.stage === 'RAYGEN' || m.stage === 'CS';
+const positioned = (m: CorpusModule) => (POSITION_STAGES as readonly string[]).includes(m.stage);
+const positionedByDefault = (m: CorpusModule) => (DEFAULT_POSITION_STAGES as readonly string[]).includes(m.stage);
+/** Every stage that can record a position. */
+const everyStage = { positionStages: POSITION_STAGES } as const;
 
 function wrapperBody(module: ReturnType<typeof instrumentSpirv>['module']): Instruction[] {
   const editor = new ModuleEditor(module);
@@ -38,12 +43,12 @@ function wrapperBody(module: ReturnType<typeof instrumentSpirv>['module']): Inst
   return f.blocks.flatMap((b) => b.body);
 }
 
-test('fragment, ray-generation and compute modules with every option and --position choice pass spirv-val', async () => {
-  const all: InstrumentOptions = { ...nvidia, positionStages: ['FS', 'RAYGEN', 'CS'] };
+test('fragment, ray-tracing and compute modules with every option and --position choice pass spirv-val', async () => {
+  const all: InstrumentOptions = { ...nvidia, ...everyStage };
   const configs: [string, InstrumentOptions, (m: CorpusModule) => boolean][] = [
-    ['nvidia, fs rgen cs', all, () => true],
-    ['lavapipe, fs rgen cs', { ...lavapipe, positionStages: ['FS', 'RAYGEN', 'CS'] }, () => true],
-    ['portable, fs rgen cs', { ...targetOptions('portable'), positionStages: ['FS', 'RAYGEN', 'CS'] }, () => true],
+    ['nvidia, every stage', all, () => true],
+    ['lavapipe, every stage', { ...lavapipe, ...everyStage }, () => true],
+    ['portable, every stage', { ...targetOptions('portable'), ...everyStage }, () => true],
     ['device clock, no SM ids', { ...all, subgroupClock: false, smBuiltins: false }, () => true],
     ['sample-fs 8', { ...all, sampleFragment: 8 }, (m) => m.stage === 'FS'],
     ['sample-fs 8, lavapipe', { ...lavapipe, sampleFragment: 8 }, (m) => m.stage === 'FS'],
@@ -71,9 +76,9 @@ test('fragment, ray-generation and compute modules with every option and --posit
 
 test('per warp: four subgroup reductions before the election, the 32-lane check and the flag; per invocation: the own pixel', () => {
   const cases = corpus.filter((m) => positioned(m) && !legacy(m));
-  assert.ok(cases.some((m) => m.stage === 'RAYGEN') && cases.some((m) => m.stage === 'CS'));
+  for (const stage of POSITION_STAGES) assert.ok(cases.some((m) => m.stage === stage), stage);
   for (const m of cases) {
-    for (const [config, options] of [['nvidia', { ...nvidia, positionStages: ['FS', 'RAYGEN', 'CS'] }], ['no subgroups', { ...nvidia, subgroupStages: [], positionStages: ['FS', 'RAYGEN', 'CS'] }]] as const) {
+    for (const [config, options] of [['nvidia', { ...nvidia, ...everyStage }], ['no subgroups', { ...nvidia, subgroupStages: [], ...everyStage }]] as const) {
       const where = `${m.id} [${config}]`;
       const { module, entryPoints } = instrumentSpirv(m.bytes, options);
       const body = wrapperBody(module);
@@ -93,7 +98,7 @@ test('per warp: four subgroup reductions before the election, the 32-lane check 
       assert.equal(flag.words[3], word3.words[3], `${where}: one condition for the flag and the word`);
       // The coordinate limit of position.ts.
       assert.ok(body.some((i) => i.opcode === Op.ULessThanEqual && constants.get(i.words[4]!) === MAX_POSITION_COORD), where);
-      const pixelBuiltIn = m.stage === 'FS' ? BuiltIn.FragCoord : m.stage === 'RAYGEN' ? BuiltIn.LaunchIdKHR : BuiltIn.GlobalInvocationId;
+      const pixelBuiltIn = m.stage === 'FS' ? BuiltIn.FragCoord : m.stage === 'CS' ? BuiltIn.GlobalInvocationId : BuiltIn.LaunchIdKHR;
       assert.ok(body.some((i) => i.opcode === Op.Load && builtIns.get(i.words[3]!) === pixelBuiltIn), `${where}: reads its pixel`);
       if (config === 'nvidia') {
         assert.equal(reductions.length, 4, where);
@@ -123,17 +128,22 @@ test('--position none, and the stages without a position: unchanged byte for byt
     const hadArithmetic = new ModuleEditor(parseSpirv(m.bytes)).hasCapability(Capability.GroupNonUniformArithmetic);
     assert.equal(new ModuleEditor(none.module).hasCapability(Capability.GroupNonUniformArithmetic), hadArithmetic, m.id);
     const byDefault = instrumentSpirv(m.bytes, nvidia);
-    if (m.stage === 'FS' || m.stage === 'RAYGEN') assert.notDeepEqual(byDefault.bytes, none.bytes, m.id);
+    if (positionedByDefault(m)) assert.notDeepEqual(byDefault.bytes, none.bytes, m.id);
     else assert.deepEqual(byDefault.bytes, none.bytes, `${m.id}: CS and the others record no position by default`);
   }
 });
 
-test('--position: fs,rgen,cs or none; other stages refused; the report says where the pixel comes from', () => {
-  assert.deepEqual(optionsFromFlags({}).positionStages, ['FS', 'RAYGEN']);
+test('--position: fs, the ray-tracing stages, cs or none; other stages refused; the report says where the pixel comes from', () => {
+  assert.deepEqual(optionsFromFlags({}).positionStages, ['FS', ...RAY_TRACING_STAGES], 'fragment and every ray-tracing stage by default');
   assert.deepEqual(optionsFromFlags({ position: 'cs, fs' }).positionStages, ['FS', 'CS']);
   assert.deepEqual(optionsFromFlags({ position: 'rgen,raygen' }).positionStages, ['RAYGEN']);
+  assert.deepEqual(optionsFromFlags({ position: 'rmiss,rchit,closest_hit,rgen' }).positionStages, ['RAYGEN', 'CLOSEST_HIT', 'MISS']);
+  assert.deepEqual(optionsFromFlags({ position: 'rahit,rint,rcall' }).positionStages, ['ANY_HIT', 'INTERSECTION', 'CALLABLE']);
   assert.deepEqual(optionsFromFlags({ position: 'none' }).positionStages, []);
-  assert.throws(() => optionsFromFlags({ position: 'vs' }), (e: unknown) => e instanceof FlagError && /--position: vs records no screen position \(fs, rgen, cs or none\)/.test(e.message));
+  assert.throws(
+    () => optionsFromFlags({ position: 'vs' }),
+    (e: unknown) => e instanceof FlagError && /--position: vs records no screen position \(fs, rgen, rahit, rchit, rmiss, rint, rcall, cs or none\)/.test(e.message),
+  );
   assert.throws(() => optionsFromFlags({ position: 'banana' }), (e: unknown) => e instanceof FlagError && /--position: "banana" is not one of/.test(e.message));
   assert.match(checkOptions({ ...nvidia, positionStages: ['VS' as 'FS'] }) ?? '', /stage VS records no position/);
 
@@ -149,4 +159,10 @@ test('--position: fs,rgen,cs or none; other stages refused; the report says wher
   assert.doesNotMatch(without.stdout, /screen position/);
   const usage = run('--position', 'tcs');
   assert.equal(usage.status, 2);
+
+  const hit = join(workDir, 'position-cli.rchit.spv');
+  writeFileSync(hit, corpus.find((c) => c.id === 'shade.rchit@vulkan1.2')!.bytes);
+  const hitRun = spawnSync(process.execPath, [repoPath('bin/warptrace.js'), 'instrument', hit, '-o', join(workDir, 'position-cli.out.rchit.spv'), '--force'], { encoding: 'utf8' });
+  assert.equal(hitRun.status, 0, hitRun.stderr);
+  assert.match(hitRun.stdout, /CLOSEST_HIT "main": one record per warp, .*, screen position \(gl_LaunchIDEXT\.xy, subgroups up to 32 lanes\)$/m);
 });

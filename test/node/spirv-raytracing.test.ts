@@ -86,7 +86,7 @@ test('records carry the stage code of the execution model; per warp where subgro
       const constants = new Map(result.module.instructions.filter((i) => i.opcode === Op.Constant).map((i) => [i.words[2]!, i.words[3]!]));
       const second = body.filter((i) => i.opcode === Op.CompositeConstruct)[1]!;
       let ids = second.words[3 + RecordWord.PACKED_IDS - 4]!;
-      // Ray generation records its position: the ids gain a selected POSITION flag (spirv-position.test.ts).
+      // Every ray-tracing stage records its position: the ids gain a selected POSITION flag (spirv-position.test.ts).
       if (entry!.position) ids = body.find((i) => i.opcode === Op.BitwiseOr && i.words[2] === ids)!.words[3]!;
       // Ray generation that reorders: they gain the selected RAYGEN_REORDERED bits too (the reorder-points test below).
       const reordered = body.find((i) => i.opcode === Op.BitwiseOr && i.words[2] === ids && body.some((s) => s.opcode === Op.Select && s.words[2] === i.words[4]));

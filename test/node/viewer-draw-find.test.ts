@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Stage, type Trace } from '../../shared-schema/index.js';
-import { findDraws, globToRegExp, parseDrawQuery, stepMatch, wordMatcher } from '../../viewer/model/draw-search.js';
+import { findDraws, globToRegExp, parseDrawQuery, stepMatch, stepDrawIndex, wordMatcher } from '../../viewer/model/draw-search.js';
 import { buildPassTree, visibleRows } from '../../viewer/model/pass-tree.js';
 import { elideToWidth, packSpans } from '../../viewer/model/draw-layout.js';
 import { nextSort, sortDraws, BASE_COLUMNS } from '../../viewer/model/draw-table.js';
@@ -128,4 +128,19 @@ test('draw table: sorts by span descending, nulls last, ties by index', () => {
   assert.deepEqual(s, { column: 'span', descending: true });
   assert.deepEqual(sortDraws(rows, s).map((r) => r.index), [2, 0, 3, 1]);
   assert.deepEqual(sortDraws(rows, nextSort(s, span)).map((r) => r.index), [0, 3, 2, 1]);
+});
+
+test('stepDrawIndex skips draws without warps, stops at the ends, and follows the matches while the find box filters', () => {
+  // Draws 0..4; draws 1 and 3 have no warps (NaN spans).
+  const spans = new Float64Array([0, 1, NaN, NaN, 2, 3, NaN, NaN, 4, 5]);
+  assert.equal(stepDrawIndex(spans, 5, null, -1, 1), 0);
+  assert.equal(stepDrawIndex(spans, 5, null, 0, 1), 2);
+  assert.equal(stepDrawIndex(spans, 5, null, 2, 1), 4);
+  assert.equal(stepDrawIndex(spans, 5, null, 4, 1), -1, 'past the last draw');
+  assert.equal(stepDrawIndex(spans, 5, null, -1, -1), 4);
+  assert.equal(stepDrawIndex(spans, 5, null, 2, -1), 0);
+  assert.equal(stepDrawIndex(spans, 5, null, 0, -1), -1, 'before the first draw');
+  const matches = Uint32Array.of(1, 4);
+  assert.equal(stepDrawIndex(spans, 5, matches, 1, 1), 4);
+  assert.equal(stepDrawIndex(spans, 5, matches, 4, 1), 1, 'matches wrap');
 });

@@ -47,3 +47,18 @@ export function whenIdle(work: () => void): void {
   if (idle !== undefined) idle(work, { timeout: 2000 });
   else setTimeout(work, 50);
 }
+
+/**
+ * Runs a generator of work steps a task at a time (each task steps it for at most `taskMs`),
+ * and resolves with its result, or with null once `current()` says the work was superseded.
+ */
+export async function runInTasks<T>(steps: Generator<void, T>, taskMs: number, current: () => boolean): Promise<{ readonly value: T } | null> {
+  for (;;) {
+    await nextTask();
+    if (!current()) return null;
+    const t0 = performance.now();
+    let r = steps.next();
+    while (r.done !== true && performance.now() - t0 < taskMs) r = steps.next();
+    if (r.done === true) return { value: r.value };
+  }
+}

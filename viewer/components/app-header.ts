@@ -1,7 +1,8 @@
 // The parts of <warptrace-app>'s chrome that only show state: the samples menu, the
 // trace title, stage chips, the SM line, the keys help and the empty page. Each takes
 // what it shows and callbacks for what the user does.
-import { html, nothing } from 'lit';
+import { html, nothing, type ReactiveControllerHost } from 'lit';
+import { DismissController } from './dismiss-controller.js';
 import { STAGES, Stage, formatNs, stageCssColor } from '../../shared-schema/index.js';
 import type { SampleIndex } from '../loading/samples.js';
 import type { RecentTrace } from '../loading/recents-store.js';
@@ -103,20 +104,52 @@ export function emptyPage(p: EmptyPageProps) {
   </section>`;
 }
 
+/** The header's "All N SMs" checkbox. */
+export function allSmsToggle(o: OpenedTrace, on: boolean, onChange: (on: boolean) => void) {
+  return html`<label class="toggle" title="Show a lane for every SM of the device, not only SMs that ran warps">
+    <input type="checkbox" .checked=${on} @change=${(e: Event) => onChange((e.target as HTMLInputElement).checked)} />
+    all ${o.trace.device.smCount ?? ''} SMs
+  </label>`;
+}
+
+/** The "?" keys help: a popover of the header. */
+export function helpMenu() {
+  return html`<details class="help">
+    <summary aria-label="Keyboard and mouse help">?</summary>
+    <div class="help-body">${helpText()}</div>
+  </details>`;
+}
+
+/** Closes the "?" help on Esc and on a press outside it (it stayed open before). */
+export function helpDismiss(host: ReactiveControllerHost & { readonly renderRoot: HTMLElement | DocumentFragment }): DismissController {
+  const help = () => host.renderRoot.querySelector('details.help') as HTMLDetailsElement | null;
+  return new DismissController(
+    host,
+    () => help()?.open === true,
+    (t) => t === help(),
+    () => {
+      const d = help();
+      if (d !== null) d.open = false;
+    },
+  );
+}
+
 export function helpText() {
   return html`<table>
     <tr><th>W / S</th><td>zoom in / out (hold)</td></tr>
     <tr><th>A / D, ← / →</th><td>pan</td></tr>
     <tr><th>wheel</th><td>zoom at the pointer; Shift+wheel pans; wheel over SM labels scrolls</td></tr>
     <tr><th>drag</th><td>pan; Shift+drag selects a time range</td></tr>
+    <tr><th>Shift+← / →, M</th><td>grow / shrink the time range from the time cursor; M: the range of the selected warp or draw</td></tr>
     <tr><th>click</th><td>a warp: details; an SM label: expand to warp slots; the time axis: time cursor</td></tr>
     <tr><th>↑ / ↓, Enter</th><td>move between SM lanes, expand one</td></tr>
     <tr><th>, / .</th><td>previous / next warp on the focused lane</td></tr>
-    <tr><th>[ / ]</th><td>previous / next draw, or search match (zooms to it, dims the others)</td></tr>
-    <tr><th>Find box</th><td>label or glob (* ?), #12, pass:name, stage:FS; Enter zooms to the match, Esc clears the filter</td></tr>
+    <tr><th>[ / ]</th><td>previous / next draw, or search match (zooms to it, dims the others, scrolls to its lanes); in the draws table, its previous / next row</td></tr>
+    <tr><th>Find box</th><td>label or glob (* ?), #12, pass:name, stage:FS; its warps are highlighted, the rest dimmed; Enter zooms to the match, Esc clears the filter</td></tr>
+    <tr><th>Histogram bins</th><td>in Statistics: click or drag (or ← / →, Shift+→) to highlight a stage's warps of those durations; the line above the timeline counts and lists them</td></tr>
     <tr><th>F, 0</th><td>fit the selection, show everything</td></tr>
     <tr><th>C, Esc</th><td>time cursor at the centre, clear selections (warp, range, cursor, draw)</td></tr>
-    <tr><th>Color by</th><td>warps by stage, live lanes (SIMT efficiency) or a branch at a mark: red all lanes reached it, yellow some, grey none (Tab to it, arrows to change)</td></tr>
+    <tr><th>Color by</th><td>warps by stage, live lanes (SIMT efficiency), draw, pass, duration percentile in the stage, SM, or a branch at a mark: red all lanes reached it, yellow some, grey none (Tab to it, arrows to change)</td></tr>
   </table>`;
 }
 

@@ -199,6 +199,14 @@ export const appStyles = css`
     padding: 0 8px;
     line-height: 16px;
   }
+  /* A long Color by legend goes to a line of its own rather than squeezing the SM line's words. */
+  .sm-summary {
+    flex-wrap: wrap;
+    row-gap: 2px;
+  }
+  .sm-summary > :not(.legend) {
+    white-space: nowrap;
+  }
   main {
     flex: 1;
     min-height: 0;
@@ -240,8 +248,10 @@ export const appStyles = css`
     padding: 8px 12px;
     border-top: 1px solid #2a2e37;
     background: #191c22;
-    height: 230px;
+    /* Shorter in a short window (173 px at 720 px), so the timeline keeps its height. */
+    height: clamp(120px, 24vh, 230px);
     overflow: auto;
+    position: relative;
   }
   aside.panels {
     overflow: auto;

@@ -30,8 +30,9 @@ export function colorLegend(colors: ColorClasses | null) {
   const inline = colors.legend.length <= INLINE_COUNTS;
   return html`<span class="legend" role="list" aria-label="Colors: ${colors.caption}">
     <span class="muted">${colors.caption}:</span>
+    ${colors.note === undefined ? nothing : html`<span class="muted legend-note">${colors.note}</span>`}
     ${colors.legend.map((e) => {
-      const warps = colors.counts[e.cls]!.toLocaleString('en-US');
+      const warps = (e.warps ?? colors.counts[e.cls]!).toLocaleString('en-US');
       return html`<span class="legend-entry" role="listitem" data-class=${e.cls} title="${e.title}: ${warps} warps">
         <span class="swatch" style="background:${cssColor(e.rgb)}"></span>${e.label}${inline ? html` <span class="muted">${warps}</span>` : nothing}
       </span>`;
@@ -57,7 +58,11 @@ export const colorByStyles = css`
     align-items: center;
     margin-left: auto;
   }
+  /* Draw and pass names can be long asset paths: elided here, whole in the entry's tooltip. */
   .legend-entry {
     white-space: nowrap;
+    max-width: 220px;
+    overflow: hidden;
+    text-overflow: ellipsis;
   }
 `;

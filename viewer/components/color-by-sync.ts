@@ -7,7 +7,7 @@
 // mode needs nothing: coloring null.
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { Trace } from '../../shared-schema/index.js';
-import { nextTask } from '../base/tasks.js';
+import { runInTasks } from '../base/tasks.js';
 import { laneColoringSteps, type LaneColoring } from '../model/class-occupancy.js';
 import { colorByKey, colorByOptions, markIdsOf, runSteps, type ColorBy, type ColorByOption } from '../model/color-by.js';
 import type { OpenedTrace } from './app-types.js';
@@ -44,7 +44,7 @@ export class ColorBySync implements ReactiveController {
 
   /** The modes the open trace offers (a branch per mark id it has), in the selector's order. */
   optionsFor(trace: Trace): ColorByOption[] {
-    if (this.options?.trace !== trace) this.options = { trace, list: colorByOptions(markIdsOf(trace.marks)) };
+    if (this.options?.trace !== trace) this.options = { trace, list: colorByOptions(markIdsOf(trace.marks), trace) };
     return this.options.list;
   }
 
@@ -74,16 +74,7 @@ export class ColorBySync implements ReactiveController {
   }
 
   private async run(steps: Generator<void, LaneColoring>, generation: number): Promise<void> {
-    for (;;) {
-      await nextTask();
-      if (generation !== this.generation) return;
-      const t0 = performance.now();
-      let r = steps.next();
-      while (r.done !== true && performance.now() - t0 < TASK_MS) r = steps.next();
-      if (r.done === true) {
-        this.host.coloring = r.value;
-        return;
-      }
-    }
+    const done = await runInTasks(steps, TASK_MS, () => generation === this.generation);
+    if (done !== null) this.host.coloring = done.value;
   }
 }

@@ -10,9 +10,13 @@ export const detailStyles = css`
   }
   h3,
   p,
-  th,
   td {
     overflow-wrap: anywhere;
+  }
+  /* Headers wrap between words only ("duration" never as "duratio/n"): the cells beside them give way. */
+  th {
+    overflow-wrap: normal;
+    word-break: normal;
   }
   td:not(.num),
   th:not(.num) {

@@ -1,15 +1,21 @@
 // The app's two side columns (draw list, analysis panels): resizable by a drag handle on
-// their inner edge (or its arrow keys), collapsible to a thin strip; widths and states are
-// kept in localStorage. The timeline takes the rest.
+// their inner edge (or its arrow keys), collapsible to a thin strip; and the detail panels
+// under the timeline, collapsible to their toggle. Widths and states are kept in
+// localStorage. The timeline takes the rest. Until the user sizes a column, its width is a
+// share of the window (DEFAULT_SHARE) up to its initial width, so a 1280 px window leaves the
+// timeline more than a 1920 px one's share.
 import { css, html, nothing, type ReactiveController, type ReactiveControllerHost } from 'lit';
 
 export type Side = 'left' | 'right';
-type SideState = { width: number; collapsed: boolean };
+/** width null: not sized by the user (defaultWidth for the window). */
+type SideState = { width: number | null; collapsed: boolean };
 
 export const SIDE_LIMITS: Readonly<Record<Side, { min: number; max: number; initial: number }>> = {
   left: { min: 160, max: 560, initial: 260 },
   right: { min: 260, max: 960, initial: 420 },
 };
+/** A column's default width as a share of the window, up to its initial width. */
+const DEFAULT_SHARE: Readonly<Record<Side, number>> = { left: 0.17, right: 0.27 };
 /** Width of a collapsed column: the strip that reopens it. */
 export const STRIP_PX = 18;
 /** The timeline keeps at least this much of the window. */
@@ -23,10 +29,22 @@ function clamp(side: Side, width: number): number {
   return Math.round(Math.min(Math.max(width, min), max, room));
 }
 
-function load(): Record<Side, SideState> {
-  const state: Record<Side, SideState> = {
-    left: { width: SIDE_LIMITS.left.initial, collapsed: false },
-    right: { width: SIDE_LIMITS.right.initial, collapsed: false },
+/** A column's width before the user sets one: its initial width, less in a narrow window. */
+export function defaultWidth(side: Side, windowWidth: number): number {
+  const { min, initial } = SIDE_LIMITS[side];
+  return Math.round(Math.max(min, Math.min(initial, windowWidth * DEFAULT_SHARE[side])));
+}
+
+interface ColumnsState extends Record<Side, SideState> {
+  /** The detail panels under the timeline are collapsed. */
+  detailsCollapsed: boolean;
+}
+
+function load(): ColumnsState {
+  const state: ColumnsState = {
+    left: { width: null, collapsed: false },
+    right: { width: null, collapsed: false },
+    detailsCollapsed: false,
   };
   try {
     const raw: unknown = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? 'null');
@@ -38,6 +56,7 @@ function load(): Record<Side, SideState> {
       if (typeof width === 'number' && Number.isFinite(width)) state[side].width = width;
       if (typeof collapsed === 'boolean') state[side].collapsed = collapsed;
     }
+    if ((raw as Record<string, unknown>)['detailsCollapsed'] === true) state.detailsCollapsed = true;
   } catch {
     // storage unavailable or malformed: defaults
   }
@@ -46,8 +65,8 @@ function load(): Record<Side, SideState> {
 
 export class SideColumns implements ReactiveController {
   /** Read on first use (the app's first render), not as the app is made in the page's first task: a fresh page's first localStorage read waits for the storage. */
-  private loaded: Record<Side, SideState> | null = null;
-  private get state(): Record<Side, SideState> {
+  private loaded: ColumnsState | null = null;
+  private get state(): ColumnsState {
     return (this.loaded ??= load());
   }
   private drag: { side: Side; startX: number; startWidth: number } | null = null;
@@ -59,7 +78,8 @@ export class SideColumns implements ReactiveController {
   hostConnected(): void {}
 
   width(side: Side): number {
-    return this.state[side].collapsed ? STRIP_PX : clamp(side, this.state[side].width);
+    const s = this.state[side];
+    return s.collapsed ? STRIP_PX : clamp(side, s.width ?? defaultWidth(side, typeof window === 'undefined' ? Infinity : window.innerWidth));
   }
 
   collapsed(side: Side): boolean {
@@ -73,7 +93,25 @@ export class SideColumns implements ReactiveController {
 
   /** Classes for `<main>`. */
   classes(): string {
-    return (['left', 'right'] as const).filter((s) => this.state[s].collapsed).map((s) => `${s}-collapsed`).join(' ');
+    const sides = (['left', 'right'] as const).filter((s) => this.state[s].collapsed).map((s) => `${s}-collapsed`);
+    return [...sides, ...(this.state.detailsCollapsed ? ['details-collapsed'] : [])].join(' ');
+  }
+
+  get detailsCollapsed(): boolean {
+    return this.state.detailsCollapsed;
+  }
+
+  toggleDetails(): void {
+    this.state.detailsCollapsed = !this.state.detailsCollapsed;
+    this.changed();
+  }
+
+  /** The button that collapses the detail panels under the timeline (to a line) and opens them again. */
+  detailsToggle() {
+    const collapsed = this.state.detailsCollapsed;
+    return html`<button class="details-toggle" aria-expanded=${!collapsed} title="${collapsed ? 'Show' : 'Hide'} the warp, range and cursor details" @click=${() => this.toggleDetails()}>
+      ${collapsed ? '▸ details' : '▾'}
+    </button>`;
   }
 
   setWidth(side: Side, width: number): void {
@@ -205,6 +243,24 @@ export const sideColumnStyles = css`
     margin: 2px 0;
     font-size: 12px;
     line-height: 1;
+  }
+  /* Collapsed, the detail panels are a line holding their toggle: the timeline takes the rest. */
+  main.details-collapsed .details {
+    height: 22px;
+    padding: 0 12px;
+    overflow: hidden;
+  }
+  main.details-collapsed .details > :not(.details-toggle) {
+    display: none;
+  }
+  .details-toggle {
+    position: absolute;
+    top: 2px;
+    right: 4px;
+    z-index: 1;
+    padding: 0 6px;
+    font-size: 11px;
+    line-height: 16px;
   }
   main.left-collapsed .side-edge.left .side-toggle,
   main.right-collapsed .side-edge.right .side-toggle {

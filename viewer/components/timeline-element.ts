@@ -8,6 +8,7 @@ import { LitElement, type PropertyValues } from 'lit';
 import type { Trace } from '../../shared-schema/index.js';
 import { buildDrawLayout, type DrawLayout } from '../model/draw-layout.js';
 import { culpritWarp, type FindingPlace } from '../model/finding-warp.js';
+import { drawWarpsPerLane } from '../model/draw-lanes.js';
 import type { LaneColoring } from '../model/class-occupancy.js';
 import type { LaneIndex } from '../model/lane-index.js';
 import type { LaneLayout } from '../model/lane-layout.js';
@@ -35,6 +36,7 @@ export class TimelineElement extends LitElement implements SurfaceHost {
     range: { attribute: false },
     cursorNs: { attribute: false },
     highlightRows: { attribute: false },
+    filterHighlight: { attribute: false },
     baseline: { attribute: false },
     showGhost: { type: Boolean, attribute: false },
     sharedDrawLayout: { attribute: false },
@@ -51,6 +53,8 @@ export class TimelineElement extends LitElement implements SurfaceHost {
   declare cursorNs: number | null;
   /** Warp rows drawn highlighted (any order), all other warps dimmed; null for none. */
   declare highlightRows: Uint32Array | null;
+  /** A highlight built already (the app's filters: model/warp-filter.ts); wins over highlightRows. */
+  declare filterHighlight: RowHighlight | null;
   /** The A/B baseline trace: its draws show as a ghost track under the draw track; null for none. */
   declare baseline: Trace | null;
   /** Whether the ghost track shows its draws (else only its label strip). */
@@ -100,6 +104,7 @@ export class TimelineElement extends LitElement implements SurfaceHost {
     this.range = null;
     this.cursorNs = null;
     this.highlightRows = null;
+    this.filterHighlight = null;
     this.baseline = null;
     this.showGhost = true;
     this.sharedDrawLayout = null;
@@ -151,8 +156,8 @@ export class TimelineElement extends LitElement implements SurfaceHost {
       this.ghost = { track: this.ghost.track, shown: this.showGhost };
       this.updateScreen(this.screen.width, this.screen.height);
     }
-    if (changed.has('trace') || changed.has('highlightRows')) {
-      this.highlight = this.trace === null || this.highlightRows === null ? null : rowHighlight(this.highlightRows, this.trace.warps.count);
+    if (changed.has('trace') || changed.has('highlightRows') || changed.has('filterHighlight')) {
+      this.highlight = this.trace === null ? null : (this.filterHighlight ?? (this.highlightRows === null ? null : rowHighlight(this.highlightRows, this.trace.warps.count)));
     }
     if (changed.has('trace') || changed.has('index') || changed.has('showAllSms') || changed.has('hiddenStages')) this.relayout();
   }
@@ -316,6 +321,11 @@ export class TimelineElement extends LitElement implements SurfaceHost {
       this.setView({ startNs: (s + e) / 2 - span / 2, endNs: (s + e) / 2 + span / 2 });
     }
     this.requestFrame();
+  }
+
+  /** Scrolls the lanes to where draw `draw` ran, when none of its lanes is in view. */
+  revealDraw(draw: number): void {
+    if (this.trace !== null && this.index !== null && draw >= 0) this.lanes.revealGroups(drawWarpsPerLane(this.trace, this.index, draw));
   }
 
   /**

@@ -18,6 +18,10 @@ export interface KeyboardTarget {
   stepWarp(delta: number): void;
   /** Shows or hides the A/B ghost track (nothing without a baseline). */
   toggleGhost(): void;
+  /** Shift+← / →: grows or shrinks the time range at its moving edge (1 right, -1 left). */
+  extendRange(direction: 1 | -1): void;
+  /** M: the time range becomes the selected warp's span, else the selected draw's, else the view. */
+  markSelection(): void;
   emit(type: string, detail: unknown): void;
 }
 
@@ -55,7 +59,11 @@ export class TimelineKeys {
         break;
       case 'ArrowLeft':
       case 'ArrowRight':
-        t.setView(panBy(view, key === 'ArrowLeft' ? -0.15 : 0.15, t.panLimits));
+        if (e.shiftKey) t.extendRange(key === 'ArrowLeft' ? -1 : 1);
+        else t.setView(panBy(view, key === 'ArrowLeft' ? -0.15 : 0.15, t.panLimits));
+        break;
+      case 'm':
+        t.markSelection();
         break;
       case 'ArrowUp':
       case 'ArrowDown':

@@ -120,6 +120,19 @@ export class TimelineLanes {
     if (y < this.scroll || y > this.scroll + this.viewportHeight - 20) this.setScroll(Math.max(0, y - this.viewportHeight / 3));
   }
 
+  /**
+   * When no lane whose group has `weight[group] > 0` is in view, scrolls the first of them
+   * to the top (a selected draw's lanes: model/draw-lanes.ts).
+   */
+  revealGroups(weight: ArrayLike<number>): void {
+    const rows = this.layout.rows.filter((r) => r.group >= 0 && (weight[r.group] ?? 0) > 0);
+    if (rows.length === 0) return;
+    const top = this.scroll;
+    const bottom = top + this.viewportHeight;
+    if (rows.some((r) => r.y < bottom && r.y + r.height > top)) return;
+    this.setScroll(rows[0]!.y);
+  }
+
   /** Expands the lane of warp `row`, focuses it and scrolls its slot row into view. */
   revealWarp(row: number): void {
     const s = this.source;

@@ -54,3 +54,26 @@ export function fitTarget(trace: Trace | null, drawLayout: DrawLayout | null, ra
 export function warpSlotY(trace: Trace, index: LaneIndex, lane: LaneRow, row: number): number {
   return lane.y + lane.headerHeight + slotRowOf(lane, index.lanes[lane.group]!, trace.warps.warpSlot[row]!, row) * lane.slotRowHeight;
 }
+
+/** A time range made from the keyboard: where it started and the edge Shift+← / → moves. */
+export interface KeyRange {
+  readonly anchorNs: number;
+  readonly edgeNs: number;
+}
+
+/**
+ * Shift+← / →: moves the range's moving edge by `stepNs` (negative: left), within `bounds`.
+ * The keyboard's last range goes on while the range is still the one it made; another range
+ * (a Shift+drag) moves at its end; with no range, one starts at `startNs` (the time cursor,
+ * else the view's centre). Returns the new key range and the range it makes (null when its
+ * edge is back on its anchor).
+ */
+export function extendKeyRange(last: KeyRange | null, range: TimeRange | null, startNs: number, stepNs: number, bounds: TimeRange): { key: KeyRange; range: TimeRange | null } {
+  let key: KeyRange;
+  if (last !== null && range !== null && range.startNs === Math.min(last.anchorNs, last.edgeNs) && range.endNs === Math.max(last.anchorNs, last.edgeNs)) key = last;
+  else if (range !== null) key = { anchorNs: range.startNs, edgeNs: range.endNs };
+  else key = { anchorNs: startNs, edgeNs: startNs };
+  const edgeNs = Math.min(bounds.endNs, Math.max(bounds.startNs, key.edgeNs + stepNs));
+  const next = { anchorNs: key.anchorNs, edgeNs };
+  return { key: next, range: edgeNs === key.anchorNs ? null : { startNs: Math.min(key.anchorNs, edgeNs), endNs: Math.max(key.anchorNs, edgeNs) } };
+}

@@ -47,7 +47,11 @@ export const timelineStyles = css`
     border-radius: 4px;
     padding: 4px 6px;
     font: 11px/1.35 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
-    white-space: pre;
+    /* Lines stay lines, and a long label (an asset path without spaces) wraps within the tooltip. */
+    white-space: pre-wrap;
+    overflow-wrap: anywhere;
+    max-width: min(460px, calc(100% - 16px));
+    box-sizing: border-box;
     z-index: 2;
   }
 `;

@@ -24,7 +24,7 @@ export function timelineTemplate({ pointer, keys, tooltip: tip, onScrollbar }: T
       tabindex="0"
       role="application"
       aria-roledescription="warp timeline"
-      aria-label="Warp timeline. W and S zoom, A and D pan, up and down move between SM lanes, Enter expands a lane, comma and period step through its warps, brackets step through draws, F fits the selection, 0 shows everything, C places the time cursor, G shows or hides the baseline's ghost track, Escape clears."
+      aria-label="Warp timeline. W and S zoom, A and D pan, up and down move between SM lanes, Enter expands a lane, comma and period step through its warps, brackets step through draws, F fits the selection, 0 shows everything, C places the time cursor, Shift with left and right arrows grows or shrinks the time range from the cursor, M makes the selected warp or draw the time range, G shows or hides the baseline's ghost track, Escape clears."
       @pointerdown=${(e: PointerEvent) => pointer()?.onPointerDown(e)}
       @pointermove=${(e: PointerEvent) => pointer()?.onPointerMove(e)}
       @pointerup=${(e: PointerEvent) => pointer()?.onPointerUp(e)}
@@ -49,6 +49,8 @@ export function timelineTemplate({ pointer, keys, tooltip: tip, onScrollbar }: T
 export function placeTooltipIn(surface: HTMLElement): void {
   const tip = surface.querySelector('.tooltip') as HTMLElement | null;
   if (tip === null) return;
+  // Measured at the left edge: its width (it wraps at max-width) must not depend on where it was last placed.
+  tip.style.left = '0px';
   const box = placeTooltip(Number(tip.dataset.x), Number(tip.dataset.y), tip.offsetWidth, tip.offsetHeight, surface.clientWidth, surface.clientHeight);
   tip.style.left = `${box.left}px`;
   tip.style.top = `${box.top}px`;

@@ -18,8 +18,8 @@ export function warpTooltip(trace: Trace, row: number, nearby = 1, colors: Color
     `${laneLabel(smOfWarp(w.smGroups, row))} · slot ${w.warpSlot[row] === 0xff ? '?' : w.warpSlot[row]} · id ${w.customId[row]}`,
     `${activeLaneCount(w, row)}/${trace.device.subgroupSize} lanes active`,
   ];
-  const entry = colors === null || colors.by.kind === 'stage' ? undefined : colors.legend.find((e) => e.cls === colors.classOf[row]);
-  if (entry !== undefined) lines.push(`${colors!.caption}: ${entry.label}`);
+  const named = colors === null || colors.by.kind === 'stage' ? undefined : colors.warpLabel?.(row) ?? colors.legend.find((e) => e.cls === colors.classOf[row])?.label;
+  if (named !== undefined) lines.push(`${colors!.caption}: ${named}`);
   if (nearby > 1) lines.push(`(${nearby} warps here: the longest or nearest is shown; zoom in for the others)`);
   return lines;
 }

@@ -2,7 +2,6 @@
 // gutter) and its text layer (lane labels, axis, draw labels) composited on the page
 // background, at the canvas's device pixels, named after the trace and the time window.
 import { html } from 'lit';
-import { formatNs } from '../../shared-schema/index.js';
 import type { TimeWindow } from '../model/time-scale.js';
 import type { WtTimeline } from './wt-timeline.js';
 
@@ -17,11 +16,23 @@ export interface ViewPng {
   readonly height: number;
 }
 
-/** "aqt_1.20ms-1.26ms.png": the trace's name without extension, the window, file-name safe. */
+/**
+ * "aqt_1.2-1.26ms.png": the trace's name without extension and the window in one unit
+ * (chosen by its end), from the capture's start (a view reaching before it starts at 0:
+ * never a negative time), with the decimals that tell its ends apart; file-name safe.
+ */
 export function viewPngName(traceName: string, view: TimeWindow): string {
-  const safe = (s: string) => s.replace(/µ/g, 'u').replace(/\s+/g, '').replace(/[^\w.+-]+/g, '-');
   const base = traceName.replace(/\.[^.]*$/, '').replace(/[^\w.+-]+/g, '-').replace(/^-+|-+$/g, '') || 'trace';
-  return `${base}_${safe(formatNs(view.startNs))}-${safe(formatNs(view.endNs))}.png`;
+  const start = Math.max(0, Number.isFinite(view.startNs) ? view.startNs : 0);
+  const end = Math.max(start, Number.isFinite(view.endNs) ? view.endNs : start);
+  const [unit, scale] = end >= 1e9 ? ['s', 1e9] : end >= 1e6 ? ['ms', 1e6] : end >= 1e3 ? ['us', 1e3] : ['ns', 1];
+  const span = (end - start) / scale;
+  const decimals = span > 0 ? Math.max(0, Math.min(6, Math.ceil(-Math.log10(span)) + 2)) : 0;
+  const text = (ns: number) => {
+    const fixed = (ns / scale).toFixed(decimals);
+    return fixed.includes('.') ? fixed.replace(/0+$/, '').replace(/\.$/, '') : fixed;
+  };
+  return `${base}_${text(start)}-${text(end)}${unit}.png`;
 }
 
 /**

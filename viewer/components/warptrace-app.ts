@@ -19,7 +19,7 @@ import { LitElement, html, nothing } from 'lit';
 import { rangeCounts, type RangeCounts } from '../../analysis/range-counts.js';
 import { warpsInFlight, type InFlight } from '../../analysis/in-flight.js';
 import { nextTask } from '../base/tasks.js';
-import { stepMatch } from '../model/draw-search.js';
+import { stepDrawIndex } from '../model/draw-search.js';
 import type { FindingPlace } from '../model/finding-warp.js';
 import type { Trace } from '../../shared-schema/index.js';
 import type { TimeRange } from '../timeline/frame.js';
@@ -33,7 +33,8 @@ import { FileDrop } from './file-drop.js';
 import { PanelSlots } from './panel-slots.js';
 import { traceView } from './trace-view.js';
 import { TraceOpener } from './trace-opener.js';
-import { banner, emptyPage, helpText, samplesMenu, smSummary, smSummaryPlaceholder, stageChips, traceTitle } from './app-header.js';
+import { allSmsToggle, banner, emptyPage, helpDismiss, helpMenu, samplesMenu, smSummary, smSummaryPlaceholder, stageChips, traceTitle } from './app-header.js';
+import { PassSelection } from './pass-selection.js';
 import { pngButton, savePng, timelinePng, type ViewPng } from './view-png.js';
 import type { OpenTimings, OpenedTrace, TraceOpenedDetail } from './app-types.js';
 import { ViewLinkSync, viewPortOf, type ViewPort } from './view-link-sync.js';
@@ -43,6 +44,8 @@ import { ColorBySync } from './color-by-sync.js';
 import { colorByStyles, colorLegend, colorBySelect } from './color-by-control.js';
 import { COLOR_BY_STAGE, type ColorBy } from '../model/color-by.js';
 import type { LaneColoring } from '../model/class-occupancy.js';
+import { WarpFilterSync } from './warp-filter-sync.js';
+import { filterBar, filterBarStyles } from './filter-bar.js';
 import './wt-recents.js';
 
 export type { OpenTimings, OpenedTrace, TraceOpenedDetail } from './app-types.js';
@@ -80,8 +83,8 @@ export class WarptraceApp extends LitElement {
   declare samples: SampleIndex | null;
   declare sampleProblem: string | null;
   declare selectedDraw: number;
-  /** The draw list's search matches (null: no filter): `[` / `]` step through them. */
-  private drawMatches: Uint32Array | null = null;
+  /** The draw list's search matches (null: no filter): `[` / `]` step through them; the draws table filters by them. */
+  drawMatches: Uint32Array | null = null;
   declare selectedWarp: number;
   declare range: TimeRange | null;
   declare counts: RangeCounts | null;
@@ -119,13 +122,18 @@ export class WarptraceApp extends LitElement {
   lastOpenTimings: OpenTimings | null = null;
   private booted = false;
 
-  static override styles = [appStyles, sideColumnStyles, colorByStyles];
+  static override styles = [appStyles, sideColumnStyles, colorByStyles, filterBarStyles];
   private readonly columns = new SideColumns(this);
   private readonly opener = new TraceOpener(this);
   private readonly drop = new FileDrop(this, (file) => void this.openFile(file));
   private readonly link = new ViewLinkSync(this);
   private readonly slots = new PanelSlots(this, () => this.panelProperties());
   readonly colors = new ColorBySync(this);
+  /** The find, duration and brush filters, and the highlight they make (warp-filter-sync.ts). */
+  readonly filters = new WarpFilterSync(this);
+  /** The selected pass (pass-selection.ts). */
+  readonly passes = new PassSelection(this);
+  private readonly helpDismiss = helpDismiss(this);
 
   constructor() {
     super();
@@ -145,7 +153,10 @@ export class WarptraceApp extends LitElement {
     // Events from the shadow tree (composed) and from slotted panels arrive here.
     this.addEventListener('wt-draw-select', (e) => this.selectDraw((e as CustomEvent<{ draw: number }>).detail.draw));
     this.addEventListener('wt-draw-step', (e) => this.stepDraw((e as CustomEvent<{ delta: number }>).detail.delta));
-    this.addEventListener('wt-draw-filter', (e) => (this.drawMatches = e.detail.matches));
+    this.addEventListener('wt-draw-filter', (e) => {
+      this.drawMatches = e.detail.matches;
+      this.requestUpdate();
+    });
     this.addEventListener('wt-warp-select', (e) => this.selectWarp((e as CustomEvent<{ row: number }>).detail.row));
     this.addEventListener('wt-range-select', (e) => this.selectRange((e as CustomEvent<{ range: TimeRange | null }>).detail.range));
     this.addEventListener('wt-cursor-change', (e) => this.setCursor((e as CustomEvent<{ cursorNs: number | null }>).detail.cursorNs));
@@ -175,6 +186,12 @@ export class WarptraceApp extends LitElement {
     this.highlightRows = null;
     this.hiddenStages = 0;
     this.colorBy = COLOR_BY_STAGE;
+    this.passes?.clear();
+  }
+
+  /** The selected pass (region index), -1 for none. */
+  get selectedPass(): number {
+    return this.passes.region;
   }
 
   override connectedCallback(): void {
@@ -190,9 +207,8 @@ export class WarptraceApp extends LitElement {
     this.opener.cancel();
   }
 
-  /** The first render (the whole page) in a task of its own, not in the one that evaluates the modules. */
   protected override async scheduleUpdate(): Promise<void> {
-    if (!this.hasUpdated) await nextTask();
+    if (!this.hasUpdated) await nextTask(); // the first render (the whole page) in a task of its own, not in the modules' evaluation
     super.scheduleUpdate();
   }
 
@@ -280,25 +296,14 @@ export class WarptraceApp extends LitElement {
     const s = o.drawLayout.spans[2 * draw]!;
     const e = o.drawLayout.spans[2 * draw + 1]!;
     if (!Number.isNaN(s)) this.timeline?.zoomTo(s, e, 0.08);
+    this.timeline?.revealDraw(draw);
   }
 
   /** `[` / `]`: previous / next draw that has a span (of the draw list's matches while it filters). */
   stepDraw(delta: number): void {
     const o = this.opened;
-    if (o === null) return;
-    if (this.drawMatches !== null) {
-      const d = stepMatch(this.drawMatches, this.selectedDraw, delta);
-      if (d >= 0) this.selectDraw(d);
-      return;
-    }
-    const n = o.trace.draws.length;
-    let d = this.selectedDraw < 0 ? (delta > 0 ? -1 : n) : this.selectedDraw;
-    for (let k = 0; k < n; k++) {
-      d += delta;
-      if (d < 0 || d >= n) return;
-      if (!Number.isNaN(o.drawLayout.spans[2 * d]!)) break;
-    }
-    this.selectDraw(d);
+    const d = o === null ? -1 : stepDrawIndex(o.drawLayout.spans, o.trace.draws.length, this.drawMatches, this.selectedDraw, delta);
+    if (d >= 0) this.selectDraw(d);
   }
 
   selectWarp(row: number): void {
@@ -331,6 +336,9 @@ export class WarptraceApp extends LitElement {
       selectedDraw: this.selectedDraw,
       selectedWarp: this.selectedWarp,
       cursorNs: this.cursorNs,
+      durationFilter: this.filters.duration,
+      selectedPass: this.selectedPass,
+      drawMatches: this.drawMatches,
     };
   }
 
@@ -353,25 +361,18 @@ export class WarptraceApp extends LitElement {
         ${o === null ? nothing : traceTitle(o)}
         ${o === null ? nothing : colorBySelect(this.colors.optionsFor(o.trace), this.colorBy, (by) => (this.colorBy = by))}
         ${o === null ? nothing : stageChips(o, this.hiddenStages, (code) => this.toggleStage(code))}
-        ${o === null
-          ? nothing
-          : html`<label class="toggle" title="Show a lane for every SM of the device, not only SMs that ran warps">
-              <input type="checkbox" .checked=${this.showAllSms} @change=${(e: Event) => (this.showAllSms = (e.target as HTMLInputElement).checked)} />
-              all ${o.trace.device.smCount ?? ''} SMs
-            </label>`}
+        ${o === null ? nothing : allSmsToggle(o, this.showAllSms, (on) => (this.showAllSms = on))}
         ${o === null ? nothing : html`${this.link.button()}${pngButton(() => void savePng(this, this.viewPng()).catch((e: unknown) => (this.error = `PNG export failed: ${e instanceof Error ? e.message : String(e)}`)))}`}
-        <details class="help">
-          <summary aria-label="Keyboard and mouse help">?</summary>
-          <div class="help-body">${helpText()}</div>
-        </details>
+        ${helpMenu()}
       </header>
       ${this.recentsOpen ? html`<div class="recents-popover"><wt-recents .recents=${this.recents}></wt-recents></div>` : nothing}
       ${banner('error', this.error, () => (this.error = null))}
       ${banner('notice', this.notice, () => (this.notice = null))}
       ${o !== null ? smSummary(o, this.hiddenStages, (code) => this.toggleStage(code), colorLegend(this.coloring?.colors ?? null)) : this.loading !== null ? smSummaryPlaceholder(this.loading.name) : nothing}
+      ${filterBar(this.filters, o?.trace ?? null)}
       <main class="${this.hasPanels ? 'with-panels' : ''} ${this.columns.classes()}" style=${this.columns.style()}>
         ${this.loading === null ? nothing : renderProgress(this.loading, () => this.cancelLoading())}
-        ${o === null && this.loading === null ? emptyPage({ sampleProblem: this.sampleProblem, recents: this.recents, onPickFile: this.pickFile, onSynthetic: () => void this.openSynthetic(1_000_000) }) : traceView(this, o, this.slots.has('beside-timeline'), this.slots.onSlotChange, this.columns.edge('left'))}
+        ${o === null && this.loading === null ? emptyPage({ sampleProblem: this.sampleProblem, recents: this.recents, onPickFile: this.pickFile, onSynthetic: () => void this.openSynthetic(1_000_000) }) : traceView(this, o, this.slots.has('beside-timeline'), this.slots.onSlotChange, this.columns.edge('left'), this.columns.detailsToggle())}
         ${this.hasPanels ? this.columns.edge('right') : nothing}
         <aside class="panels" aria-label="Analysis panels"><slot name="panels" @slotchange=${this.slots.onSlotChange}></slot></aside>
       </main>

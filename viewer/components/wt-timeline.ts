@@ -16,7 +16,8 @@
  * Keys: W/S zoom, A/D pan (hold), arrows pan / move lane focus, Enter/Space
  * expand the focused lane, `,`/`.` previous/next warp on the focused lane,
  * F fit the selection, 0 fit all, C cursor at the view centre, G show/hide
- * the A/B ghost track, Esc clear.
+ * the A/B ghost track, Shift+←/→ grow or shrink the time range (from the
+ * cursor), M the range from the selected warp or draw, Esc clear.
  *
  * This file is the input side (pointer and keyboard targets). The parts:
  * timeline-element (properties, frames, view and lane state, public
@@ -32,7 +33,8 @@ import { TimelineElement } from './timeline-element.js';
 import { warpAtPoint } from './timeline-hit.js';
 import { clickActionAt } from './timeline-hover.js';
 import { TimelineKeys, type KeyboardTarget } from './timeline-keys.js';
-import { fitTarget } from './timeline-navigation.js';
+import { extendKeyRange, fitTarget, type KeyRange } from './timeline-navigation.js';
+import { panBy, spanOf } from '../model/time-scale.js';
 import { TimelinePointer, type PointerTarget } from './timeline-pointer.js';
 import { placeTooltipIn, timelineTemplate } from './timeline-template.js';
 
@@ -41,6 +43,8 @@ export { occupancyScaleFor } from '../model/occupancy.js';
 export class WtTimeline extends TimelineElement implements KeyboardTarget, PointerTarget {
   private readonly keys = new TimelineKeys(this);
   private pointer: TimelinePointer | null = null;
+  /** The range Shift+← / → made last (it goes on growing while the range is still that one). */
+  private keyRange: KeyRange | null = null;
 
   override render() {
     return timelineTemplate({ pointer: () => this.pointer, keys: this.keys, tooltip: this.hover.state.tooltip, onScrollbar: this.onScrollbar });
@@ -134,6 +138,30 @@ export class WtTimeline extends TimelineElement implements KeyboardTarget, Point
     if (next < 0) return;
     this.emit('wt-warp-select', { row: next });
     this.revealWarp(next);
+  }
+
+  /** Moves the time range's moving edge by 2% of the view, keeping it in view (Shift+← / →). */
+  extendRange(direction: 1 | -1): void {
+    if (this.trace === null) return;
+    const v = this.view;
+    const span = spanOf(v);
+    const start = this.cursorNs ?? (v.startNs + v.endNs) / 2;
+    const next = extendKeyRange(this.keyRange, this.range, start, direction * span * 0.02, this.bounds);
+    this.keyRange = next.key;
+    const edge = next.key.edgeNs;
+    // Past the view: pan so the edge sits a little inside it.
+    if (edge < v.startNs) this.setView(panBy(v, (edge - v.startNs) / span - 0.05, this.bounds));
+    else if (edge > v.endNs) this.setView(panBy(v, (edge - v.endNs) / span + 0.05, this.bounds));
+    this.emit('wt-range-select', { range: next.range });
+  }
+
+  /** The range becomes the selected warp's span, else the selected draw's, else the visible window (M). */
+  markSelection(): void {
+    if (this.trace === null) return;
+    const target = fitTarget(this.trace, this.drawLayout, null, this.selectedWarp, this.selectedDraw);
+    const range = target === null ? { startNs: this.view.startNs, endNs: this.view.endNs } : { startNs: target.startNs, endNs: target.endNs };
+    this.keyRange = null;
+    this.emit('wt-range-select', { range });
   }
 
   /** Zooms to the range, else the selected warp, else the selected draw, else everything. */

@@ -51,7 +51,8 @@ export interface WorkerAnalysis {
   readonly phases: PhaseTable | null;
 }
 
-export async function analyzeInWorker(trace: Trace, signal?: AbortSignal): Promise<WorkerAnalysis> {
+/** `thresholds`: detector thresholds changed from their defaults (name → value), as `resolveThresholds` takes them. */
+export async function analyzeInWorker(trace: Trace, signal?: AbortSignal, thresholds: Readonly<Record<string, number>> = {}): Promise<WorkerAnalysis> {
   const aborted = () => new DOMException('analysis cancelled', 'AbortError');
   if (signal?.aborted) throw aborted();
   const worker = new Worker(new URL('./analysis-worker.ts', import.meta.url), { type: 'module', name: 'warptrace-analysis' });
@@ -91,7 +92,7 @@ export async function analyzeInWorker(trace: Trace, signal?: AbortSignal): Promi
       const a = cols[name];
       shapes[name] = a === null ? null : { type: columnType(a), length: a.length };
     }
-    post({ kind: 'begin', meta, count: warps.count, columns: shapes });
+    post({ kind: 'begin', meta, count: warps.count, columns: shapes, thresholds });
     if (copy !== null) {
       for (const name of COLUMN_NAMES) {
         const a = cols[name];

@@ -29,6 +29,8 @@ export type AnalysisRequest =
       readonly meta: Omit<Trace, 'warps'>;
       readonly count: number;
       readonly columns: Readonly<Record<ColumnName, ColumnShape | null>>;
+      /** Detector thresholds changed from their defaults (the findings' threshold editor); checked again in the worker. */
+      readonly thresholds?: Readonly<Record<string, number>>;
     }
   | { readonly kind: 'chunk'; readonly column: ColumnName; readonly offset: number; readonly data: ColumnArray }
   | { readonly kind: 'run' };

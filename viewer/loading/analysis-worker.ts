@@ -5,6 +5,7 @@
  * One trace per worker: the page terminates it to cancel.
  */
 import { analyzeTrace } from '../../analysis/analyze.js';
+import { resolveThresholds } from '../../analysis/thresholds.js';
 import { phaseTable } from '../../analysis/marks.js';
 import type { Trace, UintColumn } from '../../shared-schema/index.js';
 import { DRAWS_PER_MESSAGE, allocColumn, type AnalysisRequest, type AnalysisResponse, type ColumnArray, type ColumnName } from './analysis-protocol.js';
@@ -75,7 +76,7 @@ self.onmessage = (event: MessageEvent<AnalysisRequest>) => {
       const trace = assemble(begun);
       // Phases between marks, every draw (a string key per phase occurrence: here, not on the page); the summary's phases section too.
       const phases = trace.marks == null ? null : phaseTable(trace, { draws: null, stage: null });
-      const summary = analyzeTrace(trace, { phases });
+      const summary = analyzeTrace(trace, { phases, thresholds: resolveThresholds(begun.thresholds ?? {}) });
       const ms = performance.now() - t0;
       post({ kind: 'head', summary: { ...summary, draws: [] } });
       for (let d = 0; d < summary.draws.length; d += DRAWS_PER_MESSAGE) post({ kind: 'draws', draws: summary.draws.slice(d, d + DRAWS_PER_MESSAGE) });

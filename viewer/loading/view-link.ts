@@ -148,7 +148,7 @@ export function parseViewLink(hash: string): ParsedViewLink {
   }
   const colorField = fields.get('color');
   const colorBy = colorField === undefined ? COLOR_BY_STAGE : parseColorBy(colorField);
-  if (colorBy === null) problems.push('color (not stage, lanes or branch:MARK)');
+  if (colorBy === null) problems.push('color (not stage, lanes, draw, pass, duration, sm or branch:MARK)');
   return { state: { fingerprint, name, view, expandedSms, selectedDraw, selectedWarp, find, colorBy: colorBy ?? COLOR_BY_STAGE }, problems };
 }
 
@@ -186,6 +186,9 @@ export function checkViewLink(state: ViewLinkState, trace: Trace, laneSms: Reado
   let colorBy = state.colorBy;
   if (colorBy.kind === 'branch' && !(trace.marks?.id.includes(colorBy.mark) ?? false)) {
     problems.push(`color (the trace has no mark ${colorBy.mark})`);
+    colorBy = COLOR_BY_STAGE;
+  } else if (colorBy.kind === 'pass' && trace.regions.length === 0) {
+    problems.push('color (the trace has no passes)');
     colorBy = COLOR_BY_STAGE;
   }
   return { state: { ...state, view, expandedSms, selectedDraw, selectedWarp, colorBy }, problems };

@@ -6,6 +6,7 @@
 import type { BlockStat } from '../../analysis/blocks.js';
 import { formatNs } from '../../analysis/format.js';
 import type { BlockModule, Trace } from '../../shared-schema/index.js';
+import { drawList, profileRefusal, skippedProfiles } from '../../analysis/block-skips.js';
 
 /** The draws the panel sums: one draw (selected, or the selected warp's), or every profiled draw. */
 export type BlockScope = { readonly kind: 'draw'; readonly draw: number; readonly via: 'draw' | 'warp' } | { readonly kind: 'all' };
@@ -44,17 +45,35 @@ export function scopeTitle(trace: Trace, scope: BlockScope): string {
  */
 export function blockAbsence(trace: Trace, scope: BlockScope, rowCount: number): string | null {
   const profile = trace.blocks ?? null;
-  if (profile === null) return 'This trace has no block profile: capture with warptrace instrument --blocks to see where its shaders spend their time.';
+  if (profile === null) {
+    const refusal = profileRefusal(trace.capture.layer);
+    if (refusal !== null) return `This trace has no block profile: the capture layer made none (${refusal}).`;
+    return 'This trace has no block profile: capture with warptrace instrument --blocks to see where its shaders spend their time.';
+  }
   if (rowCount > 0) return null;
-  if (scope.kind === 'all') return profile.rows.length === 0 ? 'No draw of this trace got a block profile row.' : 'No profiled block ran in any draw.';
+  if (scope.kind === 'all') {
+    if (profile.rows.length > 0) return 'No profiled block ran in any draw.';
+    const skipped = skippedProfilesNote(trace);
+    return `No draw of this trace got a block profile row.${skipped === null ? '' : ` ${skipped}`}`;
+  }
   const d = scope.draw;
   const untraced = trace.draws[d]?.untraced ?? null;
   if (untraced !== null) return `Draw ${d} ran untraced (${untraced}): it has no warps and no block counts.`;
+  const unprofiled = trace.draws[d]?.unprofiled ?? null;
+  if (unprofiled !== null) return `Draw ${d} has no block profile: the capture layer traced its warps without one (${unprofiled}).`;
   if (!profile.rows.some((r) => r.draw === d)) {
     const full = profile.unprofiledDraws > 0 ? ` or the block table was full (${formatInteger(profile.unprofiledDraws)} traced draws got no row)` : '';
     return `Draw ${d} has no block profile: its shaders were not instrumented with --blocks${full}.`;
   }
   return `No profiled block of draw ${d} ran.`;
+}
+
+/** The draws the capture layer traced without a profile, counted and named (null: none); the all-draws view says so. */
+export function skippedProfilesNote(trace: Trace): string | null {
+  const skipped = skippedProfiles(trace.draws);
+  if (skipped.length === 0) return null;
+  const n = skipped.length;
+  return `${formatInteger(n)} traced draw${n === 1 ? '' : 's'} (${drawList(skipped)}) got no block profile: the capture layer skipped ${n === 1 ? 'it' : 'them'}; select one to see why.`;
 }
 
 export type BlockColumnId = 'location' | 'share' | 'time' | 'executions' | 'simt';

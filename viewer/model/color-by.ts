@@ -12,14 +12,25 @@
  *   its end) over the subgroup size, in classes through viridis (lane-classes.ts).
  * - branch: the 2016 Warp Trace's red / yellow / grey for the mark chosen: all
  *   of the warp's lanes reached it, some did, none did (branch-classes.ts).
+ * - draw, pass: categorical colours that tell neighbouring draws or passes
+ *   apart, cycling past 16 (draw-classes.ts).
+ * - duration: the warp's duration percentile within its stage (duration-classes.ts).
+ * - sm: the SM that ran it, or a run of SMs past 16 (sm-classes.ts).
  */
 import { STAGES, type Trace } from '../../shared-schema/index.js';
 import { markLabel } from '../../analysis/marks.js';
 import { branchFill, markIdsOf, type MarkIdCount } from './branch-classes.js';
 import { STAGE_DIM_RGBA, STAGE_RGBA } from './colors.js';
+import { drawFill, passFill } from './draw-classes.js';
+import { durationFill } from './duration-classes.js';
 import { liveLaneFill } from './lane-classes.js';
+import { smFill } from './sm-classes.js';
 
-export type ColorBy = { readonly kind: 'stage' } | { readonly kind: 'lanes' } | { readonly kind: 'branch'; readonly mark: number };
+/** Modes without a parameter, as their link tokens. */
+const PLAIN_MODES = ['stage', 'lanes', 'draw', 'pass', 'duration', 'sm'] as const;
+type PlainMode = (typeof PLAIN_MODES)[number];
+
+export type ColorBy = { readonly kind: PlainMode } | { readonly kind: 'branch'; readonly mark: number };
 
 export const COLOR_BY_STAGE: ColorBy = { kind: 'stage' };
 
@@ -34,6 +45,8 @@ export interface LegendEntry {
   readonly title: string;
   /** 0xRRGGBB. */
   readonly rgb: number;
+  /** Warps the entry stands for when that is not its whole class (a draw among the draws sharing its colour). */
+  readonly warps?: number;
 }
 
 /** A mode's palette: per class its colour, dimmed colour and legend entry. */
@@ -42,11 +55,23 @@ export interface ClassPalette {
   readonly dimRgba: Uint32Array;
   /** In the legend's order; classes no warp can take are left out. */
   readonly legend: readonly LegendEntry[];
+  /** A line before the entries, when they do not name every class ("2,025 draws in 16 colors …"). */
+  readonly note?: string;
+  /** What a warp's class is, for its tooltip, when the legend's label cannot say it (the warp's draw, its percentile). */
+  readonly warpLabel?: (row: number) => string;
+}
+
+/** A pass over every row a classifier makes before `fill` (slices in row order), then `done`. */
+export interface ClassPrepass {
+  scan(begin: number, end: number): void;
+  done(): void;
 }
 
 /** A mode's classifier: fills the class column a slice of rows at a time, any order of slices. */
 export interface ClassFill {
   readonly classOf: Uint8Array;
+  /** Passes over all rows before the fill (the duration percentiles' histogram and gather). */
+  readonly passes?: readonly ClassPrepass[];
   /** Classifies rows [begin, end). */
   fill(begin: number, end: number): void;
   /** The palette, once every row is classified (it may leave out classes no warp took). */
@@ -77,15 +102,54 @@ export function* colorClassSteps(trace: Trace, by: ColorBy, slice: number): Gene
     const legend = STAGES.map((s) => ({ cls: s.code, label: s.label, title: `${s.title} warps`, rgb: s.color }));
     return { by, classOf, counts: countClasses(classOf, n), rgba: STAGE_RGBA, dimRgba: STAGE_DIM_RGBA, legend, caption: 'stage' };
   }
-  const classes = by.kind === 'lanes' ? liveLaneFill(trace) : branchFill(trace, by.mark);
+  const classes = classFill(trace, by);
+  for (const pass of classes.passes ?? []) {
+    for (let begin = 0; begin < n; begin += slice) {
+      pass.scan(begin, Math.min(n, begin + slice));
+      yield;
+    }
+    pass.done();
+  }
   for (let begin = 0; begin < n; begin += slice) {
     const end = Math.min(n, begin + slice);
     classes.fill(begin, end);
     countInto(counts, classes.classOf, begin, end);
     if (end < n) yield;
   }
-  const caption = by.kind === 'lanes' ? `live lanes of ${trace.device.subgroupSize}` : `branch at ${markLabel(by.mark)}`;
-  return { by, classOf: classes.classOf, counts, ...classes.palette(), caption };
+  return { by, classOf: classes.classOf, counts, ...classes.palette(), caption: captionOf(trace, by) };
+}
+
+/** The classifier of a mode other than stage (whose classes are the stage column itself). */
+function classFill(trace: Trace, by: ColorBy): ClassFill {
+  switch (by.kind) {
+    case 'lanes':
+      return liveLaneFill(trace);
+    case 'branch':
+      return branchFill(trace, by.mark);
+    case 'draw':
+      return drawFill(trace);
+    case 'pass':
+      return passFill(trace);
+    case 'duration':
+      return durationFill(trace);
+    case 'sm':
+      return smFill(trace);
+    case 'stage':
+      throw new Error('stage mode reads the stage column: it has no classifier');
+  }
+}
+
+function captionOf(trace: Trace, by: ColorBy): string {
+  switch (by.kind) {
+    case 'lanes':
+      return `live lanes of ${trace.device.subgroupSize}`;
+    case 'branch':
+      return `branch at ${markLabel(by.mark)}`;
+    case 'duration':
+      return 'duration percentile in its stage';
+    default:
+      return by.kind === 'sm' ? 'SM' : by.kind;
+  }
 }
 
 /** Runs a step generator to its end at once. */
@@ -114,7 +178,8 @@ export function colorByKey(by: ColorBy): string {
 /** Reads colorByKey's token; null when it is none. */
 export function parseColorBy(token: string): ColorBy | null {
   if (token === 'stage') return COLOR_BY_STAGE;
-  if (token === 'lanes') return { kind: 'lanes' };
+  const plain = PLAIN_MODES.find((m) => m === token);
+  if (plain !== undefined) return { kind: plain };
   const m = /^branch:(\d{1,10})$/.exec(token);
   if (m === null) return null;
   const mark = Number(m[1]);
@@ -131,12 +196,18 @@ export interface ColorByOption {
   readonly label: string;
 }
 
-/** The modes a trace offers: stage, live lanes, and a branch per mark id its warps reached (ids from markIdsOf). */
-export function colorByOptions(markIds: readonly MarkIdCount[]): ColorByOption[] {
+/**
+ * The modes a trace offers: stage, live lanes, draw (with two draws or more), pass (with
+ * regions), duration percentile, SM, and a branch per mark id its warps reached (markIdsOf).
+ */
+export function colorByOptions(markIds: readonly MarkIdCount[], trace: { readonly draws: readonly unknown[]; readonly regions: readonly unknown[] } | null = null): ColorByOption[] {
   const out: ColorByOption[] = [
     { by: COLOR_BY_STAGE, key: 'stage', label: 'stage' },
     { by: { kind: 'lanes' }, key: 'lanes', label: 'live lanes (SIMT efficiency)' },
   ];
+  if (trace === null || trace.draws.length > 1) out.push({ by: { kind: 'draw' }, key: 'draw', label: 'draw' });
+  if (trace === null || trace.regions.length > 0) out.push({ by: { kind: 'pass' }, key: 'pass', label: 'pass' });
+  out.push({ by: { kind: 'duration' }, key: 'duration', label: 'duration percentile' }, { by: { kind: 'sm' }, key: 'sm', label: 'SM' });
   for (const m of markIds) {
     const by: ColorBy = { kind: 'branch', mark: m.id };
     out.push({ by, key: colorByKey(by), label: `branch: ${markLabel(m.id)} (${m.warps.toLocaleString('en-US')} warps)` });

@@ -161,3 +161,19 @@ export function stepMatch(matches: ArrayLike<number>, current: number, delta: nu
   for (let i = n - 1; i >= 0; i--) if (matches[i]! < current || current < 0) return matches[i]!;
   return matches[n - 1]!;
 }
+
+/**
+ * `[` / `]` from `current` (-1: none): the next or previous of the find box's matches (wrapping)
+ * while it filters, else the next or previous draw that has a span (`spans`: start, end per draw;
+ * NaN for a draw without warps), or -1 past either end.
+ */
+export function stepDrawIndex(spans: Float64Array, drawCount: number, matches: Uint32Array | null, current: number, delta: number): number {
+  if (matches !== null) return stepMatch(matches, current, delta);
+  let d = current < 0 ? (delta > 0 ? -1 : drawCount) : current;
+  for (let k = 0; k < drawCount; k++) {
+    d += delta;
+    if (d < 0 || d >= drawCount) return -1;
+    if (!Number.isNaN(spans[2 * d]!)) return d;
+  }
+  return -1;
+}

@@ -4,6 +4,7 @@
  * by draw index). Pure: no DOM.
  */
 import type { DrawSummary } from '../../analysis/summary.js';
+import { stageLabelOf } from '../../shared-schema/stages.js';
 
 export type DrawColumnId = 'index' | 'label' | 'pass' | 'start' | 'span' | 'warps' | 'warpTime' | 'hidden' | 'gapBefore' | 'idle' | `stage:${string}`;
 
@@ -38,7 +39,7 @@ export function drawColumns(draws: readonly DrawSummary[], hasPasses: boolean, a
   const stages = new Set<string>();
   for (const d of draws) for (const s of d.stages) stages.add(s.stage);
   const cols = BASE_COLUMNS.filter((c) => c.id !== 'pass' || hasPasses);
-  for (const s of stages) cols.push({ id: `stage:${s}`, title: `${s} time`, numeric: true, byDefault: false });
+  for (const s of stages) cols.push({ id: `stage:${s}`, title: `${stageLabelOf(s)} time`, numeric: true, byDefault: false });
   return all ? cols : cols.filter((c) => c.byDefault);
 }
 
@@ -88,4 +89,46 @@ export function sortDraws(draws: readonly DrawSummary[], sort: DrawSort, passOf:
 export function nextSort(current: DrawSort, column: DrawColumn): DrawSort {
   if (current.column === column.id) return { column: column.id, descending: !current.descending };
   return { column: column.id, descending: column.numeric && column.id !== 'index' && column.id !== 'start' };
+}
+
+/** What narrows the draws table: the find box's matches, the selected time range, a pass. */
+export interface DrawFilter {
+  /** Draw indices matching the find box, ascending; null: no find filter. */
+  readonly matches: Uint32Array | null;
+  /** Only draws whose warp span meets this range (closed); null: any time. */
+  readonly range: { readonly startNs: number; readonly endNs: number } | null;
+  /** passMask[d] = 1 for the draws of the chosen pass; null: every pass. */
+  readonly passMask: Uint8Array | null;
+}
+
+export const NO_DRAW_FILTER: DrawFilter = { matches: null, range: null, passMask: null };
+
+/** The draws that pass every filter, in their order. */
+export function filterDraws(draws: readonly DrawSummary[], f: DrawFilter): DrawSummary[] {
+  if (f.matches === null && f.range === null && f.passMask === null) return draws as DrawSummary[];
+  let inFind: Uint8Array | null = null;
+  if (f.matches !== null) {
+    inFind = new Uint8Array(draws.length);
+    for (const d of f.matches) if (d < inFind.length) inFind[d] = 1;
+  }
+  const lo = f.range === null ? 0 : Math.min(f.range.startNs, f.range.endNs);
+  const hi = f.range === null ? 0 : Math.max(f.range.startNs, f.range.endNs);
+  return draws.filter(
+    (d) =>
+      (inFind === null || inFind[d.index] === 1) &&
+      (f.passMask === null || f.passMask[d.index] === 1) &&
+      (f.range === null || (d.firstStartNs !== null && d.lastEndNs !== null && d.firstStartNs <= hi && d.lastEndNs >= lo)),
+  );
+}
+
+/**
+ * `[` / `]` (or ↑ / ↓) in the table: the draw `delta` rows from `current` in the
+ * table's order; from none (or a draw not in the table), the first (]) or last ([) row.
+ * -1 when the table is empty or the step runs off its end.
+ */
+export function stepRow(rows: readonly DrawSummary[], current: number, delta: number): number {
+  if (rows.length === 0) return -1;
+  const at = rows.findIndex((d) => d.index === current);
+  if (at < 0) return (delta > 0 ? rows[0] : rows[rows.length - 1])!.index;
+  return rows[at + delta]?.index ?? -1;
 }

@@ -33,6 +33,8 @@ export interface DrawTrackRequest {
   readonly y: number;
   readonly rowHeight: number;
   readonly selectedDraw: number;
+  /** Per draw, 1 for the find box's matches: the others are dimmed; null: none dimmed. */
+  readonly matchedDraws?: Uint8Array | null;
   /** The time window the geometry covers (for region bars), ns. */
   readonly windowNs?: readonly [number, number];
 }
@@ -63,7 +65,8 @@ export function buildDrawTrack(req: DrawTrackRequest, out: InstanceWriter): void
       out.push(s, e, bottom - 1, bottom, UNTRACED_EDGE);
       continue;
     }
-    const color = d === selectedDraw ? SELECTED : overflow ? OVERFLOW : selectedDraw >= 0 ? DIMMED : packRgba(shades[d % 2]!);
+    const unmatched = req.matchedDraws != null && req.matchedDraws[d] !== 1;
+    const color = d === selectedDraw ? SELECTED : overflow ? OVERFLOW : selectedDraw >= 0 || unmatched ? DIMMED : packRgba(shades[d % 2]!);
     out.push(s, e, top, bottom, color);
     if (info.gpuBeginNs !== null && info.gpuEndNs !== null) {
       out.push(info.gpuBeginNs - originNs, info.gpuEndNs - originNs, top + rowHeight - 3, top + rowHeight - 2, TIMESTAMP);

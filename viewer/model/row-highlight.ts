@@ -9,6 +9,8 @@ export interface RowHighlight {
   readonly rows: Uint32Array;
   /** Bit r set: row r is highlighted. */
   readonly mask: Uint32Array;
+  /** Per draw, 1 for draws the highlight picked (the draw track dims the others); absent or null: draws are not dimmed. */
+  readonly draws?: Uint8Array | null;
 }
 
 /** The highlight of `rows` (any order, duplicates and rows ≥ warpCount ignored). */

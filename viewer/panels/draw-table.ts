@@ -2,12 +2,14 @@
  * The draws tab of <wt-stats-panel>: every draw in a table whose columns
  * sort on click (aria-sort on the header), virtualized (only the rows in
  * view exist), so 2 000 draws cost what 30 do. "All columns" adds the rest
- * (hidden share, gap before, SMs idle, warp-time per stage).
+ * (hidden share, gap before, SMs idle, warp-time per stage). The tools line
+ * above it says how many of the draws the filters left and holds them; keys
+ * on the table go to `onKey` (`[` / `]` step through the rows).
  */
 import { css, html, nothing, type TemplateResult } from 'lit';
-import { formatNs, formatShare } from '../../analysis/format.js';
+import { formatNs, formatNumber, formatShare, gapBeforeCell } from '../../analysis/format.js';
 import type { DrawSummary } from '../../analysis/summary.js';
-import { parseStageName, stageCssColor } from '../../shared-schema/stages.js';
+import { parseStageName, stageCssColor, stageInfo } from '../../shared-schema/stages.js';
 import { drawCellValue, type DrawColumn, type DrawSort } from '../model/draw-table.js';
 
 export const TABLE_ROW_PX = 20;
@@ -41,14 +43,27 @@ export const drawTableStyles = css`
   }
   .draw-tools {
     display: flex;
-    gap: 8px;
+    flex-wrap: wrap;
+    gap: 4px 8px;
     align-items: center;
     margin-bottom: 4px;
+  }
+  .draw-tools select {
+    font: inherit;
+    color: inherit;
+    background: var(--wt-bg-2, #2a2e37);
+    border: 1px solid var(--wt-border, #3a3f4b);
+    border-radius: 3px;
+    max-width: 14em;
   }
 `;
 
 export interface DrawTableView {
   readonly rows: readonly DrawSummary[];
+  /** Draws before the filters. */
+  readonly total: number;
+  /** The filter controls (find, range, pass), shown in the tools line. */
+  readonly filters: TemplateResult | typeof nothing;
   readonly columns: readonly DrawColumn[];
   readonly sort: DrawSort;
   readonly allColumns: boolean;
@@ -59,6 +74,7 @@ export interface DrawTableView {
   onToggleColumns(): void;
   onScroll(scrollTop: number): void;
   onSelect(d: DrawSummary): void;
+  onKey(e: KeyboardEvent): void;
 }
 
 export function renderDrawTable(v: DrawTableView): TemplateResult {
@@ -68,10 +84,11 @@ export function renderDrawTable(v: DrawTableView): TemplateResult {
   const visible = v.rows.slice(first, last);
   const span = v.columns.length;
   return html`<div class="draw-tools">
-      <span class="muted">${n} draws · click a header to sort</span>
+      <span class="muted" data-count>${n === v.total ? `${formatNumber(n)} draws` : `${formatNumber(n)} of ${formatNumber(v.total)} draws`} · click a header to sort</span>
+      ${v.filters}
       <button data-action="columns" aria-pressed=${v.allColumns ? 'true' : 'false'} @click=${() => v.onToggleColumns()}>${v.allColumns ? 'Fewer columns' : 'All columns'}</button>
     </div>
-    <div class="draw-table" @scroll=${(e: Event) => v.onScroll((e.target as HTMLElement).scrollTop)}>
+    <div class="draw-table" @scroll=${(e: Event) => v.onScroll((e.target as HTMLElement).scrollTop)} @keydown=${(e: KeyboardEvent) => v.onKey(e)}>
       <table data-table="draws">
         <thead>
           <tr>
@@ -113,11 +130,12 @@ function cell(d: DrawSummary, c: DrawColumn, passOf: (draw: number) => string | 
   const value = drawCellValue(d, c.id, passOf);
   if (c.id === 'label') {
     return html`<td class="label" title=${d.label}>
-      ${d.stages.map((st) => html`<span class="swatch" title=${st.stage} style="background:${stageCssColor(parseStageName(st.stage) ?? 0)}"></span>`)} ${d.label}
+      ${d.stages.map((st) => html`<span class="swatch" title=${stageInfo(st.stageCode).label} style="background:${stageCssColor(parseStageName(st.stage) ?? 0)}"></span>`)} ${d.label}
     </td>`;
   }
   if (c.id === 'pass') return html`<td class="pass" title=${value ?? ''}>${value ?? '–'}</td>`;
-  if (c.id === 'index' || c.id === 'warps') return html`<td class="num">${typeof value === 'number' ? value.toLocaleString('en-US') : '–'}</td>`;
+  if (c.id === 'index' || c.id === 'warps') return html`<td class="num">${typeof value === 'number' ? formatNumber(value) : '–'}</td>`;
   if (c.id === 'hidden') return html`<td class="num">${formatShare(d.hiddenShare, 0)}</td>`;
+  if (c.id === 'gapBefore') return html`<td class="num" title="Negative: the draw started before the draws before it had drained">${gapBeforeCell(d.gapBeforeNs)}</td>`;
   return html`<td class="num">${typeof value === 'number' ? formatNs(value) : '–'}</td>`;
 }

@@ -6,3 +6,7 @@ export { WtComparePanel } from './wt-compare-panel.js';
 export { ZOOM_TO_EVENT, zoomToEvent, type ZoomToDetail } from './zoom-event.js';
 export { WtShaderPanel } from './wt-shader-panel.js';
 export { WtAnalysisPanels } from './wt-analysis-panels.js';
+export { WtPassesPanel } from './wt-passes-panel.js';
+export { WtPassIcicle } from './wt-pass-icicle.js';
+export { WtDrawsTable } from './wt-draws-table.js';
+export { WtThresholds } from './wt-thresholds.js';

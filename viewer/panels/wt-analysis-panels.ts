@@ -12,6 +12,13 @@
  * events bubble on to the shell. A shell that already has a summary (e.g.
  * from its decode worker) sets `.summary` and no analysis runs here.
  *
+ * Passes (traces with regions): the cost per pass and its icicle
+ * (wt-passes-panel.ts). Thresholds: the findings section's editor
+ * (wt-thresholds.ts); changed values are kept in localStorage
+ * (loading/threshold-store.ts), every trace is analyzed with them, and
+ * applying them analyzes the open trace again (the old findings stay until
+ * the new ones come).
+ *
  * A/B: "Use as baseline" keeps the current trace's summary; every trace
  * opened afterwards is compared against it (the 2016 "15% longer TCS warps
  * but a shorter draw" comparison) until the baseline is cleared.
@@ -24,10 +31,15 @@ import { phaseTable, type PhaseTable } from '../../analysis/marks.js';
 import type { Trace } from '../../shared-schema/model.js';
 import { nextTask } from '../base/tasks.js';
 import { analyzeInWorker } from '../loading/analysis-client.js';
+import { loadThresholdOverrides, saveThresholdOverrides, type ThresholdOverrides } from '../loading/threshold-store.js';
+import { changedThresholds } from '../../analysis/thresholds.js';
 import { panelStyles } from '../components/shared-styles.js';
+import type { DurationFilter } from '../model/warp-filter.js';
 import './wt-compare-panel.js';
 import './wt-export-buttons.js';
 import './wt-findings-list.js';
+import './wt-passes-panel.js';
+import './wt-thresholds.js';
 import './wt-phases-panel.js';
 import './wt-shader-panel.js';
 import './wt-stats-panel.js';
@@ -38,12 +50,18 @@ export class WtAnalysisPanels extends LitElement {
     summary: { attribute: false },
     selectedDraw: { attribute: false },
     selectedWarp: { attribute: false },
+    durationFilter: { attribute: false },
     fileName: { type: String },
     analyzing: { state: true },
     problem: { state: true },
     baseline: { state: true },
     comparedSummary: { state: true },
     phases: { state: true },
+    range: { attribute: false },
+    drawMatches: { attribute: false },
+    selectedPass: { attribute: false },
+    overrides: { state: true },
+    reanalyzing: { state: true },
   };
 
   static override styles = [
@@ -51,6 +69,11 @@ export class WtAnalysisPanels extends LitElement {
     css`
       section + section {
         margin-top: 10px;
+      }
+      details.thresholds > summary {
+        cursor: pointer;
+        color: var(--wt-muted, #8b909c);
+        margin-top: 6px;
       }
     `,
   ];
@@ -60,6 +83,8 @@ export class WtAnalysisPanels extends LitElement {
   declare selectedDraw: number;
   /** The app's selected warp (-1: none): the shader panel shows its draw when no draw is selected. */
   declare selectedWarp: number;
+  /** The app's duration filter (its histogram bins show picked in Statistics). */
+  declare durationFilter: DurationFilter | null;
   declare fileName: string;
   declare analyzing: boolean;
   /** Why the analysis failed, or null. */
@@ -74,6 +99,14 @@ export class WtAnalysisPanels extends LitElement {
   declare comparedSummary: AnalysisSummary | null;
   /** The phase table of every draw (traces with marks), from the worker; null until it comes. */
   declare phases: PhaseTable | null;
+  /** The app's time range, find matches and selected pass (the draws table narrows by them; -1: no pass). */
+  declare range: { readonly startNs: number; readonly endNs: number } | null;
+  declare drawMatches: Uint32Array | null;
+  declare selectedPass: number;
+  /** Thresholds changed from their defaults (kept in localStorage). */
+  declare overrides: ThresholdOverrides;
+  /** The open trace is being analyzed again with new thresholds (the shown summary is the old one). */
+  declare reanalyzing: boolean;
   private compareScheduled = false;
   /** The trace the summary belongs to (a new trace invalidates it). */
   private analyzedTrace: Trace | null = null;
@@ -85,12 +118,26 @@ export class WtAnalysisPanels extends LitElement {
     this.summary = null;
     this.selectedDraw = -1;
     this.selectedWarp = -1;
+    this.durationFilter = null;
     this.fileName = 'warptrace';
     this.analyzing = false;
     this.problem = null;
     this.baseline = null;
     this.comparedSummary = null;
     this.phases = null;
+    this.range = null;
+    this.drawMatches = null;
+    this.selectedPass = -1;
+    this.overrides = loadThresholdOverrides();
+    this.reanalyzing = false;
+    this.addEventListener('wt-thresholds-change', (e) => this.setThresholds(e.detail.overrides));
+  }
+
+  /** Keeps `overrides` and analyzes the open trace again with them. */
+  setThresholds(overrides: ThresholdOverrides): void {
+    this.overrides = overrides;
+    saveThresholdOverrides(overrides);
+    if (this.trace !== null) this.analyze(this.trace, true);
   }
 
   private useAsBaseline(): void {
@@ -138,15 +185,22 @@ export class WtAnalysisPanels extends LitElement {
     this.problem = null;
     this.analyzedTrace = this.trace;
     this.analyzing = this.trace !== null;
-    if (this.trace === null) return;
-    const trace = this.trace;
+    if (this.trace !== null) this.analyze(this.trace, false);
+  }
+
+  /** Runs the analysis of `trace` in the worker; `again`: the shown summary stays until the new one comes. */
+  private analyze(trace: Trace, again: boolean): void {
+    this.cancel();
+    this.reanalyzing = again;
+    if (again) this.problem = null;
     const abort = new AbortController();
     this.pending = abort;
-    analyzeInWorker(trace, abort.signal).then(
+    analyzeInWorker(trace, abort.signal, this.overrides).then(
       ({ summary, phases }) => {
         if (this.pending !== abort) return;
         this.pending = null;
         this.analyzing = false;
+        this.reanalyzing = false;
         this.summary = summary;
         this.phases = phases;
         this.dispatchEvent(new CustomEvent('wt-analysis-ready', { detail: { summary }, bubbles: true, composed: true }));
@@ -155,6 +209,7 @@ export class WtAnalysisPanels extends LitElement {
         if (this.pending !== abort) return;
         this.pending = null;
         this.analyzing = false;
+        this.reanalyzing = false;
         this.problem = e instanceof Error ? e.message : String(e);
       },
     );
@@ -212,6 +267,24 @@ export class WtAnalysisPanels extends LitElement {
     return html`<section><h3>Phases</h3><wt-phases-panel .trace=${this.trace} .table=${this.phases} .selectedDraw=${this.selectedDraw} .selectedWarp=${this.selectedWarp}></wt-phases-panel></section>`;
   }
 
+  /** "Thresholds (2 changed)": the editor, folded. */
+  private renderThresholds(summary: AnalysisSummary) {
+    const changed = changedThresholds(summary.thresholds).length;
+    return html`<details class="thresholds">
+      <summary>Thresholds${changed > 0 ? ` (${changed} changed)` : ''}</summary>
+      <wt-thresholds .thresholds=${summary.thresholds}></wt-thresholds>
+    </details>`;
+  }
+
+  /** The cost per pass, only for traces with regions. */
+  private renderPasses(summary: AnalysisSummary) {
+    if (summary.passes === undefined) return nothing;
+    return html`<section>
+      <h3>Passes</h3>
+      <wt-passes-panel .trace=${this.trace} .section=${summary.passes} .draws=${summary.draws} .selectedPass=${this.selectedPass} .selectedDraw=${this.selectedDraw}></wt-passes-panel>
+    </section>`;
+  }
+
   override render() {
     if (this.trace === null && this.summary === null) return html`<p class="muted">Open a trace to analyze it.</p>`;
     if (this.summary === null) {
@@ -219,8 +292,25 @@ export class WtAnalysisPanels extends LitElement {
       return html`<p class="muted" role="status">${this.analyzing ? 'Analyzing…' : ''}</p>${this.renderShader()}`;
     }
     return html`
-      <section><h3>Findings</h3><wt-findings-list .findings=${this.summary.findings} .groups=${this.summary.findingGroups} .minShare=${this.summary.thresholds.findingGroupMinShare}></wt-findings-list></section>
-      <section><h3>Statistics</h3><wt-stats-panel .summary=${this.summary} .trace=${this.trace} .selectedDraw=${this.selectedDraw}></wt-stats-panel></section>
+      <section>
+        <h3>Findings</h3>
+        ${this.reanalyzing ? html`<p class="muted" role="status">Analyzing with the new thresholds…</p>` : nothing}
+        <wt-findings-list .findings=${this.summary.findings} .groups=${this.summary.findingGroups} .minShare=${this.summary.thresholds.findingGroupMinShare}></wt-findings-list>
+        ${this.renderThresholds(this.summary)}
+      </section>
+      ${this.renderPasses(this.summary)}
+      <section>
+        <h3>Statistics</h3>
+        <wt-stats-panel
+          .summary=${this.summary}
+          .trace=${this.trace}
+          .selectedDraw=${this.selectedDraw}
+          .range=${this.range}
+          .drawMatches=${this.drawMatches}
+          .selectedPass=${this.selectedPass}
+          .durationFilter=${this.durationFilter}
+        ></wt-stats-panel>
+      </section>
       ${this.renderShader()} ${this.renderPhases()}
       <section><h3>Export</h3><wt-export-buttons .summary=${this.summary} .trace=${this.trace} .phases=${this.phases} fileName=${this.fileName}></wt-export-buttons></section>
       ${this.renderCompare()}

@@ -18,7 +18,7 @@ import { MATCH_HOWS, drawIdentities, type MatchHow } from '../../analysis/draw-m
 import { formatChange, formatNs, formatNumber } from '../../analysis/format.js';
 import type { AnalysisSummary } from '../../analysis/summary.js';
 import type { Trace } from '../../shared-schema/model.js';
-import { parseStageName, stageCssColor } from '../../shared-schema/stages.js';
+import { parseStageName, stageCssColor, stageLabelOf } from '../../shared-schema/stages.js';
 import { panelStyles } from '../components/shared-styles.js';
 
 /** Draw rows shown (largest span changes first), of strong and of weak pairs. */
@@ -174,7 +174,7 @@ export class WtComparePanel extends LitElement {
         <tbody>
           ${d.stages.map(
             (s) => html`<tr data-stage=${s.stage}>
-              <td><span class="swatch" style="background:${stageCssColor(parseStageName(s.stage) ?? 0)}"></span>${s.stage}</td>
+              <td><span class="swatch" style="background:${stageCssColor(parseStageName(s.stage) ?? 0)}"></span>${stageLabelOf(s.stage)}</td>
               <td class="num wrap">${formatNumber(s.warps.a)} → ${formatNumber(s.warps.b)}</td>
               <td class="num">${formatNs(s.meanNs.a)}</td><td class="num">${formatNs(s.meanNs.b)}</td>
               ${this.change(s.meanNs, `warp-time ${formatChange(s.totalNs.relative)}`)} ${all ? html`${this.change(s.medianNs)} ${this.change(s.p90Ns)}` : nothing}

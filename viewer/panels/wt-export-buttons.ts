@@ -24,10 +24,10 @@ import type { Trace } from '../../shared-schema/model.js';
 import { panelStyles } from '../components/shared-styles.js';
 import type { PerfettoExportRequest, PerfettoExportResponse } from './perfetto-export-worker.js';
 
-export type ExportFormat = 'summary-json' | 'markdown' | 'stages-csv' | 'draws-csv' | 'findings-csv' | 'blocks-csv' | 'phases-csv' | 'rays-csv' | 'perfetto';
+export type ExportFormat = 'summary-json' | 'markdown' | 'stages-csv' | 'draws-csv' | 'findings-csv' | 'passes-csv' | 'blocks-csv' | 'phases-csv' | 'rays-csv' | 'perfetto';
 
 /** The trace data a section's CSV needs (the button is there only when the summary or the trace has it). */
-type SectionKey = 'blocks' | 'phases' | 'rays';
+type SectionKey = 'blocks' | 'phases' | 'rays' | 'passes';
 
 export interface ExportDetail {
   readonly format: ExportFormat;
@@ -41,6 +41,7 @@ const FORMATS: readonly { id: ExportFormat; label: string; suffix: string; type:
   { id: 'stages-csv', label: 'Stages CSV', suffix: '.stages.csv', type: 'text/csv', needsTrace: false },
   { id: 'draws-csv', label: 'Draws CSV', suffix: '.draws.csv', type: 'text/csv', needsTrace: false },
   { id: 'findings-csv', label: 'Findings CSV', suffix: '.findings.csv', type: 'text/csv', needsTrace: false },
+  { id: 'passes-csv', label: 'Passes CSV', suffix: '.passes.csv', type: 'text/csv', needsTrace: false, section: 'passes' },
   { id: 'blocks-csv', label: 'Blocks CSV', suffix: '.blocks.csv', type: 'text/csv', needsTrace: false, section: 'blocks' },
   { id: 'phases-csv', label: 'Phases CSV', suffix: '.phases.csv', type: 'text/csv', needsTrace: false, section: 'phases' },
   { id: 'rays-csv', label: 'Ray events CSV', suffix: '.rays.csv', type: 'text/csv', needsTrace: false, section: 'rays' },
@@ -97,7 +98,8 @@ export class WtExportButtons extends LitElement {
   private hasSection(key: SectionKey): boolean {
     if (this.summary?.[key] !== undefined) return true;
     const t = this.trace;
-    return t !== null && (key === 'blocks' ? t.blocks != null : key === 'phases' ? t.marks != null : t.rayEvents != null);
+    // Passes come with the summary (analyzeTrace makes them for a trace with regions).
+    return t !== null && key !== 'passes' && (key === 'blocks' ? t.blocks != null : key === 'phases' ? t.marks != null : t.rayEvents != null);
   }
 
   override render() {
@@ -133,6 +135,8 @@ export class WtExportButtons extends LitElement {
         return new Blob([drawsCsv(s)], { type });
       case 'findings-csv':
         return new Blob([findingsCsv(s)], { type });
+      case 'passes-csv':
+        return new Blob([summaryCsv(s, 'passes')], { type });
       case 'blocks-csv':
         return new Blob([summaryCsv(s, 'blocks')], { type });
       case 'phases-csv':

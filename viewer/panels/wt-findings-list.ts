@@ -1,20 +1,24 @@
 /**
  * <wt-findings-list .findings=${summary.findings} .groups=${summary.findingGroups}>:
  * what the detectors found, as groups of one kind and cause (costliest
- * first, filterable by kind). The first OPEN_GROUPS groups of several members
- * are expanded, the others collapsed (a button expands a group to its
- * members); groups below the threshold (`hidden`) stay behind "N more below
- * X of the frame". Activating a group or a member (click, Enter or Space)
+ * first, filterable by kind), so the findings never bury the panels below
+ * them: the first SHOWN_GROUPS groups are listed and the rest behind "N more
+ * groups"; the first OPEN_GROUPS group of several members is expanded to its
+ * first SHOWN_MEMBERS members ("Show all N" lists the rest), the others are
+ * collapsed (a button expands a group); groups below the threshold (`hidden`)
+ * stay behind "N more below X of the frame". The selected group or finding
+ * shows its detail and what to do about it (analysis/remedies.ts). Activating a group or a member (click, Enter or Space)
  * dispatches `wt-zoom-to` {startNs, endNs, sm?}; activating a member also
  * `wt-finding-select` {finding}; both bubble and are composed. Without
  * `.groups` the findings are grouped here (groupFindings, default threshold).
  */
-import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
+import { LitElement, html, nothing, type PropertyValues } from 'lit';
 import { groupFindings, groupMembers } from '../../analysis/finding-groups.js';
 import { formatNs, formatShare, smLabel } from '../../analysis/format.js';
 import type { Finding, FindingGroup, FindingKind } from '../../analysis/summary.js';
 import { DEFAULT_THRESHOLDS } from '../../analysis/thresholds.js';
 import { panelStyles } from '../components/shared-styles.js';
+import { findingsStyles, moreMembersStyles } from './findings-styles.js';
 import { zoomToEvent } from './zoom-event.js';
 
 const KIND_LABELS: Record<FindingKind, string> = {
@@ -26,7 +30,11 @@ const KIND_LABELS: Record<FindingKind, string> = {
 };
 const KINDS = Object.keys(KIND_LABELS) as FindingKind[];
 /** Groups of several members shown expanded until the user collapses them. */
-const OPEN_GROUPS = 2;
+export const OPEN_GROUPS = 1;
+/** Groups listed before "N more groups". */
+export const SHOWN_GROUPS = 3;
+/** Members listed in an expanded group before "Show all N". */
+export const SHOWN_MEMBERS = 2;
 
 export class WtFindingsList extends LitElement {
   static override properties = {
@@ -37,71 +45,11 @@ export class WtFindingsList extends LitElement {
     hiddenKinds: { state: true },
     toggled: { state: true },
     showSmall: { state: true },
+    showAllGroups: { state: true },
+    allMembers: { state: true },
   };
 
-  static override styles = [
-    panelStyles,
-    css`
-      ul {
-        list-style: none;
-        margin: 0;
-        padding: 0;
-      }
-      li {
-        padding: 4px 6px;
-        border-left: 3px solid transparent;
-        cursor: pointer;
-      }
-      li:hover,
-      li[aria-selected='true'] {
-        background: var(--wt-bg-2, #2a2e37);
-      }
-      li[data-kind='sync'] {
-        border-left-color: #7fb2ff;
-      }
-      li[data-kind='idle'] {
-        border-left-color: #e3b341;
-      }
-      li[data-kind='leftover'] {
-        border-left-color: #ff4eaa;
-      }
-      li[data-kind='stall'] {
-        border-left-color: #ff7b72;
-      }
-      li[data-kind='occupancy-cap'] {
-        border-left-color: #8b909c;
-      }
-      .title {
-        display: block;
-      }
-      .meta {
-        color: var(--wt-muted, #8b909c);
-      }
-      li.group > .row {
-        display: flex;
-        gap: 4px;
-        align-items: flex-start;
-      }
-      li.group > .row > .body {
-        flex: 1;
-      }
-      ul.members {
-        margin-left: 12px;
-      }
-      button.expand {
-        min-width: 1.8em;
-      }
-      .more {
-        margin-top: 4px;
-      }
-      .filters {
-        display: flex;
-        gap: 4px;
-        flex-wrap: wrap;
-        margin-bottom: 4px;
-      }
-    `,
-  ];
+  static override styles = [panelStyles, findingsStyles, moreMembersStyles];
 
   declare findings: readonly Finding[];
   declare selectedId: string | null;
@@ -115,6 +63,10 @@ export class WtFindingsList extends LitElement {
   declare toggled: ReadonlySet<string>;
   /** Whether the groups below minShare are shown. */
   declare showSmall: boolean;
+  /** Whether every group above minShare is listed (else the first SHOWN_GROUPS). */
+  declare showAllGroups: boolean;
+  /** Groups whose every member is listed (else the first SHOWN_MEMBERS). */
+  declare allMembers: ReadonlySet<string>;
 
   constructor() {
     super();
@@ -125,6 +77,8 @@ export class WtFindingsList extends LitElement {
     this.hiddenKinds = new Set();
     this.toggled = new Set();
     this.showSmall = false;
+    this.showAllGroups = false;
+    this.allMembers = new Set();
   }
 
   private allGroups(): readonly FindingGroup[] {
@@ -135,7 +89,10 @@ export class WtFindingsList extends LitElement {
     if (changed.has('findings') && this.selectedId !== null && !this.findings.some((f) => f.id === this.selectedId) && !this.allGroups().some((g) => g.id === this.selectedId)) {
       this.selectedId = null;
     }
-    if (changed.has('groups') || changed.has('findings')) this.toggled = new Set();
+    if (changed.has('groups') || changed.has('findings')) {
+      this.toggled = new Set();
+      this.allMembers = new Set();
+    }
   }
 
   override render() {
@@ -146,7 +103,10 @@ export class WtFindingsList extends LitElement {
     const byKind = groups.filter((g) => !this.hiddenKinds.has(g.kind));
     const big = byKind.filter((g) => !g.hidden);
     const small = byKind.filter((g) => g.hidden);
-    const shown = this.showSmall ? [...big, ...small] : big;
+    const listed = this.showAllGroups ? big : big.slice(0, SHOWN_GROUPS);
+    const shown = this.showSmall ? [...listed, ...small] : listed;
+    const moreGroups = big.length - listed.length;
+    const moreFindings = big.slice(listed.length).reduce((n, g) => n + g.count, 0);
     const multi = groups.filter((g) => g.count > 1).slice(0, OPEN_GROUPS).map((g) => g.id);
     return html`
       <div class="filters" role="group" aria-label="Finding kinds">
@@ -159,8 +119,13 @@ export class WtFindingsList extends LitElement {
       <ul role="listbox" aria-label="Findings">
         ${shown.map((g) => this.renderGroup(g, multi.includes(g.id) !== this.toggled.has(g.id)))}
       </ul>
+      ${moreGroups > 0 || this.showAllGroups
+        ? html`<button class="more more-groups" aria-expanded=${this.showAllGroups ? 'true' : 'false'} @click=${() => (this.showAllGroups = !this.showAllGroups)}>
+            ${this.showAllGroups ? `Show the first ${SHOWN_GROUPS} groups only` : `${moreGroups} more group${moreGroups === 1 ? '' : 's'} (${moreFindings} finding${moreFindings === 1 ? '' : 's'})`}
+          </button>`
+        : nothing}
       ${small.length > 0
-        ? html`<button class="more" aria-expanded=${this.showSmall ? 'true' : 'false'} @click=${() => (this.showSmall = !this.showSmall)}>
+        ? html`<button class="more more-small" aria-expanded=${this.showSmall ? 'true' : 'false'} @click=${() => (this.showSmall = !this.showSmall)}>
             ${this.showSmall ? `Hide the ${small.length} below ${formatShare(this.minShare)} of the frame` : `${small.length} more below ${formatShare(this.minShare)} of the frame`}
           </button>`
         : nothing}
@@ -192,10 +157,32 @@ export class WtFindingsList extends LitElement {
             ${KIND_LABELS[g.kind]} · ${g.count} · ${g.totalNs > 0 ? html`${formatNs(g.totalNs)} (${formatShare(g.shareOfFrame)} of frame) · ` : nothing}${formatNs(g.startNs)} – ${formatNs(g.endNs)}
             ${g.reliable ? nothing : html`<span class="warning"> · unreliable: SM clocks not aligned</span>`}
           </span>
+          ${g.id === this.selectedId ? remedyLine(g.remedy) : nothing}
         </span>
       </div>
-      ${open ? html`<ul class="members" role="group">${groupMembers(g, this.findings).map((f) => this.renderFinding(f, g.hidden))}</ul>` : nothing}
+      ${open ? this.renderMembers(g) : nothing}
     </li>`;
+  }
+
+  /** The members of an open group: the first SHOWN_MEMBERS, or all of them once asked. */
+  private renderMembers(g: FindingGroup) {
+    const members = groupMembers(g, this.findings);
+    const all = this.allMembers.has(g.id);
+    const listed = all ? members : members.slice(0, SHOWN_MEMBERS);
+    const rest = members.length - listed.length;
+    return html`<ul class="members" role="group">
+      ${listed.map((f) => this.renderFinding(f, g.hidden))}
+      ${rest > 0 || (all && members.length > SHOWN_MEMBERS)
+        ? html`<li class="more-members-row"><button class="more more-members" @click=${(e: Event) => this.flipMembers(e, g)}>${all ? `Show the first ${SHOWN_MEMBERS} only` : `Show all ${members.length} (${rest} more)`}</button></li>`
+        : nothing}
+    </ul>`;
+  }
+
+  private flipMembers(event: Event, g: FindingGroup): void {
+    event.stopPropagation();
+    const next = new Set(this.allMembers);
+    if (!next.delete(g.id)) next.add(g.id);
+    this.allMembers = next;
   }
 
   private renderFinding(f: Finding, small: boolean) {
@@ -206,7 +193,7 @@ export class WtFindingsList extends LitElement {
       data-kind=${f.kind}
       data-small=${small ? 'true' : 'false'}
       aria-selected=${f.id === this.selectedId ? 'true' : 'false'}
-      title=${f.detail}
+      title=${f.remedy === null ? f.detail : `${f.detail}\n\nWhat to do: ${f.remedy}`}
       @click=${(e: Event) => this.activate(e, f)}
       @keydown=${(e: KeyboardEvent) => this.onKey(e, f)}
     >
@@ -216,6 +203,7 @@ export class WtFindingsList extends LitElement {
         · at ${formatNs(f.startNs)}${f.sm !== null ? html` · ${smLabel(f.sm)}` : nothing}
         ${f.reliable ? nothing : html`<span class="warning"> · unreliable: SM clocks not aligned</span>`}
       </span>
+      ${f.id === this.selectedId ? html`<span class="detail">${f.detail}</span>${remedyLine(f.remedy)}` : nothing}
     </li>`;
   }
 
@@ -258,6 +246,11 @@ export class WtFindingsList extends LitElement {
     this.dispatchEvent(zoomToEvent(finding.sm !== null ? { startNs: finding.startNs, endNs: finding.endNs, sm: finding.sm } : { startNs: finding.startNs, endNs: finding.endNs }));
     this.dispatchEvent(new CustomEvent('wt-finding-select', { detail: { finding }, bubbles: true, composed: true }));
   }
+}
+
+/** "What to do: …" under the selected item (nothing for a summary stored before remedies). */
+function remedyLine(remedy: string | null) {
+  return remedy === null ? nothing : html`<span class="remedy"><strong>What to do:</strong> ${remedy}</span>`;
 }
 
 if (!customElements.get('wt-findings-list')) customElements.define('wt-findings-list', WtFindingsList);

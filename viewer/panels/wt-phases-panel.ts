@@ -12,7 +12,7 @@
 import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import type { PhaseStat, PhaseTable } from '../../analysis/marks.js';
 import { formatNs, formatShare } from '../../analysis/format.js';
-import type { Trace } from '../../shared-schema/index.js';
+import { stageLabelOf, type Trace } from '../../shared-schema/index.js';
 import { panelStyles } from '../components/shared-styles.js';
 import { blockScope, formatInteger, scopeKey, type BlockScope } from '../model/block-view.js';
 import {
@@ -136,7 +136,7 @@ function phaseRow(p: PhaseStat, all: boolean, subgroupSize: number): TemplateRes
   const repeats = p.occurrences === p.warps ? '' : ` (${formatInteger(p.occurrences)} times: the phase repeats within warps)`;
   return html`<tr data-phase=${p.label}>
     ${all ? html`<td class="num" data-cell="draw">${p.draw}</td>` : nothing}
-    <td data-cell="stage">${p.stageName}</td>
+    <td data-cell="stage">${stageLabelOf(p.stageName)}</td>
     <td data-cell="phase" title=${p.label}>${p.label}</td>
     <td class="num" data-cell="warps" title=${`${formatInteger(p.warps)} warps${repeats}`}>${formatInteger(p.warps)}</td>
     <td class="num" data-cell="mean">${formatNs(p.meanNs)}</td>

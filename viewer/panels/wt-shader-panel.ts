@@ -34,6 +34,7 @@ import {
   scopeDraws,
   scopeKey,
   scopeTitle,
+  skippedProfilesNote,
   sortBlockStats,
   statKey,
   type BlockScope,
@@ -255,6 +256,8 @@ export class WtShaderPanel extends LitElement {
     const notes: string[] = [];
     if (table.dropped > 0) notes.push(`${formatInteger(table.dropped)} block executions could not be counted (their cells lay past the block table).`);
     if (this.scope.kind === 'all' && table.unprofiledDraws > 0) notes.push(`${formatInteger(table.unprofiledDraws)} traced draws got no row (the block table was full): they are not summed.`);
+    const skipped = this.scope.kind === 'all' && this.trace !== null ? skippedProfilesNote(this.trace) : null;
+    if (skipped !== null) notes.push(skipped);
     return notes.map((n) => html`<p class="warning" role="note">${n}</p>`);
   }
 

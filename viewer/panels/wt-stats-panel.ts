@@ -5,19 +5,21 @@
  * draw row dispatches `wt-zoom-to` {startNs, endNs} and `wt-draw-select`
  * {draw}. With `.draw` set it shows that draw's stages; `.selectedDraw` (the
  * app's selection) shows that draw's stages above the tabs and is
- * highlighted in the draws table, which sorts on a
- * header click and is virtualized (./draw-table.ts). Shows, never computes.
+ * highlighted in the draws table (wt-draws-table.ts), which sorts on a
+ * header click, is virtualized and is narrowed by the app's find matches,
+ * time range and pass. Stages are named as the header names them (RGen, not
+ * RAYGEN); long labels wrap. Shows, never computes.
  */
 import { LitElement, css, html, nothing } from 'lit';
-import { formatNs, formatNumber, formatShare } from '../../analysis/format.js';
+import { formatNs, formatNumber, formatShare, gapBeforeText } from '../../analysis/format.js';
 import type { AnalysisSummary, DrawSummary, DurationStats } from '../../analysis/summary.js';
-import { parseStageName, stageCssColor } from '../../shared-schema/stages.js';
-import { histogramSpark } from './histogram-spark.js';
+import { parseStageName, stageCssColor, stageLabelOf } from '../../shared-schema/stages.js';
+import { binEdges, histogramSpark, type SparkPick } from './histogram-spark.js';
+import type { DurationFilter } from '../model/warp-filter.js';
 import { panelStyles } from '../components/shared-styles.js';
-import { zoomToEvent } from './zoom-event.js';
 import { knownSmCount, type Trace } from '../../shared-schema/index.js';
-import { drawColumns, nextSort, sortDraws, type DrawSort } from '../model/draw-table.js';
-import { drawTableStyles, renderDrawTable } from './draw-table.js';
+import { drawTableStyles } from './draw-table.js';
+import './wt-draws-table.js';
 
 export type StatsTab = 'stages' | 'occupancy' | 'draws';
 const TABS: readonly { id: StatsTab; label: string }[] = [
@@ -27,6 +29,8 @@ const TABS: readonly { id: StatsTab; label: string }[] = [
 ];
 
 const colorOf = (stage: string) => stageCssColor(parseStageName(stage) ?? 0);
+/** The UI's one name for a stage ("RGen", as the header's chips say; the summary keeps "RAYGEN"). */
+const labelOf = stageLabelOf;
 
 export class WtStatsPanel extends LitElement {
   static override properties = {
@@ -35,10 +39,11 @@ export class WtStatsPanel extends LitElement {
     selectedDraw: { attribute: false },
     tab: { type: String, reflect: true },
     trace: { attribute: false },
-    drawSort: { state: true },
-    allColumns: { state: true },
+    durationFilter: { attribute: false },
+    range: { attribute: false },
+    drawMatches: { attribute: false },
+    selectedPass: { attribute: false },
     allStageColumns: { state: true },
-    tableScroll: { state: true },
   };
 
   static override styles = [
@@ -53,9 +58,47 @@ export class WtStatsPanel extends LitElement {
       .overview {
         margin-bottom: 4px;
       }
+      svg.pickable {
+        cursor: pointer;
+        touch-action: none;
+      }
+      svg.pickable:focus-visible {
+        outline: 2px solid #7fb2ff;
+      }
       ul.sentences {
         margin: 6px 0 0;
         padding-left: 16px;
+      }
+      /* A label without spaces (an asset path) wraps inside the column instead of widening it. */
+      h3,
+      .overview,
+      .draw-line,
+      ul.sentences {
+        overflow-wrap: anywhere;
+      }
+      .stage-table {
+        overflow-x: auto;
+      }
+      :host {
+        container-type: inline-size;
+      }
+      /* A narrow column (a small window gives the timeline the room) drops the mean, which is
+         warp-time / warps, so Histogram stays whole; All columns brings it back (the table scrolls). */
+      @container (max-width: 400px) {
+        div.stage-table:not(.all) .mean {
+          display: none;
+        }
+        div.stage-table:not(.all) :is(th, td) {
+          padding-right: 6px;
+        }
+      }
+      th.histogram {
+        min-width: 64px;
+      }
+      /* Long headers ("Peak on one SM") wrap between words so the table fits the column. */
+      table.wrap-heads th {
+        white-space: normal;
+        vertical-align: bottom;
       }
     `,
   ];
@@ -65,13 +108,15 @@ export class WtStatsPanel extends LitElement {
   /** The app's selected draw (-1: none): highlighted in the draws table. */
   declare selectedDraw: number;
   declare tab: StatsTab;
-  /** The trace, when given: the draws table gets a pass column from its regions. */
+  /** The trace, when given: the draws table gets a pass column and the pass filter from its regions. */
   declare trace: Trace | null;
-  declare drawSort: DrawSort;
-  declare allColumns: boolean;
+  /** The app's duration filter: its bins show picked in their histogram. */
+  declare durationFilter: DurationFilter | null;
+  /** The app's time range, find matches and pass: they narrow the draws table (wt-draws-table.ts). */
+  declare range: { readonly startNs: number; readonly endNs: number } | null;
+  declare drawMatches: Uint32Array | null;
+  declare selectedPass: number;
   declare allStageColumns: boolean;
-  declare tableScroll: number;
-  private sorted: { key: readonly unknown[]; rows: DrawSummary[] } | null = null;
 
   constructor() {
     super();
@@ -80,10 +125,11 @@ export class WtStatsPanel extends LitElement {
     this.selectedDraw = -1;
     this.tab = 'stages';
     this.trace = null;
-    this.drawSort = { column: 'index', descending: false };
-    this.allColumns = false;
+    this.durationFilter = null;
+    this.range = null;
+    this.drawMatches = null;
+    this.selectedPass = -1;
     this.allStageColumns = false;
-    this.tableScroll = 0;
   }
 
   override render() {
@@ -93,8 +139,8 @@ export class WtStatsPanel extends LitElement {
     const selected = d === undefined && this.selectedDraw >= 0 ? s.draws[this.selectedDraw] : undefined;
     return html`
       <div class="overview">
-        ${s.trace.warps.toLocaleString('en-US')} warps · ${s.trace.draws} draws · frame ${formatNs(s.frame.spanNs)} ·
-        ${smCountText(s.sms.map((x) => x.sm))} · warps running ${formatNs(s.frame.gpuBusyNs)}, draws open ${formatNs(s.frame.drawBusyNs)}${s.trace.dropped > 0 ? html` · <span class="warning">${s.trace.dropped} records dropped</span>` : nothing}
+        ${formatNumber(s.trace.warps)} warps · ${formatNumber(s.trace.draws)} draws · frame ${formatNs(s.frame.spanNs)} ·
+        ${smCountText(s.sms.map((x) => x.sm))} · warps running ${formatNs(s.frame.gpuBusyNs)}, draws open ${formatNs(s.frame.drawBusyNs)}${s.trace.dropped > 0 ? html` · <span class="warning">${formatNumber(s.trace.dropped)} records dropped</span>` : nothing}
       </div>
       ${s.reliability.warnings.map((w) => html`<div class="warning" role="note">${w}</div>`)}
       ${d !== undefined
@@ -114,16 +160,33 @@ export class WtStatsPanel extends LitElement {
   /** Stage tables show Stage, Warps, Warp-time, Mean, p90, Max and the histogram; "All columns" adds median, p99, σ, lanes, SMs. */
   private durationHead() {
     const all = this.allStageColumns;
-    return html`<th>Stage</th><th class="num">Warps</th><th class="num">Warp-time</th><th class="num">Mean</th>${all ? html`<th class="num">Median</th>` : nothing}<th class="num">p90</th>
-      ${all ? html`<th class="num">p99</th>` : nothing}<th class="num">Max</th>${all ? html`<th class="num">σ</th>` : nothing}<th>Histogram</th>${all ? html`<th class="num">Lanes</th><th class="num">SMs</th>` : nothing}`;
+    return html`<th>Stage</th><th class="num">Warps</th><th class="num">Warp-time</th><th class="num mean">Mean</th>${all ? html`<th class="num">Median</th>` : nothing}<th class="num">p90</th>
+      ${all ? html`<th class="num">p99</th>` : nothing}<th class="num">Max</th>${all ? html`<th class="num">σ</th>` : nothing}<th class="histogram">Histogram</th>${all ? html`<th class="num">Lanes</th><th class="num">SMs</th>` : nothing}`;
   }
 
-  private durationCells(stage: string, st: DurationStats) {
+  /** A histogram's bins picked as a duration filter (`wt-duration-filter`): its stage's warps, in draw `draw` or all. */
+  private histogramPick(stage: string, st: DurationStats, draw: number | null): SparkPick | null {
+    const code = parseStageName(stage);
+    if (code === undefined) return null;
+    const h = st.histogram;
+    const f = this.durationFilter;
+    const bins: [number, number] | null =
+      f !== null && f.stage === code && f.draw === draw ? [h.lowerNs.indexOf(f.minNs), h.lowerNs.findIndex((_, k) => binEdges(h, k)[1] === f.maxNs)] : null;
+    return {
+      bins: bins !== null && bins[0] >= 0 && bins[1] >= bins[0] ? bins : null,
+      onPick: (picked) => {
+        const filter: DurationFilter | null = picked === null ? null : { stage: code, draw, minNs: binEdges(h, picked[0])[0], maxNs: binEdges(h, picked[1])[1] };
+        this.dispatchEvent(new CustomEvent('wt-duration-filter', { detail: { filter }, bubbles: true, composed: true }));
+      },
+    };
+  }
+
+  private durationCells(stage: string, st: DurationStats, draw: number | null = null) {
     const all = this.allStageColumns;
-    return html`<td><span class="swatch" style="background:${colorOf(stage)}"></span>${stage}</td>
-      <td class="num">${st.warps.toLocaleString('en-US')}</td><td class="num">${formatNs(st.totalNs)}</td><td class="num">${formatNs(st.meanNs)}</td>
+    return html`<td><span class="swatch" style="background:${colorOf(stage)}"></span>${labelOf(stage)}</td>
+      <td class="num">${formatNumber(st.warps)}</td><td class="num">${formatNs(st.totalNs)}</td><td class="num mean">${formatNs(st.meanNs)}</td>
       ${all ? html`<td class="num">${formatNs(st.medianNs)}</td>` : nothing}<td class="num">${formatNs(st.p90Ns)}</td>${all ? html`<td class="num">${formatNs(st.p99Ns)}</td>` : nothing}
-      <td class="num">${formatNs(st.maxNs)}</td>${all ? html`<td class="num">${formatNs(st.stddevNs)}</td>` : nothing}<td>${histogramSpark(st.histogram, colorOf(stage))}</td>
+      <td class="num">${formatNs(st.maxNs)}</td>${all ? html`<td class="num">${formatNs(st.stddevNs)}</td>` : nothing}<td>${histogramSpark(st.histogram, colorOf(stage), 64, 14, this.histogramPick(stage, st, draw))}</td>
       ${all ? html`<td class="num" title="SIMT efficiency ${formatShare(st.simtEfficiency)}">${formatNumber(st.meanActiveLanes)}</td><td class="num">${st.smsUsed}</td>` : nothing}`;
   }
 
@@ -133,14 +196,14 @@ export class WtStatsPanel extends LitElement {
   }
 
   private renderStages(s: AnalysisSummary) {
-    return html`${this.stageColumnsButton()}<table data-table="stages">
+    return html`${this.stageColumnsButton()}<div class=${this.allStageColumns ? 'stage-table all' : 'stage-table'}><table data-table="stages">
       <thead><tr>${this.durationHead()}</tr></thead>
       <tbody>${s.stages.map((st) => html`<tr data-stage=${st.stage}>${this.durationCells(st.stage, st)}</tr>`)}</tbody>
-    </table>`;
+    </table></div>`;
   }
 
   private renderOccupancy(s: AnalysisSummary) {
-    return html`<table data-table="occupancy">
+    return html`<div class=${this.allStageColumns ? 'stage-table all' : 'stage-table'}><table data-table="occupancy" class="wrap-heads">
         <thead>
           <tr>
             <th>Stage</th><th class="num">Peak on one SM</th><th class="num">SM</th><th class="num">Mean per SM</th><th class="num">Slots</th>
@@ -151,7 +214,7 @@ export class WtStatsPanel extends LitElement {
           ${s.stages.map((st) => {
             const o = st.occupancy;
             return html`<tr data-stage=${st.stage}>
-              <td><span class="swatch" style="background:${colorOf(st.stage)}"></span>${st.stage}</td>
+              <td><span class="swatch" style="background:${colorOf(st.stage)}"></span>${labelOf(st.stage)}</td>
               <td class="num">${o.perSm?.peak ?? '–'}</td><td class="num">${o.perSm?.peakSm ?? '–'}</td>
               <td class="num">${formatNumber(o.perSm?.meanWhileActive)}</td><td class="num">${formatNumber(o.warpsPerSm)}</td>
               <td class="num">${formatNumber(o.capacityWarps)}</td><td class="num">${formatNumber(o.deviceMeanInFlight)}</td>
@@ -159,13 +222,13 @@ export class WtStatsPanel extends LitElement {
             </tr>`;
           })}
         </tbody>
-      </table>
+      </table></div>
       <ul class="sentences">
         ${s.stages.map((st) => {
           const o = st.occupancy;
-          if (o.perSm === null) return o.unknownSm ? html`<li>${st.stage} (no SM id): at most ${o.unknownSm.peak} warps at once device-wide.</li>` : nothing;
+          if (o.perSm === null) return o.unknownSm ? html`<li>${labelOf(st.stage)} (no SM id): at most ${o.unknownSm.peak} warps at once device-wide.</li>` : nothing;
           return html`<li data-stage=${st.stage}>
-            At most ${o.perSm.peak} ${st.stage} warps ran at once on an SM${o.warpsPerSm !== null ? ` (${formatShare(o.perSm.peak / o.warpsPerSm, 0)} of ${o.warpsPerSm} slots)` : ''};
+            At most ${o.perSm.peak} ${labelOf(st.stage)} warps ran at once on an SM${o.warpsPerSm !== null ? ` (${formatShare(o.perSm.peak / o.warpsPerSm, 0)} of ${o.warpsPerSm} slots)` : ''};
             ${formatNumber(o.perSm.meanWhileActive)} on average while running, on ${smCountText(st.sms)}.
           </li>`;
         })}
@@ -173,50 +236,38 @@ export class WtStatsPanel extends LitElement {
   }
 
   private renderDraws(s: AnalysisSummary) {
-    const t = this.trace;
-    const hasPasses = t !== null && t.regions.length > 0 && t.draws.length === s.draws.length;
-    const passOf = (d: number): string | null => {
-      const r = hasPasses ? t.draws[d]?.region ?? null : null;
-      return r === null ? null : t!.regions[r]?.label ?? null;
-    };
-    const columns = drawColumns(s.draws, hasPasses, this.allColumns);
-    const key = [s, this.drawSort, t];
-    if (this.sorted === null || key.some((k, i) => k !== this.sorted!.key[i])) this.sorted = { key, rows: sortDraws(s.draws, this.drawSort, passOf) };
-    return renderDrawTable({
-      rows: this.sorted.rows,
-      columns,
-      sort: this.drawSort,
-      allColumns: this.allColumns,
-      scrollTop: this.tableScroll,
-      selectedDraw: this.selectedDraw,
-      passOf,
-      onSort: (c) => (this.drawSort = nextSort(this.drawSort, c)),
-      onToggleColumns: () => (this.allColumns = !this.allColumns),
-      onScroll: (top) => (this.tableScroll = top),
-      onSelect: (d) => this.selectDraw(d),
-    });
+    return html`<wt-draws-table
+      .summary=${s}
+      .trace=${this.trace}
+      .selectedDraw=${this.selectedDraw}
+      .range=${this.range}
+      .drawMatches=${this.drawMatches}
+      .selectedPass=${this.selectedPass}
+    ></wt-draws-table>`;
+  }
+
+  /** Done when the draws table (its own element) has rendered too. */
+  protected override async getUpdateComplete(): Promise<boolean> {
+    const done = await super.getUpdateComplete();
+    await this.renderRoot.querySelector('wt-draws-table')?.updateComplete;
+    return done;
   }
 
   private renderDraw(d: DrawSummary) {
     return html`<h3>Draw ${d.index}${d.label ? html` · ${d.label}` : nothing}</h3>
-      <div>
-        ${d.warps.toLocaleString('en-US')} warps · span ${formatNs(d.spanNs)} · warp-time ${formatNs(d.warpTimeNs)} · hidden behind other draws
-        ${formatShare(d.hiddenShare, 0)} · gap before ${formatNs(d.gapBeforeNs)} · no warp on any SM for ${formatNs(d.idleNs)} of its span
+      <div class="draw-line">
+        ${formatNumber(d.warps)} warps · span ${formatNs(d.spanNs)} · warp-time ${formatNs(d.warpTimeNs)} · hidden behind other draws
+        ${formatShare(d.hiddenShare, 0)} · ${gapBeforeText(d.gapBeforeNs)} · no warp on any SM for ${formatNs(d.idleNs)} of its span
       </div>
       ${this.stageColumnsButton()}
-      <table data-table="draw-stages">
+      <div class=${this.allStageColumns ? 'stage-table all' : 'stage-table'}><table data-table="draw-stages">
         <thead><tr>${this.durationHead()}<th class="num">Peak on one SM</th><th class="num">Mean per SM</th></tr></thead>
         <tbody>
           ${d.stages.map(
-            (st) => html`<tr data-stage=${st.stage}>${this.durationCells(st.stage, st)}<td class="num">${st.occupancy?.peak ?? '–'}</td><td class="num">${formatNumber(st.occupancy?.meanWhileActive)}</td></tr>`,
+            (st) => html`<tr data-stage=${st.stage}>${this.durationCells(st.stage, st, d.index)}<td class="num">${st.occupancy?.peak ?? '–'}</td><td class="num">${formatNumber(st.occupancy?.meanWhileActive)}</td></tr>`,
           )}
         </tbody>
-      </table>`;
-  }
-
-  private selectDraw(d: DrawSummary): void {
-    if (d.firstStartNs !== null && d.lastEndNs !== null) this.dispatchEvent(zoomToEvent({ startNs: d.firstStartNs, endNs: d.lastEndNs }));
-    this.dispatchEvent(new CustomEvent('wt-draw-select', { detail: { draw: d.index }, bubbles: true, composed: true }));
+      </table></div>`;
   }
 }
 

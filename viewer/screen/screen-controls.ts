@@ -1,8 +1,8 @@
 /**
  * The screen panel's selectors: colour by (the warp metrics, and the ray
  * metrics when the trace has ray events), the stage filter (only stages whose
- * warps record positions: fragment, ray generation before and after a reorder,
- * compute), the draw, and the time slider.
+ * warps record positions: fragment, every ray-tracing stage, ray generation
+ * before and after a reorder included, compute), the draw, and the time slider.
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import { RAY_METRIC_LABELS, RAY_SCREEN_METRICS, isRayScreenMetric, type RayScreenMetric } from '../../analysis/ray-events.js';

@@ -93,7 +93,7 @@ export const screenPanelStyles = css`
   canvas.image[hidden] {
     display: none;
   }
-  /* What a ray metric's picture cannot say: mixed launch sizes, lower bounds, dropped events. */
+  /* What a picture cannot say: mixed launch sizes, lower bounds, dropped events; footprints their lanes fill little of. */
   .note {
     color: #e0c070;
     font-size: 12px;

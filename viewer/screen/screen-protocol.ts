@@ -94,6 +94,8 @@ export interface ScreenImageReply {
   readonly positioned: number;
   /** First start and last end of the selected draws' positioned warps (null: none), for the time slider. */
   readonly span: { readonly startNs: number; readonly endNs: number } | null;
+  /** What to keep in mind reading the image: stages whose lanes fill little of their footprints (analysis/screen-spread.ts). */
+  readonly notes: readonly string[];
   readonly ms: number;
 }
 

@@ -10,6 +10,7 @@ import { metricValues, type ScreenMetric } from '../../analysis/screen-metric.js
 import { orderSpan, screenOrder, type ScreenOrder } from '../../analysis/screen-order.js';
 import { rowAtPixel, rowsInRect } from '../../analysis/screen-query.js';
 import { screenImage, type Raster } from '../../analysis/screen-raster.js';
+import { footprintSpread, spreadNotes } from '../../analysis/screen-spread.js';
 import { RayStore } from './screen-worker-rays.js';
 import { SCREEN_COLUMNS, allocScreenColumn, type ScreenColumnArray, type ScreenColumnName, type ScreenReply, type ScreenRequest, type ScreenView } from './screen-protocol.js';
 
@@ -27,6 +28,8 @@ interface OrderCache {
   readonly order: ScreenOrder;
   readonly size: TargetSize;
   readonly span: { startNs: number; endNs: number } | null;
+  /** Stages whose lanes fill little of their footprints (analysis/screen-spread.ts), over the whole order. */
+  readonly notes: readonly string[];
   values: { metric: ScreenMetric; values: Float64Array } | null;
   /** The last image's raster: a later cutoff paints only the warps started since (the play button, scrubbing forward). */
   raster: Raster | null;
@@ -87,7 +90,8 @@ function orderFor(l: Loaded, view: ScreenView): OrderCache {
   const key = `${maskKey(view.draws)}/${maskKey(view.stages)}`;
   if (cache !== null && cache.key === key) return cache;
   const order = screenOrder(l.cols, view.draws, view.stages);
-  cache = { key, order, size: imageSize(l.draws, l.cols, order.rows), span: orderSpan(order), values: null, raster: null };
+  const notes = spreadNotes(footprintSpread(l.cols, order.rows));
+  cache = { key, order, size: imageSize(l.draws, l.cols, order.rows), span: orderSpan(order), notes, values: null, raster: null };
   return cache;
 }
 
@@ -125,7 +129,7 @@ self.onmessage = (event: MessageEvent<ScreenRequest>) => {
       c.raster = image.raster;
       const rgba = image.rgba as Uint8ClampedArray<ArrayBuffer>;
       post(
-        { kind: 'image', seq, width: image.width, height: image.height, rgba, legend: image.legend, shown: image.shown, positioned: c.order.rows.length, span: c.span, ms: performance.now() - t0 },
+        { kind: 'image', seq, width: image.width, height: image.height, rgba, legend: image.legend, shown: image.shown, positioned: c.order.rows.length, span: c.span, notes: c.notes, ms: performance.now() - t0 },
         [rgba.buffer],
       );
     } else {

@@ -384,6 +384,7 @@ export class WtScreenPanel extends LitElement {
       </div>
       ${noPicture ? nothing : reply === null ? html`<div class="muted">Rasterizing…</div>` : reply.kind === 'ray-image' ? rayLegendTemplate(reply) : legendTemplate(reply.legend, reply.shown, reply.positioned)}
       ${rays === null || ray === null ? nothing : rayNotes(rays, pick, ray, this.selectedDraw).map((note) => html`<div class="note">${note}</div>`)}
+      ${ray === null && reply?.kind === 'image' ? reply.notes.map((note) => html`<div class="note">${note}</div>`) : nothing}
       ${timeRow({ span, untilNs: this.untilNs, playing: this.playing, ray: ray !== null }, this.togglePlay, this.onSlider)}
       ${brushInfo(this.brush, () => this.clearBrush())}
       ${this.error === null ? nothing : html`<div class="warning">${this.error}</div>`}

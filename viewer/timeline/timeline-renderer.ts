@@ -257,7 +257,7 @@ export class TimelineRenderer {
       this.lanesMesh.setInstances(this.lod.bars);
       const draws = drawsInWindow(f.drawLayout, originNs, originNs + columns * colNs);
       buildDrawTrack(
-        { trace: f.trace, layout: f.drawLayout, draws, originNs, y: s.draws.y, rowHeight: s.drawRowHeight, selectedDraw: f.selectedDraw, windowNs: [originNs, originNs + columns * colNs] },
+        { trace: f.trace, layout: f.drawLayout, draws, originNs, y: s.draws.y, rowHeight: s.drawRowHeight, selectedDraw: f.selectedDraw, matchedDraws: f.highlight?.draws ?? null, windowNs: [originNs, originNs + columns * colNs] },
         this.scratch,
       );
       if (f.ghost !== null && f.ghost.shown) {

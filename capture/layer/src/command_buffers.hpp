@@ -41,6 +41,7 @@ struct DrawProgram {
   std::shared_ptr<const std::vector<wtBlockRowModule>> blockRow;  // block profiles: the pipeline's row (null: none)
   std::shared_ptr<const BlockStageWords> blockStageOffsets;       // and its stage words (linked from libraries; null: 0)
   uint64_t pipelineKey = 0;                                       // the app's pipeline, for rows per pipeline
+  std::string unprofiledWhy;  // block profiles asked for, but none for this kind of work: why (twin_stages.hpp kNoBlocks*)
 };
 
 /**

@@ -132,6 +132,7 @@ static DrawProgram boundPipeline(const PipelineInfo *p) {
   run.untracedWhy = p->untracedWhy;
   run.blockRow = p->blockRow;
   run.blockStageOffsets = p->blockStageOffsets;
+  run.unprofiledWhy = p->unprofiledWhy;
   run.pipelineKey = (uint64_t)(uintptr_t)p;
   return run;
 }
@@ -167,11 +168,12 @@ uint32_t beginDraw(CommandState *cs, VkPipelineBindPoint bp, const char *call, w
   }
   cs->insertedLabel.clear();
   std::string untraced;
+  auto who = [&] { return b.shaderObjects ? run.name : "pipeline " + run.name; };  // the draw's program, as a reason names it
   if (!traced) {
     cs->untracedDraws++;
     if (cs->untracedWhy.empty()) cs->untracedWhy = run.known ? run.untracedWhy : nothingKnown;
     // It runs the app's pipeline between its timestamps: a draw of the trace without warps, marked with why (CONTRACT.md).
-    untraced = run.known ? (b.shaderObjects ? run.name : "pipeline " + run.name) + ": " + run.untracedWhy : nothingKnown;
+    untraced = run.known ? who() + ": " + run.untracedWhy : nothingKnown;
   }
   // The app's sets our trace-set binds disturbed, replayed where this draw's pipeline reads them (the app's own pipeline: all).
   if (b.disturbedFrom < (traced ? run.appSetCount : UINT32_MAX)) {
@@ -204,6 +206,8 @@ uint32_t beginDraw(CommandState *cs, VkPipelineBindPoint bp, const char *call, w
     e.blockRow = run.blockRow;
     e.blockShareKey = settings().blockRowsPerPipeline ? run.pipelineKey : 0;
     e.blockStageOffsets = run.blockStageOffsets;
+  } else if (traced && !run.unprofiledWhy.empty()) {
+    e.unprofiled = who() + ": " + run.unprofiledWhy, e.unprofiledWhy = run.unprofiledWhy;  // traced without the profile asked for
   }
   cs->events.push_back(std::move(e));
   for (uint32_t k = 0; k < views; k++) cs->slots.push_back(slot + k);
@@ -389,6 +393,7 @@ PFN_vkVoidFunction findCommandHook(const char *name) {
   if (PFN_vkVoidFunction f = findRegionCommand(name)) return f;
   if (PFN_vkVoidFunction f = findDescriptorBufferCommand(name)) return f;
   if (PFN_vkVoidFunction f = findRayLaunchCommand(name)) return f;
+  if (PFN_vkVoidFunction f = findBarrierCommand(name)) return f;
   return findGeneratedCommand(name);
 }
 

@@ -150,6 +150,7 @@ static void finishCapture(DeviceState *device) {
   for (const FrameRegion &g : c.regions)
     regions += std::string(regions.empty() ? "" : ",\n    ") + "{\"label\": " + jsonString(g.label) + ", \"parent\": " +
                (g.parent < 0 ? std::string("null") : std::to_string(g.parent)) + ", \"source\": \"" + g.source + "\"}";
+  noteUnprofiledDraws(device);  // before layerJson: the notes are the trace's
   std::string extra = "\"regions\": [" + regions + "],\n  " + layerJson(device);
   wtSetDrawTable(device->tracer, (uint32_t)c.draws.size(), labels.data(), kinds.data(), slots.data(), extras.data());
   wtSetDrawEndQueries(device->tracer, endQueries.data());

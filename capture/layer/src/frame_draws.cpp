@@ -1,11 +1,14 @@
 // The captured frame's draw list: each submitted command buffer's recorded
 // events walked in submission order (secondaries where they run), giving each
 // draw its index and label, and the frame its nested regions.
+#include <algorithm>
 #include <cstdio>
 
 #include "frame_draws.hpp"
 
+#include "barriers.hpp"
 #include "command_buffers.hpp"
+#include "hooks.hpp"
 #include "tracer_glue.hpp"
 
 namespace wtl {
@@ -43,6 +46,7 @@ static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32
         area = VkExtent2D{};
         break;
       case RecordedEvent::InsertLabel: c.pendingLabel = e.text; break;
+      case RecordedEvent::Barrier: c.pendingBarriers.push_back(e.text); break;
       case RecordedEvent::BeginPass: {
         // RenderDoc's names for passes without labels.
         char name[96];
@@ -64,18 +68,22 @@ static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32
           values.push_back(kNoDrawId);
           c.skippedDraws++;
           c.pendingLabel.clear();
+          c.pendingBarriers.clear();
           break;
         }
         uint32_t index = (uint32_t)c.draws.size();
         std::string extra = "\"call\": " + jsonString(e.text) + ", \"pipeline\": " + jsonString(e.pipeline) + ", \"region\": " +
                             (c.regionStack.empty() ? std::string("null") : std::to_string(c.regionStack.back())) + ", \"params\": {" +
                             e.params + "}" + (e.drawKind == WT_KIND_DRAW ? targetJson(area) : e.drawKind == WT_KIND_TRACE_RAYS ? targetJson(e.launch) : std::string()) +
-                            (e.untraced.empty() ? std::string() : ", \"untraced\": " + jsonString(e.untraced));
+                            (e.untraced.empty() ? std::string() : ", \"untraced\": " + jsonString(e.untraced)) +
+                            (e.unprofiled.empty() ? std::string() : ", \"unprofiled\": " + jsonString(e.unprofiled)) +
+                            barriersBeforeJson(c.pendingBarriers);
         std::string label = c.pendingLabel.empty() ? e.label : c.pendingLabel;
         // With a range the trace's draw k is not the frame's draw k: the label keeps the frame's number.
         if (s.drawRange) label = "#" + std::to_string(frameIndex) + " " + label;
-        c.draws.push_back({e.slot, e.endQuery, label, e.drawKind, extra, e.launchSize});
+        c.draws.push_back({e.slot, e.endQuery, label, e.drawKind, extra, e.launchSize, e.unprofiledWhy});
         c.pendingLabel.clear();
+        c.pendingBarriers.clear();
         slots.push_back(e.slot);
         // An untraced draw runs the app's pipeline, which reads no draw id: its slot holds the no-draw id all the same.
         values.push_back(e.untraced.empty() ? index : kNoDrawId);
@@ -103,6 +111,19 @@ static void walkEvents(DeviceState *device, CommandState *cs, std::vector<uint32
 
 void numberDraws(DeviceState *device, CommandState *cs, std::vector<uint32_t> &slots, std::vector<uint32_t> &values) {
   walkEvents(device, cs, slots, values, 0, VkExtent2D{});
+}
+
+void noteUnprofiledDraws(DeviceState *device) {
+  // Per reason, in the order the frame first met it: one note however many draws share it.
+  std::vector<std::pair<std::string, uint32_t>> counted;
+  for (const FrameDraw &d : device->capture.draws) {
+    if (d.unprofiledWhy.empty()) continue;
+    auto it = std::find_if(counted.begin(), counted.end(), [&](const auto &e) { return e.first == d.unprofiledWhy; });
+    if (it == counted.end()) counted.push_back({d.unprofiledWhy, 1});
+    else it->second++;
+  }
+  for (const auto &[why, draws] : counted)
+    reportNote(device, "blocks", why + ": " + std::to_string(draws) + " traced draw" + (draws == 1 ? "" : "s") + " of the capture without one");
 }
 
 }  // namespace wtl

@@ -14,4 +14,7 @@ void pushRegion(CaptureState &c, const std::string &label, const char *source);
  */
 void numberDraws(DeviceState *device, CommandState *cs, std::vector<uint32_t> &slots, std::vector<uint32_t> &values);
 
+/** Block profiles: a `blocks` note per reason the frame's traced draws have none (draws[i].unprofiled), with their count. */
+void noteUnprofiledDraws(DeviceState *device);
+
 }  // namespace wtl

@@ -114,6 +114,9 @@ bool writePresentedImage(DeviceState *device, VkQueue queue, const VkPresentInfo
 /** The layer's wrapper of a render-pass or label vkCmd* (commands_regions.cpp), or null. */
 PFN_vkVoidFunction findRegionCommand(const char *name);
 
+/** The layer's vkCmdPipelineBarrier* / vkCmdWaitEvents* (barriers.cpp), or null. */
+PFN_vkVoidFunction findBarrierCommand(const char *name);
+
 /** The layer's wrapper of a vkCmd* (hand-written or generated), or null. */
 PFN_vkVoidFunction findCommandHook(const char *name);
 

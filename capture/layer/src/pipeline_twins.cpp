@@ -95,12 +95,14 @@ static VkResult createGraphicsTwin(DeviceState *device, const VkGraphicsPipeline
   if (!stages.blockRow.empty()) out->blockRow = std::make_shared<const std::vector<wtBlockRowModule>>(stages.blockRow);
   if (stages.hasStageOffsets) out->blockStageOffsets = std::make_shared<const BlockStageWords>(stages.stageOffsets);
   if (stages.libraryModules != noBlockModules()) out->blockStageModules = std::make_shared<const BlockStageWords>(stages.libraryModules);
+  if (!blocks && device->blocks) out->unprofiledWhy = kNoBlocksDescriptorBuffers;
   return device->d.CreateGraphicsPipelines(device->device, VK_NULL_HANDLE, 1, &twin, nullptr, &out->twin);
 }
 
 static VkResult createComputeTwin(DeviceState *device, const VkComputePipelineCreateInfo &info, PipelineInfo *out, std::string &why) {
   TwinStages stages;
-  if (!twinStages(device, &info.stage, 1, kAllParts, stages, why, !(info.flags & VK_PIPELINE_CREATE_DESCRIPTOR_BUFFER_BIT_EXT))) return VK_ERROR_UNKNOWN;
+  bool blocks = !(info.flags & VK_PIPELINE_CREATE_DESCRIPTOR_BUFFER_BIT_EXT);  // not in the descriptor-buffer trace set
+  if (!twinStages(device, &info.stage, 1, kAllParts, stages, why, blocks)) return VK_ERROR_UNKNOWN;
   if (!stages.instrumented) {
     why = "none of its stages is traced (--stages)";
     return VK_ERROR_UNKNOWN;
@@ -109,6 +111,7 @@ static VkResult createComputeTwin(DeviceState *device, const VkComputePipelineCr
   twin.stage = stages.stages[0];
   out->instrumented = true;
   if (!stages.blockRow.empty()) out->blockRow = std::make_shared<const std::vector<wtBlockRowModule>>(stages.blockRow);
+  if (!blocks && device->blocks) out->unprofiledWhy = kNoBlocksDescriptorBuffers;
   return device->d.CreateComputePipelines(device->device, VK_NULL_HANDLE, 1, &twin, nullptr, &out->twin);
 }
 

@@ -57,6 +57,8 @@ static std::string planInstrumented(DeviceState *device, const VkRayTracingPipel
   bool rayEvents = !(info.flags & VK_PIPELINE_CREATE_DESCRIPTOR_BUFFER_BIT_EXT);
   if (!twinStages(device, info.pStages, info.stageCount, kAllParts, stages, why, blocks, rayEvents)) return why;
   if (!stages.blockRow.empty()) out.blockRow = std::make_shared<const std::vector<wtBlockRowModule>>(stages.blockRow);
+  // A library is never bound: the pipelines linking it carry the reason to their launches.
+  if (!blocks && device->blocks && !(info.flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR)) out.unprofiledWhy = kNoBlocksRayTracingLibraries;
   traced = info;
   traced.pStages = stages.stages.data();
   traced.stageCount = (uint32_t)stages.stages.size();

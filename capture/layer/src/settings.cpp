@@ -90,16 +90,20 @@ static Settings read() {
     std::string list = v, json;
     bool ok = !list.empty();
     if (list != "none") {
+      // Stage names as WARPTRACE_STAGES has them; fragment, compute and the ray-tracing stages record a position.
       for (size_t at = 0; ok && at <= list.size();) {
         size_t comma = list.find(',', at);
         std::string name = list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-        if (name == "fs" || name == "cs") json += std::string(json.empty() ? "" : ", ") + (name == "fs" ? "\"FS\"" : "\"CS\"");
+        int code = -1;
+        for (int i = 0; i < kTracedStageCount; i++)
+          if (name == kTracedStageOptions[i] && (i == 4 || i == 5 || ((1u << i) & kRayTracingStageCodes) != 0)) code = i;
+        if (code >= 0) json += std::string(json.empty() ? "\"" : ", \"") + kTracedStageNames[code] + "\"";
         else ok = false;
         if (comma == std::string::npos) break;
         at = comma + 1;
       }
     }
-    if (!ok) s.problems += "WARPTRACE_POSITIONS: expected fs, cs (comma-separated) or none; ";
+    if (!ok) s.problems += "WARPTRACE_POSITIONS: expected fs, cs, rgen, ahit, chit, miss, rint, call (comma-separated) or none; ";
     else s.positions = list, s.positionJson = "[" + json + "]";
   }
   if (const char *v = getenv("WARPTRACE_MARKS")) {

@@ -21,8 +21,8 @@ struct Settings {
   uint64_t firstDraw = 0, lastDraw = 0;
   uint32_t capacity = 0;     // WARPTRACE_CAPACITY (0: the host library's default)
   uint32_t sampleFs = 1;     // WARPTRACE_SAMPLE_FS: one fragment warp in N writes a record
-  std::string positions;     // WARPTRACE_POSITIONS as given ("fs,cs", "none"); empty: the instrumenter's default
-  std::string positionJson;  // the same as the instrument request's "position" list (["FS", "CS"], [])
+  std::string positions;     // WARPTRACE_POSITIONS as given ("fs,cs", "fs,rgen,chit", "none"); empty: the instrumenter's default
+  std::string positionJson;  // the same as the instrument request's "position" list (["FS", "CS"], ["FS", "RAYGEN", "CLOSEST_HIT"], [])
   bool blocks = false;       // WARPTRACE_BLOCKS=1: block profiles (the instrumenter's --blocks; shared-schema "Block profiles")
   uint32_t blockCells = 1u << 18;  // WARPTRACE_BLOCK_CELLS: cells of one copy of the block table (32 bytes each)
   bool blockRowsPerPipeline = false;  // WARPTRACE_BLOCK_ROWS=pipeline: one row per pipeline, not per draw

@@ -211,6 +211,8 @@ DrawProgram boundShaders(DeviceState *device, const BindPointState &b) {
     out.hasTwin = false;
     out.untracedWhy = "no shader object is bound";
   }
+  // Twins are instrumented without blocks (makeTwins): a draw's row would be laid out from the shaders bound at it.
+  if (device->blocks) out.unprofiledWhy = kNoBlocksShaderObjects;
   return out;
 }
 

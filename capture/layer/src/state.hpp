@@ -96,6 +96,8 @@ struct PipelineInfo {
   std::shared_ptr<const BlockStageWords> blockStageOffsets;
   /** Block profiles of a graphics pipeline library: its profiled modules by stage (WT_NO_BLOCK_MODULE: none), laid out by its links. */
   std::shared_ptr<const BlockStageWords> blockStageModules;
+  /** Block profiles asked for and possible, but none for this kind of pipeline: why (twin_stages.hpp kNoBlocks*); empty otherwise. */
+  std::string unprofiledWhy;
   /** Until the twin is made (ensureTwin): what it is made from. Null once made, or when made at creation. */
   std::shared_ptr<PipelineRecipe> recipe;
 };
@@ -117,8 +119,8 @@ struct ShaderInfo {
 
 /** One thing a recorded command buffer did that the frame's draw list needs, in recording order. */
 struct RecordedEvent {
-  enum Kind : uint8_t { BeginLabel, EndLabel, InsertLabel, BeginPass, EndPass, Draw, Execute } kind;
-  std::string text;         // labels; a draw's call ("vkCmdDrawIndexed")
+  enum Kind : uint8_t { BeginLabel, EndLabel, InsertLabel, BeginPass, EndPass, Draw, Execute, Barrier } kind;
+  std::string text;         // labels; a draw's call ("vkCmdDrawIndexed"); a barrier's summary (barriers.cpp)
   uint32_t slot = 0;        // Draw: its slot
   uint32_t endQuery = 0;    // Draw: its end timestamp's query (a multiview draw's lies past its slot's pair)
   wtDrawKind drawKind = WT_KIND_DRAW;
@@ -134,6 +136,8 @@ struct RecordedEvent {
   std::shared_ptr<const std::vector<wtBlockRowModule>> blockRow;  // Draw: its pipeline's block row (null: not profiled)
   uint64_t blockShareKey = 0;  // Draw: its pipeline, when rows are per pipeline (WARPTRACE_BLOCK_ROWS=pipeline)
   std::shared_ptr<const BlockStageWords> blockStageOffsets;  // Draw: its stage words (a pipeline linked from libraries), else null
+  std::string unprofiled;     // Draw, traced: why it has no block profile, after its pipeline's name (draws[i].unprofiled); else empty
+  std::string unprofiledWhy;  // Draw: that reason alone (the frame's `blocks` note counts the draws per reason)
   struct CommandState *secondary = nullptr;  // Execute
   uint64_t secondaryGeneration = 0;          // Execute: the recording it saw
 };
@@ -214,6 +218,7 @@ struct FrameDraw {
   wtDrawKind kind;
   std::string extraJson;
   int32_t launchSize = -1;  // an indirect launch's size, read back after the frame (RecordedEvent::launchSize)
+  std::string unprofiledWhy;  // RecordedEvent::unprofiledWhy
 };
 
 struct FrameRegion {
@@ -236,6 +241,7 @@ struct CaptureState {
   std::vector<FrameRegion> regions;
   std::vector<int32_t> regionStack;
   std::string pendingLabel;
+  std::vector<std::string> pendingBarriers;  // barriers since the frame's previous draw (the next draw's barriersBefore)
   uint32_t colourPasses = 0, depthPasses = 0;
   uint64_t frameDraws = 0;     // draws of the frame so far, traced or not (the numbering --draws A..B uses)
   uint32_t skippedDraws = 0;   // outside --draws A..B

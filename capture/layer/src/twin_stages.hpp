@@ -18,6 +18,17 @@ inline BlockStageWords noBlockModules() {
   return none;
 }
 
+/**
+ * Block profiles asked for and possible, but not made for this kind of work: why, each a draw's `unprofiled` after its
+ * pipeline's name and the frame's `blocks` note (CONTRACT.md). Its warps are traced all the same.
+ */
+inline constexpr const char *kNoBlocksShaderObjects = "shader objects (VK_EXT_shader_object) get no block profile from the layer yet";
+inline constexpr const char *kNoBlocksDescriptorBuffers =
+    "pipelines made with descriptor buffers (VK_EXT_descriptor_buffer) get no block profile: the layer's descriptor-buffer trace set has no block table";
+inline constexpr const char *kNoBlocksRayTracingLibraries =
+    "ray-tracing pipelines linking libraries (VK_KHR_pipeline_library) get no block profile: the layer lays a row out per pipeline, and a "
+    "library's shaders are compiled before the pipelines that link them";
+
 /** A stage's specialization with the block base constant added (block_specialization.cpp). */
 struct BlockSpecialization {
   VkSpecializationInfo info{};
