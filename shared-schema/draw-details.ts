@@ -7,7 +7,7 @@
  * without these details writes exactly the bytes it did before they existed.
  */
 import { MAX_DRAWS, describeValue, fail } from './errors.js';
-import { type Obj, checkWellFormed, readArray, readEnum, readInteger, readNullableInteger, readObject, readOptionalString, readString } from './fields.js';
+import { type Obj, checkString, readArray, readEnum, readInteger, readNullableInteger, readObject, readOptionalString, readString } from './fields.js';
 import {
   DRAW_PARAM_NAMES,
   type CaptureInfo,
@@ -94,13 +94,7 @@ export function readDrawDetails(
 function readBarriersBefore(o: Obj, field: string): readonly string[] | null {
   if (o['barriersBefore'] === undefined || o['barriersBefore'] === null) return null;
   const list = readArray(o, 'barriersBefore', field, MAX_BARRIERS_BEFORE);
-  return list.map((entry, k): string => {
-    const f = `${field}.barriersBefore[${k}]`;
-    if (typeof entry !== 'string') fail('bad-type', f, `expected a string, got ${describeValue(entry)}`);
-    if (entry.length > MAX_BARRIER_LENGTH) fail('too-large', f, `string of ${entry.length} characters exceeds ${MAX_BARRIER_LENGTH}`);
-    checkWellFormed(entry, f);
-    return entry;
-  });
+  return list.map((entry, k) => checkString(entry, `${field}.barriersBefore[${k}]`, MAX_BARRIER_LENGTH));
 }
 
 /** A draw's render target `{ width, height }` (absent or null: unknown); keys besides those two are ignored. */

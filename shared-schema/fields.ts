@@ -16,11 +16,15 @@ export function readObject(value: unknown, field: string): Obj {
 }
 
 export function readString(o: Obj, key: string, field: string, maxLength = 4096): string {
-  const v = o[key];
-  if (typeof v !== 'string') fail('bad-type', `${field}.${key}`, `expected a string, got ${describeValue(v)}`);
-  if (v.length > maxLength) fail('too-large', `${field}.${key}`, `string of ${v.length} characters exceeds ${maxLength}`);
-  checkWellFormed(v, `${field}.${key}`);
-  return v;
+  return checkString(o[key], `${field}.${key}`, maxLength);
+}
+
+/** `value` as a string of at most maxLength characters, well formed; `field` names it in the error. */
+export function checkString(value: unknown, field: string, maxLength = 4096): string {
+  if (typeof value !== 'string') fail('bad-type', field, `expected a string, got ${describeValue(value)}`);
+  if (value.length > maxLength) fail('too-large', field, `string of ${value.length} characters exceeds ${maxLength}`);
+  checkWellFormed(value, field);
+  return value;
 }
 
 /** .wtrace stores strings as UTF-8, which has no lone surrogate: one would come back as U+FFFD. */
