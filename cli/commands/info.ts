@@ -189,26 +189,23 @@ function layerLines(trace: Trace): [string, string][] {
     for (const item of layer.notes.slice(0, LISTED)) lines.push(['', `Note: ${item.what} (${item.why})`]);
     if (layer.notes.length > LISTED) lines.push(['', `Note: … ${layer.notes.length - LISTED} more`]);
   }
+  const of = (n: number) => `${n.toLocaleString('en-US')} of ${trace.draws.length.toLocaleString('en-US')} draws`;
   // Draws that ran untraced are draws of the trace without warps: each named with why.
   const untraced = trace.draws.filter((d) => d.untraced !== null);
-  if (untraced.length > 0) {
-    lines.push(['untraced', `${untraced.length.toLocaleString('en-US')} of ${trace.draws.length.toLocaleString('en-US')} draws ran untraced (no warps; call, counts and timestamps kept)`]);
-    for (const d of untraced.slice(0, LISTED)) lines.push(['', `#${d.index} ${d.label}: ${d.untraced}`]);
-    if (untraced.length > LISTED) lines.push(['', `… ${untraced.length - LISTED} more`]);
-  }
+  listDraws(lines, 'untraced', `${of(untraced.length)} ran untraced (no warps; call, counts and timestamps kept)`, untraced, (d) => `#${d.index} ${d.label}: ${d.untraced}`);
   // Traced draws the layer gave no block profile (asked for with --blocks): their warps are here, their block counts not.
   const unprofiled = skippedProfiles(trace.draws);
-  if (unprofiled.length > 0) {
-    lines.push(['unprofiled', `${unprofiled.length.toLocaleString('en-US')} of ${trace.draws.length.toLocaleString('en-US')} draws traced without a block profile (warps kept, no block counts)`]);
-    for (const s of unprofiled.slice(0, LISTED)) lines.push(['', `#${s.draw} ${s.label}: ${s.why}`]);
-    if (unprofiled.length > LISTED) lines.push(['', `… ${unprofiled.length - LISTED} more`]);
-  }
+  listDraws(lines, 'unprofiled', `${of(unprofiled.length)} traced without a block profile (warps kept, no block counts)`, unprofiled, (s) => `#${s.draw} ${s.label}: ${s.why}`);
   // The pipeline barriers the capture layer saw before draws: what a sync's remedy names.
   const barriered = trace.draws.filter((d) => d.barriersBefore != null && d.barriersBefore.length > 0);
-  if (barriered.length > 0) {
-    lines.push(['barriers', `${barriered.length.toLocaleString('en-US')} of ${trace.draws.length.toLocaleString('en-US')} draws follow pipeline barriers or event waits`]);
-    for (const d of barriered.slice(0, LISTED)) lines.push(['', `#${d.index} ${d.label}: after ${d.barriersBefore!.join(', ')}`]);
-    if (barriered.length > LISTED) lines.push(['', `… ${barriered.length - LISTED} more`]);
-  }
+  listDraws(lines, 'barriers', `${of(barriered.length)} follow pipeline barriers or event waits`, barriered, (d) => `#${d.index} ${d.label}: after ${d.barriersBefore!.join(', ')}`);
   return lines;
+}
+
+/** A `key` line saying `summary`, then the first LISTED items a line each and how many more: nothing when there are none. */
+function listDraws<T>(lines: [string, string][], key: string, summary: string, items: readonly T[], line: (item: T) => string): void {
+  if (items.length === 0) return;
+  lines.push([key, summary]);
+  for (const item of items.slice(0, LISTED)) lines.push(['', line(item)]);
+  if (items.length > LISTED) lines.push(['', `… ${items.length - LISTED} more`]);
 }
