@@ -52,6 +52,7 @@ import {
   DRAW_ID_BLOCK_BYTES,
   NO_BLOCK_ROW,
 } from './block-layout.js';
+import { DRAW_SAMPLE_WORD, MAX_SAMPLE_LOG2, SAMPLE_KEY_GOLDEN, SAMPLE_LOG2_BITS, SAMPLE_WORDS } from './sample-layout.js';
 
 interface Define {
   readonly name: string;
@@ -114,12 +115,18 @@ function layoutDefines(): Define[] {
   defs.push({ name: 'WT_MAX_RAY_SCALE', value: MAX_RAY_SCALE, comment: 'largest binning: 2^this launch pixels per cell side' });
   defs.push({ name: 'WT_DRAW_RAY_ROW_WORD', value: DRAW_RAY_ROW_WORD, comment: "draw-id block word: the trace-rays call's ray-event row" });
   defs.push({ name: 'WT_NO_RAY_ROW', value: NO_RAY_ROW, comment: 'a draw without a ray-event row' });
+  // Warp sampling (sample-layout.ts).
+  defs.push({ name: 'WT_DRAW_SAMPLE_WORD', value: DRAW_SAMPLE_WORD, comment: "draw-id block word of stage codes 0-7's log2 sampling rates (4 bits each); + 1: codes 8-15" });
+  defs.push({ name: 'WT_SAMPLE_WORDS', value: SAMPLE_WORDS });
+  defs.push({ name: 'WT_SAMPLE_LOG2_BITS', value: SAMPLE_LOG2_BITS });
+  defs.push({ name: 'WT_MAX_SAMPLE_LOG2', value: MAX_SAMPLE_LOG2, comment: 'one warp in 32,768' });
+  defs.push({ name: 'WT_SAMPLE_KEY_GOLDEN', value: SAMPLE_KEY_GOLDEN, comment: 'spreads a second warp-key component' });
   return defs;
 }
 
 /** Masks and sentinels read best in hex, counts and indices in decimal. */
 function literal(name: string, value: number): string {
-  return /MASK|MAGIC|UNKNOWN|NO_POSITION|NO_BLOCK_ROW|NO_RAY_ROW|SPEC_ID|RAN|ACCEPTED/.test(name) ? `0x${value.toString(16)}` : String(value);
+  return /MASK|MAGIC|UNKNOWN|NO_POSITION|NO_BLOCK_ROW|NO_RAY_ROW|SPEC_ID|RAN|ACCEPTED|GOLDEN/.test(name) ? `0x${value.toString(16)}` : String(value);
 }
 
 const banner = (source: string) =>

@@ -132,5 +132,10 @@
 #define WT_MAX_RAY_SCALE 7u // largest binning: 2^this launch pixels per cell side
 #define WT_DRAW_RAY_ROW_WORD 2u // draw-id block word: the trace-rays call's ray-event row
 #define WT_NO_RAY_ROW 0xffffffffu // a draw without a ray-event row
+#define WT_DRAW_SAMPLE_WORD 10u // draw-id block word of stage codes 0-7's log2 sampling rates (4 bits each); + 1: codes 8-15
+#define WT_SAMPLE_WORDS 2u
+#define WT_SAMPLE_LOG2_BITS 4u
+#define WT_MAX_SAMPLE_LOG2 15u // one warp in 32,768
+#define WT_SAMPLE_KEY_GOLDEN 0x9e3779b1u // spreads a second warp-key component
 
 #endif // WARPTRACE_LAYOUT_GLSL
