@@ -174,6 +174,16 @@ void wtCmdEndDraw(wtTracer *tracer, VkCommandBuffer cmd);
 void wtSetDrawTarget(wtTracer *tracer, uint32_t drawId, uint32_t width, uint32_t height);
 /* Turns the per-draw timestamp queries on (default) or off (their pairs are then written as missing). */
 void wtSetDrawTimestamps(wtTracer *tracer, VkBool32 enabled);
+/*
+ * Warp sampling (shared-schema/sample-layout.ts): from the next submitted draw on, one warp in
+ * 2^log2Every of shader stage `stage` (WT_STAGE_VS..WT_STAGE_CALLABLE) records; 0 (the default)
+ * records every warp. Shaders compiled with WT_SAMPLING 1 (the default) read the rate from the
+ * draw-id block and decide per warp before any clock is read. `budget` > 0 says the rates were
+ * chosen to keep the traced frame within budget x the plain frame; the metadata's "sampling" says
+ * so. Call it between frames (it rewrites the draw-id table the GPU reads). Returns
+ * VK_ERROR_UNKNOWN for a stage or rate out of range.
+ */
+VkResult wtSetSampling(wtTracer *tracer, uint32_t stage, uint32_t log2Every, double budget);
 /* Ends the capture (outside a render pass): copies the buffer for the host to read. */
 void wtCmdEndCapture(wtTracer *tracer, VkCommandBuffer cmd);
 
@@ -493,6 +503,8 @@ struct wtTracer {
   VkBool32 clocksChecked;
   wtClockCheck clocks;
   VkBool32 noDrawTimestamps;
+  uint32_t sampleWords[WT_SAMPLE_WORDS]; /* wtSetSampling: 4-bit log2 rates by stage code */
+  double samplingBudget;                 /* wtSetSampling's budget, 0: rates given by the user */
   /* wtSetDrawTable: draws numbered at submission rather than at wtCmdBeginDraw. */
   uint32_t tableDraws;
   const char *const *tableLabels;
@@ -803,6 +815,37 @@ void wtCmdEndDraw(wtTracer *t, VkCommandBuffer cmd) {
 }
 
 void wtSetDrawTimestamps(wtTracer *t, VkBool32 enabled) { t->noDrawTimestamps = !enabled; }
+
+VkResult wtSetSampling(wtTracer *t, uint32_t stage, uint32_t log2Every, double budget) {
+  if (stage > WT_STAGE_CALLABLE || log2Every > WT_MAX_SAMPLE_LOG2) return VK_ERROR_UNKNOWN;
+  uint32_t word = stage >> 3, shift = WT_SAMPLE_LOG2_BITS * (stage & 7u);
+  t->sampleWords[word] = (t->sampleWords[word] & ~(15u << shift)) | (log2Every << shift);
+  t->samplingBudget = budget > 0 ? budget : 0;
+  void *map = NULL;
+  VkResult r = vkMapMemory(t->device, t->drawIdMemory, 0, VK_WHOLE_SIZE, 0, &map);
+  if (r != VK_SUCCESS) return r;
+  for (uint32_t d = 0; d < t->maxDraws; d++) {
+    uint32_t *entry = (uint32_t *)((char *)map + d * t->uboStride);
+    for (uint32_t w = 0; w < WT_SAMPLE_WORDS; w++) entry[WT_DRAW_SAMPLE_WORD + w] = t->sampleWords[w];
+  }
+  vkUnmapMemory(t->device, t->drawIdMemory);
+  return VK_SUCCESS;
+}
+
+/* The metadata's "sampling" member (shared-schema WarpSampling), or nothing when every warp records. */
+static void wtWriteSamplingMetadata_(const wtTracer *t, FILE *f) {
+  static const char *const names[] = {"VS", "TCS", "TES", "GS", "FS", "CS", "TASK", "MESH", "RAYGEN", "ANY_HIT", "CLOSEST_HIT", "MISS", "INTERSECTION", "CALLABLE"};
+  int any = 0;
+  for (uint32_t s = 0; s <= WT_STAGE_CALLABLE; s++) {
+    uint32_t k = (t->sampleWords[s >> 3] >> (WT_SAMPLE_LOG2_BITS * (s & 7u))) & 15u;
+    if (!k) continue;
+    fprintf(f, any ? ", \"%s\": %u" : ",\n  \"sampling\": { \"every\": { \"%s\": %u", names[s], 1u << k);
+    any = 1;
+  }
+  if (!any) return;
+  if (t->samplingBudget > 0) fprintf(f, " }, \"chosenBy\": \"budget\", \"budget\": %.4f }", t->samplingBudget);
+  else fprintf(f, " }, \"chosenBy\": \"flag\", \"budget\": null }");
+}
 
 void wtSetDrawTarget(wtTracer *t, uint32_t drawId, uint32_t width, uint32_t height) {
   if (drawId >= t->maxDraws) return;
@@ -1189,6 +1232,7 @@ static int wtWriteMetadata_(const wtTracer *t, FILE *f, const wtCaptureInfo *inf
   }
   if (t->blocks) wtBlocksWriteMetadata_(t, f, (const uint32_t *)((const char *)t->readbackMap + t->traceBytes));
   if (t->rays) wtRaysWriteMetadata_(t, f);
+  wtWriteSamplingMetadata_(t, f);
   if (info && info->extraJson && info->extraJson[0]) fprintf(f, ",\n  %s", info->extraJson);
   fprintf(f, "\n}\n");
   return ferror(f) ? -1 : 0;

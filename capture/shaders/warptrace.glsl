@@ -34,6 +34,11 @@
 //   WT_POSITION        0: record no screen position                               (1)
 //                      The capture tool sets 0 where subgroups are wider than 32.
 //   WT_POSITION_COMPUTE 1: compute warps record one too (gl_GlobalInvocationID.xy) (0)
+//   WT_SAMPLING        0: no sampling test; every warp records                    (1)
+//                      1: wtBegin decides whether the warp records, from the
+//                      stage's rate the host sets (wtSetSampling), before any
+//                      clock: see warptrace_sampling.glsl
+//   WT_SAMPLE_LOG2     bench only: added to the host's log2 rate                 (0)
 //
 // Screen position: fragment warps and the warps of every ray-tracing stage
 // (compute warps with WT_POSITION_COMPUTE) record where their lanes were, in
@@ -111,6 +116,18 @@
 #ifndef WT_POSITION
 #define WT_POSITION 1
 #endif
+#ifndef WT_SAMPLING
+#define WT_SAMPLING 1
+#endif
+#ifndef WT_SAMPLE_LOG2
+#define WT_SAMPLE_LOG2 0
+#endif
+// The prologue-heavy bench variants: ballot, election, slot and position in wtBegin.
+#if WT_VARIANT == WT_VARIANT_FRONT || WT_VARIANT == WT_VARIANT_FRONT_STORE || WT_VARIANT == WT_VARIANT_FRONT_LATE
+#define WT_FRONT_ 1
+#else
+#define WT_FRONT_ 0
+#endif
 #ifndef WT_POSITION_COMPUTE
 #define WT_POSITION_COMPUTE 0
 #endif
@@ -122,7 +139,7 @@
 #define WT_RAY_TRACING_STAGE_ 0
 #endif
 // The stages that record a screen position (the default record only).
-#if WT_POSITION && WT_VARIANT == WT_VARIANT_RECORD && \
+#if WT_POSITION && (WT_VARIANT == WT_VARIANT_RECORD || WT_VARIANT == WT_VARIANT_EARLY || WT_VARIANT == WT_VARIANT_QUADPOS || WT_VARIANT == WT_VARIANT_RECORD_ANY_POS || WT_VARIANT == WT_VARIANT_UBOCAP || WT_VARIANT == WT_VARIANT_NOCHECK || WT_VARIANT == WT_VARIANT_NOATOMIC || WT_VARIANT == WT_VARIANT_DEVFIRST || WT_VARIANT == WT_VARIANT_RED_ONLY || WT_VARIANT == WT_VARIANT_SLOT_ATOMIC || WT_FRONT_) && \
     (defined(GL_FRAGMENT_SHADER) || WT_RAY_TRACING_STAGE_ || (WT_POSITION_COMPUTE && defined(GL_COMPUTE_SHADER)))
 #define WT_POSITION_STAGE_ 1
 #else
@@ -148,6 +165,8 @@ layout(std430, set = WT_SET, binding = WT_BINDING) buffer WarpTraceBuffer {
 
 layout(std140, set = WT_SET, binding = WT_BINDING + 1) uniform WarpTraceDraw {
   uint wtDrawId;
+  uint wtDrawWord1_, wtDrawWord2_, wtDrawWord3_, wtDrawWord4_, wtDrawWord5_, wtDrawWord6_, wtDrawWord7_, wtDrawWord8_, wtDrawWord9_;
+  uvec2 wtSampleLog2_;  // words WT_DRAW_SAMPLE_WORD, + 1: the stages' log2 sampling rates
 };
 
 // The clock of CLOCK_START/CLOCK_END: SM cycles when available, else device ticks.
@@ -178,36 +197,13 @@ layout(std140, set = WT_SET, binding = WT_BINDING + 1) uniform WarpTraceDraw {
 #define wtLive_() true
 #endif
 
-#if WT_VARIANT == WT_VARIANT_NAIVE48
-uint64_t wtStart64_, wtStartDevice64_;
-#else
 uint wtStart_;
-#endif
-#if WT_VARIANT == WT_VARIANT_EARLY
-uint wtSlot_;
-#endif
+bool wtOn_ = false;  // this warp records (wtBegin's sampling decision)
 
 // Never true: keeps a value alive without a store in the common path.
 #define wtKeep_(value) if ((value) == 0x9e3779b9u) wtFlags = (value)
 
-void wtBegin() {
-#if WT_VARIANT == WT_VARIANT_NAIVE48
-  wtStart64_ = clockARB();
-  wtStartDevice64_ = clockRealtimeEXT();
-#else
-  wtStart_ = wtClock_();
-#endif
-#if WT_VARIANT == WT_VARIANT_EARLY
-#if WT_SUBGROUP
-  uint slot = 0u;
-  if (subgroupElect()) slot = atomicAdd(wtCount, 1u);
-  wtSlot_ = subgroupBroadcastFirst(slot);
-#else
-  wtSlot_ = atomicAdd(wtCount, 1u);
-#endif
-#endif
-}
-
+#include "warptrace_sampling.glsl"
 #include "warptrace_position.glsl"
 
 // Stores record `slot` (two 16-byte stores) unless it is past the buffer's end.
@@ -218,59 +214,48 @@ void wtStore_(uint slot, uvec4 first, uvec4 second) {
   }
 }
 
+#include "warptrace_front.glsl"
+#include "warptrace_bench.glsl"
+
+void wtBegin() {
+#if defined(WT_SAMPLE_BY_CLOCK) && WT_SAMPLE_BY_CLOCK
+  wtStart_ = wtClock_();
+  wtOn_ = wtSampledAt_(wtStart_);
+  if (!wtOn_) return;
+#else
+  wtOn_ = wtSampledWarp_();
+  if (!wtOn_) return;
+  wtStart_ = wtClock_();
+#endif
+#if WT_VARIANT != WT_VARIANT_RECORD
+  wtBenchBegin_();
+#endif
+}
+
 #ifdef GL_RAY_GENERATION_SHADER_EXT
 bool wtReordered_ = false;  // true once this invocation passed a reorder (wtAfterReorder)
 #endif
 
 void wtEnd(uint stage, uint customId) {
+  // Lanes of warps that do not record leave here (ray tracing: the lanes ending together may mix both).
+  if (!wtOn_) return;
+#if defined(WT_DROP_CUSTOM_ID) && WT_DROP_CUSTOM_ID
+  customId = 0u;  // bench: the shader's custom id (e.g. gl_PrimitiveID) not read
+#endif
 #ifdef GL_RAY_GENERATION_SHADER_EXT
   if (wtReordered_ && stage == WT_STAGE_RAYGEN) stage = WT_STAGE_RAYGEN_REORDERED;
 #endif
-#if WT_VARIANT == WT_VARIANT_NAIVE48
-  uint64_t end64 = clockARB();
-  uint64_t endDevice64 = clockRealtimeEXT();
-#elif WT_SUBGROUP_CLOCK && WT_DEVICE_CLOCK && (WT_VARIANT == WT_VARIANT_DEVFIRST || WT_VARIANT == WT_VARIANT_DEVFIRST_DEP)
-  uint device = clockRealtime2x32EXT().x;
-  uint end = wtClock_();
+#if WT_VARIANT != WT_VARIANT_RECORD
+  wtBenchEnd_(stage, customId);
 #else
   uint end = wtClock_();
-#if WT_SUBGROUP_CLOCK && WT_DEVICE_CLOCK && WT_VARIANT >= WT_VARIANT_CLOCKS
+#if WT_SUBGROUP_CLOCK && WT_DEVICE_CLOCK
   uint device = clockRealtime2x32EXT().x;
 #else
   uint device = 0u;
 #endif
-#endif
-
-#if WT_VARIANT == WT_VARIANT_CLOCK || WT_VARIANT == WT_VARIANT_CLOCKS
-  wtKeep_(end - wtStart_ + device);
-#elif WT_VARIANT == WT_VARIANT_HELPER
-  wtKeep_(end - wtStart_ + device + (wtLive_() ? 1u : 0u));
-#elif WT_VARIANT == WT_VARIANT_SMID
-  wtKeep_(end - wtStart_ + device + wtSmSlot_());
-#elif WT_VARIANT == WT_VARIANT_LEAN
-  // Only the start clock and the ballot are live into the leader's branch.
-#if WT_SUBGROUP
-  uvec4 ballot = subgroupBallot(wtLive_());
-  if (wtLive_() && subgroupBallotFindLSB(ballot) == gl_SubgroupInvocationID) {
-#else
-  uvec4 ballot = uvec4(1u, 0u, 0u, 0u);
-  if (wtLive_()) {
-#endif
-    uint slot = atomicAdd(wtCount, 1u);
-    uint ids = wtSmSlot_() | (stage << WT_IDS_STAGE_SHIFT) | (WT_RECORD_FLAGS_ << WT_IDS_FLAGS_SHIFT);
-    wtStore_(slot, uvec4(wtStart_, end, device, ballot.y), uvec4(ids, wtDrawId, customId, ballot.x));
-  }
-#else
-#if WT_VARIANT == WT_VARIANT_BALLOT_NOSM
-  uint ids = (WT_UNKNOWN_SM | (WT_UNKNOWN_SLOT << WT_IDS_SLOT_SHIFT)) | (stage << WT_IDS_STAGE_SHIFT) | (WT_RECORD_FLAGS_ << WT_IDS_FLAGS_SHIFT);
-#else
   uint ids = wtSmSlot_() | (stage << WT_IDS_STAGE_SHIFT) | (WT_RECORD_FLAGS_ << WT_IDS_FLAGS_SHIFT);
-#endif
-#if WT_SUBGROUP && (WT_VARIANT == WT_VARIANT_BALLOT_ANY || WT_VARIANT == WT_VARIANT_RECORD_ANY)
-  uvec4 ballot = subgroupBallot(true);
-  bool leader = subgroupElect();
-  uvec2 mask = ballot.xy;
-#elif WT_SUBGROUP
+#if WT_SUBGROUP
   uvec4 ballot = subgroupBallot(wtLive_());
   bool leader = wtLive_() && subgroupBallotFindLSB(ballot) == gl_SubgroupInvocationID;
   uvec2 mask = ballot.xy;
@@ -286,110 +271,11 @@ void wtEnd(uint stage, uint customId) {
     mask.y = position;
   }
 #endif
-
-#if WT_VARIANT == WT_VARIANT_BALLOT || WT_VARIANT == WT_VARIANT_BALLOT_ANY || WT_VARIANT == WT_VARIANT_BALLOT_NOSM
-  wtKeep_(end - wtStart_ + device + mask.x + (leader ? ids : 0u));
-#elif WT_VARIANT == WT_VARIANT_ATOMIC
-  if (leader) {
-    uint slot = atomicAdd(wtCount, 1u);
-    wtKeep_(slot + end - wtStart_ + device + mask.x + ids);
-  }
-#elif WT_VARIANT == WT_VARIANT_RECORD || WT_VARIANT == WT_VARIANT_RECORD_ANY || WT_VARIANT == WT_VARIANT_DEVFIRST
   if (leader) {
     uint slot = atomicAdd(wtCount, 1u);
     wtStore_(slot, uvec4(wtStart_, end, device, mask.y), uvec4(ids, wtDrawId, customId, mask.x));
   }
-#elif WT_VARIANT == WT_VARIANT_HDRCAP
-  if (leader) {
-    uint slot = atomicAdd(wtCount, 1u);
-    if (slot < wtCapacity) {
-      wtRecords[2u * slot] = uvec4(wtStart_, end, device, mask.y);
-      wtRecords[2u * slot + 1u] = uvec4(ids, wtDrawId, customId, mask.x);
-    }
-  }
-#elif WT_VARIANT == WT_VARIANT_NOCHECK
-  if (leader) {
-    uint slot = atomicAdd(wtCount, 1u);
-    wtRecords[2u * slot] = uvec4(wtStart_, end, device, mask.y);
-    wtRecords[2u * slot + 1u] = uvec4(ids, wtDrawId, customId, mask.x);
-  }
-#elif WT_VARIANT == WT_VARIANT_NODRAW
-  if (leader) {
-    uint slot = atomicAdd(wtCount, 1u);
-    wtStore_(slot, uvec4(wtStart_, end, device, mask.y), uvec4(ids, 0u, customId, mask.x));
-  }
-#elif WT_VARIANT == WT_VARIANT_DEP || WT_VARIANT == WT_VARIANT_DEVFIRST_DEP
-  if (leader) {
-    // The increment is 1 unless both clocks read all ones at once (never in practice), so the
-    // compiler must read both clocks before it may issue the atomic.
-    uint slot = atomicAdd(wtCount, (end & device) != 0xffffffffu ? 1u : 0u);
-    wtStore_(slot, uvec4(wtStart_, end, device, mask.y), uvec4(ids, wtDrawId, customId, mask.x));
-  }
-#elif WT_VARIANT == WT_VARIANT_SAMPLED
-  // The start clock is uniform in the subgroup, so the whole warp agrees.
-  if (leader && (wtStart_ * 0x9e3779b1u) >> 29 == 0u) {
-    uint slot = atomicAdd(wtCount, 1u);
-    wtStore_(slot, uvec4(wtStart_, end, device, mask.y), uvec4(ids, wtDrawId, customId, mask.x));
-  }
-#elif WT_VARIANT == WT_VARIANT_SHARDED
-  if (leader) {
-    // 128 shards of 2^(log2(records) - 7) records; the shard counters live in the last records.
-    uint records = uint(wtRecords.length()) >> 1;
-    uint shard = (ids & WT_IDS_SM_MASK) & 127u;
-    uint regionBits = findMSB(records) - 8;
-    uint n = atomicAdd(wtRecords[2u * (records - 1u - shard)].x, 1u) & ((1u << regionBits) - 1u);
-    wtStore_((shard << regionBits) + n, uvec4(wtStart_, end, device, mask.y), uvec4(ids, wtDrawId, customId, mask.x));
-  }
-#elif WT_VARIANT == WT_VARIANT_EARLY
-  if (leader) wtStore_(wtSlot_, uvec4(wtStart_, end, device, mask.y), uvec4(ids, wtDrawId, customId, mask.x));
-#elif WT_VARIANT == WT_VARIANT_SCALAR
-  if (leader) {
-    uint slot = atomicAdd(wtCount, 1u);
-    if (slot < uint(wtRecords.length()) >> 1) {
-      uint k = 2u * slot;
-      wtRecords[k].x = wtStart_;
-      wtRecords[k].y = end;
-      wtRecords[k].z = device;
-      wtRecords[k].w = mask.y;
-      wtRecords[k + 1u].x = ids;
-      wtRecords[k + 1u].y = wtDrawId;
-      wtRecords[k + 1u].z = customId;
-      wtRecords[k + 1u].w = mask.x;
-    }
-  }
-#elif WT_VARIANT == WT_VARIANT_RECORD16
-  if (leader) {
-    uint slot = atomicAdd(wtCount, 1u);
-    if (slot < uint(wtRecords.length())) wtRecords[slot] = uvec4(wtStart_, end, ids, (wtDrawId << 16) | (customId & 0xffffu));
-  }
-#elif WT_VARIANT == WT_VARIANT_NAIVE48
-  // The first prototype: every lane computes everything, the leader's values
-  // are broadcast, twelve narrow stores.
-  uint slot = 0u;
-  if (leader) slot = atomicAdd(wtCount, 1u);
-#if WT_SUBGROUP
-  slot = subgroupBroadcastFirst(slot);
-  customId = subgroupBroadcastFirst(customId);
 #endif
-  if (leader && slot < uint(wtRecords.length()) / 3u) {
-    uint k = 3u * slot;
-    wtRecords[k].x = uint(wtStart64_);
-    wtRecords[k].y = uint(wtStart64_ >> 32);
-    wtRecords[k].z = uint(end64);
-    wtRecords[k].w = uint(end64 >> 32);
-    wtRecords[k + 1u].x = uint(wtStartDevice64_);
-    wtRecords[k + 1u].y = uint(wtStartDevice64_ >> 32);
-    wtRecords[k + 1u].z = uint(endDevice64);
-    wtRecords[k + 1u].w = uint(endDevice64 >> 32);
-    wtRecords[k + 2u].x = ids;
-    wtRecords[k + 2u].y = wtDrawId;
-    wtRecords[k + 2u].z = customId;
-    wtRecords[k + 2u].w = mask.x;
-  }
-#else
-#error "unknown WT_VARIANT"
-#endif
-#endif // variants past CLOCKS
 }
 
 #include "warptrace_ray_tracing.glsl"

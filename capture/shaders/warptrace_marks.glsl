@@ -22,6 +22,7 @@
 uint wtMarks_ = 0u;  // marks this invocation wrote: the next one's SEQUENCE
 
 void wtMark(uint id) {
+  if (!wtOn_) return;  // a warp that does not record writes no marks either
   uint now = wtClock_();
   // Lanes past their bound leave before the ballot: the mark's lanes are those that write it.
   if (wtMarks_ >= WT_MAX_MARKS) return;

@@ -52,6 +52,18 @@ uint wtPosition_() {
   return wtPackPosition_(pixel, pixel);
 #endif
 }
+
+// Bench (WT_VARIANT_QUADPOS): the box of every active lane, helper lanes too (they sit in their
+// quad beside a live lane: at most one pixel more on a side), without the per-lane select.
+uint wtPositionAllLanes_() {
+  uvec2 pixel = wtPixel_();
+#if WT_SUBGROUP
+  if (gl_SubgroupSize > 32u) return WT_NO_POSITION;
+  return wtPackPosition_(subgroupMin(pixel), subgroupMax(pixel));
+#else
+  return wtPackPosition_(pixel, pixel);
+#endif
+}
 #endif
 
 #endif // WARPTRACE_POSITION_GLSL

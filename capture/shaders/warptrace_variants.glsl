@@ -27,5 +27,15 @@
 #define WT_VARIANT_HDRCAP 21       // RECORD bounded by the header's capacity word instead of the array length
 #define WT_VARIANT_NOCHECK 22      // RECORD without a capacity test (unsafe; cost only)
 #define WT_VARIANT_NODRAW 23       // RECORD without the draw-id uniform load (cost only)
+#define WT_VARIANT_FRONT 24        // RECORD with ballot, election, position and slot in wtBegin (warptrace_front.glsl)
+#define WT_VARIANT_FRONT_STORE 25  // FRONT, the second half stored in wtBegin: one store at the end
+#define WT_VARIANT_QUADPOS 26      // RECORD whose position box takes helper lanes too (no per-lane select)
+#define WT_VARIANT_RECORD_ANY_POS 27  // RECORD_ANY with the position (of every active lane)
+#define WT_VARIANT_STORE_ONLY 29   // CLOCKS + one 16-byte store per lane to record 0 (no atomic, no subgroup operation)
+#define WT_VARIANT_FRONT_LATE 28
+#define WT_VARIANT_NOATOMIC 31     // RECORD at a slot from the start clock instead of the atomic (records collide; cost only)
+#define WT_VARIANT_UBOCAP 30
+#define WT_VARIANT_RED_ONLY 32     // NOATOMIC plus the atomic with its result unused (a reduction: contention without the wait)
+#define WT_VARIANT_SLOT_ATOMIC 33  // RECORD with one counter per hardware warp slot (SM x warp id: no contention; cost only)       // RECORD bounded by a draw-id block word (uniform) instead of the array length   // FRONT with the atomic in wtEnd: no subgroup operation after the shader
 
 #endif // WARPTRACE_VARIANTS_GLSL

@@ -47,6 +47,8 @@ struct Options {
   /* --ray-events: a ray-event table, a row per trace-rays call of the captured frame, rayCells cells each (0: the host's default). */
   bool rayEvents = false;
   uint32_t rayCells = 0;
+  /* --sample STAGE=N: (stage code, log2 N) pairs for wtSetSampling. */
+  std::vector<std::pair<uint32_t, uint32_t>> sampling;
   AppRun app;  // --app's own options
 };
 
@@ -56,6 +58,8 @@ const char *kUsage =
     "       wt-capture-vk --workload NAME --shaders DIR [--plain-shaders DIR] --out FILE.wtraw\n"
     "                     [--param KEY=VALUE]... [--capacity RECORDS] [--overhead-frames N] [--device N]\n"
     "                     [--clear-in-frame] (clear the targets inside the traced/timed frame, not before it)\n"
+    "                     [--sample STAGE=N]... (one warp in N of STAGE records: VS, TCS, TES, GS, FS, CS,\n"
+    "                     TASK, MESH, RAYGEN, ANY_HIT, CLOSEST_HIT, MISS, INTERSECTION, CALLABLE; N a power of two)\n"
     "                     [--skip-draw N] (draw N of the capture reads draw id 0xFFFFFFFF, as the layer marks\n"
     "                     draws outside --draws A..B: auto-instrumented shaders write no record for it)\n"
     "                     [--blocks] (block profiles of modules from `warptrace instrument --blocks`)\n"
@@ -78,6 +82,24 @@ uint32_t parseCount(const char *text, const char *flag) {
   unsigned long v = std::strtoul(text, &end, 10);
   if (!*text || *end || v > 0xffffffffUL) usage((std::string(flag) + " needs a whole number").c_str());
   return static_cast<uint32_t>(v);
+}
+
+/* --sample STAGE=N: the stage's code and log2 N (N a power of two, 1..32768). */
+std::pair<uint32_t, uint32_t> parseSampling(const char *text) {
+  static const char *const names[] = {"VS", "TCS", "TES", "GS", "FS", "CS", "TASK", "MESH", "RAYGEN", "ANY_HIT", "CLOSEST_HIT", "MISS", "INTERSECTION", "CALLABLE"};
+  std::string kv = text;
+  size_t eq = kv.find('=');
+  std::string name = eq == std::string::npos ? kv : kv.substr(0, eq);
+  for (uint32_t s = 0; s < sizeof names / sizeof *names; s++) {
+    if (name != names[s]) continue;
+    uint32_t n = parseCount(kv.c_str() + eq + 1, "--sample");
+    uint32_t log2 = 0;
+    while ((1u << log2) < n && log2 < 16) log2++;
+    if (n == 0 || (1u << log2) != n || log2 > WT_MAX_SAMPLE_LOG2) usage(("--sample takes STAGE=N with N a power of two from 1 to 32768, got " + kv).c_str());
+    return {s, log2};
+  }
+  usage(("--sample takes STAGE=N with a stage name (VS, FS, CS, RAYGEN...), got " + kv).c_str());
+  return {0, 0};
 }
 
 Options parse(int argc, char **argv) {
@@ -113,6 +135,7 @@ Options parse(int argc, char **argv) {
       if (rows != "draw" && rows != "pipeline") usage("--block-rows takes draw or pipeline");
       o.blockRowPerPipeline = rows == "pipeline";
     }
+    else if (a == "--sample") o.sampling.push_back(parseSampling(value()));
     else if (a == "--skip-draw") o.skipDraw = parseCount(value(), "--skip-draw");
     else if (a == "--device") o.device = static_cast<int>(parseCount(value(), "--device"));
     else if (parseAppOption(o.app, a, value)) continue;
@@ -257,6 +280,7 @@ void setUp(Run &run, const Options &o, uint32_t capacity, uint32_t maxDraws) {
   ti.rayEventRows = o.rayEvents ? 8u : 0u;
   ti.rayEventCells = o.rayCells;
   check(wtCreateTracer(&ti, &run.tracer), "creating the trace buffer");
+  for (const auto &[stage, log2] : o.sampling) check(wtSetSampling(run.tracer, stage, log2, 0), "setting the sampling rate");
   run.ctx.reset(new Context(run.gpu, run.workload->params.u("width"), run.workload->params.u("height"), run.tracer,
                             run.workload->dataBytes()));
   run.ctx->clearInFrame = o.clearInFrame;
