@@ -5,9 +5,7 @@
 // exactly as warpSampled does for the contract's warp keys, reads no clock for
 // a warp it leaves out and branches around the hash when the rate is 0; marks
 // and record points test the same decision. `--sample-fs` is gone from the
-// instrumenter. On lavapipe (the harness's `--sample`, when it has it):
-// the compute warps recorded at 1 in 8 are exactly the predicted ones, and
-// fragment warps keep ~1/8 per draw and screen quadrant.
+// instrumenter. On lavapipe: spirv-sample-run.test.ts.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
