@@ -14,7 +14,8 @@ import {
   type CustomIdSource,
   type DiscardMode,
   DISCARD_MODES,
-  MAX_SAMPLE_FRAGMENT,
+  SAMPLING_MODES,
+  type SamplingMode,
   POSITION_STAGES,
   MARK_SITES,
   type MarkSite,
@@ -37,7 +38,9 @@ export interface InstrumentFlags {
   readonly legacySubgroup?: string | undefined;
   readonly entry?: readonly string[] | undefined;
   readonly discard?: string | undefined;
+  /** Only to say where the rate went: the instrumenter no longer takes one. */
   readonly sampleFs?: string | undefined;
+  readonly sampling?: string | undefined;
   readonly position?: string | undefined;
   readonly blocks?: boolean | undefined;
   readonly marks?: string | undefined;
@@ -58,6 +61,7 @@ export const INSTRUMENT_ARG_OPTIONS = {
   entry: { type: 'string', multiple: true },
   discard: { type: 'string' },
   'sample-fs': { type: 'string' },
+  sampling: { type: 'string' },
   position: { type: 'string' },
   blocks: { type: 'boolean' },
   marks: { type: 'string' },
@@ -107,10 +111,12 @@ ${(Object.keys(CUSTOM_ID_SOURCES) as CustomIdSource[]).map((s) => `             
                         shader at once, are counted in their warp's record, and are
                         killed after it) | kill (as written: they record nothing, a
                         warp whose lanes all discard writes no record)
-  --sample-fs N         one fragment warp in N writes its record (default 1: all;
-                        up to ${MAX_SAMPLE_FRAGMENT}). Clocks are still read; the others skip
-                        the record code. FS counts are then ~1/N of the real ones;
-                        the sampled warps' times and positions are real
+  --sampling M          runtime (default): every warp decides before its first clock,
+                        from its stage's rate the host writes into the draw-id block
+                        (warptrace capture --sample fs=8, the host header's
+                        wtSetSampling; unset: every warp), whether it records; an
+                        unsampled warp runs the shader alone | none: no decision
+                        code, every warp of a traced draw records
   --position L          stages whose records carry the warp's screen position (word 3,
                         flag POSITION): fs (floor(gl_FragCoord.xy) of non-helper
                         lanes), rgen, rahit, rchit, rmiss, rint, rcall (gl_LaunchIDEXT.xy:
@@ -169,9 +175,13 @@ export function optionsFromFlags(flags: InstrumentFlags): InstrumentOptions {
     patch({ discard: flags.discard as DiscardMode });
   }
   if (flags.sampleFs !== undefined) {
-    const n = Number(flags.sampleFs);
-    if (!/^\d+$/.test(flags.sampleFs) || n < 1 || n > MAX_SAMPLE_FRAGMENT) throw new FlagError(`--sample-fs takes a whole number from 1 to ${MAX_SAMPLE_FRAGMENT}, not "${flags.sampleFs}"`);
-    patch({ sampleFragment: n });
+    throw new FlagError(
+      '--sample-fs is gone: the rate is set at run time by the host, not compiled in (the layer: warptrace capture --sample fs=8; the host header: wtSetSampling); modules instrumented with --sampling runtime (the default) read it',
+    );
+  }
+  if (flags.sampling !== undefined) {
+    if (!(SAMPLING_MODES as readonly string[]).includes(flags.sampling)) throw new FlagError(`--sampling takes ${SAMPLING_MODES.join(' or ')}, not "${flags.sampling}"`);
+    patch({ sampling: flags.sampling as SamplingMode });
   }
   if (flags.position !== undefined) patch({ positionStages: parsePositionStages(flags.position) });
   if (flags.stageId !== undefined) {

@@ -15,6 +15,7 @@ import { Capability, Decoration, Extension, Op, SPIRV_1_3, StorageClass, executi
 import { TOOL_VERSION } from '../cli/version.js';
 import { BLOCK_BINDING_OFFSET } from '../shared-schema/block-layout.js';
 import { DRAW_RAY_ROW_WORD, RAY_EVENT_BINDING_OFFSET } from '../shared-schema/ray-event-layout.js';
+import { DRAW_ID_WORDS_WITH_SAMPLING } from '../shared-schema/sample-layout.js';
 import { PASSES } from './passes/index.js';
 import { blockDrawIdWords } from './passes/blocks.js';
 import { STAGE_OF_EXECUTION_MODEL } from './model/execution-models.js';
@@ -70,7 +71,7 @@ export function instrumentModule(input: SpirvModule, options: InstrumentOptions 
   const storageBuffer = editor.version >= SPIRV_1_3 || editor.extensions().includes(Extension.storageBuffer);
   const context: PassContext = {
     editor,
-    decl: new CommonDeclarations(editor, storageBuffer ? StorageClass.StorageBuffer : StorageClass.Uniform, drawIdWords(entries, options.blocks, rayEvents)),
+    decl: new CommonDeclarations(editor, storageBuffer ? StorageClass.StorageBuffer : StorageClass.Uniform, drawIdWords(entries, options, rayEvents)),
     options,
     entries,
     untracedEntries: editor.entryPoints().filter((e) => !entries.some((s) => s.index === e.index)),
@@ -84,8 +85,8 @@ export function instrumentModule(input: SpirvModule, options: InstrumentOptions 
 
   retargetExecutionModes(editor, context.wrappersOf);
   if (editor.version >= spirvVersion(1, 1)) {
-    // A sampled module says so (a reader of the module alone must not take its counts as complete); others are unchanged by the option.
-    const sampled = context.reports.some((r) => r.sampleEvery > 1) ? ` sample-fs=${options.sampleFragment}` : '';
+    // A module that may sample says so (a reader of the module alone must not take its counts as complete).
+    const sampled = ` sampling=${options.sampling}`;
     const marks = options.marks.length > 0 ? ` marks=${options.marks.join(',')}` : '';
     const text = `${PROCESSED_MARK} ${TOOL_VERSION} set=${options.set} binding=${options.binding}${sampled}${marks}`;
     editor.append(Section.DebugProcessed, instruction(Op.ModuleProcessed, encodeString(text)));
@@ -102,10 +103,13 @@ export function instrumentModule(input: SpirvModule, options: InstrumentOptions 
   };
 }
 
-/** u32 words of the draw-id block the module declares: as many as its passes read (1 without blocks and ray events). */
-function drawIdWords(entries: readonly TracedEntry[], blocks: boolean, rayEvents: boolean): number {
+/** u32 words of the draw-id block the module declares: as many as its passes read (1 without blocks, ray events and sampling). */
+function drawIdWords(entries: readonly TracedEntry[], options: InstrumentOptions, rayEvents: boolean): number {
   const rayWords = rayEvents ? DRAW_RAY_ROW_WORD + 1 : 1;
-  return blocks ? Math.max(rayWords, blockDrawIdWords(entries.map((e) => e.stage))) : rayWords;
+  const blockWords = options.blocks ? blockDrawIdWords(entries.map((e) => e.stage)) : 1;
+  // Every traced entry reads its stage's rate (the host binds 64 bytes: the 12 words fit).
+  const sampleWords = options.sampling === 'runtime' && entries.length > 0 ? DRAW_ID_WORDS_WITH_SAMPLING : 1;
+  return Math.max(rayWords, blockWords, sampleWords);
 }
 
 interface SelectedEntry extends EntryPoint {

@@ -82,6 +82,15 @@ export type LegacySubgroupMode = (typeof LEGACY_SUBGROUP_MODES)[number];
 export const DISCARD_MODES = ['defer', 'kill'] as const;
 export type DiscardMode = (typeof DISCARD_MODES)[number];
 
+/**
+ * Which warps of a traced draw record (passes/sample-code.ts, shared-schema/sample-layout.ts):
+ * - `runtime`: each warp decides in the prologue, before any clock, from its stage's log2 rate the host
+ *   writes into the draw-id block (0, the words' initial value: every warp) and a hash of its warp key;
+ * - `none`: no decision code, every warp of a traced draw records (the cheapest full trace).
+ */
+export const SAMPLING_MODES = ['runtime', 'none'] as const;
+export type SamplingMode = (typeof SAMPLING_MODES)[number];
+
 export interface InstrumentOptions {
   /** Descriptor set of the trace buffer and the draw-id block. */
   readonly set: number;
@@ -101,11 +110,10 @@ export interface InstrumentOptions {
   /** Entry-point names to instrument; null: all of them. */
   readonly entryPoints: readonly string[] | null;
   /**
-   * Fragment entry points: one warp in N writes its record (1: every warp). The
-   * clocks are still read; unsampled warps skip the ballot, election, atomic and
-   * stores together (see the README's "Sampled fragment records").
+   * `runtime`: every traced entry point reads its stage's sampling rate from the draw-id block at run time
+   * and an unsampled warp runs the entry point alone (README "Sampled records"); `none`: every warp records.
    */
-  readonly sampleFragment: number;
+  readonly sampling: SamplingMode;
   /** Stages whose records carry the warp's screen position (word 3, RecordFlag.POSITION); [] for none. */
   readonly positionStages: readonly PositionStage[];
   /**
@@ -178,7 +186,7 @@ export function targetOptions(target: TargetName): InstrumentOptions {
     legacySubgroup: 'upgrade',
     discard: 'defer',
     entryPoints: null,
-    sampleFragment: 1,
+    sampling: 'runtime',
     positionStages: DEFAULT_POSITION_STAGES,
     blocks: false,
     marks: [],
@@ -188,7 +196,10 @@ export function targetOptions(target: TargetName): InstrumentOptions {
 
 export const DEFAULT_OPTIONS: InstrumentOptions = targetOptions('nvidia');
 
-/** Largest --sample-fs: beyond it a capture's few sampled warps say little, and the threshold 2^32 / N keeps 16 bits. */
+/**
+ * Largest `warptrace capture --sample-fs`: the capture tool's bound (cli/commands/capture-app.ts). The
+ * instrumenter no longer takes a rate: the host writes it into the draw-id block (InstrumentOptions.sampling).
+ */
 export const MAX_SAMPLE_FRAGMENT = 65536;
 
 /** Why a set of options cannot work; null when they can. */
@@ -199,8 +210,7 @@ export function checkOptions(options: InstrumentOptions): string | null {
   if (options.blocks && options.binding >= 0xfffffffe) return `binding ${options.binding} is out of range (the block table needs binding + 2)`;
   if (options.rayEvents && options.binding >= 0xfffffffd) return `binding ${options.binding} is out of range (the ray-event table needs binding + 3)`;
   if (!options.subgroupClock && !options.deviceClock) return 'at least one clock (subgroup or device) is needed';
-  const n = options.sampleFragment;
-  if (!Number.isInteger(n) || n < 1 || n > MAX_SAMPLE_FRAGMENT) return `fragment sampling ${n} is out of range (1 to ${MAX_SAMPLE_FRAGMENT}: one warp in N records)`;
+  if (!(SAMPLING_MODES as readonly string[]).includes(options.sampling)) return `sampling "${String(options.sampling)}" is none of ${SAMPLING_MODES.join(', ')}`;
   for (const stage of options.positionStages) {
     if (!(POSITION_STAGES as readonly string[]).includes(stage)) return `stage ${String(stage)} records no position (positions: ${POSITION_STAGES.join(', ')})`;
   }

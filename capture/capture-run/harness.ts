@@ -71,6 +71,8 @@ export interface HarnessCapture {
   readonly blockRows?: 'draw' | 'pipeline';
   /** Ray events (`--ray-events`): a ray-event table, each trace-rays call a row, for modules from `warptrace instrument --ray-events`. */
   readonly rayEvents?: boolean;
+  /** Sampling rates (`--sample STAGE=N`: one warp in N of that stage records), written into every draw's draw-id block words 10-11. */
+  readonly sample?: readonly (readonly [string, number])[];
 }
 
 /** What the harness reports on stdout after a capture. */
@@ -95,6 +97,7 @@ export async function runCapture(binary: string, job: HarnessCapture): Promise<H
   if (job.blockCells !== undefined) args.push('--block-cells', String(job.blockCells));
   if (job.blockRows !== undefined) args.push('--block-rows', job.blockRows);
   if (job.rayEvents === true) args.push('--ray-events');
+  for (const [stage, every] of job.sample ?? []) args.push('--sample', `${stage}=${every}`);
   const r = await runTool(binary, args, 'build it with `warptrace capture`');
   if (r.code !== 0) throw harnessError(binary, r.stderr, r.code);
   const report = JSON.parse(lastLine(r.stdout)) as HarnessReport;

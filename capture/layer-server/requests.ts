@@ -9,7 +9,8 @@ import {
   DEFAULT_CUSTOM_IDS,
   INSTRUMENTED_STAGES,
   DEFAULT_POSITION_STAGES,
-  MAX_SAMPLE_FRAGMENT,
+  SAMPLING_MODES,
+  type SamplingMode,
   POSITION_STAGES,
   MARK_SITES,
   type MarkSite,
@@ -97,10 +98,15 @@ export function readInstrumentRequest(o: Fields): InstrumentRequest {
   const binding = readU32(o, 'binding');
   // The draw-id block sits at binding + 1, which must still be a u32.
   if (binding === 0xffffffff) throw new RequestError('"binding" must leave room for the draw-id block at binding + 1');
-  // Absent: every fragment warp records (the layer sends it only with WARPTRACE_SAMPLE_FS > 1, and only for FS).
-  const sampleFs = field(o, 'sampleFs') ?? 1;
-  if (typeof sampleFs !== 'number' || !Number.isInteger(sampleFs) || sampleFs < 1 || sampleFs > MAX_SAMPLE_FRAGMENT) {
-    throw new RequestError(`"sampleFs" must be a whole number from 1 to ${MAX_SAMPLE_FRAGMENT}`);
+  // The rate is no longer compiled in: the layer writes it into the draw-id block at run time.
+  if (field(o, 'sampleFs') !== undefined) {
+    throw new RequestError('"sampleFs" is no longer taken: the sampling rate is set at run time (the layer writes each stage\'s log2 rate into the draw-id block); send "sampling": "runtime" or "none"');
+  }
+  // Absent: 'runtime' (the modules read the rate the layer writes; 0, never written: every warp records).
+  const samplingValue = field(o, 'sampling');
+  const sampling = samplingValue === undefined ? 'runtime' : samplingValue;
+  if (typeof sampling !== 'string' || !(SAMPLING_MODES as readonly string[]).includes(sampling)) {
+    throw new RequestError(`"sampling" must be one of ${SAMPLING_MODES.join(', ')}`);
   }
   // Absent: the GLSL library's default (FS and every ray-tracing stage); [] records none.
   const positionValue = field(o, 'position') ?? DEFAULT_POSITION_STAGES;
@@ -118,8 +124,8 @@ export function readInstrumentRequest(o: Fields): InstrumentRequest {
     legacySubgroup: 'upgrade',
     discard: 'defer',
     entryPoints: [entryPoint],
-    // Part of the options, so part of the cache key (cacheKey hashes them all): sampled and unsampled modules never mix.
-    sampleFragment: sampleFs,
+    // Part of the options, so part of the cache key (cacheKey hashes them all): modules with and without the decision never mix.
+    sampling: sampling as SamplingMode,
     positionStages: POSITION_STAGES.filter((s) => (positionValue as readonly PositionStage[]).includes(s)),
     // Absent: no block profile (the layer sends it with WARPTRACE_BLOCKS=1).
     blocks: readOptionalBool(o, 'blocks'),

@@ -40,7 +40,7 @@ Examples:
   warptrace instrument shader.frag.spv -o shader.frag.traced.spv
   warptrace instrument build/*.spv -o build/traced/ --target lavapipe
   warptrace instrument terrain.tesc.spv -o t.spv --set 3 --binding 8 --stage-id tcs=invocation-id
-  warptrace instrument scene.frag.spv -o scene.frag.traced.spv --sample-fs 8`,
+  warptrace instrument scene.frag.spv -o scene.frag.traced.spv --sampling none`,
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs(argv, {
       output: { type: 'string', short: 'o' },
@@ -65,6 +65,7 @@ Examples:
         entry: values.entry,
         discard: values.discard,
         sampleFs: values['sample-fs'],
+        sampling: values.sampling,
         position: values.position,
         blocks: values.blocks,
         marks: values.marks,

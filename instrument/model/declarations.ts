@@ -7,6 +7,7 @@
 import { BUFFER_HEADER_BYTES, BufferWord, RECORD_BYTES } from '../../shared-schema/raw-layout.js';
 import { BLOCK_HEADER_BYTES, BLOCK_STAGES, BlockHeaderWord, DRAW_BLOCK_STAGE_WORD } from '../../shared-schema/block-layout.js';
 import { RAY_EVENT_HEADER_WORDS, RayEventHeaderWord } from '../../shared-schema/ray-event-layout.js';
+import { DRAW_SAMPLE_WORD, SAMPLE_WORDS } from '../../shared-schema/sample-layout.js';
 import { Op, BuiltIn, Decoration, StorageClass } from './spec.js';
 import type { ModuleEditor } from './module.js';
 import { InstrumentError } from '../errors.js';
@@ -19,7 +20,7 @@ export const VECTORS_PER_RECORD = RECORD_BYTES / (RECORD_VECTOR_WORDS * 4);
 export const RECORDS_MEMBER = BUFFER_HEADER_BYTES / 4;
 
 /** How a built-in's value is typed, which decides how it becomes a uint. */
-export type BuiltinShape = 'uint' | 'int' | 'uvec3' | 'bool' | 'vec4' | 'float';
+export type BuiltinShape = 'uint' | 'int' | 'uvec3' | 'bool' | 'vec4' | 'vec3' | 'float';
 
 export interface BuiltinVariable {
   readonly id: number;
@@ -78,6 +79,9 @@ export class CommonDeclarations {
   get uvec4(): number {
     return this.once('uvec4', () => this.editor.type(Op.TypeVector, [this.uint, 4]));
   }
+  get vec3(): number {
+    return this.once('vec3', () => this.editor.type(Op.TypeVector, [this.float, 3]));
+  }
   get vec4(): number {
     return this.once('vec4', () => this.editor.type(Op.TypeVector, [this.float, 4]));
   }
@@ -118,7 +122,9 @@ export class CommonDeclarations {
    * `uniform { uint drawId; }` at (set, binding): the host binds it with a per-draw dynamic offset.
    * With block profiles `{ uint drawId; uint blockRow; }` (shared-schema/block-layout.ts), with ray
    * events `{ uint drawId; uint blockRow; uint rayRow; }` (shared-schema/ray-event-layout.ts); a
-   * graphics stage with block profiles declares the words up to its own stage word (`blockOffsetFS`...).
+   * graphics stage with block profiles declares the words up to its own stage word (`blockOffsetFS`...);
+   * a module that samples at run time all 12, the last two the stages' log2 rates (`sampleLog2A`, `sampleLog2B`:
+   * shared-schema/sample-layout.ts).
    */
   drawIdBlock(set: number, binding: number): number {
     return this.once('draw', () => {
@@ -129,7 +135,8 @@ export class CommonDeclarations {
       for (let m = 0; m < members.length; m++) editor.memberDecorate(block, m, Decoration.Offset, m * 4);
       if (members.length > 1) editor.addMemberName(block, 1, 'blockRow');
       if (members.length > 2) editor.addMemberName(block, 2, 'rayRow');
-      for (let k = 0; DRAW_BLOCK_STAGE_WORD + k < members.length; k++) editor.addMemberName(block, DRAW_BLOCK_STAGE_WORD + k, `blockOffset${BLOCK_STAGES[k]}`);
+      for (let k = 0; k < BLOCK_STAGES.length && DRAW_BLOCK_STAGE_WORD + k < members.length; k++) editor.addMemberName(block, DRAW_BLOCK_STAGE_WORD + k, `blockOffset${BLOCK_STAGES[k]}`);
+      for (let k = 0; k < SAMPLE_WORDS && DRAW_SAMPLE_WORD + k < members.length; k++) editor.addMemberName(block, DRAW_SAMPLE_WORD + k, `sampleLog2${'AB'[k]}`);
       const variable = editor.declare(Op.Variable, (id) => [this.pointer(StorageClass.Uniform, block), id, StorageClass.Uniform]);
       editor.decorate(variable, Decoration.DescriptorSet, set);
       editor.decorate(variable, Decoration.Binding, binding);
@@ -247,6 +254,8 @@ export class CommonDeclarations {
         return this.bool;
       case 'vec4':
         return this.vec4;
+      case 'vec3':
+        return this.vec3;
       case 'float':
         return this.float;
     }
@@ -280,6 +289,7 @@ function shapeOf(editor: ModuleEditor, opcode: number, words: Uint32Array): Buil
     const component = editor.globalDef(words[2]!);
     if (component?.opcode === Op.TypeInt && component.words[2] === 32 && component.words[3] === 0 && words[3] === 3) return 'uvec3';
     if (component?.opcode === Op.TypeFloat && component.words[2] === 32 && words[3] === 4) return 'vec4';
+    if (component?.opcode === Op.TypeFloat && component.words[2] === 32 && words[3] === 3) return 'vec3';
   }
   return null;
 }

@@ -196,6 +196,7 @@ export const Decoration = {
 export const BuiltIn = {
   PrimitiveId: 7,
   InvocationId: 8,
+  TessCoord: 13,
   FragCoord: 15,
   HelperInvocation: 23,
   NumWorkgroups: 24,
@@ -203,6 +204,7 @@ export const BuiltIn = {
   GlobalInvocationId: 28,
   LocalInvocationIndex: 29,
   SubgroupSize: 36,
+  SubgroupId: 40,
   SubgroupLocalInvocationId: 41,
   VertexIndex: 42,
   InstanceIndex: 43,

@@ -3,7 +3,7 @@
  * record (shared-schema/mark-layout.ts) the way the wrapper writes a warp's record (record-wrapper.ts):
  *
  *   drawId = draw.drawId;
- *   if (drawId != UNTRACED_DRAW) {             // the draw-id test of every record
+ *   if (sampled) {                             // the wrapper's decision (sample-code.ts); sampling 'none': drawId != UNTRACED_DRAW
  *     now = clock();                           // the record clock (subgroup, else device)
  *     n = marks;                               // private: this invocation's marks so far
  *     if (n < MAX_MARKS) {                     // lanes past their bound leave before the ballot
@@ -44,6 +44,8 @@ export interface MarkFunctionPlan {
   readonly entryInterface: readonly number[];
   /** Private uint: the start clock of the warp's record. */
   readonly start: number;
+  /** Private bool: the wrapper's decision that its warp records (sampling 'runtime'); null: the untraced-draw test. */
+  readonly sampledFlag: number | null;
   /** Private uint: marks this invocation wrote. */
   readonly counter: number;
   readonly smBuiltins: boolean;
@@ -62,7 +64,8 @@ export function emitMarkFunction(decl: CommonDeclarations, plan: MarkFunctionPla
   g.op(Op.FunctionParameter, decl.uint, id);
   g.label(g.id());
   const drawId = loadDrawId(g, plan);
-  g.ifThen(tracedDraw(g, drawId), () => {
+  const flag = plan.sampledFlag;
+  g.ifThen(flag === null ? tracedDraw(g, drawId) : g.value(Op.Load, decl.bool, g.global(flag)), () => {
     const now = primaryClock(g, plan);
     const sequence = g.value(Op.Load, decl.uint, g.global(plan.counter));
     g.ifThen(g.value(Op.ULessThan, decl.bool, sequence, decl.u32(MAX_MARKS)), () => {

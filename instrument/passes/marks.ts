@@ -18,7 +18,8 @@
  * mark before it names the warp that reaches it, the mark after it the warp the lanes
  * joined. The wrapper stores its start clock into a private variable the mark function
  * reads (a report's or reorder's own when the entry has one), so each mark carries its
- * warp record's CLOCK_START.
+ * warp record's CLOCK_START, and (sampling 'runtime') its decision, so that only the warps
+ * that record mark.
  */
 import { MARK_KIND_SHIFT, MARK_SITE_MASK, MarkKind } from '../../shared-schema/mark-layout.js';
 import { instruction, type Instruction } from '../model/binary.js';
@@ -28,6 +29,7 @@ import { BuiltIn, Capability, Decoration, MemoryModel, Op, Scope } from '../mode
 import { InstrumentError } from '../errors.js';
 import { insertionPoint, nonSemanticSets, privateUint } from './blocks.js';
 import { emitMarkFunction } from './mark-code.js';
+import { sampledFlagVariable } from './sample-code.js';
 import type { InstrumentPass, PassContext, TracedEntry } from './pass.js';
 
 /** What the wrapper does for the marks of its entry point: store its start clock into `start`; `globals` go into its interface. */
@@ -206,6 +208,7 @@ function emitMarkFunctions(context: PassContext, markFunctions: ReadonlyMap<stri
       helperViaInstruction: editor.hasCapability(Capability.DemoteToHelperInvocation),
       entryInterface: flavour.entry.interfaceIds,
       start,
+      sampledFlag: options.sampling === 'runtime' ? sampledFlagVariable(decl) : null,
       counter,
       smBuiltins: context.smBuiltins,
       subgroupClock: options.subgroupClock,

@@ -60,8 +60,8 @@ export interface EntryPointReport {
   readonly customId: CustomIdSource;
   /** RecordFlag bits the records carry. */
   readonly flags: number;
-  /** One warp (invocation, without subgroup operations) in N writes its record; 1: all of them. */
-  readonly sampleEvery: number;
+  /** The warp decides at run time whether it records (sampling 'runtime': the host's rate for its stage). */
+  readonly sampled: boolean;
   /** Records carry the screen position (word 3, RecordFlag.POSITION) from this stage's pixel. */
   readonly position: boolean;
 }

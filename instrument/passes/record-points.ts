@@ -10,9 +10,10 @@ import { FunctionCode } from '../model/function-code.js';
 import { Op } from '../model/spec.js';
 import type { WrapperPlan } from './record-wrapper.js';
 
-/** What the wrapper lends these functions: its draw-id load, untraced-draw test and record. */
+/** What the wrapper lends these functions: its draw-id load, its warp's decision to record, and its record. */
 export interface RecordPointHelpers {
-  traced(g: FunctionCode, drawId: number): number;
+  /** Whether this invocation's warp records: the wrapper's sampling decision (sample-code.ts), else the untraced-draw test. */
+  recording(g: FunctionCode, drawId: number): number;
   loadDrawId(g: FunctionCode): number;
   /** The start and end clock (subgroup, else device) read now. */
   clockNow(g: FunctionCode): number;
@@ -43,7 +44,7 @@ export interface ReorderRecord {
 }
 
 /**
- * `void record_at_report() { if (!recorded) { recorded = true; if (traced) record(start, now) } }`, called
+ * `void record_at_report() { if (!recorded) { recorded = true; if (sampled) record(start, now) } }`, called
  * before every OpReportIntersectionKHR (passes/intersection-reports.ts): a report that accepts the hit of a
  * terminate-on-first-hit ray, or whose any-hit shader terminates the ray, ends the invocation inside the call.
  * Its lanes are recorded there, once, the record ending at their first report; lanes that never report are
@@ -56,7 +57,7 @@ export function reportRecordFunction(decl: CommonDeclarations, plan: Pick<Wrappe
   g.ifThen(g.value(Op.LogicalNot, decl.bool, g.value(Op.Load, decl.bool, g.global(report.recorded))), () => {
     g.op(Op.Store, report.recorded, decl.true);
     const drawId = h.loadDrawId(g);
-    g.ifThen(h.traced(g, drawId), () => h.recordNow(g, () => g.value(Op.Load, decl.uint, g.global(report.start)), drawId));
+    g.ifThen(h.recording(g, drawId), () => h.recordNow(g, () => g.value(Op.Load, decl.uint, g.global(report.start)), drawId));
   });
   g.op(Op.Return);
   g.op(Op.FunctionEnd);
@@ -64,22 +65,24 @@ export function reportRecordFunction(decl: CommonDeclarations, plan: Pick<Wrappe
 }
 
 /**
- * `void record_at_reorder() { if (traced) record(start, now) }` and
- * `void restart_after_reorder() { reordered = true; start = traced ? clock() : 0 }`, called around every
+ * `void record_at_reorder() { if (sampled) record(start, now) }` and
+ * `void restart_after_reorder() { reordered = true; start = sampled ? clock() : 0 }`, called around every
  * reorder point (passes/reorders.ts). A record of a reordered invocation is RAYGEN_REORDERED (emitRecord).
+ * `sampled` is the lane's own warp's decision in the wrapper: after a reorder its new warp's sampled lanes
+ * record together (the mask then holds only them).
  */
 export function reorderFunctions(decl: CommonDeclarations, plan: Pick<WrapperPlan, 'entryInterface'>, reorder: ReorderRecord, h: RecordPointHelpers): { code: Instruction[]; globals: number[] } {
   const g = new FunctionCode(decl, false, plan.entryInterface);
   g.op(Op.Function, decl.void, reorder.before, 0, decl.voidFunction);
   g.label(g.id());
   const drawBefore = h.loadDrawId(g);
-  g.ifThen(h.traced(g, drawBefore), () => h.recordNow(g, () => g.value(Op.Load, decl.uint, g.global(reorder.start)), drawBefore));
+  g.ifThen(h.recording(g, drawBefore), () => h.recordNow(g, () => g.value(Op.Load, decl.uint, g.global(reorder.start)), drawBefore));
   g.op(Op.Return);
   g.op(Op.FunctionEnd);
   g.op(Op.Function, decl.void, reorder.after, 0, decl.voidFunction);
   g.label(g.id());
   g.op(Op.Store, g.global(reorder.reordered), decl.true);
-  const restart = g.ifThenValue(decl.uint, h.traced(g, h.loadDrawId(g)), () => h.clockNow(g), decl.u32(0));
+  const restart = g.ifThenValue(decl.uint, h.recording(g, h.loadDrawId(g)), () => h.clockNow(g), decl.u32(0));
   g.op(Op.Store, g.global(reorder.start), restart);
   g.op(Op.Return);
   g.op(Op.FunctionEnd);

@@ -4,18 +4,17 @@
  *   void wrapper() {
  *     drawId = draw.drawId;                  // the draw-id block (binding + 1), uniform over the draw
  *     traced = drawId != UNTRACED_DRAW;      // every stage: the host marks draws it does not trace
- *     start = traced ? clock() : 0;          // subgroup clock, else device clock
+ *     sampled = traced && rate picks warp;   // sampling 'runtime' (sample-code.ts); 'none': sampled = traced
+ *     start = sampled ? clock() : 0;         // subgroup clock, else device clock
  *     original_entry();                      // one call: its code is compiled as the app's
- *     if (traced) {
+ *     if (sampled) {
  *      end = clock(); device = deviceClock();
  *      if (!helper) {                        // fragment shaders only
- *       if (sampled(start)) {                // fragment with --sample-fs N > 1 only: see ifSampled
- *         mask = ballot(true);               // per warp; per invocation: mask = 1
- *         if (elect()) {
- *           slot = atomicAdd(buf.count, 1);  // Device (QueueFamily) scope, relaxed
- *           if (slot < buf.records.length() / 2) { buf.records[2 slot] = ...; buf.records[2 slot + 1] = ...; }
- *         }
- *       }
+ *        mask = ballot(true);                // per warp; per invocation: mask = 1
+ *        if (elect()) {
+ *          slot = atomicAdd(buf.count, 1);   // Device (QueueFamily) scope, relaxed
+ *          if (slot < buf.records.length() / 2) { buf.records[2 slot] = ...; buf.records[2 slot + 1] = ...; }
+ *        }
  *      }
  *     }
  *     if (ended) end;                       // deferred discard / any-hit ending / task emit, see endings.ts
@@ -29,8 +28,10 @@ import type { Instruction } from '../model/binary.js';
 import { CommonDeclarations } from '../model/declarations.js';
 import { FunctionCode } from '../model/function-code.js';
 import { endingCode, endingGlobals, type DeferredEndings } from './ending-deferral.js';
-import type { CustomIdSource, InstrumentedStage, PositionStage } from '../options.js';
-import { fragCoordXY, ownBox, positionWords, subgroupBox, type PixelBox } from './position-code.js';
+import type { CustomIdSource, InstrumentedStage, PositionStage, SamplingMode } from '../options.js';
+import { ownBox, positionWords, subgroupBox, type PixelBox } from './position-code.js';
+import { customId } from './custom-id-code.js';
+import { sampleDecision } from './sample-code.js';
 import { stageCode } from '../options.js';
 import { Stage } from '../../shared-schema/stages.js';
 import { BuiltIn, Op, Scope, StorageClass } from '../model/spec.js';
@@ -63,8 +64,10 @@ export interface WrapperPlan {
   readonly binding: number;
   /** Deferred endings (discard, any-hit ignore/terminate, task emit): performed after the record. */
   readonly ending: DeferredEndings | null;
-  /** Fragment only: one warp (or invocation, without subgroup operations) in N writes its record; 1: all. */
-  readonly sampleEvery: number;
+  /** 'runtime': the warp decides whether it records before its first clock (sample-code.ts); 'none': every warp records. */
+  readonly sampling: SamplingMode;
+  /** Private bool the wrapper stores the decision into, for record points and marks inside the entry point; else null. */
+  readonly sampledFlag: number | null;
   /** Record the warp's screen position (word 3 and RecordFlag.POSITION) from this stage's pixel; null: none. */
   readonly position: PositionStage | null;
   /** TaskNV / MeshNV: no NumWorkgroups built-in (one-dimensional launches): workgroup-id is gl_WorkGroupID.x. */
@@ -114,8 +117,11 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
   // The entry point is called once, outside both branches: a second call site changed how the driver compiled
   // it (two pixels of a ray-traced frame 1 LSB off on the H200), and an instrumented pipeline that draws every
   // frame (ray tracing, instrumented in place) must render what the app's own does.
+  // A warp the draw's sampling rate leaves out (sample-code.ts) takes the same path as an untraced draw's.
   const traced = tracedDraw(g, drawId);
-  const start = g.ifThenValue(decl.uint, traced, () => primaryClock(g, plan), decl.u32(0));
+  const sampled = plan.sampling === 'runtime' ? sampleDecision(g, plan, drawId, traced) : traced;
+  if (plan.sampledFlag !== null) g.op(Op.Store, g.global(plan.sampledFlag), sampled);
+  const start = g.ifThenValue(decl.uint, sampled, () => primaryClock(g, plan), decl.u32(0));
   const report = plan.reportRecord;
   const reorder = plan.reorder;
   // Intersection shaders whose reports may end them record at the first report instead (reportRecordFunction);
@@ -133,7 +139,7 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
   g.value(Op.FunctionCall, decl.void, plan.originalFunction);
   // Before the record: its code is the wrapper's, not the last block's.
   if (blocks !== null) g.value(Op.FunctionCall, decl.void, blocks.leave);
-  const recordHere = report === null ? traced : g.value(Op.LogicalAnd, decl.bool, traced, g.value(Op.LogicalNot, decl.bool, loadBool(g, report.recorded)));
+  const recordHere = report === null ? sampled : g.value(Op.LogicalAnd, decl.bool, sampled, g.value(Op.LogicalNot, decl.bool, loadBool(g, report.recorded)));
   const startHere = reorder === null ? () => start : () => g.value(Op.Load, decl.uint, g.global(reorder.start));
   g.ifThen(recordHere, () => recordEndingNow(g, plan, flags, startHere, drawId));
   if (plan.ending !== null) {
@@ -143,8 +149,9 @@ export function emitWrapper(decl: CommonDeclarations, plan: WrapperPlan): Wrappe
   }
   g.op(Op.Return);
   g.op(Op.FunctionEnd);
+  const flag = plan.sampledFlag;
   const helpers: RecordPointHelpers = {
-    traced: tracedDraw,
+    recording: flag === null ? tracedDraw : (f) => loadBool(f, flag),
     loadDrawId: (f) => loadDrawId(f, plan),
     clockNow: (f) => primaryClock(f, plan),
     recordNow: (f, startNow, drawIdNow) => recordEndingNow(f, plan, flags, startNow, drawIdNow),
@@ -225,15 +232,13 @@ function emitRecord(g: FunctionCode, plan: WrapperPlan, flags: number, v: { star
   const position = plan.position;
   const subgroup = plan.subgroup;
   const record = subgroup === 'none' ? () => writeRecord(() => decl.u32(1), () => decl.u32(0), position === null ? null : () => ownBox(g, position)) : () => perWarp(subgroup);
-  const sampledRecord = fragment && plan.sampleEvery > 1 ? () => ifSampled(g, plan, start, record) : record;
-  const body = fragment
-    ? () => {
-        // Helper invocations' stores are discarded: an elected helper would lose the warp's record.
-        const helper = isHelperLane(g, plan.helperViaInstruction);
-        g.ifThen(g.value(Op.LogicalNot, decl.bool, helper), sampledRecord);
-      }
-    : sampledRecord;
-  body();
+  if (!fragment) {
+    record();
+    return;
+  }
+  // Helper invocations' stores are discarded: an elected helper would lose the warp's record.
+  const helper = isHelperLane(g, plan.helperViaInstruction);
+  g.ifThen(g.value(Op.LogicalNot, decl.bool, helper), record);
 }
 
 /**
@@ -244,57 +249,6 @@ function emitRecord(g: FunctionCode, plan: WrapperPlan, flags: number, v: { star
  * host library's WT_NO_DRAW (capture/host/warptrace.h).
  */
 export const UNTRACED_DRAW = 0xffffffff;
-
-/** 2^32: the sampling threshold is a fraction of the 32-bit hash range. */
-const HASH_RANGE = 0x100000000;
-/** 2^32 / golden ratio: spreads the packed pixel over all 32 bits before it is mixed with the clock. */
-const GOLDEN = 0x9e3779b1;
-
-/**
- * `if (hash(broadcastFirst(start ^ pixel * GOLDEN)) < 2^32 / N) then()`.
- *
- * The decision must be the same in every lane, so that an unsampled warp skips
- * the ballot, election, atomic and stores together (a lane-wise decision would
- * still run them for any warp with one sampled lane, and split its mask).
- * The seed is therefore the first active lane's value, broadcast
- * (OpGroupNonUniformBroadcastFirst, or OpSubgroupFirstInvocationKHR); without
- * subgroup operations each invocation is its own record and decides alone.
- * The seed is the start clock (different for every warp and every run: no
- * fixed set of pixels or draws is favoured) mixed with that lane's pixel, which
- * keeps warps apart where the clock is coarse (a device clock that ticks every
- * microsecond would otherwise sample or skip whole tiles of warps together).
- * A full 32-bit finalizer (lowbias32: xor-shift, multiply) then makes nearby
- * seeds independent, so regularly spaced start times cannot line up with a
- * screen pattern. Threshold floor(2^32 / N): a probability within 2^-32 of 1/N.
- */
-function ifSampled(g: FunctionCode, plan: WrapperPlan, start: number, then: () => void): void {
-  const { decl } = g;
-  const spread = g.value(Op.IMul, decl.uint, fragPixel(g), decl.u32(GOLDEN));
-  const own = g.value(Op.BitwiseXor, decl.uint, start, spread);
-  const seed =
-    plan.subgroup === 'core'
-      ? g.value(Op.GroupNonUniformBroadcastFirst, decl.uint, decl.u32(Scope.Subgroup), own)
-      : plan.subgroup === 'khr-ballot'
-        ? g.value(Op.SubgroupFirstInvocationKHR, decl.uint, own)
-        : own;
-  let h = seed;
-  const xorShift = (bits: number) => (h = g.value(Op.BitwiseXor, decl.uint, h, g.value(Op.ShiftRightLogical, decl.uint, h, decl.u32(bits))));
-  const multiply = (by: number) => (h = g.value(Op.IMul, decl.uint, h, decl.u32(by)));
-  xorShift(16);
-  multiply(0x7feb352d);
-  xorShift(15);
-  multiply(0x846ca68b);
-  xorShift(16);
-  const threshold = Math.floor(HASH_RANGE / plan.sampleEvery);
-  g.ifThen(g.value(Op.ULessThan, decl.bool, h, decl.u32(threshold)), then);
-}
-
-/** The pixel as `uint(gl_FragCoord.x) | uint(gl_FragCoord.y) << 16`. */
-function fragPixel(g: FunctionCode): number {
-  const { decl } = g;
-  const [x, y] = fragCoordXY(g);
-  return g.value(Op.BitwiseOr, decl.uint, x, g.value(Op.ShiftLeftLogical, decl.uint, y, decl.u32(16)));
-}
 
 /** RAYGEN (8, 0b1000) becomes RAYGEN_REORDERED (14, 0b1110) by OR: the invocation passed a reorder point. */
 const REORDERED_STAGE_BITS = (Stage.RAYGEN_REORDERED & ~Stage.RAYGEN) << PackedIds.STAGE_SHIFT;
@@ -319,41 +273,4 @@ export function packedIdsOf(g: FunctionCode, smBuiltins: boolean, stage: number,
   const warp = g.value(Op.BitwiseAnd, decl.uint, g.loadUint(g.builtin(BuiltIn.WarpIDNV, 'uint')), decl.u32(PackedIds.SLOT_MASK));
   const ids = g.value(Op.BitwiseOr, decl.uint, g.value(Op.ShiftLeftLogical, decl.uint, warp, decl.u32(PackedIds.SLOT_SHIFT)), sm);
   return g.value(Op.BitwiseOr, decl.uint, ids, decl.u32(packIds(0, 0, stage, flags)));
-}
-
-/** x + sizeX * (y + sizeY * z) of a uvec3 id in a uvec3 grid. */
-function flatten(g: FunctionCode, id: number, size: number): number {
-  const { decl } = g;
-  const c = (v: number, i: number) => g.value(Op.CompositeExtract, decl.uint, v, i);
-  const yz = g.value(Op.IAdd, decl.uint, c(id, 1), g.value(Op.IMul, decl.uint, c(size, 1), c(id, 2)));
-  return g.value(Op.IAdd, decl.uint, c(id, 0), g.value(Op.IMul, decl.uint, c(size, 0), yz));
-}
-
-function customId(g: FunctionCode, source: CustomIdSource, nvMesh: boolean): number {
-  const { decl } = g;
-  switch (source) {
-    case 'none':
-      return decl.u32(0);
-    case 'vertex-index':
-      return g.loadUint(g.builtin(BuiltIn.VertexIndex, 'int'));
-    case 'instance-index':
-      return g.loadUint(g.builtin(BuiltIn.InstanceIndex, 'int'));
-    case 'primitive-id':
-      return g.loadUint(g.builtin(BuiltIn.PrimitiveId, 'int'));
-    case 'invocation-id':
-      return g.loadUint(g.builtin(BuiltIn.InvocationId, 'int'));
-    case 'local-invocation-index':
-      return g.loadUint(g.builtin(BuiltIn.LocalInvocationIndex, 'uint'));
-    case 'workgroup-id': {
-      const id = g.load(g.builtin(BuiltIn.WorkgroupId, 'uvec3'));
-      if (nvMesh) return g.value(Op.CompositeExtract, decl.uint, id, 0);
-      return flatten(g, id, g.load(g.builtin(BuiltIn.NumWorkgroups, 'uvec3')));
-    }
-    case 'launch-id':
-      return flatten(g, g.load(g.builtin(BuiltIn.LaunchIdKHR, 'uvec3')), g.load(g.builtin(BuiltIn.LaunchSizeKHR, 'uvec3')));
-    case 'instance-custom-index':
-      return g.loadUint(g.builtin(BuiltIn.InstanceCustomIndexKHR, 'int'));
-    case 'frag-coord':
-      return fragPixel(g);
-  }
 }

@@ -7,6 +7,7 @@ import { Capability, Extension, ExecutionModel, Scope, SPIRV_1_4, StorageClass, 
 import { Section } from '../model/module.js';
 import type { InstrumentPass, PassContext, TracedEntry } from './pass.js';
 import { emitWrapper } from './record-wrapper.js';
+import { sampledFlagVariable } from './sample-code.js';
 
 export const recordsPass: InstrumentPass = {
   name: 'records',
@@ -41,8 +42,9 @@ function wrapEntry(context: PassContext, entry: TracedEntry): void {
   const { editor, decl, options } = context;
   const parts = context.recordParts.get(entry.index)!;
   const customId = options.customIds[entry.stage];
-  // Only fragment shaders are sampled: their short, numerous warps are where the record's cost lies.
-  const sampleEvery = entry.stage === 'FS' ? options.sampleFragment : 1;
+  // Records and marks inside the entry point test the wrapper's decision, kept in a private variable.
+  const inside = parts.marks !== null || parts.reportRecord !== null || parts.reorder !== null;
+  const sampledFlag = options.sampling === 'runtime' && inside ? sampledFlagVariable(decl) : null;
   const wrapper = emitWrapper(decl, {
     stage: entry.stage,
     originalFunction: entry.functionId,
@@ -58,7 +60,8 @@ function wrapEntry(context: PassContext, entry: TracedEntry): void {
     binding: options.binding,
     ending: parts.ending,
     position: parts.position,
-    sampleEvery,
+    sampling: options.sampling,
+    sampledFlag,
     reportRecord: parts.reportRecord,
     reorder: parts.reorder,
     blocks: parts.blocks,
@@ -84,7 +87,7 @@ function wrapEntry(context: PassContext, entry: TracedEntry): void {
     smBuiltins: context.smBuiltins,
     customId,
     flags: wrapper.flags,
-    sampleEvery,
+    sampled: options.sampling === 'runtime',
     position: parts.position !== null,
   });
 }

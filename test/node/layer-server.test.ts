@@ -13,7 +13,7 @@ import { SpirvCache, cacheKey, canonicalJson } from '../../capture/layer-server/
 import { FrameReader, FramingError, HEADER_BYTES, MAX_JSON_BYTES, MAX_PAYLOAD_BYTES, REQUEST_MAGIC, encodeFrame } from '../../capture/layer-server/protocol.js';
 import type { HelloInfo, LayerEvent } from '../../capture/layer-server/requests.js';
 import { instrumentSpirv } from '../../instrument/instrument.js';
-import { DEFAULT_CUSTOM_IDS, DEFAULT_POSITION_STAGES, type InstrumentOptions, type PositionStage } from '../../instrument/options.js';
+import { DEFAULT_CUSTOM_IDS, DEFAULT_POSITION_STAGES, type InstrumentOptions, type PositionStage, type SamplingMode } from '../../instrument/options.js';
 import { compileCorpusFile, spirvVal, validationEnv } from './spirv-tools.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'warptrace-layer-server-'));
@@ -34,7 +34,7 @@ function request(stage: string, extra: Record<string, unknown> = {}): Record<str
 }
 
 /** The options the server must build from request(stage, extra). */
-function expectedOptions(fsCustomId: 'primitive-id' | 'frag-coord' = 'primitive-id', set = 7, sampleFragment = 1, positionStages: readonly PositionStage[] = DEFAULT_POSITION_STAGES): InstrumentOptions {
+function expectedOptions(fsCustomId: 'primitive-id' | 'frag-coord' = 'primitive-id', set = 7, sampling: SamplingMode = 'runtime', positionStages: readonly PositionStage[] = DEFAULT_POSITION_STAGES): InstrumentOptions {
   return {
     set,
     binding: 0,
@@ -49,7 +49,7 @@ function expectedOptions(fsCustomId: 'primitive-id' | 'frag-coord' = 'primitive-
     marks: [],
     rayEvents: false,
     entryPoints: ['main'],
-    sampleFragment,
+    sampling,
     positionStages,
   };
 }
@@ -107,20 +107,25 @@ test('fsCustomId frag-coord reaches the instrumenter; other customIds stay the d
   });
 });
 
-test('sampleFs reaches the instrumenter: a sampled FS module differs from the unsampled one, validates, and has its own cache key', async () => {
-  await withServer(null, async (server) => {
+test('sampling reaches the instrumenter: absent is runtime, none differs, validates and has its own cache key; sampleFs is refused', async () => {
+  await withServer(null, async (server, seen) => {
     const client = await LayerClient.connect(server.socketPath);
-    const all = await client.request('instrument', request('FS'), fragment);
-    const sampled = await client.request('instrument', request('FS', { sampleFs: 8 }), fragment);
-    assert.equal(sampled.status, 0, JSON.stringify(sampled.json));
-    assert.equal(sampled.json['cached'], false, 'not served from the unsampled entry');
-    assert.deepEqual(sampled.payload, instrumentSpirv(fragment, expectedOptions('primitive-id', 7, 8)).bytes);
-    assert.notDeepEqual(sampled.payload, all.payload);
-    assert.equal(await spirvVal(sampled.payload, validationEnv('1.3')), null);
-    // sampleFs 1 is the default; the option touches fragment shaders only.
-    assert.deepEqual((await client.request('instrument', request('FS', { sampleFs: 1 }), fragment)).payload, all.payload);
-    const vs = await client.request('instrument', request('VS', { sampleFs: 8 }), vertex);
-    assert.deepEqual(vs.payload, instrumentSpirv(vertex, expectedOptions()).bytes);
+    const byDefault = await client.request('instrument', request('FS'), fragment);
+    assert.deepEqual(byDefault.payload, instrumentSpirv(fragment, expectedOptions()).bytes);
+    assert.deepEqual((await client.request('instrument', request('FS', { sampling: 'runtime' }), fragment)).payload, byDefault.payload);
+    for (const [stage, module] of [['FS', fragment], ['VS', vertex]] as const) {
+      const none = await client.request('instrument', request(stage, { sampling: 'none' }), module);
+      assert.equal(none.status, 0, JSON.stringify(none.json));
+      assert.equal(none.json['cached'], false, `${stage}: not served from the runtime entry`);
+      assert.deepEqual(none.payload, instrumentSpirv(module, expectedOptions('primitive-id', 7, 'none')).bytes);
+      assert.notDeepEqual(none.payload, instrumentSpirv(module, expectedOptions()).bytes);
+      assert.equal(await spirvVal(none.payload, validationEnv('1.3')), null);
+    }
+    // A compile-time rate is gone: the request says where the rate went instead of dropping it silently.
+    const old = await client.request('instrument', request('FS', { sampleFs: 8 }), fragment);
+    assert.equal(old.status, 2);
+    assert.match(String(old.json['message']), /"sampleFs" is no longer taken: the sampling rate is set at run time .*"sampling": "runtime" or "none"/);
+    assert.equal(seen.warnings.length, 1);
     client.close();
   });
 });
@@ -132,14 +137,14 @@ test('position reaches the instrumenter: absent means FS and every ray-tracing s
     assert.deepEqual(byDefault.payload, instrumentSpirv(fragment, expectedOptions()).bytes);
     const none = await client.request('instrument', request('FS', { position: [] }), fragment);
     assert.equal(none.json['cached'], false);
-    assert.deepEqual(none.payload, instrumentSpirv(fragment, expectedOptions('primitive-id', 7, 1, [])).bytes);
+    assert.deepEqual(none.payload, instrumentSpirv(fragment, expectedOptions('primitive-id', 7, 'runtime', [])).bytes);
     assert.notDeepEqual(none.payload, byDefault.payload);
     const compute = await client.request('instrument', request('FS', { position: ['CS', 'FS'] }), fragment);
-    assert.deepEqual(compute.payload, instrumentSpirv(fragment, expectedOptions('primitive-id', 7, 1, ['FS', 'CS'])).bytes);
+    assert.deepEqual(compute.payload, instrumentSpirv(fragment, expectedOptions('primitive-id', 7, 'runtime', ['FS', 'CS'])).bytes);
     // A closest hit records its position unasked, and only when its stage is listed.
     const hit = async (extra: Record<string, unknown>) => (await client.request('instrument', request('CLOSEST_HIT', extra), closestHit)).payload;
     assert.deepEqual(await hit({}), instrumentSpirv(closestHit, expectedOptions()).bytes);
-    assert.deepEqual([await hit({ position: ['CLOSEST_HIT'] }), await hit({ position: ['FS', 'RAYGEN'] })], [await hit({}), instrumentSpirv(closestHit, expectedOptions('primitive-id', 7, 1, ['FS', 'RAYGEN'])).bytes]);
+    assert.deepEqual([await hit({ position: ['CLOSEST_HIT'] }), await hit({ position: ['FS', 'RAYGEN'] })], [await hit({}), instrumentSpirv(closestHit, expectedOptions('primitive-id', 7, 'runtime', ['FS', 'RAYGEN'])).bytes]);
     assert.notDeepEqual(await hit({ position: ['FS', 'RAYGEN'] }), await hit({}));
     for (const bad of [['VS'], 'FS', [1]]) {
       const r = await client.request('instrument', request('FS', { position: bad }), fragment);
@@ -278,10 +283,10 @@ test('malformed request JSON is a protocol error (status 2) that keeps the conne
       ['smBuiltins', request('VS', { smBuiltins: 'yes' })],
       ['subgroupStages', request('VS', { subgroupStages: 'FS' })],
       ['fsCustomId', request('FS', { fsCustomId: 'vertex-index' })],
-      ['sampleFs', request('FS', { sampleFs: 0 })],
-      ['sampleFs', request('FS', { sampleFs: 65537 })],
-      ['sampleFs', request('FS', { sampleFs: 2.5 })],
-      ['sampleFs', request('FS', { sampleFs: '8' })],
+      ['sampleFs', request('FS', { sampleFs: 1 })],
+      ['sampling', request('FS', { sampling: 'fs=8' })],
+      ['sampling', request('FS', { sampling: 8 })],
+      ['sampling', request('FS', { sampling: null })],
     ];
     for (const [field, json] of cases) {
       const r = await client.request('instrument', json, vertex);

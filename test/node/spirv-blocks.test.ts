@@ -3,6 +3,7 @@
 // the block function exactly once with its own index, the module's mark counts
 // them, a graphics stage's row adds its draw-id stage word (the begin function run
 // by spirv-interpreter.ts), and without the option nothing changes.
+import { DRAW_ID_WORDS_WITH_SAMPLING } from '../../shared-schema/sample-layout.js';
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeString, parseSpirv } from '../../instrument/model/binary.js';
@@ -115,7 +116,7 @@ test('without --blocks the output is the same bytes as before the option existed
 });
 
 test('the row of a graphics stage adds its own draw-id stage word, of compute none; the draw-id block declares the words read', () => {
-  assert.ok(DRAW_ID_WORDS * 4 <= DRAW_ID_BLOCK_BYTES, 'the host binds every word');
+  assert.ok(DRAW_ID_WORDS * 4 <= DRAW_ID_BLOCK_BYTES && DRAW_ID_WORDS_WITH_SAMPLING * 4 <= DRAW_ID_BLOCK_BYTES, 'the host binds every word');
   assert.ok(DRAW_BLOCK_STAGE_WORD > DRAW_RAY_ROW_WORD && DRAW_BLOCK_ROW_WORD < DRAW_RAY_ROW_WORD, 'the stage words follow the rows');
   const ROW = 1000;
   // Each stage's word a different value: a module that read another stage's word would land elsewhere.
@@ -126,8 +127,11 @@ test('the row of a graphics stage adds its own draw-id stage word, of compute no
     if (m === undefined) continue;
     tested.push(stage);
     const k = (BLOCK_STAGES as readonly string[]).indexOf(stage);
-    const out = instrumentSpirv(m.bytes, withBlocks(targetOptions('nvidia')));
+    // Sampling 'none': the words blocks read alone; 'runtime' (the default) reads the sampling words after them too.
+    const out = instrumentSpirv(m.bytes, { ...withBlocks(targetOptions('nvidia')), sampling: 'none' });
     assert.equal(drawIdMembers(new ModuleEditor(parseSpirv(out.bytes))), k < 0 ? DRAW_BLOCK_ROW_WORD + 1 : DRAW_BLOCK_STAGE_WORD + k + 1, `${m.id}: the words it reads`);
+    const sampled = instrumentSpirv(m.bytes, withBlocks(targetOptions('nvidia')));
+    assert.equal(drawIdMembers(new ModuleEditor(parseSpirv(sampled.bytes))), DRAW_ID_WORDS_WITH_SAMPLING, `${m.id}: and the sampling words`);
     const run = new SpirvInterpreter(out.bytes, 'warptrace_blocks', 'warptrace_draw', BLOCK_HEADER_BYTES / 4);
     const rowOf = (drawId: number, row: number) => {
       const uniform = new Uint32Array(DRAW_ID_WORDS);

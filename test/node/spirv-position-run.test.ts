@@ -7,6 +7,7 @@
 // gather lanes from rays of pixels far apart (a box past 128 px), partial warps, one lane; no position past
 // 8190 or on a 64-lane subgroup (word 3 holds lanes 32..63); one record per invocation with its own pixel
 // without subgroup operations; none with --position none, nothing for an untraced draw.
+import { DRAW_ID_WORDS_WITH_SAMPLING } from '../../shared-schema/sample-layout.js';
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -91,7 +92,10 @@ function lanes(indices: readonly number[], pixels: readonly Pixel[], subgroupSiz
 /** Runs the warp on a fresh trace buffer of `capacity` records; the records it left. */
 function records(e: Entry, warp: readonly Lane[], drawId = DRAW, capacity = 64): Uint32Array[] {
   const buffer = new Uint32Array(HEADER_WORDS + capacity * RECORD_WORDS);
-  runWarp(e.gpu, { buffer, uniform: Uint32Array.of(drawId, 0, 0, 0) }, e.wrapper, warp, new Set([e.original]));
+  // The draw-id block's 12 words: the sampling rates 0, every warp records.
+  const uniform = new Uint32Array(DRAW_ID_WORDS_WITH_SAMPLING);
+  uniform[0] = drawId;
+  runWarp(e.gpu, { buffer, uniform }, e.wrapper, warp, new Set([e.original]));
   const count = buffer[BufferWord.COUNT]!;
   return Array.from({ length: count }, (_, k) => buffer.subarray(HEADER_WORDS + k * RECORD_WORDS, HEADER_WORDS + (k + 1) * RECORD_WORDS));
 }

@@ -50,13 +50,13 @@ test('fragment, ray-tracing and compute modules with every option and --position
     ['lavapipe, every stage', { ...lavapipe, ...everyStage }, () => true],
     ['portable, every stage', { ...targetOptions('portable'), ...everyStage }, () => true],
     ['device clock, no SM ids', { ...all, subgroupClock: false, smBuiltins: false }, () => true],
-    ['sample-fs 8', { ...all, sampleFragment: 8 }, (m) => m.stage === 'FS'],
-    ['sample-fs 8, lavapipe', { ...lavapipe, sampleFragment: 8 }, (m) => m.stage === 'FS'],
+    ['sampling none', { ...all, sampling: 'none' }, () => true],
+    ['sampling none, lavapipe', { ...lavapipe, ...everyStage, sampling: 'none' }, (m) => m.stage === 'FS'],
     ['discard kill', { ...all, discard: 'kill' }, (m) => m.stage === 'FS'],
     ['frag-coord custom id', { ...all, customIds: { ...all.customIds, FS: 'frag-coord' } }, (m) => m.stage === 'FS'],
     ['khr-ballot', { ...all, legacySubgroup: 'khr-ballot' }, legacy],
     ['per-invocation', { ...all, legacySubgroup: 'per-invocation' }, legacy],
-    ['sample-fs 8, per-invocation', { ...all, sampleFragment: 8, legacySubgroup: 'per-invocation' }, (m) => m.stage === 'FS' && legacy(m)],
+    ['sampling none, per-invocation', { ...all, sampling: 'none', legacySubgroup: 'per-invocation' }, legacy],
   ];
   const jobs = configs.flatMap(([config, options, applies]) => corpus.filter((m) => positioned(m) && applies(m)).map((module) => ({ config, options, module })));
   const outcomes = await pool(jobs, 2, async ({ config, options, module }) => {

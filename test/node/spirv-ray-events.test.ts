@@ -4,6 +4,7 @@
 // ray-tracing entry point, nothing changes; and the calls sit where the contract puts them: each
 // entry's prologue, around each trace, before any-hit endings and at any-hit returns. What the calls
 // count is run in spirv-ray-events-run.test.ts.
+import { DRAW_ID_WORDS_WITH_SAMPLING } from '../../shared-schema/sample-layout.js';
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -95,7 +96,8 @@ test('off, the output is the same bytes; on, a module without a ray-tracing entr
       assert.equal(read.named('warptrace_ray_events').length + read.named('warptrace_ray_pixel').length, 0, m.id);
       // With blocks, the draw id and the block row, and a graphics stage's block offset word (the contract's word 3 + k).
       const stageWords = new ModuleEditor(parseSpirv(m.bytes)).entryPoints().map((e) => (drawBlockStageWord(STAGE_OF_EXECUTION_MODEL.get(e.executionModel)!) ?? 0) + 1);
-      assert.equal(drawBlockMembers(read), options.blocks ? Math.max(2, ...stageWords) : 1, `${m.id}: the draw-id block as it was`);
+      // Sampling 'runtime' (these options' default): the 12 words up to the sampling rates.
+      assert.equal(drawBlockMembers(read), Math.max(options.blocks ? Math.max(2, ...stageWords) : 1, options.sampling === 'runtime' ? DRAW_ID_WORDS_WITH_SAMPLING : 1), `${m.id}: the draw-id block as it was`);
       if (ray) continue;
       assert.deepEqual(instrumentSpirv(m.bytes, withRays(options)).bytes, plain.bytes, `${m.id}: no ray-tracing entry point`);
       untouched++;
@@ -107,7 +109,8 @@ test('off, the output is the same bytes; on, a module without a ray-tracing entr
 test('the draw-id block gains word 2 (rayRow at offset 8); the table is at the trace set, binding + 3; the module is marked', () => {
   for (const m of rays) {
     for (const [set, binding] of [[7, 0], [3, 5]] as const) {
-      const read = new ReadModule(instrumentSpirv(m.bytes, withRays(nvidia, { set, binding })).bytes);
+      // Sampling 'none': the words ray events read alone (with 'runtime' the block has the 12 words of sample-layout.ts).
+      const read = new ReadModule(instrumentSpirv(m.bytes, withRays(nvidia, { set, binding, sampling: 'none' })).bytes);
       const sets = read.editor.decorationValues(Decoration.DescriptorSet);
       const bindings = read.editor.decorationValues(Decoration.Binding);
       const [draw] = read.named('warptrace_draw');

@@ -56,7 +56,8 @@ test('every option combination passes spirv-val: presets, clocks, subgroup stage
     ['no subgroup stages, SM ids', { ...nvidia, subgroupStages: [] }],
     ['khr-ballot', { ...nvidia, legacySubgroup: 'khr-ballot' }],
     ['per-invocation', { ...nvidia, legacySubgroup: 'per-invocation' }],
-    ['discard kill, sample-fs 8', { ...nvidia, discard: 'kill', sampleFragment: 8 }],
+    ['discard kill', { ...nvidia, discard: 'kill' }],
+    ['sampling none', { ...nvidia, sampling: 'none' }],
     ['set 3 binding 5', { ...nvidia, set: 3, binding: 5 }],
   ];
   for (const stage of STAGES) {

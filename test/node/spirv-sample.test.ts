@@ -1,24 +1,28 @@
-// Sampled fragment records (--sample-fs N, InstrumentOptions.sampleFragment):
-// the corpus's fragment shaders, sampled, pass spirv-val for every version and
-// both device presets; other stages come out byte for byte as without the
-// option; and on lavapipe a sampled FS records about one warp in N while the
-// other stages keep all of theirs, spread over draws and the screen alike.
+// Warp sampling decided in the prologue (issue 25; InstrumentOptions.sampling,
+// passes/sample-code.ts, the contract shared-schema/sample-layout.ts): with
+// sampling 'runtime' (the default) every stage's module passes spirv-val in
+// every subgroup mode; a CPU run of each stage's wrapper prologue decides
+// exactly as warpSampled does for the contract's warp keys, reads no clock for
+// a warp it leaves out and branches around the hash when the rate is 0; marks
+// and record points test the same decision. `--sample-fs` is gone from the
+// instrumenter. On lavapipe: spirv-sample-run.test.ts.
 import { before, test } from 'node:test';
-import { plainHarness, type PlainHarness } from './plain-harness.js';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeWtraw, Stage, type Trace } from '../../shared-schema/index.js';
-import { autoInstrumentOptions, autoInstrumentSet } from '../../capture/capture-run/auto-instrument.js';
-import { runCapture } from '../../capture/capture-run/harness.js';
+import { pixelKey, SAMPLE_KEY_GOLDEN, warpSampled, workgroupKey, DRAW_ID_WORDS_WITH_SAMPLING, DRAW_SAMPLE_WORD } from '../../shared-schema/sample-layout.js';
+import { Stage } from '../../shared-schema/index.js';
 import { FlagError, optionsFromFlags } from '../../instrument/cli-options.js';
 import { InstrumentError } from '../../instrument/errors.js';
 import { instrumentSpirv } from '../../instrument/instrument.js';
-import { ModuleEditor } from '../../instrument/model/module.js';
-import { checkOptions, INSTRUMENTED_STAGES, targetOptions, type InstrumentOptions } from '../../instrument/options.js';
-import { Op } from '../../instrument/model/spec.js';
+import { parseFunctions } from '../../instrument/model/functions.js';
+import { parseSpirv } from '../../instrument/model/binary.js';
+import { ModuleEditor, Section } from '../../instrument/model/module.js';
+import { checkOptions, INSTRUMENTED_STAGES, targetOptions, type InstrumentedStage, type InstrumentOptions, type SamplingMode } from '../../instrument/options.js';
+import { BuiltIn, Decoration, ExecutionModel, Op } from '../../instrument/model/spec.js';
 import { repoPath } from './paths.js';
+import { prologueReadsClock, type BuiltinValue } from './sample-eval.js';
 import { compileCorpus, legacy, pool, spirvVal, validationEnv, workDir, type CorpusModule } from './spirv-tools.js';
 
 let corpus: CorpusModule[] = [];
@@ -29,177 +33,283 @@ before(async () => {
 const nvidia = targetOptions('nvidia');
 const lavapipe = targetOptions('lavapipe');
 
-async function validateAll(modules: readonly CorpusModule[], config: string, options: InstrumentOptions): Promise<string[]> {
-  const bad = await pool(modules, 2, async (m) => {
-    const result = instrumentSpirv(m.bytes, options);
-    const error = await spirvVal(result.bytes, validationEnv(result.outputVersion));
-    return error === null ? null : `${m.id} [${config}] -> SPIR-V ${result.outputVersion}: ${error}`;
-  });
-  return bad.filter((b) => b !== null);
+test('sampling runtime passes spirv-val for every stage: both presets, khr-ballot, per-invocation, discard kill, demote, marks and record points', async (t) => {
+  assert.deepEqual([...new Set(corpus.map((m) => m.stage))].sort(), [...INSTRUMENTED_STAGES].sort());
+  assert.ok(corpus.some((m) => m.source === 'demote.frag'));
+  const configs: [string, InstrumentOptions, (m: CorpusModule) => boolean][] = [
+    ['nvidia', nvidia, () => true],
+    ['lavapipe', lavapipe, () => true],
+    ['khr-ballot', { ...nvidia, legacySubgroup: 'khr-ballot' }, legacy],
+    ['per-invocation', { ...nvidia, legacySubgroup: 'per-invocation' }, legacy],
+    ['discard kill', { ...nvidia, discard: 'kill' }, (m) => m.stage === 'FS'],
+    // Marks and the reports' and reorders' records test the decision kept in a private variable.
+    ['marks', { ...nvidia, marks: ['trace', 'loops'] }, () => true],
+  ];
+  const jobs = configs.flatMap(([config, options, applies]) => corpus.filter(applies).map((module) => ({ config, options, module })));
+  const bad = (
+    await pool(jobs, 2, async ({ config, options, module }) => {
+      const result = instrumentSpirv(module.bytes, options);
+      assert.ok(result.entryPoints.every((e) => e.sampled), module.id);
+      const error = await spirvVal(result.bytes, validationEnv(result.outputVersion));
+      return error === null ? null : `${module.id} [${config}] -> SPIR-V ${result.outputVersion}: ${error}`;
+    })
+  ).filter((b) => b !== null);
+  assert.deepEqual(bad, [], bad.join('\n'));
+  t.diagnostic(`${jobs.length} modules validated`);
+});
+
+// ---- The prologue run on the CPU -------------------------------------------
+
+/** A small deterministic generator (xorshift32): the same inputs every run. */
+function generator(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>>= 0);
+  };
 }
 
-test('sampled fragment shaders pass spirv-val: SPIR-V 1.3-1.6, nvidia (N = 2, 8, 65536) and lavapipe (N = 8)', async (t) => {
-  const fragment = corpus.filter((m) => m.stage === 'FS' && !legacy(m));
-  assert.ok(fragment.length >= 20, `${fragment.length} FS modules`);
-  assert.deepEqual([...new Set(fragment.map((m) => m.spirv))].sort(), ['1.3', '1.4', '1.5', '1.6']);
-  const bad: string[] = [];
-  for (const [name, base] of [['nvidia', nvidia], ['lavapipe', lavapipe]] as const) {
-    for (const n of name === 'nvidia' ? [2, 8, 65536] : [8]) bad.push(...(await validateAll(fragment, `${name} sample-fs ${n}`, { ...base, sampleFragment: n })));
-  }
-  // frag-coord as custom id reuses the FragCoord the sampling seed loads; --discard kill has no deferred kill after the record.
-  bad.push(...(await validateAll(fragment, 'frag-coord id', { ...lavapipe, sampleFragment: 8, customIds: { ...lavapipe.customIds, FS: 'frag-coord' } })));
-  bad.push(...(await validateAll(fragment, 'discard kill', { ...nvidia, sampleFragment: 8, discard: 'kill' })));
-  assert.deepEqual(bad, [], bad.join('\n'));
-  t.diagnostic(`${fragment.length} FS modules x 6 configurations validated`);
-});
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+const floatBits = (v: number) => ((f32[0] = v), u32[0]!);
 
-test('SPIR-V 1.0-1.2 fragment shaders sampled: upgraded, khr-ballot (SubgroupFirstInvocationKHR) and per-invocation all validate', async () => {
-  const old = corpus.filter((m) => m.stage === 'FS' && legacy(m));
-  assert.ok(old.length >= 10);
-  const bad = [
-    ...(await validateAll(old, 'upgrade', { ...nvidia, sampleFragment: 8 })),
-    ...(await validateAll(old, 'khr-ballot', { ...nvidia, sampleFragment: 8, legacySubgroup: 'khr-ballot' })),
-    ...(await validateAll(old, 'per-invocation', { ...nvidia, sampleFragment: 8, legacySubgroup: 'per-invocation' })),
+/** One lane's built-ins for `stage`, and its warp key by the contract (the first lane's: this lane is it). */
+function laneInputs(stage: InstrumentedStage, subgroup: 'core' | 'khr-ballot' | 'none', nvMesh: boolean, next: () => number): { builtins: Map<number, BuiltinValue>; key: number } {
+  const small = (n: number) => next() % n;
+  const b = new Map<number, BuiltinValue>();
+  const primitive = small(1 << 20);
+  const invocation = small(32);
+  switch (stage) {
+    case 'FS': {
+      const [x, y] = [small(4096), small(4096)];
+      b.set(BuiltIn.FragCoord, [x + 0.5, y + 0.5, 0.25, 1]);
+      return { builtins: b, key: pixelKey(x, y) };
+    }
+    case 'VS': {
+      const [vertex, instance] = [small(1 << 24), small(1 << 12)];
+      b.set(BuiltIn.VertexIndex, vertex).set(BuiltIn.InstanceIndex, instance);
+      return { builtins: b, key: (vertex ^ Math.imul(instance, SAMPLE_KEY_GOLDEN)) >>> 0 };
+    }
+    case 'TCS':
+      b.set(BuiltIn.PrimitiveId, primitive).set(BuiltIn.InvocationId, invocation);
+      return { builtins: b, key: (primitive * 32 + invocation) >>> 0 };
+    case 'TES': {
+      const [u, v] = [Math.fround(small(1025) / 1024), Math.fround(small(1025) / 1024)];
+      b.set(BuiltIn.PrimitiveId, primitive).set(BuiltIn.TessCoord, [u, v, Math.fround(1 - u)]);
+      return { builtins: b, key: (primitive ^ Math.imul(floatBits(u), SAMPLE_KEY_GOLDEN) ^ floatBits(v)) >>> 0 };
+    }
+    case 'GS':
+      b.set(BuiltIn.PrimitiveId, primitive).set(BuiltIn.InvocationId, invocation);
+      return { builtins: b, key: (primitive ^ (invocation << 24)) >>> 0 };
+    case 'CS':
+    case 'TASK':
+    case 'MESH': {
+      const size = [small(64) + 1, small(64) + 1, small(4) + 1];
+      const id = size.map((s) => small(s));
+      const [subgroupSize, local] = [8 << small(3), small(1024)];
+      const subgroupId = small(32);
+      b.set(BuiltIn.WorkgroupId, id).set(BuiltIn.NumWorkgroups, size).set(BuiltIn.SubgroupId, subgroupId).set(BuiltIn.LocalInvocationIndex, local).set(BuiltIn.SubgroupSize, subgroupSize);
+      const flat = nvMesh ? id[0]! : id[0]! + size[0]! * (id[1]! + size[1]! * id[2]!);
+      if (subgroup === 'none') return { builtins: b, key: (Math.imul(flat, 1024) + local) >>> 0 };
+      // SPV_KHR_shader_ballot has no SubgroupId: the first lane's local index over the subgroup size.
+      return { builtins: b, key: workgroupKey(flat, subgroup === 'core' ? subgroupId : Math.floor(local / subgroupSize)) };
+    }
+    default: {
+      const launch = [small(4096), small(4096), small(4)];
+      b.set(BuiltIn.LaunchIdKHR, launch);
+      return { builtins: b, key: pixelKey(launch[0]!, launch[1]!, launch[2]!) };
+    }
+  }
+}
+
+test('the prologue decides as warpSampled on the contract keys, every stage and subgroup mode; rate 0 records all, untraced none', () => {
+  const next = generator(25);
+  const cases: [string, InstrumentOptions, (m: CorpusModule) => boolean, 'core' | 'khr-ballot' | 'none'][] = [
+    ['nvidia', nvidia, (m) => !legacy(m), 'core'],
+    ['per-invocation', { ...nvidia, subgroupStages: [] }, () => true, 'none'],
+    ['khr-ballot', { ...nvidia, legacySubgroup: 'khr-ballot' }, legacy, 'khr-ballot'],
   ];
-  assert.deepEqual(bad, [], bad.join('\n'));
-  const m = old[0]!;
-  const ops = (o: InstrumentOptions) => new Set(instrumentSpirv(m.bytes, o).module.instructions.map((i) => i.opcode));
-  assert.ok(ops({ ...nvidia, sampleFragment: 8, legacySubgroup: 'khr-ballot' }).has(Op.SubgroupFirstInvocationKHR));
-  // One record per invocation: each decides alone, nothing to broadcast.
-  const perInvocation = ops({ ...nvidia, sampleFragment: 8, legacySubgroup: 'per-invocation' });
-  assert.ok(!perInvocation.has(Op.GroupNonUniformBroadcastFirst) && !perInvocation.has(Op.SubgroupFirstInvocationKHR));
-});
-
-test('the sampled wrapper: one broadcast seed, a threshold of 2^32 / N, and the record code only behind it', () => {
-  const m = corpus.find((c) => c.id === 'alpha.frag@vulkan1.1')!;
-  for (const n of [2, 3, 8, 1000, 65536]) {
-    const result = instrumentSpirv(m.bytes, { ...nvidia, sampleFragment: n });
-    assert.equal(result.entryPoints[0]!.sampleEvery, n);
-    const code = result.module.instructions;
-    const broadcast = code.findIndex((i) => i.opcode === Op.GroupNonUniformBroadcastFirst);
-    const ballot = code.findIndex((i) => i.opcode === Op.GroupNonUniformBallot);
-    const atomic = code.findIndex((i) => i.opcode === Op.AtomicIAdd);
-    assert.ok(broadcast > 0 && broadcast < ballot && ballot < atomic, `N=${n}: broadcast, then ballot, then atomic`);
-    // The branch between them tests hash < floor(2^32 / N), a constant of the module.
-    const threshold = Math.floor(0x100000000 / n);
-    const editor = new ModuleEditor(result.module);
-    const compare = code.slice(broadcast, ballot).find((i) => i.opcode === Op.ULessThan)!;
-    assert.equal(editor.globalDef(compare.words[4]!)?.words[3], threshold, `N=${n}`);
-    assert.ok(editor.moduleProcessed().some((text) => text.endsWith(` sample-fs=${n}`)));
+  const seen = new Set<string>();
+  let sampled = 0;
+  let rated = 0;
+  for (const [config, options, applies, subgroup] of cases) {
+    for (const m of corpus.filter(applies)) {
+      const { module, entryPoints } = instrumentSpirv(m.bytes, options);
+      const editor = new ModuleEditor(module);
+      for (const [e, entry] of entryPoints.entries()) {
+        const model = editor.entryPoints()[e]!.executionModel;
+        const nvMesh = model === ExecutionModel.TaskNV || model === ExecutionModel.MeshNV;
+        const code = Stage[entry.stage];
+        for (let run = 0; run < 24; run++) {
+          const { builtins, key } = laneInputs(entry.stage, subgroup, nvMesh, next);
+          const drawId = next() % 5000;
+          const log2 = [0, 1, 3, 8, 15][run % 5]!;
+          const words = new Array<number>(DRAW_ID_WORDS_WITH_SAMPLING).fill(0);
+          words[0] = drawId;
+          // This stage's rate, among others' rates in the same words.
+          words[DRAW_SAMPLE_WORD] = next();
+          words[DRAW_SAMPLE_WORD + 1] = next();
+          const word = DRAW_SAMPLE_WORD + (code >> 3);
+          words[word] = ((words[word]! & ~(15 << (4 * (code & 7)))) | (log2 << (4 * (code & 7)))) >>> 0;
+          const where = `${m.id} [${config}] ${entry.stage} key ${key} draw ${drawId} log2 ${log2}`;
+          const expected = warpSampled(key, drawId, code, log2);
+          assert.equal(prologueReadsClock(module, entry.name, { drawWords: words, builtins }), expected, where);
+          assert.equal(prologueReadsClock(module, entry.name, { drawWords: [0xffffffff, ...words.slice(1)], builtins }), false, `${where}: untraced`);
+          if (log2 === 3) {
+            rated++;
+            if (expected) sampled++;
+          }
+        }
+        seen.add(`${entry.stage} ${subgroup}`);
+      }
+    }
   }
-  // Deterministic output; N = 1 is the unsampled module itself.
-  assert.deepEqual(instrumentSpirv(m.bytes, { ...nvidia, sampleFragment: 8 }).bytes, instrumentSpirv(m.bytes, { ...nvidia, sampleFragment: 8 }).bytes);
-  assert.deepEqual(instrumentSpirv(m.bytes, { ...nvidia, sampleFragment: 1 }).bytes, instrumentSpirv(m.bytes, nvidia).bytes);
-  assert.notDeepEqual(instrumentSpirv(m.bytes, { ...nvidia, sampleFragment: 8 }).bytes, instrumentSpirv(m.bytes, nvidia).bytes);
+  for (const stage of INSTRUMENTED_STAGES) assert.ok(seen.has(`${stage} core`) && seen.has(`${stage} none`), stage);
+  // Not a test that passes by recording everything: about 1 in 8 at log2 3.
+  assert.ok(sampled > rated / 16 && sampled < rated / 4, `${sampled} of ${rated}`);
 });
 
-test('non-fragment stages are unchanged by the option, byte for byte (every version, both presets)', () => {
-  const others = corpus.filter((m) => m.stage !== 'FS');
-  assert.equal(new Set(others.map((m) => m.stage)).size, INSTRUMENTED_STAGES.length - 1);
-  for (const base of [nvidia, lavapipe]) {
-    for (const m of others) {
-      const sampled = instrumentSpirv(m.bytes, { ...base, sampleFragment: 8 });
-      assert.deepEqual(sampled.bytes, instrumentSpirv(m.bytes, base).bytes, m.id);
-      for (const e of sampled.entryPoints) assert.equal(e.sampleEvery, 1);
+/** The wrapper entry point `e` now names, flattened. */
+function wrapperCode(module: ReturnType<typeof instrumentSpirv>['module'], e = 0) {
+  const editor = new ModuleEditor(module);
+  const entry = editor.entryPoints()[e]!;
+  return parseFunctions(editor.section(Section.Function)).functions.find((f) => f.id === entry.functionId)!.blocks.flatMap((b) => [{ opcode: Op.Label, words: Uint32Array.of(0, b.label) }, ...b.body]);
+}
+
+const FIRST_MULTIPLIER = 0x7feb352d;
+
+test('the decision: the rate read from word 10 + (code >> 3) before any clock, its hash and key behind a real k != 0 branch, one broadcast where lanes differ', () => {
+  const cases = corpus.filter((m) => !legacy(m));
+  for (const stage of INSTRUMENTED_STAGES) assert.ok(cases.some((m) => m.stage === stage), stage);
+  for (const m of cases) {
+    const where = m.id;
+    const { module, entryPoints } = instrumentSpirv(m.bytes, nvidia);
+    const editor = new ModuleEditor(module);
+    const constants = new Map(module.instructions.filter((i) => i.opcode === Op.Constant).map((i) => [i.words[2]!, i.words[3]!]));
+    const bindings = editor.decorationValues(Decoration.Binding);
+    const code = wrapperCode(module);
+    const stage = entryPoints[0]!.stage;
+    const c = Stage[stage];
+    const firstClock = code.findIndex((i) => i.opcode === Op.ReadClockKHR);
+    // The rate's load: the draw-id block's member 10 + (c >> 3), shifted by 4 (c & 7), 4 bits.
+    const chain = code.findIndex((i) => i.opcode === Op.AccessChain && bindings.get(i.words[3]!) === 1 && constants.get(i.words[4]!) === DRAW_SAMPLE_WORD + (c >> 3));
+    assert.ok(chain > 0 && chain < firstClock, `${where}: the rate is read before the first clock`);
+    let value = code[chain + 1]!.words[2]!;
+    if ((c & 7) !== 0) {
+      const shift = code[chain + 2]!;
+      assert.deepEqual([shift.opcode, shift.words[3], constants.get(shift.words[4]!)], [Op.ShiftRightLogical, value, 4 * (c & 7)], where);
+      value = shift.words[2]!;
+    }
+    const mask = code.find((i) => i.opcode === Op.BitwiseAnd && i.words[3] === value)!;
+    assert.equal(constants.get(mask.words[4]!), 15, where);
+    const rated = code.findIndex((i) => i.opcode === Op.INotEqual && i.words[3] === mask.words[2] && constants.get(i.words[4]!) === 0);
+    assert.equal(code[rated + 1]!.opcode, Op.SelectionMerge, `${where}: a structured branch on k != 0`);
+    assert.equal(code[rated + 2]!.opcode, Op.BranchConditional, where);
+    const merge = code.findIndex((i) => i.opcode === Op.Label && i.words[1] === code[rated + 1]!.words[1]);
+    const inside = (k: number) => k > rated + 2 && k < merge;
+    const multipliers = code.map((i, k) => (i.opcode === Op.IMul && constants.get(i.words[4]!) === FIRST_MULTIPLIER ? k : -1)).filter((k) => k >= 0);
+    assert.equal(multipliers.length, 2, `${where}: the seed's and the key's lowbias32`);
+    assert.ok(multipliers.every(inside), `${where}: the hash only when k != 0`);
+    const broadcasts = code.map((i, k) => (i.opcode === Op.GroupNonUniformBroadcastFirst ? k : -1)).filter((k) => k >= 0);
+    const uniformKey = stage === 'CS' || stage === 'TASK' || stage === 'MESH';
+    assert.equal(broadcasts.length, uniformKey ? 0 : 1, `${where}: ${uniformKey ? 'the workgroup and subgroup are uniform' : 'the first lane’s key'}`);
+    assert.ok(broadcasts.every(inside), where);
+    // Before the start clock: nothing of the record.
+    const recordOps = new Set<number>([Op.GroupNonUniformBallot, Op.GroupNonUniformElect, Op.AtomicIAdd, Op.IsHelperInvocationEXT, Op.GroupNonUniformUMin]);
+    assert.ok(code.slice(0, firstClock).every((i) => !recordOps.has(i.opcode)), where);
+    // The block has the 12 words, the rates named.
+    const names = editor.section(Section.DebugName).filter((i) => i.opcode === Op.MemberName).map((i) => [i.words[2], new TextDecoder().decode(new Uint8Array(i.words.buffer, i.words.byteOffset + 12, i.words.byteLength - 12)).replace(/\0+$/, '')]);
+    assert.deepEqual(names.filter(([, n]) => String(n).startsWith('sampleLog2')), [[DRAW_SAMPLE_WORD, 'sampleLog2A'], [DRAW_SAMPLE_WORD + 1, 'sampleLog2B']], where);
+    const block = module.instructions.find((i) => i.opcode === Op.TypeStruct && names.length > 0 && editor.nameOf(i.words[1]!) === 'WarptraceDraw')!;
+    assert.equal(block.words.length - 2, DRAW_ID_WORDS_WITH_SAMPLING, where);
+    assert.ok(editor.moduleProcessed().some((t) => t.endsWith(' sampling=runtime')), where);
+  }
+});
+
+test("sampling 'none': no decision code, a one-word draw-id block, every traced warp reads its clocks", () => {
+  for (const m of corpus.filter((c) => !legacy(c))) {
+    const { module } = instrumentSpirv(m.bytes, { ...nvidia, sampling: 'none' });
+    const editor = new ModuleEditor(module);
+    const constants = new Set(module.instructions.filter((i) => i.opcode === Op.Constant).map((i) => i.words[3]!));
+    assert.ok(!constants.has(FIRST_MULTIPLIER), m.id);
+    const block = module.instructions.find((i) => i.opcode === Op.TypeStruct && editor.nameOf(i.words[1]!) === 'WarptraceDraw')!;
+    assert.equal(block.words.length - 2, 1, m.id);
+    assert.ok(editor.moduleProcessed().some((t) => t.endsWith(' sampling=none')), m.id);
+    assert.ok(!wrapperCode(module).some((i) => i.opcode === Op.GroupNonUniformBroadcastFirst), m.id);
+    const entry = editor.entryPoints()[0]!.name;
+    const anyInputs = laneInputs(instrumentSpirv(m.bytes, nvidia).entryPoints[0]!.stage, 'core', false, generator(7)).builtins;
+    assert.equal(prologueReadsClock(module, entry, { drawWords: [3], builtins: anyInputs }), true, m.id);
+    assert.equal(prologueReadsClock(module, entry, { drawWords: [0xffffffff], builtins: anyInputs }), false, m.id);
+  }
+});
+
+test('marks and the reports’ and reorders’ records test the wrapper’s decision (a private bool it stores before the call), not the draw id', () => {
+  const cases = ['reorder.rgen@spirv1.4', 'sphere.rint@spirv1.4', 'scene.rgen@spirv1.4', 'continue.frag@vulkan1.1', 'reduce.comp@vulkan1.3'];
+  for (const id of cases) {
+    const m = corpus.find((c) => c.id === id);
+    assert.ok(m, id);
+    const originalIds = new Set(parseFunctions(new ModuleEditor(parseSpirv(m.bytes)).section(Section.Function)).functions.map((f) => f.id));
+    for (const sampling of ['runtime', 'none'] as const satisfies readonly SamplingMode[]) {
+      const where = `${id} [${sampling}]`;
+      const { module } = instrumentSpirv(m.bytes, { ...nvidia, marks: ['trace', 'loops'], sampling });
+      const editor = new ModuleEditor(module);
+      const flag = editor.globalVariables().find((v) => editor.nameOf(v.id) === 'warptrace_sampled');
+      assert.equal(flag !== undefined, sampling === 'runtime', where);
+      const untraced = new Set(module.instructions.filter((i) => i.opcode === Op.Constant && i.words[3] === 0xffffffff).map((i) => i.words[2]!));
+      const functions = parseFunctions(editor.section(Section.Function)).functions;
+      const wrapperId = editor.entryPoints()[0]!.functionId;
+      // Ours besides the wrapper that read a clock: the mark function, the report's or the reorder's record and restart.
+      const ours = functions.filter((f) => f.id !== wrapperId && !originalIds.has(f.id) && f.blocks.some((b) => b.body.some((i) => i.opcode === Op.ReadClockKHR)));
+      assert.ok(ours.length >= 1, `${where}: record points or marks`);
+      for (const f of ours) {
+        const body = f.blocks.flatMap((b) => b.body);
+        const loadsFlag = body.some((i) => i.opcode === Op.Load && i.words[3] === flag?.id);
+        const comparesDraw = body.some((i) => i.opcode === Op.INotEqual && untraced.has(i.words[4]!));
+        assert.deepEqual([loadsFlag, comparesDraw], sampling === 'runtime' ? [true, false] : [false, true], `${where} %${f.id}`);
+      }
+      if (flag !== undefined) {
+        const code = wrapperCode(module);
+        const store = code.findIndex((i) => i.opcode === Op.Store && i.words[1] === flag.id);
+        const call = code.findIndex((i) => i.opcode === Op.FunctionCall);
+        const firstClock = code.findIndex((i) => i.opcode === Op.ReadClockKHR);
+        assert.ok(store > 0 && store < firstClock && store < call, `${where}: stored before the start clock and the call`);
+        // The stored value is the decision the start clock's branch tests.
+        const clockBranch = code.slice(0, firstClock).filter((i) => i.opcode === Op.BranchConditional).at(-1)!;
+        assert.equal(code[store]!.words[2], clockBranch.words[1], where);
+      }
     }
   }
 });
 
-test('sampling is checked: 1 to 65536 in options, --sample-fs, the instrumenter itself', () => {
-  for (const bad of [0, -1, 1.5, 65537, Number.NaN]) {
-    assert.match(checkOptions({ ...nvidia, sampleFragment: bad }) ?? '', /fragment sampling .* out of range \(1 to 65536/, String(bad));
+test('options and flags: sampling runtime (default) or none; --sample-fs says where the rate went', () => {
+  assert.equal(nvidia.sampling, 'runtime');
+  assert.equal(optionsFromFlags({}).sampling, 'runtime');
+  assert.equal(optionsFromFlags({ sampling: 'none' }).sampling, 'none');
+  assert.match(checkOptions({ ...nvidia, sampling: 'sometimes' as SamplingMode }) ?? '', /sampling "sometimes" is none of runtime, none/);
+  assert.throws(() => instrumentSpirv(corpus[0]!.bytes, { ...nvidia, sampling: 'fs=8' as SamplingMode }), InstrumentError);
+  assert.throws(() => optionsFromFlags({ sampling: 'fs=8' }), (e: unknown) => e instanceof FlagError && /--sampling takes runtime or none, not "fs=8"/.test(e.message));
+  for (const text of ['8', '1', '0']) {
+    assert.throws(() => optionsFromFlags({ sampleFs: text }), (e: unknown) => e instanceof FlagError && /--sample-fs is gone: the rate is set at run time by the host.*warptrace capture --sample fs=8.*wtSetSampling/.test(e.message), text);
   }
-  assert.equal(checkOptions({ ...nvidia, sampleFragment: 65536 }), null);
-  assert.equal(optionsFromFlags({ sampleFs: '8' }).sampleFragment, 8);
-  assert.equal(optionsFromFlags({}).sampleFragment, 1);
-  for (const text of ['0', '65537', '2.5', 'eight', '']) {
-    assert.throws(() => optionsFromFlags({ sampleFs: text }), (e: unknown) => e instanceof FlagError && /--sample-fs takes a whole number from 1 to 65536/.test(e.message), text);
-  }
-  const m = corpus.find((c) => c.stage === 'FS')!;
-  assert.throws(() => instrumentSpirv(m.bytes, { ...nvidia, sampleFragment: 0 }), InstrumentError);
 });
 
-test('warptrace instrument --sample-fs 8 writes the sampled module and says so', async () => {
+test('warptrace instrument --sampling none writes that module; the default says how it samples; --sample-fs is a usage error', () => {
   const m = corpus.find((c) => c.id === 'alpha.frag@vulkan1.1')!;
   const input = join(workDir, 'sample-cli.frag.spv');
   const output = join(workDir, 'sample-cli.traced.spv');
   writeFileSync(input, m.bytes);
-  const r = spawnSync(process.execPath, [repoPath('bin/warptrace.js'), 'instrument', input, '-o', output, '--target', 'lavapipe', '--sample-fs', '8'], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /FS {2}"main": one record per warp \(sampled: one warp in 8 records\)/);
-  const written = new Uint8Array(readFileSync(output));
-  assert.deepEqual(written, instrumentSpirv(m.bytes, { ...lavapipe, sampleFragment: 8 }).bytes);
-  assert.equal(await spirvVal(written, validationEnv('1.3')), null);
-  const bad = spawnSync(process.execPath, [repoPath('bin/warptrace.js'), 'instrument', input, '-o', output, '--force', '--sample-fs', '0'], { encoding: 'utf8' });
-  assert.equal(bad.status, 2);
-  assert.match(bad.stderr, /--sample-fs takes a whole number from 1 to 65536, not "0"/);
+  const cli = (...args: string[]) => spawnSync(process.execPath, [repoPath('bin/warptrace.js'), 'instrument', input, '-o', output, '--force', '--target', 'lavapipe', ...args], { encoding: 'utf8' });
+  const none = cli('--sampling', 'none');
+  assert.equal(none.status, 0, none.stderr);
+  assert.match(none.stdout, /sampling: none \(every warp of a traced draw records\)/);
+  assert.deepEqual(new Uint8Array(readFileSync(output)), instrumentSpirv(m.bytes, { ...lavapipe, sampling: 'none' }).bytes);
+  const runtime = cli();
+  assert.equal(runtime.status, 0, runtime.stderr);
+  assert.match(runtime.stdout, /sampling: each warp decides before its first clock from its stage's rate in the draw-id block \(words 10-11/);
+  assert.deepEqual(new Uint8Array(readFileSync(output)), instrumentSpirv(m.bytes, lavapipe).bytes);
+  const old = cli('--sample-fs', '8');
+  assert.equal(old.status, 2);
+  assert.match(old.stderr, /--sample-fs is gone: the rate is set at run time by the host/);
 });
-
-// ---- End to end on lavapipe ----------------------------------------------
-
-const N = 8;
-const SMALL = [['width', 320], ['height', 180]] as const;
-let harness: PlainHarness | null = null;
-let unavailable = '';
-before(async () => {
-  ({ harness, unavailable } = await plainHarness());
-});
-
-async function capture(workload: string, name: string, options: InstrumentOptions): Promise<Trace> {
-  const h = harness!;
-  const shaders = autoInstrumentSet(h.plain, options, join(workDir, `sample-${workload}-${name}`));
-  const out = join(workDir, `sample-${workload}-${name}.wtraw`);
-  const report = await runCapture(h.binary, { workload, tracedShaders: shaders, plainShaders: null, out, params: SMALL, overheadFrames: 0 });
-  assert.equal(report.counter, report.records, `${name}: nothing dropped`);
-  return decodeWtraw(new Uint8Array(readFileSync(out)));
-}
-
-/** Warps per key. */
-function count(trace: Trace, key: (i: number) => string | null): Map<string, number> {
-  const m = new Map<string, number>();
-  for (let i = 0; i < trace.warps.count; i++) {
-    const k = key(i);
-    if (k !== null) m.set(k, (m.get(k) ?? 0) + 1);
-  }
-  return m;
-}
-
-for (const workload of ['aqt', 'compute-graphics']) {
-  test(`${workload} on lavapipe, --sample-fs ${N}: FS records ~1/${N} of its warps (per draw and screen quadrant), other stages all`, async (t) => {
-    if (harness === null) return t.skip(`no Vulkan device: ${unavailable}`);
-    // frag-coord ids place each FS record on the screen, for the quadrant check.
-    const auto = autoInstrumentOptions(harness.device);
-    const base: InstrumentOptions = { ...auto, customIds: { ...auto.customIds, FS: 'frag-coord' } };
-    const all = await capture(workload, 'all', base);
-    const sampled = await capture(workload, 'sampled', { ...base, sampleFragment: N });
-    const fs = Stage.FS;
-    const others = (trace: Trace) => count(trace, (i) => (trace.warps.stage[i] === fs ? null : `draw ${trace.warps.draw[i]} stage ${trace.warps.stage[i]}`));
-    assert.deepEqual([...others(sampled)].sort(), [...others(all)].sort(), 'other stages: every warp, per draw');
-
-    const fsTotal = (trace: Trace) => count(trace, (i) => (trace.warps.stage[i] === fs ? 'fs' : null)).get('fs') ?? 0;
-    const [allFs, sampledFs] = [fsTotal(all), fsTotal(sampled)];
-    assert.ok(allFs >= 2000, `a workload with thousands of FS warps (${allFs})`);
-    const ratio = sampledFs / allFs;
-    assert.ok(ratio > 1 / (2 * N) && ratio < 2 / N, `FS ${sampledFs} of ${allFs} = 1/${(1 / ratio).toFixed(1)}`);
-
-    // No draw and no part of the screen is favoured: every large group keeps ~1/N.
-    const perDraw = (trace: Trace) => count(trace, (i) => (trace.warps.stage[i] === fs ? `draw ${trace.warps.draw[i]}` : null));
-    const quadrant = (trace: Trace) =>
-      count(trace, (i) => {
-        if (trace.warps.stage[i] !== fs) return null;
-        const id = trace.warps.customId[i]!;
-        return `${(id & 0xffff) < 160 ? 'left' : 'right'} ${id >>> 16 < 90 ? 'top' : 'bottom'}`;
-      });
-    const lines: string[] = [];
-    for (const [what, group] of [['draw', perDraw], ['quadrant', quadrant]] as const) {
-      const sampledGroups = group(sampled);
-      for (const [key, n] of group(all)) {
-        if (n < 800) continue;
-        const r = (sampledGroups.get(key) ?? 0) / n;
-        lines.push(`${key}: ${sampledGroups.get(key) ?? 0}/${n}`);
-        assert.ok(r > 1 / (2 * N) && r < 2 / N, `${what} ${key}: ${sampledGroups.get(key) ?? 0} of ${n}`);
-      }
-    }
-    t.diagnostic(`FS ${sampledFs}/${allFs} (1/${(1 / ratio).toFixed(2)}); ${lines.join(', ')}`);
-  });
-}

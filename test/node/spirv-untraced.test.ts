@@ -5,7 +5,10 @@
 // as the record's DRAW_ID word) guards every clock read and all record code,
 // around the entry point's one call, for every stage and both record paths. On lavapipe: the harness's
 // `--skip-draw N` writes 0xFFFFFFFF into draw N's table entry; that draw then
-// has no warps, and every other draw keeps exactly the warps it had.
+// has no warps, and every other draw keeps exactly the warps it had. With
+// sampling runtime (the default) the same holds for a warp its draw's
+// sampling rate leaves out: the decision sits inside the traced test and
+// before the start clock (spirv-sample.test.ts checks the decision itself).
 import { before, test } from 'node:test';
 import { plainHarness, type PlainHarness } from './plain-harness.js';
 import assert from 'node:assert/strict';
@@ -49,15 +52,15 @@ test('UNTRACED_DRAW is never a real draw id', () => {
   assert.ok(MAX_DRAWS < UNTRACED_DRAW);
 });
 
-test('every stage, both record paths, sampled or not: the draw-id compare comes first; an untraced draw runs the entry point (called once) with no clock or record code', () => {
+test('every stage, both record paths, sampling runtime or none: the draw-id compare comes first; an untraced draw, or a warp the sampling decision leaves out, runs the entry point (called once) with no clock or record code', () => {
   const configs: [string, InstrumentOptions, (m: CorpusModule) => boolean][] = [
     ['nvidia', nvidia, () => true],
     ['lavapipe', lavapipe, () => true],
     ['per-invocation', { ...nvidia, legacySubgroup: 'per-invocation' }, legacy],
     ['khr-ballot', { ...nvidia, legacySubgroup: 'khr-ballot' }, legacy],
-    ['sample-fs 8', { ...nvidia, sampleFragment: 8 }, (m) => m.stage === 'FS'],
-    ['sample-fs 8, lavapipe', { ...lavapipe, sampleFragment: 8 }, (m) => m.stage === 'FS'],
-    ['sample-fs 8, per-invocation', { ...nvidia, sampleFragment: 8, legacySubgroup: 'per-invocation' }, (m) => m.stage === 'FS' && legacy(m)],
+    ['sampling none', { ...nvidia, sampling: 'none' }, () => true],
+    ['sampling none, lavapipe', { ...lavapipe, sampling: 'none' }, () => true],
+    ['sampling none, per-invocation', { ...nvidia, sampling: 'none', legacySubgroup: 'per-invocation' }, legacy],
   ];
   const seen = new Set<string>();
   for (const [config, options, applies] of configs) {
@@ -91,18 +94,33 @@ test('every stage, both record paths, sampled or not: the draw-id compare comes 
         assert.equal(code.filter((i) => i.opcode === Op.Load && i.words[3] === chain.words[2]).length, 1, `${where}: loaded once`);
         // The compare directly feeds a structured if; nothing but the compare lies between load and branch.
         assert.equal(code.indexOf(load) + 1, c, where);
-        // Two ifs on it: the start clock (an OpPhi of it or 0 after), then the entry point's one call, then the
-        // end clock and every piece of record code (helper test, sampling broadcast, ballot, election, atomic, stores).
-        // (An intersection shader that reports records its reporting lanes at the report: its second if also tests that flag.)
-        const guards = new Set([compare.words[2]!, ...code.filter((i) => i.opcode === Op.LogicalAnd && i.words[3] === compare.words[2]).map((i) => i.words[2]!)]);
-        const branches = code.map((i, k) => (i.opcode === Op.BranchConditional && guards.has(i.words[1]!) ? k : -1)).filter((k) => k >= 0);
-        assert.equal(branches.length, 2, `${where}: two ifs on the compare`);
-        assert.equal(branches[0], c + 2, where);
         const block = (k: number) => {
           const merge = code[k - 1]!.words[1]!;
           assert.equal(code[k - 1]!.opcode, Op.SelectionMerge, where);
           return [k, at((i) => i.opcode === Op.Label && i.words[1] === merge)] as const;
         };
+        // Sampling 'runtime': the first if on the compare is the sampling decision (spirv-sample.test.ts), an OpPhi
+        // of it or false after; the warp records on that value. 'none': on the compare itself.
+        const runtime = options.sampling === 'runtime';
+        let recording = compare.words[2]!;
+        let decision: readonly [number, number] | null = null;
+        if (runtime) {
+          assert.equal(code[c + 2]!.opcode, Op.BranchConditional, where);
+          assert.equal(code[c + 2]!.words[1], compare.words[2], where);
+          decision = block(c + 2);
+          const phi = code[decision[1] + 1]!;
+          assert.equal(phi.opcode, Op.Phi, `${where}: the decision is a value after its if`);
+          recording = phi.words[2]!;
+        }
+        const inDecision = (k: number) => decision !== null && k > decision[0] && k < decision[1];
+        // Two ifs on it: the start clock (an OpPhi of it or 0 after), then the entry point's one call, then the
+        // end clock and every piece of record code (helper test, ballot, election, atomic, stores).
+        // (An intersection shader that reports records its reporting lanes at the report: its second if also tests that flag.)
+        const guards = new Set([recording, ...code.filter((i) => i.opcode === Op.LogicalAnd && i.words[3] === recording).map((i) => i.words[2]!)]);
+        const branches = code.map((i, k) => (i.opcode === Op.BranchConditional && guards.has(i.words[1]!) ? k : -1)).filter((k) => k >= 0);
+        assert.equal(branches.length, 2, `${where}: two ifs on the ${runtime ? 'decision' : 'compare'}`);
+        assert.equal(code.findIndex((i, k) => k > (decision?.[1] ?? c) && i.opcode === Op.BranchConditional), branches[0], `${where}: the first branch after it`);
+        if (!runtime) assert.equal(branches[0], c + 2, where);
         const [startIf, startMerge] = block(branches[0]!);
         const [tracedIf, tracedMerge] = block(branches[1]!);
         const inStart = (k: number) => k > startIf && k < startMerge;
@@ -116,7 +134,10 @@ test('every stage, both record paths, sampled or not: the draw-id compare comes 
         assert.ok(calls[0]! > startMerge && calls[0]! < tracedIf, `${where}: between the two ifs`);
         // Not record code: an intersection shader that reports keeps the start clock for its report-site record.
         const phi = code[startMerge + 1]!.words[2];
-        const record = code.map((i, k) => (RECORD_CODE.has(i.opcode) && !(i.opcode === Op.Store && i.words[2] === phi) ? k : -1)).filter((k) => k >= 0);
+        // Nor is the decision's store for marks and record points, or the first lane's key inside the decision.
+        const record = code
+          .map((i, k) => (RECORD_CODE.has(i.opcode) && !(i.opcode === Op.Store && (i.words[2] === phi || i.words[2] === recording)) && !inDecision(k) ? k : -1))
+          .filter((k) => k >= 0);
         assert.ok(record.length >= 3, where);
         assert.ok(record.every(inTraced), `${where}: record code only in the traced if`);
         const helperLoad = code.findIndex((i) => i.opcode === Op.Load && builtIns.get(i.words[3]!) === BuiltIn.HelperInvocation);
@@ -126,14 +147,13 @@ test('every stage, both record paths, sampled or not: the draw-id compare comes 
         const endings: number[] = [Op.Kill, Op.TerminateInvocation, Op.IgnoreIntersectionKHR, Op.TerminateRayKHR, Op.IgnoreIntersectionNV, Op.TerminateRayNV, Op.EmitMeshTasksEXT];
         const kill = at((i) => endings.includes(i.opcode));
         if (kill >= 0) assert.ok(kill > mergeAt, where);
-        seen.add(`${entry.stage} ${entry.flags & RecordFlag.PER_INVOCATION ? 'per-invocation' : 'per-warp'}${config.startsWith('sample') ? ' sampled' : ''}`);
+        seen.add(`${entry.stage} ${entry.flags & RecordFlag.PER_INVOCATION ? 'per-invocation' : 'per-warp'}${runtime ? ' sampled' : ''}`);
       }
     }
   }
   for (const stage of INSTRUMENTED_STAGES) {
-    assert.ok(seen.has(`${stage} per-warp`) && seen.has(`${stage} per-invocation`), `${stage}: both record paths checked`);
+    for (const path of ['per-warp', 'per-invocation']) assert.ok(seen.has(`${stage} ${path}`) && seen.has(`${stage} ${path} sampled`), `${stage}: both record paths checked, sampling runtime and none`);
   }
-  assert.ok(seen.has('FS per-warp sampled') && seen.has('FS per-invocation sampled'));
 });
 
 // ---- End to end on lavapipe ----------------------------------------------
@@ -193,10 +213,10 @@ for (const [workload, skips] of CASES) {
   });
 }
 
-test('compute-graphics on lavapipe, --sample-fs 8: the untraced draw writes nothing, sampled or not', async (t) => {
+test('compute-graphics on lavapipe, sampling none: the untraced draw writes nothing, the dispatches keep theirs', async (t) => {
   if (harness === null) return t.skip(`no Vulkan device: ${unavailable}`);
-  const sampled = { ...autoInstrumentOptions(harness.device), sampleFragment: 8 };
-  const skipped = warps(await capture('compute-graphics', 'sampled', sampled, 1));
+  const none = { ...autoInstrumentOptions(harness.device), sampling: 'none' as const };
+  const skipped = warps(await capture('compute-graphics', 'none', none, 1));
   assert.equal(skipped.stages.has(1), false, 'draw 1: no warps');
   assert.deepEqual([...skipped.stages.keys()].sort(), [0, 2], 'the dispatches keep theirs');
 });
