@@ -8,7 +8,7 @@
  * may come from a warp that was simply not recorded.
  */
 import type { Trace } from '../shared-schema/model.js';
-import { sampleEveryOf } from '../shared-schema/sampling.js';
+import { describeSampling, sampleEveryOf } from '../shared-schema/sampling.js';
 import { STAGES, type StageName } from '../shared-schema/stages.js';
 import { groupFindings } from './finding-groups.js';
 import type { PassCost, PassSection } from './passes.js';
@@ -30,7 +30,7 @@ export function sampledSummary(summary: AnalysisSummary, trace: Trace): Analysis
     every: { ...sampling.every },
     chosenBy: sampling.chosenBy,
     budget: sampling.budget,
-    description: describe(sampling.every, sampling.chosenBy, sampling.budget),
+    description: describeSampling(sampling),
     stages: estimateStages(summary.stages.map((s) => ({ stage: s.stage, every: every(s.stage), warps: s.warps, totalNs: s.totalNs, meanNs: s.meanNs, stddevNs: s.stddevNs }))),
     withheld: withheldFigures(why, summary, sampledCaps.length),
   };
@@ -50,12 +50,6 @@ export function sampledSummary(summary: AnalysisSummary, trace: Trace): Analysis
     sampling: section,
   };
   return summary.passes === undefined ? out : { ...out, passes: scaledPasses(summary.passes, frameWarpTime, every) };
-}
-
-function describe(every: Partial<Record<StageName, number>>, chosenBy: SamplingSection['chosenBy'], budget: number | null): string {
-  const rates = STAGES.filter((s) => (every[s.name] ?? 1) > 1).map((s) => `${s.label} 1 in ${every[s.name]}`);
-  const how = chosenBy === 'budget' ? `chosen by --budget ${budget === null ? '?' : budget.toFixed(2)}` : 'chosen by --sample';
-  return `${rates.join(', ')}, other stages all (${how})`;
 }
 
 function withheldFigures(why: string, summary: AnalysisSummary, sampledCaps: number): Withheld[] {
