@@ -30,6 +30,7 @@ import { DEFAULT_THRESHOLDS, type Thresholds } from './thresholds.js';
 import type { PhaseTable } from './marks.js';
 import { withTraceSections } from './trace-sections.js';
 import { passSection } from './passes.js';
+import { sampledSummary } from './sampled-summary.js';
 
 export interface AnalyzeOptions {
   readonly thresholds?: Thresholds;
@@ -280,7 +281,8 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
   // Block profiles, phases and ray events, when the trace has them (nothing is added otherwise).
   const full = withTraceSections(passes === undefined ? summary : { ...summary, passes }, trace, { phases: options.phases });
   if (full !== summary) phase('sections');
-  return full;
+  // A sampled trace's counts scaled, and what needs every warp withheld.
+  return sampledSummary(full, trace);
 }
 
 function now(): number {

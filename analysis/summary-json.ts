@@ -49,6 +49,29 @@ const durationStats = {
   lastEndNs: num,
 };
 
+const stageEstimate = objectOf({
+  stage: stageName,
+  every: count,
+  recordedWarps: count,
+  warps: count,
+  warpsSe: num,
+  warpTimeNs: num,
+  warpTimeSeNs: num,
+  shareOfWarpTime: num,
+  shareSe: num,
+  meanNs: num,
+  meanSeNs: num,
+});
+
+const SAMPLING_SHAPE = objectOf({
+  every: recordOf(count),
+  chosenBy: oneOf(['flag', 'budget']),
+  budget: numOrNull,
+  description: str,
+  stages: arrayOf(stageEstimate),
+  withheld: arrayOf(objectOf({ what: str, why: str })),
+});
+
 const perSmOccupancy = { peak: num, peakSm: num, peakAtNs: num, meanWhileActive: num, activeSmTimeNs: num };
 
 const stageSummary = objectOf(durationStats, {
@@ -213,6 +236,8 @@ const SUMMARY_SHAPE: Check = objectOf({
   rays: optional(RAY_SECTION_SHAPE),
   // Only in summaries of traces with regions (passes.ts).
   passes: optional(PASS_SECTION_SHAPE),
+  // Only in summaries of sampled traces (sampled.ts).
+  sampling: optional(SAMPLING_SHAPE),
 });
 
 /** Absent (a summary stored before the field existed), or passes `check`. */

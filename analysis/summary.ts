@@ -12,6 +12,7 @@ import type { Thresholds } from './thresholds.js';
 import type { PhaseTable } from './marks.js';
 import type { BlockSection, RaySection } from './trace-sections.js';
 import type { PassSection } from './passes.js';
+import type { SamplingSection } from './sampled.js';
 
 export const SUMMARY_SCHEMA = 'warptrace-summary';
 /**
@@ -367,21 +368,16 @@ export interface AnalysisSummary {
   readonly draws: DrawSummary[];
   readonly sms: SmSummary[];
   readonly syncs: { readonly count: number; readonly totalNs: number; readonly shareOfFrame: number; readonly gaps: SyncGap[]; readonly reliable: boolean };
-  /**
-   * GPU idle inside open draws: `count` windows lasted ≥ idleMinNs, `totalNs` sums them;
-   * `windows` are the longest (at most maxFindingsPerKind). Idle between draws is in `syncs`.
-   */
+  /** GPU idle inside open draws: `count` windows lasted ≥ idleMinNs, `totalNs` sums them; `windows` are the longest (at most maxFindingsPerKind). Idle between draws is in `syncs`. */
   readonly idle: { readonly count: number; readonly totalNs: number; readonly shareOfFrame: number; readonly windows: IdleWindow[]; readonly reliable: boolean };
   /**
-   * Leftover tails: `count` tails passed the thresholds; `totalNs` sums their exposed
-   * part (tailNs − overlappedNs, what they cost); `items` are the costliest
-   * (at most maxFindingsPerKind). Findings list only tails exposed ≥ leftoverMinNs.
+   * Leftover tails: `count` tails passed the thresholds; `totalNs` sums their exposed part (tailNs − overlappedNs,
+   * what they cost); `items` are the costliest (at most maxFindingsPerKind). Findings list only tails exposed ≥ leftoverMinNs.
    */
   readonly leftovers: { readonly count: number; readonly totalNs: number; readonly items: Leftover[] };
   /**
-   * Stalls: `candidates` warps were long enough to check, `count` stalled; `totalNs`
-   * sums the stalled time of each group (one draw's overlapping stall warps on one SM
-   * set); `items` are the longest stalls (at most maxFindingsPerKind).
+   * Stalls: `candidates` warps were long enough to check, `count` stalled; `totalNs` sums the stalled time of each group
+   * (one draw's overlapping stall warps on one SM set); `items` are the longest stalls (at most maxFindingsPerKind).
    */
   readonly stalls: { readonly count: number; readonly totalNs: number; readonly candidates: number; readonly items: Stall[] };
   readonly occupancyCaps: OccupancyCap[];
@@ -397,4 +393,6 @@ export interface AnalysisSummary {
   readonly rays?: RaySection;
   /** Only for a trace with regions: the cost of each pass (passes.ts: span, busy time, warp-time, shares). */
   readonly passes?: PassSection;
+  /** Only for a sampled trace: the stages' estimates and what is withheld (sampled.ts); counts and times above are scaled. */
+  readonly sampling?: SamplingSection;
 }

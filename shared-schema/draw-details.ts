@@ -6,6 +6,7 @@
  * in files: a key is written only when it holds something, so a trace
  * without these details writes exactly the bytes it did before they existed.
  */
+import { isLegacySampling } from './sampling.js';
 import { MAX_DRAWS, describeValue, fail } from './errors.js';
 import { type Obj, checkString, readArray, readEnum, readInteger, readNullableInteger, readObject, readOptionalString, readString } from './fields.js';
 import {
@@ -172,6 +173,8 @@ export function storedRegion(r: RegionInfo): object {
 
 /** Capture info as files store it: `layer` only when there is one. */
 export function storedCapture(c: CaptureInfo): object {
-  const { layer, ...rest } = c;
-  return layer == null ? rest : { ...rest, layer };
+  // Neither when absent: a trace without them writes the bytes it did before they existed.
+  const { layer, sampling, ...rest } = c;
+  const keepSampling = sampling != null && !isLegacySampling(sampling, c.parameters);
+  return { ...rest, ...(layer == null ? {} : { layer }), ...(keepSampling ? { sampling } : {}) };
 }

@@ -35,6 +35,7 @@ import type {
   ParameterValue,
   SmCalibration,
 } from './model.js';
+import { readSampling } from './sampling.js';
 import { STAGES, type StageName } from './stages.js';
 
 const STAGE_NAMES = STAGES.map((s) => s.name);
@@ -185,12 +186,13 @@ export function readCaptureInfo(value: unknown, field = 'capture'): CaptureInfo 
   if (recordsKept > recordsWritten) {
     fail('bad-value', `${field}.recordsKept`, `${recordsKept} kept but only ${recordsWritten} written`);
   }
+  const parameters = readParameters(o['parameters'], `${field}.parameters`);
   return {
     tool: readOptionalString(o, 'tool', field, ''),
     toolVersion: readOptionalString(o, 'toolVersion', field, ''),
     capturedAt: readOptionalString(o, 'capturedAt', field, ''),
     workload: readOptionalString(o, 'workload', field, ''),
-    parameters: readParameters(o['parameters'], `${field}.parameters`),
+    parameters,
     bufferCapacity: readInteger(o, 'bufferCapacity', field, 0, Number.MAX_SAFE_INTEGER),
     recordsWritten,
     recordsKept,
@@ -198,6 +200,7 @@ export function readCaptureInfo(value: unknown, field = 'capture'): CaptureInfo 
     calibration: readCalibration(o['calibration'], `${field}.calibration`),
     overhead: readOverhead(o['overhead'], `${field}.overhead`),
     layer: readLayerInfo(o['layer'], `${field}.layer`),
+    sampling: readSampling(o['sampling'], `${field}.sampling`, parameters),
   };
 }
 

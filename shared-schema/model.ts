@@ -188,10 +188,22 @@ export interface CaptureInfo {
   readonly overhead: Overhead | null;
   /** What the capture layer reported about itself (null: not captured by the layer, or a file written before it was stored). */
   readonly layer: LayerInfo | null;
+  /** Which share of each stage's warps the capture recorded (null: every warp; see sampling.ts). */
+  readonly sampling: WarpSampling | null;
 }
 
-/** Capture info as producers give it to buildTrace: files without a capture layer leave `layer` out. */
-export type CaptureInput = Omit<CaptureInfo, 'layer'> & { readonly layer?: LayerInfo | null };
+/** Capture info as producers give it to buildTrace: files without a capture layer or sampling leave those out. */
+export type CaptureInput = Omit<CaptureInfo, 'layer' | 'sampling'> & { readonly layer?: LayerInfo | null; readonly sampling?: WarpSampling | null };
+
+/** Warp sampling (issue 25): a sampled stage holds fewer warps; analyses scale or withhold what needs every warp. */
+export interface WarpSampling {
+  /** One warp in every[stage] of that stage recorded; powers of two 1..32768; stages absent: 1 (all). */
+  readonly every: Readonly<Partial<Record<StageName, number>>>;
+  /** 'flag': the user's --sample; 'budget': chosen by --budget. */
+  readonly chosenBy: 'flag' | 'budget';
+  /** The budget asked for (traced/plain frame time, e.g. 1.10) when chosenBy is 'budget', else null. */
+  readonly budget: number | null;
+}
 
 /** The capture layer's own record: which version captured, what, and what it could not trace. */
 export interface LayerInfo {

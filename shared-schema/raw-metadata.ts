@@ -8,7 +8,8 @@ import { readDrawDetails, readLayerInfo, readRegions } from './draw-details.js';
 import { MAX_DRAWS, describeValue, fail } from './errors.js';
 import { type Obj, readArray, readBoolean, readEnum, readNullableNumber, readNullableU64String, readObject, readOptionalString } from './fields.js';
 import { readDeviceInfo } from './metadata.js';
-import type { DeviceInfo, DrawInfo, DrawKind, LayerInfo, RegionInfo } from './model.js';
+import type { DeviceInfo, DrawInfo, DrawKind, LayerInfo, ParameterValue, RegionInfo, WarpSampling } from './model.js';
+import { readSampling } from './sampling.js';
 
 /** A draw as the raw metadata describes it: everything but its GPU bounds, which come from the timestamp table. */
 export type RawDraw = Omit<DrawInfo, 'index' | 'gpuBeginNs' | 'gpuEndNs'>;
@@ -19,6 +20,8 @@ export interface RawMetadata {
   readonly draws: readonly RawDraw[];
   readonly regions: readonly RegionInfo[];
   readonly layer: LayerInfo | null;
+  /** `sampling`, or an older capture's `parameters.sampleFs` as one (sampling.ts); null: every warp recorded. */
+  readonly sampling: WarpSampling | null;
   readonly captureStartTicks: string | null;
   readonly deviceClockNsPerTick: number;
   readonly timestampPeriodNs: number;
@@ -34,6 +37,13 @@ export interface RawMetadata {
 }
 
 const KINDS: readonly DrawKind[] = ['draw', 'dispatch', 'trace-rays'];
+
+/** Only `sampleFs` of the raw parameters, for the legacy sampling: the parameters themselves are checked with the capture. */
+function legacyParameters(value: unknown): Readonly<Record<string, ParameterValue>> {
+  if (typeof value !== 'object' || value === null) return {};
+  const n = (value as Record<string, unknown>)['sampleFs'];
+  return typeof n === 'number' ? { sampleFs: n } : {};
+}
 
 export function readMetadata(bytes: Uint8Array): RawMetadata {
   let root: Obj;
@@ -68,6 +78,7 @@ export function readMetadata(bytes: Uint8Array): RawMetadata {
     draws,
     regions,
     layer: readLayerInfo(root['layer'], 'metadata.layer'),
+    sampling: readSampling(root['sampling'], 'metadata.sampling', legacyParameters(root['parameters'])),
     captureStartTicks: readNullableU64String(root, 'captureStartTicks', 'metadata'),
     deviceClockNsPerTick: positive('deviceClockNsPerTick', 1),
     timestampPeriodNs: positive('timestampPeriodNs', 1),

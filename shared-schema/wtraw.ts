@@ -217,6 +217,7 @@ export function wtrawHeader(parsed: ParsedWtraw, times: CalibrationResult, shift
     calibration,
     overhead: readOverhead(meta.root['overhead'], 'metadata.overhead'),
     layer: meta.layer,
+    sampling: meta.sampling,
   });
   // The profile only when there is one: a trace without blocks is the object it was before them.
   const blocks = parsed.blocks === null ? {} : { blocks: parsed.blocks };

@@ -8,6 +8,7 @@ import { groupFindings, groupMembers } from '../finding-groups.js';
 import { tableChunks, type Cell } from './csv-table.js';
 import { blockRows, BLOCK_COLUMNS, phaseRows, PHASE_COLUMNS, rayRows, RAY_COLUMNS } from './csv-sections.js';
 import { passRows, PASS_COLUMNS } from './passes-report.js';
+import { everyOf, SAMPLING_STAGE_COLUMNS, samplingStageCells } from './sampling-report.js';
 
 /** The last four are the summary's optional sections: a summary without the section gives the header alone. */
 export type CsvTable = 'stages' | 'draws' | 'draw-stages' | 'findings' | 'blocks' | 'phases' | 'rays' | 'passes';
@@ -55,7 +56,8 @@ function* drawStageRows(summary: AnalysisSummary, draw?: number): Generator<Cell
   for (const d of summary.draws) {
     if (draw !== undefined && d.index !== draw) continue;
     for (const s of d.stages as DrawStageSummary[]) {
-      yield [d.index, d.label, s.stage, ...durationCells(s), s.occupancy?.peak ?? null, s.occupancy?.peakSm ?? null, s.occupancy?.meanWhileActive ?? null];
+      const every = summary.sampling === undefined ? [] : [everyOf(summary.sampling, s.stage)];
+      yield [d.index, d.label, s.stage, ...durationCells(s), s.occupancy?.peak ?? null, s.occupancy?.peakSm ?? null, s.occupancy?.meanWhileActive ?? null, ...every];
     }
   }
 }
@@ -91,7 +93,7 @@ function* findingRows(summary: AnalysisSummary, draw?: number): Generator<Cell[]
 }
 
 export function stagesCsv(summary: AnalysisSummary): string {
-  return table(STAGE_COLUMNS, stageRows(summary));
+  return Array.from(sampledStageChunks(summary)).join('');
 }
 
 /** Per draw; only draw `draw` when given. */
@@ -99,9 +101,24 @@ export function drawsCsv(summary: AnalysisSummary, draw?: number): string {
   return table(DRAW_COLUMNS, drawRows(summary, draw));
 }
 
+/** A sampled trace's draw × stage rows say each stage's rate (warps and times are then estimates). */
+function drawStageColumns(summary: AnalysisSummary): string[] {
+  return summary.sampling === undefined ? DRAW_STAGE_COLUMNS : [...DRAW_STAGE_COLUMNS, 'sampled_every'];
+}
+
+/** The stages table, with a sampled trace's estimate columns after the others. */
+function sampledStageChunks(summary: AnalysisSummary): Generator<string, void, undefined> {
+  const sampling = summary.sampling;
+  if (sampling === undefined) return tableChunks(STAGE_COLUMNS, stageRows(summary));
+  const rows = function* () {
+    for (const [k, cells] of Array.from(stageRows(summary)).entries()) yield [...cells, ...samplingStageCells(sampling, summary.stages[k]!.stage)];
+  };
+  return tableChunks([...STAGE_COLUMNS, ...SAMPLING_STAGE_COLUMNS], rows());
+}
+
 /** Per draw × stage; only draw `draw` when given. */
 export function drawStagesCsv(summary: AnalysisSummary, draw?: number): string {
-  return table(DRAW_STAGE_COLUMNS, drawStageRows(summary, draw));
+  return table(drawStageColumns(summary), drawStageRows(summary, draw));
 }
 
 export function findingsCsv(summary: AnalysisSummary, draw?: number): string {
@@ -112,11 +129,11 @@ export function findingsCsv(summary: AnalysisSummary, draw?: number): string {
 export function summaryCsvChunks(summary: AnalysisSummary, which: CsvTable, draw?: number): Generator<string, void, undefined> {
   switch (which) {
     case 'stages':
-      return draw === undefined ? tableChunks(STAGE_COLUMNS, stageRows(summary)) : tableChunks(DRAW_STAGE_COLUMNS, drawStageRows(summary, draw));
+      return draw === undefined ? sampledStageChunks(summary) : tableChunks(drawStageColumns(summary), drawStageRows(summary, draw));
     case 'draws':
       return tableChunks(DRAW_COLUMNS, drawRows(summary, draw));
     case 'draw-stages':
-      return tableChunks(DRAW_STAGE_COLUMNS, drawStageRows(summary, draw));
+      return tableChunks(drawStageColumns(summary), drawStageRows(summary, draw));
     case 'findings':
       return tableChunks(FINDING_COLUMNS, findingRows(summary, draw));
     case 'blocks':

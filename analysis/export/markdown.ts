@@ -14,6 +14,7 @@ import { drawName, header, row } from './markdown-table.js';
 import { sectionLines } from './markdown-sections.js';
 import { sectionsOfDraw } from '../trace-sections.js';
 import { passMarkdownLines } from './passes-report.js';
+import { samplingMarkdownLines } from './sampling-report.js';
 
 export interface MarkdownOptions {
   /** Only this draw. */
@@ -26,11 +27,13 @@ export interface MarkdownOptions {
 function overview(s: AnalysisSummary): string[] {
   const t = s.trace;
   const lines = [
-    `${mdText(t.device)} · ${formatNumber(t.warps)} warps · ${formatNumber(t.draws)} draws · ${s.frame.smsUsed} SMs used${t.smCount !== null ? ` of ${t.smCount}` : ''} · captured ${mdText(t.capturedAt)}`,
+    `${mdText(t.device)} · ${formatNumber(t.warps)} warps${s.sampling !== undefined ? ' recorded' : ''} · ${formatNumber(t.draws)} draws · ${s.frame.smsUsed} SMs used${t.smCount !== null ? ` of ${t.smCount}` : ''} · captured ${mdText(t.capturedAt)}`,
     '',
-    `Frame: ${formatNs(s.frame.spanNs)} from first warp to last; warp-time ${formatNs(s.frame.warpTimeNs)}; some draw open for ${formatNs(s.frame.drawBusyNs)}, ` +
-      `some warp running for ${formatNs(s.frame.gpuBusyNs)} (no warp on any SM for ${formatNs(s.frame.drawBusyNs - s.frame.gpuBusyNs)} inside draws, ` +
-      `${formatNs(s.frame.spanNs - s.frame.drawBusyNs)} between them).`,
+    s.sampling !== undefined
+      ? `Frame: ${formatNs(s.frame.spanNs)} from first warp to last; warp-time ≈ ${formatNs(s.frame.warpTimeNs)}; busy and idle time withheld (sampled trace, below).`
+      : `Frame: ${formatNs(s.frame.spanNs)} from first warp to last; warp-time ${formatNs(s.frame.warpTimeNs)}; some draw open for ${formatNs(s.frame.drawBusyNs)}, ` +
+        `some warp running for ${formatNs(s.frame.gpuBusyNs)} (no warp on any SM for ${formatNs(s.frame.drawBusyNs - s.frame.gpuBusyNs)} inside draws, ` +
+        `${formatNs(s.frame.spanNs - s.frame.drawBusyNs)} between them).`,
   ];
   if (t.dropped > 0) lines.push('', `**Dropped records: ${formatNumber(t.dropped)} of ${formatNumber(t.recordsWritten)}** (trace buffer full).`);
   if (t.overheadRatio !== null) lines.push('', `Tracing overhead: frame time ×${t.overheadRatio.toFixed(3)} (traced vs plain, same run).`);
@@ -61,8 +64,9 @@ function groupRows(groups: readonly FindingGroup[], from: number): string[] {
 }
 
 /** Groups, costliest first; those below the threshold after the others, under their own heading. */
-function findingsSection(groups: readonly FindingGroup[], findings: readonly Finding[], minShare: number): string[] {
-  if (groups.length === 0) return ['## Findings', '', 'None at the current thresholds.'];
+function findingsSection(groups: readonly FindingGroup[], findings: readonly Finding[], minShare: number, sampled = false): string[] {
+  // A sampled trace's detectors of gaps and occupancy are withheld: their silence is no "none".
+  if (groups.length === 0) return ['## Findings', '', sampled ? 'None reported: syncs, idle windows, leftovers and stalls are withheld in a sampled trace (see "Sampled trace").' : 'None at the current thresholds.'];
   const shown = groups.filter((g) => !g.hidden);
   const hidden = groups.filter((g) => g.hidden);
   const listed = [...shown, ...hidden].slice(0, MAX_MD_GROUPS);
@@ -112,9 +116,10 @@ const durationCells = (s: DurationStats) => [
   String(s.smsUsed),
 ];
 
-function stagesSection(stages: readonly StageSummary[]): string[] {
+function stagesSection(stages: readonly StageSummary[], sampling?: AnalysisSummary['sampling']): string[] {
   const lines = ['## Stages', '', header(['Stage', ...DURATION_HEAD], ['l', ...DURATION_HEAD.map(() => 'r' as const)])];
-  for (const s of stages) lines.push(row([s.stage, ...durationCells(s)]));
+  // A sampled stage's warps and warp-time are estimates: its name says so.
+  for (const s of stages) lines.push(row([(sampling?.every[s.stage] ?? 1) > 1 ? `${s.stage} (≈, 1 in ${sampling!.every[s.stage]})` : s.stage, ...durationCells(s)]));
   lines.push('', '## Occupancy', '', header(['Stage', 'Peak on one SM', 'SM', 'Mean per SM while running', 'At peak', 'Slots per SM', 'Capacity', 'Device mean', 'Of capacity'], ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']));
   for (const s of stages) {
     const o = s.occupancy;
@@ -180,28 +185,31 @@ function drawsSection(draws: readonly DrawSummary[], maxDraws: number): string[]
 
 function drawDetail(s: AnalysisSummary, d: DrawSummary): string[] {
   const lines = [
-    `Draw ${drawName(d)} (${d.kind}): ${formatNumber(d.warps)} warps, span ${formatNs(d.spanNs)} from ${formatNs(d.firstStartNs)}, warp-time ${formatNs(d.warpTimeNs)}; ` +
-      `overlapped by other draws for ${formatNs(d.overlapNs)} (${formatShare(d.hiddenShare, 0)} hidden); ${gapBeforeText(d.gapBeforeNs)}; ` +
-      `no warp on any SM for ${formatNs(d.idleNs)} of its span.`,
+    s.sampling !== undefined
+      ? `Draw ${drawName(d)} (${d.kind}): ≈ ${formatNumber(d.warps)} warps, span ${formatNs(d.spanNs)} (of its recorded warps) from ${formatNs(d.firstStartNs)}, warp-time ≈ ${formatNs(d.warpTimeNs)}; overlap, gap before and idle time withheld (sampled trace).`
+      : `Draw ${drawName(d)} (${d.kind}): ${formatNumber(d.warps)} warps, span ${formatNs(d.spanNs)} from ${formatNs(d.firstStartNs)}, warp-time ${formatNs(d.warpTimeNs)}; ` +
+        `overlapped by other draws for ${formatNs(d.overlapNs)} (${formatShare(d.hiddenShare, 0)} hidden); ${gapBeforeText(d.gapBeforeNs)}; ` +
+        `no warp on any SM for ${formatNs(d.idleNs)} of its span.`,
     '',
     header(['Stage', ...DURATION_HEAD, 'Peak on one SM', 'Mean per SM'], ['l', ...DURATION_HEAD.map(() => 'r' as const), 'r', 'r']),
   ];
   for (const st of d.stages) lines.push(row([st.stage, ...durationCells(st), formatNumber(st.occupancy?.peak), formatNumber(st.occupancy?.meanWhileActive)]));
   const own = s.findings.filter((f) => f.draw === d.index);
   const minShare = s.thresholds.findingGroupMinShare;
-  lines.push('', ...findingsSection(groupFindings(own, { minShare, idleWindows: s.idle.windows }), own, minShare));
+  lines.push('', ...findingsSection(groupFindings(own, { minShare, idleWindows: s.idle.windows }), own, minShare, s.sampling !== undefined));
   return lines;
 }
 
 export function summaryToMarkdown(s: AnalysisSummary, options: MarkdownOptions = {}): string {
-  const lines = [`# warptrace: ${mdText(s.trace.workload)}`, '', ...overview(s), ''];
+  const lines = [`# warptrace: ${mdText(s.trace.workload)}`, '', ...overview(s), '', ...samplingMarkdownLines(s)];
+  if (s.sampling !== undefined) lines.push('');
   if (options.draw !== undefined) {
     const d = s.draws[options.draw];
     if (d === undefined) throw new RangeError(`no draw ${options.draw}: the trace has ${s.draws.length} draws`);
     lines.push(`## Draw ${drawName(d)}`, '', ...drawDetail(s, d), ...sectionLines(sectionsOfDraw(s, d.index), s.draws, '###'));
   } else {
     // A loop, not push(...): maxDraws may let through every one of 150,000 draws.
-    for (const section of [findingsSection(s.findingGroups, s.findings, s.thresholds.findingGroupMinShare), [''], stagesSection(s.stages), [''], passMarkdownLines(s.passes, '##', mdText), [''], drawsSection(s.draws, options.maxDraws ?? 50), sectionLines(s, s.draws, '##')]) {
+    for (const section of [findingsSection(s.findingGroups, s.findings, s.thresholds.findingGroupMinShare, s.sampling !== undefined), [''], stagesSection(s.stages, s.sampling), [''], passMarkdownLines(s.passes, '##', mdText), [''], drawsSection(s.draws, options.maxDraws ?? 50), sectionLines(s, s.draws, '##')]) {
       for (const line of section) lines.push(line);
     }
   }

@@ -1,4 +1,6 @@
-import { decodeTrace, detectTraceKind, formatNs, formatSmRanges, knownSmCount, STAGES, type RayEventProfile, type Trace } from '../../shared-schema/index.js';
+import { decodeTrace, describeSampling, detectTraceKind, formatNs, formatSmRanges, knownSmCount, sampleEveryOf, STAGES, type RayEventProfile, type StageName, type Trace } from '../../shared-schema/index.js';
+import { countSe } from '../../analysis/sampled.js';
+import { estimateText } from '../../analysis/export/sampling-report.js';
 import { storedCapture, storedRegion } from '../../shared-schema/draw-details.js';
 import { UsageError, parseCommandArgs, type Command } from '../command.js';
 import { DECODE_OPTIONS, formatBytes, readInputFile } from '../files.js';
@@ -59,6 +61,13 @@ Exit status: 0 ok, 1 unreadable or invalid file, 2 usage error.`,
   },
 };
 
+/** A sampled stage's recorded warps and the estimate of all its warps ("8,029 of ≈ 64,232 ± 2,100, 1 in 8"). */
+function stageWarps(trace: Trace, stage: string, recorded: number): number | string {
+  const every = sampleEveryOf(trace.capture.sampling, stage as StageName);
+  if (every === 1) return recorded;
+  return `${recorded.toLocaleString('en-US')} of ${estimateText(recorded * every, countSe(recorded, every))}, 1 in ${every}`;
+}
+
 function formatInfo(path: string, size: number, kind: string, trace: Trace, s: TraceSummary): string {
   const d = trace.device;
   const c = trace.capture;
@@ -90,6 +99,8 @@ function formatInfo(path: string, size: number, kind: string, trace: Trace, s: T
     const o = c.overhead;
     row('overhead', `traced ${formatNs(o.tracedFrameNs)} vs plain ${formatNs(o.plainFrameNs)} per frame: ${(o.tracedFrameNs / o.plainFrameNs).toFixed(3)}× (${o.frames} frames each)`);
   }
+  // Only for sampled traces (issue 25): the text of any other file is unchanged.
+  if (c.sampling !== null) row('sampled', `${describeSampling(c.sampling)}: warp counts below are recorded warps, ≈ the stage's estimate`);
   layerLines(trace).forEach(([label, text]) => row(label, text));
   // Only for traces with a block profile: the text of any other file is unchanged.
   if (trace.blocks != null) row('blocks', blockProfileLine(trace.blocks));
@@ -101,7 +112,7 @@ function formatInfo(path: string, size: number, kind: string, trace: Trace, s: T
   out.push(
     formatTable(
       ['stage', 'warps', 'SMs', 'on SMs', 'warp-time', 'mean'],
-      s.stages.map((st) => [st.stage, st.warps, knownSmCount(st.sms), formatSmRanges(st.sms), formatNs(st.totalWarpNs), formatNs(st.totalWarpNs / st.warps)]),
+      s.stages.map((st) => [st.stage, stageWarps(trace, st.stage, st.warps), knownSmCount(st.sms), formatSmRanges(st.sms), formatNs(st.totalWarpNs), formatNs(st.totalWarpNs / st.warps)]),
     ),
   );
   out.push('', 'Warps per draw');

@@ -81,9 +81,11 @@ Exit status: 0 ok, 1 unreadable or invalid file (or no such draw), 2 usage error
     await deliver(text, values.output, values.force === true, io);
     // After the report: a failed write is one line, not warnings about a report nobody got.
     for (const warning of summary.reliability.warnings) io.err(`warning: ${warning}`);
+    if (summary.sampling !== undefined) io.err(`sampled: ${summary.sampling.description}; counts and warp-times of sampled stages are estimates, figures that need every warp are withheld`);
     if (values.output !== undefined) {
       const lost = summary.syncs.totalNs + summary.idle.totalNs + summary.leftovers.totalNs + summary.stalls.totalNs;
-      io.err(`${summary.findings.length} findings; syncs, idle windows, leftover tails and stalls cost ${formatNs(lost)} (${formatShare(summary.frame.spanNs > 0 ? lost / summary.frame.spanNs : 0)} of the frame)`);
+      if (summary.sampling !== undefined) io.err(`${summary.findings.length} findings; sampled trace (${summary.sampling.description}): syncs, idle windows, leftover tails and stalls withheld`);
+      else io.err(`${summary.findings.length} findings; syncs, idle windows, leftover tails and stalls cost ${formatNs(lost)} (${formatShare(summary.frame.spanNs > 0 ? lost / summary.frame.spanNs : 0)} of the frame)`);
     }
     return 0;
   },

@@ -8,6 +8,7 @@ import type { SampleIndex } from '../loading/samples.js';
 import type { RecentTrace } from '../loading/recents-store.js';
 import { smSummaryText } from '../model/sm-summary.js';
 import { calibrationBadges } from './calibration-badges.js';
+import { sampledChipSuffix, sampledLaneNote, samplingBadge } from './sampling-badge.js';
 import { formatBytes } from './wt-recents.js';
 import type { OpenedTrace } from './app-types.js';
 
@@ -34,7 +35,7 @@ export function traceTitle(o: OpenedTrace) {
     <strong>${o.name}</strong>
     <span class="muted">${o.trace.device.name} · ${o.trace.warps.count.toLocaleString('en-US')} warps · ${o.trace.draws.length} draws${o.bytes > 0 ? ` · ${formatBytes(o.bytes)}` : ''}</span>
     <span class=${dropped > 0 ? 'dropped warn' : 'dropped'}>${dropped > 0 ? `${dropped.toLocaleString('en-US')} records dropped` : 'nothing dropped'}</span>
-    ${calibrationBadges(o.calibration, o.trace.warps.count)}
+    ${calibrationBadges(o.calibration, o.trace.warps.count)} ${samplingBadge(c.sampling)}
   </span>`;
 }
 
@@ -47,10 +48,10 @@ export function stageChips(o: OpenedTrace, hiddenStages: number, onToggle: (code
       return html`<button
         class="chip ${hidden ? 'off' : ''}"
         aria-pressed=${hidden ? 'false' : 'true'}
-        title="${hidden ? 'Show' : 'Hide'} ${s.title} warps"
+        title="${hidden ? 'Show' : 'Hide'} ${s.title} warps${sampledLaneNote(o.trace.capture.sampling, s.name)}"
         @click=${() => onToggle(s.code)}
       >
-        <span class="swatch" style="background:${stageCssColor(s.code)}"></span>${s.label}
+        <span class="swatch" style="background:${stageCssColor(s.code)}"></span>${s.label}${sampledChipSuffix(o.trace.capture.sampling, s.name)}
       </button>`;
     })}
   </span>`;

@@ -52,6 +52,13 @@ export const appStyles = css`
     background: #3a2a1c;
     color: #ffb36b;
   }
+  .sampled {
+    font-size: 11px;
+    padding: 0 6px;
+    border-radius: 8px;
+    background: #2c2540;
+    color: #c9b6ff;
+  }
   button,
   select {
     font: inherit;

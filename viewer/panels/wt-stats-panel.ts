@@ -20,6 +20,7 @@ import { panelStyles } from '../components/shared-styles.js';
 import { knownSmCount, type Trace } from '../../shared-schema/index.js';
 import { drawTableStyles } from './draw-table.js';
 import './wt-draws-table.js';
+import { estimateMark, samplingNote } from './sampling-note.js';
 
 export type StatsTab = 'stages' | 'occupancy' | 'draws';
 const TABS: readonly { id: StatsTab; label: string }[] = [
@@ -50,6 +51,14 @@ export class WtStatsPanel extends LitElement {
     panelStyles,
     drawTableStyles,
     css`
+      .sampling-note {
+        margin: 4px 0;
+        color: #c9b6ff;
+      }
+      .sampling-note ul {
+        margin: 2px 0;
+        padding-left: 18px;
+      }
       .tabs {
         display: flex;
         gap: 4px;
@@ -139,10 +148,10 @@ export class WtStatsPanel extends LitElement {
     const selected = d === undefined && this.selectedDraw >= 0 ? s.draws[this.selectedDraw] : undefined;
     return html`
       <div class="overview">
-        ${formatNumber(s.trace.warps)} warps · ${formatNumber(s.trace.draws)} draws · frame ${formatNs(s.frame.spanNs)} ·
-        ${smCountText(s.sms.map((x) => x.sm))} · warps running ${formatNs(s.frame.gpuBusyNs)}, draws open ${formatNs(s.frame.drawBusyNs)}${s.trace.dropped > 0 ? html` · <span class="warning">${formatNumber(s.trace.dropped)} records dropped</span>` : nothing}
+        ${formatNumber(s.trace.warps)} warps${s.sampling !== undefined ? ' recorded' : ''} · ${formatNumber(s.trace.draws)} draws · frame ${formatNs(s.frame.spanNs)} ·
+        ${smCountText(s.sms.map((x) => x.sm))} · ${s.sampling !== undefined ? 'busy time withheld (sampled)' : `warps running ${formatNs(s.frame.gpuBusyNs)}, draws open ${formatNs(s.frame.drawBusyNs)}`}${s.trace.dropped > 0 ? html` · <span class="warning">${formatNumber(s.trace.dropped)} records dropped</span>` : nothing}
       </div>
-      ${s.reliability.warnings.map((w) => html`<div class="warning" role="note">${w}</div>`)}
+      ${s.reliability.warnings.map((w) => html`<div class="warning" role="note">${w}</div>`)} ${samplingNote(s)}
       ${d !== undefined
         ? this.renderDraw(d)
         : html`
@@ -184,7 +193,7 @@ export class WtStatsPanel extends LitElement {
   private durationCells(stage: string, st: DurationStats, draw: number | null = null) {
     const all = this.allStageColumns;
     return html`<td><span class="swatch" style="background:${colorOf(stage)}"></span>${labelOf(stage)}</td>
-      <td class="num">${formatNumber(st.warps)}</td><td class="num">${formatNs(st.totalNs)}</td><td class="num mean">${formatNs(st.meanNs)}</td>
+      <td class="num">${estimateMark(this.summary, stage)}${formatNumber(st.warps)}</td><td class="num">${estimateMark(this.summary, stage)}${formatNs(st.totalNs)}</td><td class="num mean">${formatNs(st.meanNs)}</td>
       ${all ? html`<td class="num">${formatNs(st.medianNs)}</td>` : nothing}<td class="num">${formatNs(st.p90Ns)}</td>${all ? html`<td class="num">${formatNs(st.p99Ns)}</td>` : nothing}
       <td class="num">${formatNs(st.maxNs)}</td>${all ? html`<td class="num">${formatNs(st.stddevNs)}</td>` : nothing}<td>${histogramSpark(st.histogram, colorOf(stage), 64, 14, this.histogramPick(stage, st, draw))}</td>
       ${all ? html`<td class="num" title="SIMT efficiency ${formatShare(st.simtEfficiency)}">${formatNumber(st.meanActiveLanes)}</td><td class="num">${st.smsUsed}</td>` : nothing}`;
