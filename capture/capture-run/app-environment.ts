@@ -4,6 +4,7 @@
  * VK_INSTANCE_LAYERS, both prepended so the user's own layers stay, and the
  * WARPTRACE_* variables that tell the layer what to capture and where.
  */
+import type { StageName } from '../../shared-schema/index.js';
 import { delimiter } from 'node:path';
 import { LAYER_NAME } from './layer-build.js';
 
@@ -26,8 +27,8 @@ export interface CaptureSelection {
   readonly draws: string | null;
   /** Trace buffer records; null: the layer's default. */
   readonly capacity: number | null;
-  /** One fragment warp in N records (WARPTRACE_SAMPLE_FS); null or absent: every warp. */
-  readonly sampleFs?: number | null;
+  /** One warp in N records, by stage (WARPTRACE_SAMPLE, cli/commands/capture-sample.ts); null or absent: every warp. */
+  readonly sample?: Readonly<Partial<Record<StageName, number>>> | null;
   /** Stages whose warps record a screen position ('fs', 'fs,cs,rgen,chit', 'none'; WARPTRACE_POSITIONS); null or absent: the instrumenter's default (fragment and ray tracing). */
   readonly positions?: string | null;
   /** Block profiles (WARPTRACE_BLOCKS, _BLOCK_CELLS, _BLOCK_ROWS); null or absent: none. */
@@ -78,7 +79,7 @@ export function layerEnvironment(base: NodeJS.ProcessEnv, input: LayerEnvironmen
   if (s.stages !== null) env['WARPTRACE_STAGES'] = s.stages.join(',');
   if (s.draws !== null) env['WARPTRACE_DRAWS'] = s.draws;
   if (s.capacity !== null) env['WARPTRACE_CAPACITY'] = String(s.capacity);
-  if (s.sampleFs !== undefined && s.sampleFs !== null) env['WARPTRACE_SAMPLE_FS'] = String(s.sampleFs);
+  if (s.sample !== undefined && s.sample !== null) env['WARPTRACE_SAMPLE'] = Object.entries(s.sample).map(([stage, n]) => `${stage}=${n}`).join(',');
   if (s.positions !== undefined && s.positions !== null) env['WARPTRACE_POSITIONS'] = s.positions;
   if (s.blocks !== undefined && s.blocks !== null) {
     env['WARPTRACE_BLOCKS'] = '1';

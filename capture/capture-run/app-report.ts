@@ -77,7 +77,7 @@ export interface SummaryInput {
 function droppedAdvice(c: TraceHeader['capture'], asked: number): string {
   const holds = c.bufferCapacity.toLocaleString('en-US');
   const needs = c.recordsWritten.toLocaleString('en-US');
-  const less = 'trace less with --draws, --stages or --sample-fs';
+  const less = 'trace less with --draws, --stages or --sample';
   if (c.bufferCapacity < asked) return ` (the buffer holds ${holds}, the most this device can; the frame needs ${needs}: ${less})`;
   if (c.recordsWritten > MAX_CAPACITY) return ` (the buffer holds ${holds}; the frame needs ${needs}, more than the layer's most, ${MAX_CAPACITY.toLocaleString('en-US')}: ${less})`;
   return ` (the buffer holds ${holds}; the frame needs --capacity ${needs} or more, ${capacityMemory(c.recordsWritten)})`;
@@ -96,8 +96,8 @@ export function captureSummary(s: SummaryInput): string {
     `  calibration ${c.calibration.method}, SMs aligned: ${c.calibration.alignedAcrossSms ? 'yes' : 'NO'}`,
     `  shaders: ${s.stats.instrumented} instrumented, ${s.stats.cacheHits} from the cache, ${s.stats.refused} refused`,
   ];
-  const sampleFs = s.selection.sampleFs ?? null;
-  if (sampleFs !== null && sampleFs > 1) lines.push(`  fragment warps sampled: one in ${sampleFs} records (FS warp counts are ~1/${sampleFs} of the real ones; their times are real)`);
+  const sample = s.selection.sample ?? null;
+  if (sample !== null) lines.push(`  warps sampled: ${Object.entries(sample).map(([stage, n]) => `${stage} 1 in ${n}`).join(', ')} (counts and summed times are estimates; the recorded warps' times are real)`);
   if (s.progress.skipped.length > 0) {
     lines.push(`  not traced (${s.progress.skipped.length}; their warps are missing):`);
     for (const item of s.progress.skipped.slice(0, SKIPPED_LISTED)) lines.push(`    ${oneLine(item.what)}: ${oneLine(item.why)}`);

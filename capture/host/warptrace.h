@@ -819,16 +819,19 @@ void wtSetDrawTimestamps(wtTracer *t, VkBool32 enabled) { t->noDrawTimestamps = 
 VkResult wtSetSampling(wtTracer *t, uint32_t stage, uint32_t log2Every, double budget) {
   if (stage > WT_STAGE_CALLABLE || log2Every > WT_MAX_SAMPLE_LOG2) return VK_ERROR_UNKNOWN;
   uint32_t word = stage >> 3, shift = WT_SAMPLE_LOG2_BITS * (stage & 7u);
-  t->sampleWords[word] = (t->sampleWords[word] & ~(15u << shift)) | (log2Every << shift);
-  t->samplingBudget = budget > 0 ? budget : 0;
+  uint32_t words[WT_SAMPLE_WORDS];
+  memcpy(words, t->sampleWords, sizeof words);
+  words[word] = (words[word] & ~(15u << shift)) | (log2Every << shift);
   void *map = NULL;
   VkResult r = vkMapMemory(t->device, t->drawIdMemory, 0, VK_WHOLE_SIZE, 0, &map);
-  if (r != VK_SUCCESS) return r;
+  if (r != VK_SUCCESS) return r;  /* the shaders keep the old rates, and so does the metadata */
   for (uint32_t d = 0; d < t->maxDraws; d++) {
     uint32_t *entry = (uint32_t *)((char *)map + d * t->uboStride);
-    for (uint32_t w = 0; w < WT_SAMPLE_WORDS; w++) entry[WT_DRAW_SAMPLE_WORD + w] = t->sampleWords[w];
+    for (uint32_t w = 0; w < WT_SAMPLE_WORDS; w++) entry[WT_DRAW_SAMPLE_WORD + w] = words[w];
   }
   vkUnmapMemory(t->device, t->drawIdMemory);
+  memcpy(t->sampleWords, words, sizeof words);
+  t->samplingBudget = budget > 0 ? budget : 0;
   return VK_SUCCESS;
 }
 

@@ -8,7 +8,8 @@ import { DEFAULT_TIMEOUT_SECONDS, captureApp } from '../../capture/capture-run/a
 import type { BlockSelection, CaptureSelection, SubmitRange } from '../../capture/capture-run/app-environment.js';
 import { UsageError, parseCommandArgs, type CliIo } from '../command.js';
 import { checkOutputs } from '../files.js';
-import { MAX_SAMPLE_FRAGMENT, type MarkSite } from '../../instrument/options.js';
+import type { MarkSite } from '../../instrument/options.js';
+import { sampleRates } from './capture-sample.js';
 import { FlagError, parseMarkSites } from '../../instrument/cli-options.js';
 import { DEFAULT_CAPACITY, MAX_CAPACITY, parseCapacity } from '../../capture/capture-run/app-capacity.js';
 
@@ -20,7 +21,7 @@ const LAYER_STAGES = ['vs', 'tcs', 'tes', 'gs', 'fs', 'cs', 'task', 'mesh', 'rge
 export const APP_CAPTURE_HELP = `App mode: trace an unmodified Vulkan app through the capture layer
 (VK_LAYER_WARPTRACE_capture, built from capture/layer/ into .capture-build/layer):
   warptrace capture -o OUT.wtrace [--frame N | --submits N..M | --trigger FILE]
-                    [--stages vs,fs] [--draws GLOB|A..B] [--sample-fs N] [--offscreen]
+                    [--stages vs,fs] [--draws GLOB|A..B] [--sample N|fs=8,..] [--offscreen]
                     [--capacity auto|auto:N|N] [--exit-after] -- APP ARGS...
 
 Everything after the first -- is the app's command line. The app runs with the
@@ -48,10 +49,15 @@ into OUT. The app's stdout goes to stderr, so stdout carries only the summary.
                          1/8 (not with --trigger; without --exit-after only if the app
                          exits by itself), keeping the trace that dropped fewer; auto:N
                          starts at N. A number N is fixed: one run, whatever it drops
-  --sample-fs N          one fragment warp in N writes its record (1..${MAX_SAMPLE_FRAGMENT}; default 1: all),
-                         to cut the cost of tracing: the others still read their clocks
-                         but skip the record. FS warp counts are then ~1/N of the real
-                         ones; the sampled warps' times and positions are real
+  --sample SPEC          record one warp in N: N for every stage (--sample 8) or per stage
+                         (--sample fs=8,vs=4; the --stages names), N a power of two up to
+                         32768. Each warp decides before it reads a clock, on a hash of its
+                         first lane's pixel, vertex, patch, launch cell or workgroup and the
+                         draw (the same frame samples the same warps); the others run as
+                         untraced. Counts and summed times are then estimates (x N, with a
+                         standard error), figures that need every warp (idle, syncs,
+                         occupancy of the stage) are withheld; the trace says so.
+                         --sample-fs N is --sample fs=N
   --positions LIST       warps that record their screen position: fs, cs, rgen, ahit, chit,
                          miss, rint, call (comma-separated; the ray-tracing stages' pixel
                          is the launch id) or none (default fs and every ray-tracing
@@ -113,6 +119,7 @@ export async function runAppCapture(own: readonly string[], app: readonly string
     stages: { type: 'string' },
     draws: { type: 'string' },
     capacity: { type: 'string' },
+    sample: { type: 'string' },
     'sample-fs': { type: 'string' },
     positions: { type: 'string' },
     blocks: { type: 'boolean' },
@@ -146,7 +153,7 @@ export async function runAppCapture(own: readonly string[], app: readonly string
     stages: values.stages === undefined ? null : parseStages(values.stages),
     draws: values.draws === undefined ? null : parseDraws(values.draws),
     capacity: capacity.start,
-    sampleFs: values['sample-fs'] === undefined ? null : wholeNumber(values['sample-fs'], '--sample-fs', 1, MAX_SAMPLE_FRAGMENT),
+    sample: sampleRates(values.sample, values['sample-fs']),
     positions: values.positions === undefined ? null : parsePositions(values.positions),
     blocks: parseBlocks(values.blocks === true, values['block-cells'], values['block-rows']),
     marks: values.marks === undefined ? null : markSites(values.marks),

@@ -235,7 +235,8 @@ test('vkd3d-gears with --draws 2..3, --sample-fs 4 and --positions none: two dra
   const counts = stageCounts(trace);
   assert.ok((counts.get('VS') ?? 0) > 0 && (counts.get('FS') ?? 0) > 0, JSON.stringify([...counts]));
   assert.equal(trace.capture.recordsWritten, trace.capture.recordsKept, 'no record dropped');
-  assert.equal(trace.capture.parameters['sampleFs'], 4);
+  // --sample-fs 4 is --sample fs=4: the layer wrote FS's rate into the draw-id block and says so in the trace.
+  assert.deepEqual(trace.capture.sampling, { every: { FS: 4 }, chosenBy: 'flag', budget: null });
   assert.equal(trace.capture.parameters['positions'], 'none');
   assert.equal(trace.warps.position, null, 'no warp records a position with --positions none');
   assert.match(skippedList(trace), /4 draws outside --draws 2\.\.3/);

@@ -175,6 +175,9 @@ static void prepareTracing(DeviceState *device, const VkDeviceCreateInfo *appInf
     VkResult r = wtCreateTracer(&ti, &device->tracer);
     if (r != VK_SUCCESS) device->untraceableWhy = "cannot create the trace buffer (VkResult " + std::to_string((int)r) + ")";
     else device->emptySetLayout = wtTracerEmptySetLayout(device->tracer);
+    for (uint32_t stage = 0; device->tracer && stage < 14; stage++)
+      if (s.sampleLog2[stage] && wtSetSampling(device->tracer, stage, s.sampleLog2[stage], 0) != VK_SUCCESS)
+        reportNote(device, "sampling", "could not write the sampling rates: every warp records");
     device->slotCapacity = device->tracer ? kSlotCapacity : 0;
     createDescriptorBufferTracing(device);  // its pipelines are reported with why where it cannot
     if (device->rayTracingStages && !reserveOffSlot(device)) device->rayTracingStages = 0;  // then its pipelines are made as asked

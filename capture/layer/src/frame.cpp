@@ -157,9 +157,8 @@ static void finishCapture(DeviceState *device) {
   wtCaptureInfo info{};
   info.tool = "warptrace-layer";
   info.workload = program_invocation_short_name;
-  // The knobs that change what the trace holds: a sampled fragment stage has ~1/N of its warps.
+  // The knobs that change what the trace holds (sampling rates: the metadata's "sampling", from wtSetSampling).
   std::string params = settings().submitMode ? "{" : "{\"frame\": " + std::to_string(c.targetFrame);
-  if (settings().sampleFs > 1) params += std::string(params.size() > 1 ? ", " : "") + "\"sampleFs\": " + std::to_string(settings().sampleFs);
   std::string positions = device->lanesUnknown ? "none" : settings().positions;  // no positions where the lane count is unknown
   if (!positions.empty()) params += std::string(params.size() > 1 ? ", " : "") + "\"positions\": " + jsonString(positions);
   if (!settings().marks.empty()) params += std::string(params.size() > 1 ? ", " : "") + "\"marks\": " + jsonString(settings().marks);

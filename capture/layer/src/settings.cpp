@@ -24,6 +24,31 @@ static bool parseRange(const char *text, uint64_t &first, uint64_t &last) {
   return parseU64(a.c_str(), first) && parseU64(dots + 2, last) && first <= last;
 }
 
+/* WARPTRACE_SAMPLE: "FS=8,VS=4" (shared-schema stage names, N a power of two up to 32768). */
+static void parseSampling(const char *text, Settings &s) {
+  static const char *const names[] = {"VS", "TCS", "TES", "GS", "FS", "CS", "TASK", "MESH", "RAYGEN", "ANY_HIT", "CLOSEST_HIT", "MISS", "INTERSECTION", "CALLABLE"};
+  std::string all = text;
+  size_t start = 0;
+  while (start <= all.size()) {
+    size_t comma = all.find(',', start);
+    std::string part = all.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    start = comma == std::string::npos ? all.size() + 1 : comma + 1;
+    size_t eq = part.find('=');
+    uint64_t n = 0;
+    int stage = -1;
+    for (int k = 0; k < 14 && eq != std::string::npos; k++)
+      if (part.compare(0, eq, names[k]) == 0) stage = k;
+    if (stage < 0 || !parseU64(part.c_str() + eq + 1, n) || n == 0 || n > 32768 || (n & (n - 1)) != 0) {
+      s.problems += "WARPTRACE_SAMPLE: expected STAGE=N with N a power of two up to 32768, got \"" + part + "\"; ";
+      continue;
+    }
+    uint8_t log2 = 0;
+    while ((1ull << log2) < n) log2++;
+    s.sampleLog2[stage] = log2;
+    s.sampling = s.sampling || log2 > 0;
+  }
+}
+
 static uint32_t parseStages(const char *text, std::string &problems) {
   uint32_t mask = 0;
   std::string list(text);
@@ -59,11 +84,7 @@ static Settings read() {
     if (parseRange(v, s.firstDraw, s.lastDraw)) s.drawRange = true;
     else s.drawGlob = v;
   }
-  if (const char *v = getenv("WARPTRACE_SAMPLE_FS")) {
-    uint64_t n = 0;
-    if (!parseU64(v, n) || n == 0 || n > 65536) s.problems += "WARPTRACE_SAMPLE_FS: expected 1..65536; ";
-    else s.sampleFs = (uint32_t)n;
-  }
+  if (const char *v = getenv("WARPTRACE_SAMPLE")) parseSampling(v, s);
   if (const char *v = getenv("WARPTRACE_BLOCKS")) s.blocks = std::string(v) == "1";
   if (const char *v = getenv("WARPTRACE_BLOCK_CELLS")) {
     uint64_t n = 0;

@@ -20,7 +20,8 @@ struct Settings {
   bool drawRange = false;    // WARPTRACE_DRAWS as A..B
   uint64_t firstDraw = 0, lastDraw = 0;
   uint32_t capacity = 0;     // WARPTRACE_CAPACITY (0: the host library's default)
-  uint32_t sampleFs = 1;     // WARPTRACE_SAMPLE_FS: one fragment warp in N writes a record
+  uint8_t sampleLog2[14] = {};  // WARPTRACE_SAMPLE ("FS=8,VS=4"): by stage code, one warp in 2^k records (wtSetSampling)
+  bool sampling = false;     // some stage is sampled: modules get the run-time sampling test ("sampling": "runtime")
   std::string positions;     // WARPTRACE_POSITIONS as given ("fs,cs", "fs,rgen,chit", "none"); empty: the instrumenter's default
   std::string positionJson;  // the same as the instrument request's "position" list (["FS", "CS"], ["FS", "RAYGEN", "CLOSEST_HIT"], [])
   bool blocks = false;       // WARPTRACE_BLOCKS=1: block profiles (the instrumenter's --blocks; shared-schema "Block profiles")

