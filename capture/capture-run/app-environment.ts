@@ -31,6 +31,8 @@ export interface CaptureSelection {
   readonly sample?: Readonly<Partial<Record<StageName, number>>> | null;
   /** Stages whose warps record a screen position ('fs', 'fs,cs,rgen,chit', 'none'; WARPTRACE_POSITIONS); null or absent: the instrumenter's default (fragment and ray tracing). */
   readonly positions?: string | null;
+  /** The fragment records' custom id (WARPTRACE_FS_ID); null or absent: the layer's default (frag-coord). */
+  readonly fsCustomId?: 'primitive-id' | 'frag-coord' | 'none' | null;
   /** Block profiles (WARPTRACE_BLOCKS, _BLOCK_CELLS, _BLOCK_ROWS); null or absent: none. */
   readonly blocks?: BlockSelection | null;
   /** Mark sites (WARPTRACE_MARKS, the instrumenter's --marks: 'trace', 'loops'); null, absent or []: none. */
@@ -81,6 +83,7 @@ export function layerEnvironment(base: NodeJS.ProcessEnv, input: LayerEnvironmen
   if (s.capacity !== null) env['WARPTRACE_CAPACITY'] = String(s.capacity);
   if (s.sample !== undefined && s.sample !== null) env['WARPTRACE_SAMPLE'] = Object.entries(s.sample).map(([stage, n]) => `${stage}=${n}`).join(',');
   if (s.positions !== undefined && s.positions !== null) env['WARPTRACE_POSITIONS'] = s.positions;
+  if (s.fsCustomId !== undefined && s.fsCustomId !== null) env['WARPTRACE_FS_ID'] = s.fsCustomId;
   if (s.blocks !== undefined && s.blocks !== null) {
     env['WARPTRACE_BLOCKS'] = '1';
     if (s.blocks.cells !== null) env['WARPTRACE_BLOCK_CELLS'] = String(s.blocks.cells);

@@ -29,7 +29,7 @@ export type JsonValue = null | boolean | number | string | readonly JsonValue[] 
 export type JsonObject = { readonly [key: string]: JsonValue };
 
 /** FS custom ids the layer may ask for: primitive-id needs the Geometry capability, so the layer picks frag-coord where it is missing. */
-const FS_CUSTOM_IDS = ['primitive-id', 'frag-coord'] as const satisfies readonly CustomIdSource[];
+const FS_CUSTOM_IDS = ['primitive-id', 'frag-coord', 'none'] as const satisfies readonly CustomIdSource[];
 /** Entry-point names are SPIR-V literal strings; a bound keeps error messages and cache keys sane. */
 const MAX_NAME_LENGTH = 1024;
 const MAX_TEXT_LENGTH = 4096;

@@ -63,6 +63,10 @@ into OUT. The app's stdout goes to stderr, so stdout carries only the summary.
                          is the launch id) or none (default fs and every ray-tracing
                          stage; positions cost ~10% of a light fragment-bound frame on
                          the H100, see bench/RESULTS.md)
+  --fs-id ID             the fragment records' custom id: frag-coord (default: the first
+                         lane's pixel), primitive-id (gl_PrimitiveID: costs 10-16% of a
+                         tessellated or mesh-shader frame on the H200 even in warps that
+                         record nothing, see bench/RESULTS.md) or none
   --blocks               block profiles: per basic block of each traced shader, per draw,
                          warp executions, live lanes and clock ticks (the instrumenter's
                          --blocks; graphics pipelines, whole or linked from libraries,
@@ -122,6 +126,7 @@ export async function runAppCapture(own: readonly string[], app: readonly string
     sample: { type: 'string' },
     'sample-fs': { type: 'string' },
     positions: { type: 'string' },
+    'fs-id': { type: 'string' },
     blocks: { type: 'boolean' },
     'block-cells': { type: 'string' },
     'block-rows': { type: 'string' },
@@ -155,6 +160,7 @@ export async function runAppCapture(own: readonly string[], app: readonly string
     capacity: capacity.start,
     sample: sampleRates(values.sample, values['sample-fs']),
     positions: values.positions === undefined ? null : parsePositions(values.positions),
+    fsCustomId: values['fs-id'] === undefined ? null : parseFsCustomId(values['fs-id']),
     blocks: parseBlocks(values.blocks === true, values['block-cells'], values['block-rows']),
     marks: values.marks === undefined ? null : markSites(values.marks),
     rayEvents: values['ray-events'] === true,
@@ -247,4 +253,10 @@ export function parsePositions(text: string): string {
   const bad = list.find((s) => !(POSITION_LAYER_STAGES as readonly string[]).includes(s));
   if (bad !== undefined) throw new UsageError(`--positions: expected ${POSITION_LAYER_STAGES.join(', ')} (comma-separated) or none, got "${bad}"`);
   return [...new Set(list)].join(',');
+}
+
+/** --fs-id: the fragment stage's custom id source (WARPTRACE_FS_ID). */
+export function parseFsCustomId(text: string): 'primitive-id' | 'frag-coord' | 'none' {
+  if (text === 'primitive-id' || text === 'frag-coord' || text === 'none') return text;
+  throw new UsageError(`--fs-id takes primitive-id, frag-coord or none, got "${text}"`);
 }

@@ -85,6 +85,11 @@ static Settings read() {
     else s.drawGlob = v;
   }
   if (const char *v = getenv("WARPTRACE_SAMPLE")) parseSampling(v, s);
+  if (const char *v = getenv("WARPTRACE_FS_ID")) {
+    std::string id = v;
+    if (id == "primitive-id" || id == "frag-coord" || id == "none") s.fsCustomId = id;
+    else s.problems += "WARPTRACE_FS_ID: expected primitive-id, frag-coord or none; ";
+  }
   if (const char *v = getenv("WARPTRACE_BLOCKS")) s.blocks = std::string(v) == "1";
   if (const char *v = getenv("WARPTRACE_BLOCK_CELLS")) {
     uint64_t n = 0;

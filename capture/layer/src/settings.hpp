@@ -21,6 +21,10 @@ struct Settings {
   uint64_t firstDraw = 0, lastDraw = 0;
   uint32_t capacity = 0;     // WARPTRACE_CAPACITY (0: the host library's default)
   uint8_t sampleLog2[14] = {};  // WARPTRACE_SAMPLE ("FS=8,VS=4"): by stage code, one warp in 2^k records (wtSetSampling)
+  // WARPTRACE_FS_ID: the fragment records' custom id: frag-coord (the default: the leader's pixel, read anyway for the
+  // position), primitive-id (gl_PrimitiveID: 10% of a tessellated frame, 16% of a mesh-shader frame on the H200, even
+  // in warps that record nothing) or none.
+  std::string fsCustomId = "frag-coord";
   bool sampling = false;     // some stage is sampled: modules get the run-time sampling test ("sampling": "runtime")
   std::string positions;     // WARPTRACE_POSITIONS as given ("fs,cs", "fs,rgen,chit", "none"); empty: the instrumenter's default
   std::string positionJson;  // the same as the instrument request's "position" list (["FS", "CS"], ["FS", "RAYGEN", "CLOSEST_HIT"], [])

@@ -14,7 +14,8 @@ bool instrumentStage(DeviceState *device, const std::vector<uint32_t> &code, int
                      ", \"set\": " + std::to_string(device->traceSet) + ", \"binding\": 0, \"smBuiltins\": " + (c.smBuiltins ? "true" : "false") +
                      ", \"subgroupClock\": " + (c.subgroupClock ? "true" : "false") + ", \"deviceClock\": " + (c.deviceClock ? "true" : "false") +
                      ", \"subgroupStages\": [" + subgroupStages + "], \"fsCustomId\": \"" +
-                     (c.geometryShader ? "primitive-id" : "frag-coord") + "\"" +
+                     // gl_PrimitiveID in a fragment shader needs the Geometry capability (the geometryShader feature).
+                     (settings().fsCustomId == "primitive-id" && !c.geometryShader ? std::string("frag-coord") : settings().fsCustomId) + "\"" +
                      // Rates are read at run time; a full capture leaves the test out (it costs 2-9% of a frame on the H200).
                      ", \"sampling\": \"" + (settings().sampling ? "runtime" : "none") + "\"" +
                      (device->lanesUnknown           ? std::string(", \"position\": []")
