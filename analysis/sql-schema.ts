@@ -47,6 +47,7 @@ export const WARPS_TABLE: SqlTableDoc = {
     col('sm', 'USMALLINT', 'SM id; NULL on devices without SM ids'),
     col('slot', 'UTINYINT', 'hardware warp slot on its SM; NULL when not recorded'),
     col('stage', 'STAGE', 'shader stage: VS, TCS, TES, GS, FS, CS, TASK, MESH, RAYGEN, ANY_HIT, CLOSEST_HIT, MISS, INTERSECTION, CALLABLE, RAYGEN_REORDERED'),
+    col('sampled_every', 'UINTEGER', 'one warp in this many of its stage was recorded (a sampled capture: --sample); 1: every warp. sum(sampled_every) estimates a count'),
     col('draw', 'UINTEGER', 'the draw (or dispatch, trace-rays call) it belongs to: draws.draw'),
     col('custom_id', 'UINTEGER', 'id chosen by the shader (primitive id, workgroup id, ...)'),
     col('live_lanes', 'UTINYINT', 'active lanes: the bits set in active_mask and active_mask_hi (1..subgroup size)'),

@@ -90,7 +90,11 @@ function positionPart(words: Uint32Array | null, part: (word: number) => number)
 }
 
 /** The readers of every `warps` column, in WARPS_TABLE's order. Checks the stage codes once (they index the STAGE enum). */
-export function warpColumnSources(warps: WarpColumns): NumericColumnSource[] {
+/**
+ * `sampledEveryByStage[code]`: one warp in N of that stage was recorded (a sampled trace, capture.sampling); absent or
+ * 1: all. The warps table's `sampled_every` column carries it per row, so `sum(sampled_every)` estimates a count.
+ */
+export function warpColumnSources(warps: WarpColumns, sampledEveryByStage: readonly number[] = []): NumericColumnSource[] {
   for (let i = 0; i < warps.count; i++) {
     if (warps.stage[i]! >= STAGE_COUNT) throw new RangeError(`warps.stage[${i}]: stage code ${warps.stage[i]} is not one of the ${STAGE_COUNT} stages`);
   }
@@ -111,6 +115,10 @@ export function warpColumnSources(warps: WarpColumns): NumericColumnSource[] {
     sm: copied(sm, UNKNOWN_SM),
     slot: copied(warps.warpSlot, UNKNOWN_SLOT),
     stage: copied(warps.stage),
+    sampled_every: (from, out) => {
+      for (let r = 0; r < out.length; r++) out[r] = sampledEveryByStage[warps.stage[from + r]!] ?? 1;
+      return false;
+    },
     draw: copied(warps.draw),
     custom_id: copied(warps.customId),
     live_lanes: (from, out) => {

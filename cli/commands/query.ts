@@ -4,6 +4,7 @@ import { UsageError, parseCommandArgs, type Command } from '../command.js';
 import { readTraceFile } from '../files.js';
 import { runSql, type QueryFormat } from '../sql/run-sql.js';
 import { openTraceDatabase } from '../sql/trace-database.js';
+import { describeSampling } from '../../shared-schema/sampling.js';
 import { integerOption, THRESHOLD_OPTION, thresholdsFrom } from './analysis-shared.js';
 
 const DEFAULT_MAX_ROWS = 1000;
@@ -56,6 +57,10 @@ Exit status: 0 ok, 1 unreadable file or an SQL error (DuckDB's message),
     if (sql.trim() === '') throw new UsageError('the SQL is empty');
 
     const trace = readTraceFile(file);
+    if (trace.capture.sampling !== null) {
+      // On standard error, so --csv and --json output stays the rows alone.
+      io.err(`warptrace query: a sampled capture (${describeSampling(trace.capture.sampling)}): warps holds the recorded warps; sum(sampled_every) estimates a count, sum(duration_ns * sampled_every) a warp time`);
+    }
     const database = await openTraceDatabase(traceSqlTables(trace, { thresholds }));
     try {
       await runSql(database.connection, sql, { format, maxRows }, io);

@@ -17,7 +17,8 @@ for (const file of sampleFiles()) {
     try {
       const stages = await query(
         db.connection,
-        `SELECT stage, count(*) AS warps, sum(duration_ns) AS total, min(duration_ns) AS min, max(duration_ns) AS max,
+        // A sampled capture's rows are its recorded warps; sampled_every scales them to the analyses' estimates.
+        `SELECT stage, sum(sampled_every) AS warps, sum(duration_ns * sampled_every) AS total, min(duration_ns) AS min, max(duration_ns) AS max,
                 min(start_ns) AS first, max(end_ns) AS last, avg(live_lanes) AS lanes, count(DISTINCT coalesce(sm, 65535)) AS sms
          FROM warps GROUP BY stage ORDER BY stage`,
       );
@@ -34,7 +35,7 @@ for (const file of sampleFiles()) {
         assert.equal(row['sms'], s.smsUsed, `${s.stage} SMs`);
       });
 
-      const lanes = await query(db.connection, 'SELECT stage, live_lanes, count(*) AS n FROM warps GROUP BY ALL');
+      const lanes = await query(db.connection, 'SELECT stage, live_lanes, sum(sampled_every) AS n FROM warps GROUP BY ALL');
       for (const s of summary.stages) {
         const counts = new Array<number>(s.activeLaneCounts.length).fill(0);
         for (const r of lanes.filter((r) => r['stage'] === s.stage)) counts[r['live_lanes'] as number] = r['n'] as number;
@@ -43,7 +44,8 @@ for (const file of sampleFiles()) {
 
       const draws = await query(
         db.connection,
-        `SELECT d.draw, d.label, d.kind, count(w.row) AS warps, min(w.start_ns) AS first, max(w.end_ns) AS last, coalesce(sum(w.duration_ns), 0) AS time
+        `SELECT d.draw, d.label, d.kind, coalesce(sum(w.sampled_every), 0) AS warps, min(w.start_ns) AS first, max(w.end_ns) AS last,
+                coalesce(sum(w.duration_ns * w.sampled_every), 0) AS time
          FROM draws d LEFT JOIN warps w USING (draw) GROUP BY ALL ORDER BY d.draw`,
       );
       assert.equal(draws.length, summary.draws.length);
@@ -55,7 +57,7 @@ for (const file of sampleFiles()) {
         assertClose(row['time'], s.warpTimeNs, `draw ${d} warp-time`);
       });
 
-      const sms = await query(db.connection, 'SELECT coalesce(sm, 65535) AS sm, count(*) AS warps, sum(duration_ns) AS time FROM warps GROUP BY ALL ORDER BY sm');
+      const sms = await query(db.connection, 'SELECT coalesce(sm, 65535) AS sm, sum(sampled_every) AS warps, sum(duration_ns * sampled_every) AS time FROM warps GROUP BY ALL ORDER BY sm');
       assert.deepEqual(sms.map((r) => [r['sm'], r['warps']]), summary.sms.map((s) => [s.sm, s.warps]));
       sms.forEach((r, k) => assertClose(r['time'], summary.sms[k]!.warpTimeNs, `SM ${r['sm']} warp-time`));
 
