@@ -115,7 +115,9 @@ function formatInfo(path: string, size: number, kind: string, trace: Trace, s: T
       s.stages.map((st) => [st.stage, stageWarps(trace, st.stage, st.warps), knownSmCount(st.sms), formatSmRanges(st.sms), formatNs(st.totalWarpNs), formatNs(st.totalWarpNs / st.warps)]),
     ),
   );
-  out.push('', 'Warps per draw');
+  // A sampled capture's tables below count what was recorded (the header's sampled line says so).
+  const recorded = c.sampling !== null ? ' (recorded warps)' : '';
+  out.push('', `Warps per draw${recorded}`);
   // Call and region columns only for captures that recorded them: the table of any other file is unchanged.
   const withCalls = s.draws.some((dr) => dr.call !== undefined || dr.region !== undefined);
   out.push(
@@ -135,7 +137,7 @@ function formatInfo(path: string, size: number, kind: string, trace: Trace, s: T
   );
   if (s.reorders !== undefined) out.push('', ...reorderLines(s.reorders));
   const stageNames = STAGES.filter((st) => s.stages.some((x) => x.stage === st.name)).map((st) => st.name);
-  out.push('', `Warps per SM (${s.sms.length} SMs ran warps${d.smCount !== null ? ` of ${d.smCount}` : ''})`);
+  out.push('', `Warps per SM (${s.sms.length} SMs ran warps${d.smCount !== null ? ` of ${d.smCount}` : ''})${recorded}`);
   out.push(formatTable(['SM', 'warps', ...stageNames], s.sms.map((sm) => [smLabel(sm.sm), sm.warps, ...stageNames.map((n) => sm.byStage[n] ?? 0)])));
   return out.join('\n');
 }
