@@ -84,23 +84,6 @@ uint32_t parseCount(const char *text, const char *flag) {
   return static_cast<uint32_t>(v);
 }
 
-/* --sample STAGE=N: the stage's code and log2 N (N a power of two, 1..32768). */
-std::pair<uint32_t, uint32_t> parseSampling(const char *text) {
-  static const char *const names[] = {"VS", "TCS", "TES", "GS", "FS", "CS", "TASK", "MESH", "RAYGEN", "ANY_HIT", "CLOSEST_HIT", "MISS", "INTERSECTION", "CALLABLE"};
-  std::string kv = text;
-  size_t eq = kv.find('=');
-  std::string name = eq == std::string::npos ? kv : kv.substr(0, eq);
-  for (uint32_t s = 0; s < sizeof names / sizeof *names; s++) {
-    if (name != names[s]) continue;
-    uint32_t n = parseCount(kv.c_str() + eq + 1, "--sample");
-    uint32_t log2 = 0;
-    while ((1u << log2) < n && log2 < 16) log2++;
-    if (n == 0 || (1u << log2) != n || log2 > WT_MAX_SAMPLE_LOG2) usage(("--sample takes STAGE=N with N a power of two from 1 to 32768, got " + kv).c_str());
-    return {s, log2};
-  }
-  usage(("--sample takes STAGE=N with a stage name (VS, FS, CS, RAYGEN...), got " + kv).c_str());
-  return {0, 0};
-}
 
 Options parse(int argc, char **argv) {
   Options o;
@@ -135,7 +118,9 @@ Options parse(int argc, char **argv) {
       if (rows != "draw" && rows != "pipeline") usage("--block-rows takes draw or pipeline");
       o.blockRowPerPipeline = rows == "pipeline";
     }
-    else if (a == "--sample") o.sampling.push_back(parseSampling(value()));
+    else if (a == "--sample") {
+      if (!parseSampling(value(), o.sampling.emplace_back())) usage((std::string("--sample takes STAGE=N: a stage name (VS, FS, CS, RAYGEN...) and N a power of two from 1 to 32768, got ") + argv[i]).c_str());
+    }
     else if (a == "--skip-draw") o.skipDraw = parseCount(value(), "--skip-draw");
     else if (a == "--device") o.device = static_cast<int>(parseCount(value(), "--device"));
     else if (parseAppOption(o.app, a, value)) continue;
