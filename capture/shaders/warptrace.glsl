@@ -203,6 +203,19 @@ bool wtOn_ = false;  // this warp records (wtBegin's sampling decision)
 // Never true: keeps a value alive without a store in the common path.
 #define wtKeep_(value) if ((value) == 0x9e3779b9u) wtFlags = (value)
 
+// The live lanes' mask (helper lanes left out) and whether this lane is the lowest live one: the record's writer.
+// Per invocation (WT_SUBGROUP 0) each live lane is its own record.
+uvec2 wtLiveMask_(out bool leader) {
+#if WT_SUBGROUP
+  uvec4 ballot = subgroupBallot(wtLive_());
+  leader = wtLive_() && subgroupBallotFindLSB(ballot) == gl_SubgroupInvocationID;
+  return ballot.xy;
+#else
+  leader = wtLive_();
+  return uvec2(1u, 0u);
+#endif
+}
+
 #include "warptrace_sampling.glsl"
 #include "warptrace_position.glsl"
 
@@ -255,14 +268,8 @@ void wtEnd(uint stage, uint customId) {
   uint device = 0u;
 #endif
   uint ids = wtSmSlot_() | (stage << WT_IDS_STAGE_SHIFT) | (WT_RECORD_FLAGS_ << WT_IDS_FLAGS_SHIFT);
-#if WT_SUBGROUP
-  uvec4 ballot = subgroupBallot(wtLive_());
-  bool leader = wtLive_() && subgroupBallotFindLSB(ballot) == gl_SubgroupInvocationID;
-  uvec2 mask = ballot.xy;
-#else
-  bool leader = wtLive_();
-  uvec2 mask = uvec2(1u, 0u);
-#endif
+  bool leader;
+  uvec2 mask = wtLiveMask_(leader);
 #if WT_POSITION_STAGE_
   // Word 3 holds the position instead of lanes 32..63 (none at 32 lanes or fewer), flagged.
   uint position = wtPosition_();

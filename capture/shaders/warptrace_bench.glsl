@@ -86,13 +86,9 @@ void wtBenchEnd_(uint stage, uint customId) {
   uvec4 ballot = subgroupBallot(true);
   bool leader = subgroupElect();
   uvec2 mask = ballot.xy;
-#elif WT_SUBGROUP
-  uvec4 ballot = subgroupBallot(wtLive_());
-  bool leader = wtLive_() && subgroupBallotFindLSB(ballot) == gl_SubgroupInvocationID;
-  uvec2 mask = ballot.xy;
 #else
-  bool leader = wtLive_();
-  uvec2 mask = uvec2(1u, 0u);
+  bool leader;
+  uvec2 mask = wtLiveMask_(leader);
 #endif
 #if WT_POSITION_STAGE_
   // Word 3 holds the position instead of lanes 32..63 (none at 32 lanes or fewer), flagged.

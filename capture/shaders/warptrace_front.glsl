@@ -27,14 +27,7 @@ uint wtIds_;  // without the stage (FRONT: wtEnd's stage goes in)
 
 void wtFrontBegin_() {
   wtIds_ = wtSmSlot_() | (WT_RECORD_FLAGS_ << WT_IDS_FLAGS_SHIFT);
-#if WT_SUBGROUP
-  uvec4 ballot = subgroupBallot(wtLive_());
-  wtLeader_ = wtLive_() && subgroupBallotFindLSB(ballot) == gl_SubgroupInvocationID;
-  wtMask_ = ballot.xy;
-#else
-  wtLeader_ = wtLive_();
-  wtMask_ = uvec2(1u, 0u);
-#endif
+  wtMask_ = wtLiveMask_(wtLeader_);
 #if WT_POSITION_STAGE_
   uint position = wtPosition_();
   if (position != WT_NO_POSITION) {

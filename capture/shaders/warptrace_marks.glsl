@@ -29,14 +29,8 @@ void wtMark(uint id) {
   uint sequence = wtMarks_;
   wtMarks_ = sequence + 1u;
   uint ids = wtSmSlot_() | (WT_STAGE_MARK << WT_IDS_STAGE_SHIFT) | (WT_RECORD_FLAGS_ << WT_IDS_FLAGS_SHIFT);
-#if WT_SUBGROUP
-  uvec4 ballot = subgroupBallot(wtLive_());
-  bool leader = wtLive_() && subgroupBallotFindLSB(ballot) == gl_SubgroupInvocationID;
-  uvec2 mask = ballot.xy;
-#else
-  bool leader = wtLive_();
-  uvec2 mask = uvec2(1u, 0u);
-#endif
+  bool leader;
+  uvec2 mask = wtLiveMask_(leader);
   if (leader) {
     uint slot = atomicAdd(wtCount, 1u);
     wtStore_(slot, uvec4(now, wtStart_, id, mask.y), uvec4(ids, wtDrawId, sequence, mask.x));
