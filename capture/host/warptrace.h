@@ -846,7 +846,9 @@ static void wtWriteSamplingMetadata_(const wtTracer *t, FILE *f) {
     any = 1;
   }
   if (!any) return;
-  if (t->samplingBudget > 0) fprintf(f, " }, \"chosenBy\": \"budget\", \"budget\": %.4f }", t->samplingBudget);
+  /* Whole and ten-thousandths printed as integers: %f follows the app's locale (a decimal comma breaks the JSON). */
+  unsigned long long scaled = (unsigned long long)(t->samplingBudget * 10000.0 + 0.5);
+  if (t->samplingBudget > 0) fprintf(f, " }, \"chosenBy\": \"budget\", \"budget\": %llu.%04llu }", scaled / 10000, scaled % 10000);
   else fprintf(f, " }, \"chosenBy\": \"flag\", \"budget\": null }");
 }
 

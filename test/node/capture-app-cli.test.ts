@@ -75,7 +75,7 @@ setInterval(() => {}, 1000);`,
   assert.match(r.out, /^wrote .*out\.wtrace \(.*\): fake-app, frame 5, on /);
   assert.match(r.out, /records kept, [\d,]+ dropped/);
   assert.match(r.out, /calibration \S+, SMs aligned: (yes|NO)/);
-  assert.match(r.out, /fragment warps sampled: one in 8 records \(FS warp counts are ~1\/8 of the real ones/);
+  assert.match(r.out, /warps sampled: FS 1 in 8 \(counts and summed times are estimates; the recorded warps' times are real\)/);
   assert.match(r.out, /not traced \(1; their warps are missing\):\n {4}pipeline 0xbeef: it has a ray-tracing stage \(not traced by the layer yet\)/);
   assert.doesNotMatch(r.out, /fake app/);
   assert.match(r.err, /fake app: frame rendered/);
@@ -87,7 +87,8 @@ setInterval(() => {}, 1000);`,
   assert.equal(env['WARPTRACE_FRAME'], '5');
   assert.equal(env['WARPTRACE_STAGES'], 'vs,fs,task,mesh', 'in stage order, the mesh stages included');
   assert.equal(env['WARPTRACE_DRAWS'], 'GBuffer*');
-  assert.equal(env['WARPTRACE_SAMPLE_FS'], '8');
+  assert.equal(env['WARPTRACE_SAMPLE'], 'FS=8', '--sample-fs 8 is --sample fs=8');
+  assert.equal(env['WARPTRACE_FS_ID'], undefined, 'the layer\'s default fragment custom id');
   assert.equal(env['WARPTRACE_POSITIONS'], 'cs,fs');
   assert.equal(env['WARPTRACE_OUTPUT'], raw);
   assert.equal(env['WARPTRACE_SUBMITS'], undefined);
@@ -307,8 +308,12 @@ test('usage errors exit 2', () => {
     [['capture', '-o', 'x.wtrace', '--submits', '5..2', '--', 'x'], /--submits needs N <= M/],
     [['capture', '-o', 'x.wtrace', '--stages', 'vs,ms', '--', 'x'], /--stages takes/],
     [['capture', '-o', 'x.wtrace', '--timeout', 'soon', '--', 'x'], /--timeout needs a whole number/],
-    [['capture', '-o', 'x.wtrace', '--sample-fs', '0', '--', 'x'], /--sample-fs needs a whole number from 1 to 65536, got "0"/],
-    [['capture', '-o', 'x.wtrace', '--sample-fs', '65537', '--', 'x'], /--sample-fs needs a whole number from 1 to 65536/],
+    [['capture', '-o', 'x.wtrace', '--sample-fs', '0', '--', 'x'], /--sample-fs takes a power of two from 1 to 32768 \(one warp in N records\), got "0"/],
+    [['capture', '-o', 'x.wtrace', '--sample-fs', '65536', '--', 'x'], /--sample-fs takes a power of two from 1 to 32768/],
+    [['capture', '-o', 'x.wtrace', '--sample', 'fs=6', '--', 'x'], /--sample fs takes a power of two from 1 to 32768 \(one warp in N records\), got "6"/],
+    [['capture', '-o', 'x.wtrace', '--sample', 'px=8', '--', 'x'], /--sample takes STAGE=N with a stage of vs,tcs,tes,gs,fs,cs,task,mesh,rgen,ahit,chit,miss,rint,call, got "px=8"/],
+    [['capture', '-o', 'x.wtrace', '--sample', 'fs=8', '--sample-fs', '4', '--', 'x'], /--sample-fs and --sample fs=N both set the fragment rate/],
+    [['capture', '-o', 'x.wtrace', '--fs-id', 'primitive', '--', 'x'], /--fs-id takes primitive-id, frag-coord or none, got "primitive"/],
     [['capture', '-o', 'x.wtrace', '--positions', 'fs,vs', '--', 'x'], /--positions: expected fs, cs, rgen, ahit, chit, miss, rint, call \(comma-separated\) or none, got "vs"/],
     [['capture', '-o', 'x.wtrace', '--workload', 'aqt', '--', 'x'], /Unknown option '--workload'/],
     [['capture', '-o', 'x.wtrace', 'stray', '--', 'x'], /unexpected argument stray/],
@@ -332,14 +337,15 @@ test('a program that cannot be started is exit 1', () => {
 
 test('layerEnvironment prepends to the user layers and drops inherited WARPTRACE_ selections', () => {
   const env = layerEnvironment(
-    { VK_ADD_LAYER_PATH: '/opt/layers', VK_INSTANCE_LAYERS: 'VK_LAYER_KHRONOS_validation', WARPTRACE_FRAME: '9', WARPTRACE_DRAWS: 'x', WARPTRACE_SAMPLE_FS: '4', WARPTRACE_TIME_ONLY: '1', WARPTRACE_PLAIN_NS: '5', HOME: '/h' },
+    { VK_ADD_LAYER_PATH: '/opt/layers', VK_INSTANCE_LAYERS: 'VK_LAYER_KHRONOS_validation', WARPTRACE_FRAME: '9', WARPTRACE_DRAWS: 'x', WARPTRACE_SAMPLE: 'FS=4', WARPTRACE_FS_ID: 'primitive-id', WARPTRACE_TIME_ONLY: '1', WARPTRACE_PLAIN_NS: '5', HOME: '/h' },
     { manifestDir: '/build/layer', socketPath: '/tmp/s.sock', rawOutput: '/tmp/c.wtraw', selection: { frame: null, submits: { first: 1, last: 3 }, trigger: null, stages: null, draws: null, capacity: 1024 } },
   );
   assert.equal(env['VK_ADD_LAYER_PATH'], '/build/layer:/opt/layers');
   assert.equal(env['VK_INSTANCE_LAYERS'], 'VK_LAYER_WARPTRACE_capture:VK_LAYER_KHRONOS_validation');
   assert.equal(env['WARPTRACE_FRAME'], undefined);
   assert.equal(env['WARPTRACE_DRAWS'], undefined);
-  assert.equal(env['WARPTRACE_SAMPLE_FS'], undefined, 'an inherited sampling rate does not leak into the capture');
+  assert.equal(env['WARPTRACE_SAMPLE'], undefined, 'an inherited sampling rate does not leak into the capture');
+  assert.equal(env['WARPTRACE_FS_ID'], undefined, 'nor an inherited fragment custom id');
   assert.equal(env['WARPTRACE_TIME_ONLY'], undefined, 'an inherited time-only switch would leave the capture untraced');
   assert.equal(env['WARPTRACE_PLAIN_NS'], undefined);
   assert.equal(env['WARPTRACE_SUBMITS'], '1..3');
@@ -494,7 +500,7 @@ test('--exit-after: the app ended after each capture; a second capture that stil
   const [dropped, holds] = [40_000 - sampleRecords, sampleRecords].map((n) => n.toLocaleString('en-US'));
   assert.match(
     r.out,
-    new RegExp(`, ${dropped} dropped \\(the buffer holds ${holds}, the most this device can; the frame needs 40,000: trace less with --draws, --stages or --sample-fs\\)\\n  captured again with --capacity 65,536: the first capture dropped 20,000 of 40,000 records \\(the buffer held 20,000\\)\\n`),
+    new RegExp(`, ${dropped} dropped \\(the buffer holds ${holds}, the most this device can; the frame needs 40,000: trace less with --draws, --stages or --sample\\)\\n  captured again with --capacity 65,536: the first capture dropped 20,000 of 40,000 records \\(the buffer held 20,000\\)\\n`),
   );
 });
 
@@ -538,7 +544,7 @@ test('no second capture: a fixed --capacity, a --trigger, an app that runs on, a
   assert.equal(cut.code, 0, cut.err);
   assert.equal(cut.runs.length, 1);
   assert.equal(cut.runs[0]!.env['WARPTRACE_CAPACITY'], '30000');
-  assert.match(cut.out, /20,000 dropped \(the buffer holds 20,000, the most this device can; the frame needs 40,000: trace less with --draws, --stages or --sample-fs\)\n/);
+  assert.match(cut.out, /20,000 dropped \(the buffer holds 20,000, the most this device can; the frame needs 40,000: trace less with --draws, --stages or --sample\)\n/);
 });
 
 test('--capacity takes auto, auto:N or N up to the layer\'s 67108864', () => {
