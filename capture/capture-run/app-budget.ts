@@ -16,7 +16,7 @@ import type { SampleRates } from '../../cli/commands/capture-sample.js';
 
 /** A stage's share of the excess at one warp in N, relative to the rate it was measured at: (N/n)^(−1/3). */
 export const EXCESS_EXPONENT = -1 / 3;
-/** A stage with fewer than this share of the frame's warps is sampled only when no other stage can be raised. */
+/** A stage that recorded fewer than this share of the trace's warps is sampled more only when no other stage can be: its few warps keep their statistics. */
 export const SMALL_STAGE_SHARE = 0.01;
 
 export interface BudgetInput {
@@ -63,7 +63,7 @@ interface StageState {
  * The least sampling the model says brings the ratio within the budget: one doubling at a time, always of the stage
  * whose modelled excess is largest now (a doubling removes the same fraction, 1 − 2^(−1/3), of any stage's excess,
  * and each stage's gains shrink as it is raised, so taking the largest gain each time reaches the budget in the
- * fewest doublings). Stages under SMALL_STAGE_SHARE of the frame's warps are left at their rate unless every other
+ * fewest doublings). Stages under SMALL_STAGE_SHARE of the recorded warps are left at their rate unless every other
  * stage is at MAX_SAMPLE_EVERY. Ties go to the lower stage code, so the choice is deterministic.
  */
 export function chooseRates(input: BudgetInput): BudgetChoice {
@@ -86,20 +86,14 @@ export function chooseRates(input: BudgetInput): BudgetChoice {
 function stageStates(input: BudgetInput, excess: number): StageState[] {
   const every = (name: StageName) => input.rates[name] ?? 1;
   let recordedTotal = 0;
-  let frameTotal = 0;
-  for (const s of STAGES) {
-    const n = input.recorded[s.code] ?? 0;
-    recordedTotal += n;
-    // The frame's warps: a sampled stage ran about N times the warps it recorded.
-    frameTotal += n * every(s.name);
-  }
+  for (const s of STAGES) recordedTotal += input.recorded[s.code] ?? 0;
   const states: StageState[] = [];
   if (recordedTotal === 0) return states;
   for (const s of STAGES) {
     const n = input.recorded[s.code] ?? 0;
     if (n === 0 || s.code === Stage.RAYGEN_REORDERED) continue;
     const from = every(s.name);
-    states.push({ name: s.name, code: s.code, measured: (excess * n) / recordedTotal, from, every: from, small: n * from < SMALL_STAGE_SHARE * frameTotal });
+    states.push({ name: s.name, code: s.code, measured: (excess * n) / recordedTotal, from, every: from, small: n < SMALL_STAGE_SHARE * recordedTotal });
   }
   return states;
 }
