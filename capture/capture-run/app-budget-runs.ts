@@ -154,8 +154,8 @@ function frameOf(trace: Trace, options: AppCaptureOptions): string {
   return frame === null ? describeSelection(options.selection) : `frame ${frame}`;
 }
 
-/** 1.1 as "1.10", as the user would write a 10% budget; finer budgets as given. */
+/** 1.1 as "1.10", as the user would write a 10% budget; finer and larger budgets as given. */
 function formatBudget(budget: number): string {
   const hundredths = Math.round(budget * 100);
-  return Math.abs(budget * 100 - hundredths) < 1e-9 ? (hundredths / 100).toFixed(2) : String(budget);
+  return budget < 10 && Math.abs(budget * 100 - hundredths) < 1e-9 ? (hundredths / 100).toFixed(2) : String(budget);
 }
