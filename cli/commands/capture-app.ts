@@ -63,9 +63,10 @@ into OUT. The app's stdout goes to stderr, so stdout carries only the summary.
                          (1 < B <= 100, up to 4 decimals; 1.10: 10% longer): capture, read the
                          trace's overhead, and while it is over B capture again, sampling more
                          warps of the stages that recorded the most (never one with under 1%
-                         of the frame's warps while another can be sampled more), at most
+                         of the recorded warps while another can be sampled more), at most
                          ${MAX_BUDGET_RUNS} runs in all. Each run launches the app again: use it with an app
-                         whose frame N is the same work every run, and with --exit-after.
+                         whose frame N is the same work every run, and with --exit-after
+                         (with --trigger, touch FILE again in each run).
                          --sample gives the first run's rates (default every warp). Keeps the
                          first run within B, else the lowest, saying plainly the budget was
                          not met (exit 0). The trace records the rates as chosen by the budget
