@@ -6,7 +6,8 @@
  * app to exit, or the timeout), and converts the raw dump into a .wtrace.
  * A capture that dropped records, in a buffer the CLI sized (--capacity auto),
  * is taken again once with the buffer its frame needed; the second trace
- * replaces the first only if it dropped fewer.
+ * replaces the first only if it dropped fewer. With --budget B the app is run
+ * up to five times, at the rates app-budget-runs.ts chooses.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,7 @@ import { readInputFile, writeFileAtomic } from '../../cli/files.js';
 import { InstrumentServer, type ServerStats } from '../layer-server/server.js';
 import type { LayerEvent } from '../layer-server/requests.js';
 import { AppProcess, describeExit, waitForApp, type AppExit, type Ending } from './app-process.js';
+import { captureWithinBudget } from './app-budget-runs.js';
 import { describeSelection, layerEnvironment, type CaptureSelection } from './app-environment.js';
 import { buildLayer } from './layer-build.js';
 import { addOffscreenEnvironment } from './offscreen-manifest.js';
@@ -57,6 +59,16 @@ export interface AppCaptureOptions {
    * frame needed (not with a trigger; only when the app ended by itself or by --exit-after). False: the user fixed it.
    */
   readonly growCapacity?: boolean;
+  /** --budget B: runs until the traced frame is within B x the untraced frames (app-budget-runs.ts); null or absent: one capture. */
+  readonly budget?: number | null;
+  /** The paths the summary names, where a run writes elsewhere (a --budget run's temporary files); absent: output and raw. */
+  readonly shownAs?: { readonly output: string; readonly raw: string | null };
+}
+
+/** One capture's exit status, and how its app ended (null: nothing was captured). */
+export interface CaptureOnce {
+  readonly status: number;
+  readonly ending: Ending | null;
 }
 
 /** The first thing that ended the wait for a capture. */
@@ -107,6 +119,12 @@ type SecondCapture = { readonly capacity: number } | { readonly why: string };
 /** Runs the capture; returns the exit status (0 written, 1 no capture or a failed one, 130/143 interrupted). */
 export async function captureApp(options: AppCaptureOptions, io: CliIo): Promise<number> {
   const manifestDir = options.manifestDir ?? (await buildLayer());
+  if (options.budget === undefined || options.budget === null) return (await captureOnce(options, io, manifestDir)).status;
+  return captureWithinBudget(options, options.budget, io, (runOptions, runIo) => captureOnce(runOptions, runIo, manifestDir));
+}
+
+/** One capture, taken again once where the buffer dropped records and a larger one can help. */
+async function captureOnce(options: AppCaptureOptions, io: CliIo, manifestDir: string): Promise<CaptureOnce> {
   const baseline = await untracedBaseline(options, manifestDir, io);
   const say = (text: string) => io.err(`warptrace: ${oneLine(text)}`);
   const asked = options.selection.capacity ?? DEFAULT_CAPACITY;
@@ -135,13 +153,14 @@ export async function captureApp(options: AppCaptureOptions, io: CliIo): Promise
     // Not ended by itself: a second run would need the user to end the app again, and may not see the same frame.
     onRunningOn: () => tellFirst(`not captured again: the app ran on after the capture (with --exit-after the command ends it and captures again)`),
   });
-  if (first.kind === 'failed') return first.status;
+  if (first.kind === 'failed') return { status: first.status, ending: null };
   const firstCapture = first.capture;
   const plan = again as SecondCapture | null;
-  if (told || plan === null || 'why' in plan) return 0;
+  const kept = (ending: Ending): CaptureOnce => ({ status: 0, ending });
+  if (told || plan === null || 'why' in plan) return kept(first.ending);
   if (first.ending === 'interrupted') {
     tellFirst(`not captured again: interrupted (${first.interruptedBy ?? 'by a signal'})`);
-    return 0;
+    return kept(first.ending);
   }
 
   const c = firstCapture.header.capture;
@@ -150,7 +169,7 @@ export async function captureApp(options: AppCaptureOptions, io: CliIo): Promise
   say(
     `${count(dropped)} of ${count(c.recordsWritten)} records dropped (the buffer holds ${count(c.bufferCapacity)}): capturing ` +
       `${describeSelection(options.selection)} again with --capacity ${count(capacity)} (${capacityMemory(capacity)}); ` +
-      `${options.output} keeps this capture unless the new one drops fewer`,
+      `${options.shownAs?.output ?? options.output} keeps this capture unless the new one drops fewer`,
   );
   const retry = await captureRun(options, io, {
     manifestDir,
@@ -164,23 +183,23 @@ export async function captureApp(options: AppCaptureOptions, io: CliIo): Promise
   if (retry.kind === 'failed') {
     if (retry.interruptedBy !== null) {
       tellFirst(`not replaced: capturing again ${withCapacity} was interrupted (${retry.interruptedBy})`);
-      return retry.status;
+      return { status: retry.status, ending: 'interrupted' };
     }
     tellFirst(`not replaced: capturing again ${withCapacity} failed: ${retry.message}`);
-    return 0;
+    return kept(first.ending);
   }
   const next = retry.capture;
   const nextDropped = next.header.capture.recordsWritten - next.header.capture.recordsKept;
   if (nextDropped >= dropped) {
     tellFirst(`not replaced: captured again ${withCapacity}, ${count(nextDropped)} records dropped, no fewer`);
-    return 0;
+    return kept(retry.ending);
   }
   const nextSize = await writeFileAtomic(options.output, [next.wtrace], { overwrite: true });
   if (options.raw !== null && next.raw !== null) await writeFileAtomic(options.raw, [next.raw], { overwrite: true });
   const draws = next.header.draws.length === firstCapture.header.draws.length ? '' : `; it had ${count(firstCapture.header.draws.length)} draws, this one ${count(next.header.draws.length)}`;
   const line = `captured again ${withCapacity}: the first capture dropped ${count(dropped)} of ${count(c.recordsWritten)} records (the buffer held ${count(c.bufferCapacity)})${draws}`;
   io.out(captureSummary({ ...summaryOf(options, next), size: nextSize, asked: capacity, retry: line }));
-  return 0;
+  return kept(retry.ending);
 }
 
 function count(n: number): string {
@@ -206,13 +225,13 @@ function secondCapture(options: AppCaptureOptions, header: TraceHeader, asked: n
 
 function summaryOf(options: AppCaptureOptions, capture: Captured) {
   return {
-    output: options.output,
+    output: options.shownAs?.output ?? options.output,
     header: capture.header,
     warpCount: capture.warpCount,
     progress: capture.progress,
     stats: capture.stats,
     selection: options.selection,
-    raw: options.raw,
+    raw: options.shownAs === undefined ? options.raw : options.shownAs.raw,
   };
 }
 

@@ -29,6 +29,8 @@ export interface CaptureSelection {
   readonly capacity: number | null;
   /** One warp in N records, by stage (WARPTRACE_SAMPLE, cli/commands/capture-sample.ts); null or absent: every warp. */
   readonly sample?: Readonly<Partial<Record<StageName, number>>> | null;
+  /** --budget B: the rates above were chosen to keep the frame within B (WARPTRACE_SAMPLE_BUDGET); null or absent: by the user. */
+  readonly sampleBudget?: number | null;
   /** Stages whose warps record a screen position ('fs', 'fs,cs,rgen,chit', 'none'; WARPTRACE_POSITIONS); null or absent: the instrumenter's default (fragment and ray tracing). */
   readonly positions?: string | null;
   /** The fragment records' custom id (WARPTRACE_FS_ID); null or absent: the layer's default (frag-coord). */
@@ -61,7 +63,7 @@ export interface LayerEnvironmentInput {
  * traced run only time, and the capture wait for --timeout).
  */
 const SELECTION_VARIABLES = [
-  'WARPTRACE_FRAME', 'WARPTRACE_SUBMITS', 'WARPTRACE_TRIGGER', 'WARPTRACE_STAGES', 'WARPTRACE_DRAWS', 'WARPTRACE_CAPACITY', 'WARPTRACE_SAMPLE', 'WARPTRACE_SAMPLE_FS', 'WARPTRACE_FS_ID',
+  'WARPTRACE_FRAME', 'WARPTRACE_SUBMITS', 'WARPTRACE_TRIGGER', 'WARPTRACE_STAGES', 'WARPTRACE_DRAWS', 'WARPTRACE_CAPACITY', 'WARPTRACE_SAMPLE', 'WARPTRACE_SAMPLE_FS', 'WARPTRACE_SAMPLE_BUDGET', 'WARPTRACE_FS_ID',
   'WARPTRACE_POSITIONS', 'WARPTRACE_BLOCKS', 'WARPTRACE_BLOCK_CELLS', 'WARPTRACE_BLOCK_ROWS', 'WARPTRACE_MARKS', 'WARPTRACE_RAY_EVENTS', 'WARPTRACE_TIME_ONLY', 'WARPTRACE_PLAIN_NS', 'WARPTRACE_PLAIN_RUNS',
 ] as const;
 
@@ -82,6 +84,7 @@ export function layerEnvironment(base: NodeJS.ProcessEnv, input: LayerEnvironmen
   if (s.draws !== null) env['WARPTRACE_DRAWS'] = s.draws;
   if (s.capacity !== null) env['WARPTRACE_CAPACITY'] = String(s.capacity);
   if (s.sample !== undefined && s.sample !== null) env['WARPTRACE_SAMPLE'] = Object.entries(s.sample).map(([stage, n]) => `${stage}=${n}`).join(',');
+  if (s.sampleBudget !== undefined && s.sampleBudget !== null) env['WARPTRACE_SAMPLE_BUDGET'] = String(s.sampleBudget);
   if (s.positions !== undefined && s.positions !== null) env['WARPTRACE_POSITIONS'] = s.positions;
   if (s.fsCustomId !== undefined && s.fsCustomId !== null) env['WARPTRACE_FS_ID'] = s.fsCustomId;
   if (s.blocks !== undefined && s.blocks !== null) {

@@ -12,6 +12,7 @@ import type { MarkSite } from '../../instrument/options.js';
 import { sampleRates } from './capture-sample.js';
 import { FlagError, parseMarkSites } from '../../instrument/cli-options.js';
 import { DEFAULT_CAPACITY, MAX_CAPACITY, parseCapacity } from '../../capture/capture-run/app-capacity.js';
+import { MAX_BUDGET_RUNS } from '../../capture/capture-run/app-budget-runs.js';
 
 export const DEFAULT_FRAME = 60;
 /** Untraced runs timed before a --submits capture: a median of three is robust to one slow run. */
@@ -21,7 +22,7 @@ const LAYER_STAGES = ['vs', 'tcs', 'tes', 'gs', 'fs', 'cs', 'task', 'mesh', 'rge
 export const APP_CAPTURE_HELP = `App mode: trace an unmodified Vulkan app through the capture layer
 (VK_LAYER_WARPTRACE_capture, built from capture/layer/ into .capture-build/layer):
   warptrace capture -o OUT.wtrace [--frame N | --submits N..M | --trigger FILE]
-                    [--stages vs,fs] [--draws GLOB|A..B] [--sample N|fs=8,..] [--offscreen]
+                    [--stages vs,fs] [--draws GLOB|A..B] [--sample N|fs=8,..] [--budget B] [--offscreen]
                     [--capacity auto|auto:N|N] [--exit-after] -- APP ARGS...
 
 Everything after the first -- is the app's command line. The app runs with the
@@ -58,6 +59,19 @@ into OUT. The app's stdout goes to stderr, so stdout carries only the summary.
                          standard error), figures that need every warp (idle, syncs,
                          occupancy of the stage) are withheld; the trace says so.
                          --sample-fs N is --sample fs=N
+  --budget B             keep the traced frame within B times the untraced frames before it
+                         (1 < B <= 100, up to 4 decimals; 1.10: 10% longer): capture, read the
+                         trace's overhead, and while it is over B capture again, sampling more
+                         warps of the stages that recorded the most (never one with under 1%
+                         of the recorded warps while another can be sampled more), at most
+                         ${MAX_BUDGET_RUNS} runs in all. Each run launches the app again: use it with an app
+                         whose frame N is the same work every run, and with --exit-after
+                         (with --trigger, touch FILE again in each run).
+                         --sample gives the first run's rates (default every warp). Keeps the
+                         first run within B, else the lowest, saying plainly the budget was
+                         not met (exit 0). The trace records the rates as chosen by the budget
+                         (capture.sampling) and the budget (capture.parameters.budget). Frames
+                         only (--frame, --trigger), not --submits
   --positions LIST       warps that record their screen position: fs, cs, rgen, ahit, chit,
                          miss, rint, call (comma-separated; the ray-tracing stages' pixel
                          is the launch id) or none (default fs and every ray-tracing
@@ -124,6 +138,7 @@ export async function runAppCapture(own: readonly string[], app: readonly string
     draws: { type: 'string' },
     capacity: { type: 'string' },
     sample: { type: 'string' },
+    budget: { type: 'string' },
     'sample-fs': { type: 'string' },
     positions: { type: 'string' },
     'fs-id': { type: 'string' },
@@ -147,6 +162,11 @@ export async function runAppCapture(own: readonly string[], app: readonly string
   if (values.trigger !== undefined && values.submits !== undefined) throw new UsageError('--trigger and --submits exclude each other');
   if (values.trigger === '') throw new UsageError('--trigger needs a file path');
   if (values.cache === '') throw new UsageError('--cache needs a folder');
+  // --submits are measured against separate untraced runs (--overhead-runs), not against frames of the same run.
+  if (values.budget !== undefined && values.submits !== undefined) {
+    throw new UsageError('--budget applies to frames: it compares the traced frame with the untraced frames before it in the same run, and --submits overhead comes from separate untraced runs');
+  }
+  const budget = values.budget === undefined ? null : parseBudget(values.budget);
   const capacity = parseCapacity(values.capacity);
   if (capacity === null) throw new UsageError(`--capacity needs auto, auto:N or N, N a whole number from 1 to ${MAX_CAPACITY}, got "${values.capacity}"`);
   const selection: CaptureSelection = {
@@ -184,10 +204,18 @@ export async function runAppCapture(own: readonly string[], app: readonly string
       overheadRuns,
       offscreen: values.offscreen === true,
       growCapacity: capacity.grow,
+      budget,
       ...(values.cache === undefined ? {} : { cacheDir: values.cache }),
     },
     io,
   );
+}
+
+/** --budget B: 1 < B <= 100, at most 4 decimals (what the layer reads back, and what the trace records). */
+function parseBudget(text: string): number {
+  const value = Number(text);
+  if (!/^\d+(\.\d{1,4})?$/.test(text) || !(value > 1) || value > 100) throw new UsageError(`--budget needs a number above 1 and at most 100, with up to 4 decimals (1.10: 10% over the untraced frames), got "${text}"`);
+  return value;
 }
 
 function wholeNumber(text: string, flag: string, min: number, max: number): number {

@@ -176,7 +176,7 @@ static void prepareTracing(DeviceState *device, const VkDeviceCreateInfo *appInf
     if (r != VK_SUCCESS) device->untraceableWhy = "cannot create the trace buffer (VkResult " + std::to_string((int)r) + ")";
     else device->emptySetLayout = wtTracerEmptySetLayout(device->tracer);
     for (uint32_t stage = 0; device->tracer && stage < 14; stage++)
-      if (s.sampleLog2[stage] && wtSetSampling(device->tracer, stage, s.sampleLog2[stage], 0) != VK_SUCCESS)
+      if (s.sampleLog2[stage] && wtSetSampling(device->tracer, stage, s.sampleLog2[stage], s.sampleBudget) != VK_SUCCESS)
         reportNote(device, "sampling", "could not write the sampling rates: every warp records");
     device->slotCapacity = device->tracer ? kSlotCapacity : 0;
     createDescriptorBufferTracing(device);  // its pipelines are reported with why where it cannot

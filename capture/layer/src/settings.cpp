@@ -49,6 +49,21 @@ static void parseSampling(const char *text, Settings &s) {
   }
 }
 
+/* WARPTRACE_SAMPLE_BUDGET: "1.1" (the CLI's --budget, 1 < B <= 100, up to 4 decimals); 0 when malformed. Read by hand, not
+   with strtod: the app's locale may write its decimal point as a comma. */
+static double parseBudget(const char *text) {
+  uint64_t whole = 0, fraction = 0, scale = 1;
+  const char *p = text;
+  if (*p < '0' || *p > '9') return 0;
+  for (; *p >= '0' && *p <= '9' && whole <= 100; p++) whole = whole * 10 + (uint64_t)(*p - '0');
+  if (*p == '.') {
+    for (p++; *p >= '0' && *p <= '9' && scale < 10000; p++) fraction = fraction * 10 + (uint64_t)(*p - '0'), scale *= 10;
+    if (scale == 1) return 0;
+  }
+  double budget = (double)whole + (double)fraction / (double)scale;
+  return *p == '\0' && budget > 1 && budget <= 100 ? budget : 0;
+}
+
 static uint32_t parseStages(const char *text, std::string &problems) {
   uint32_t mask = 0;
   std::string list(text);
@@ -89,6 +104,10 @@ static Settings read() {
     std::string id = v;
     if (id == "primitive-id" || id == "frag-coord" || id == "none") s.fsCustomId = id;
     else s.problems += "WARPTRACE_FS_ID: expected primitive-id, frag-coord or none; ";
+  }
+  if (const char *v = getenv("WARPTRACE_SAMPLE_BUDGET")) {
+    s.sampleBudget = parseBudget(v);
+    if (s.sampleBudget == 0) s.problems += "WARPTRACE_SAMPLE_BUDGET: expected a number above 1, at most 100 (up to 4 decimals); ";
   }
   if (const char *v = getenv("WARPTRACE_BLOCKS")) s.blocks = std::string(v) == "1";
   if (const char *v = getenv("WARPTRACE_BLOCK_CELLS")) {

@@ -26,6 +26,7 @@ struct Settings {
   // in warps that record nothing) or none.
   std::string fsCustomId = "frag-coord";
   bool sampling = false;     // some stage is sampled: modules get the run-time sampling test ("sampling": "runtime")
+  double sampleBudget = 0;   // WARPTRACE_SAMPLE_BUDGET (1 < B <= 100): the rates were chosen by `--budget B` (metadata, parameters); 0: by the user
   std::string positions;     // WARPTRACE_POSITIONS as given ("fs,cs", "fs,rgen,chit", "none"); empty: the instrumenter's default
   std::string positionJson;  // the same as the instrument request's "position" list (["FS", "CS"], ["FS", "RAYGEN", "CLOSEST_HIT"], [])
   bool blocks = false;       // WARPTRACE_BLOCKS=1: block profiles (the instrumenter's --blocks; shared-schema "Block profiles")

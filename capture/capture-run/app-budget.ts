@@ -1,0 +1,133 @@
+/**
+ * `warptrace capture --budget B`: the sampling rates the next run asks for, from what the last run measured (its
+ * traced frame against the untraced frames before it, and how many warps each stage recorded). Pure: the runs
+ * themselves are app-budget-runs.ts.
+ *
+ * The model. The traced frame's excess (ratio − 1) is the warps' records: it is spread over the stages in proportion
+ * to the warps each recorded, and a stage's share falls as N^(−1/3) when it records one warp in N instead of one in n
+ * (relative to the rate it was measured at: (N/n)^(−1/3)). On the H200, a fragment-bound frame (AQT) traced at
+ * 1.52x the untraced frames in full kept 62% / 50% / 40% of that excess at one warp in 4 / 8 / 16, which is
+ * 4^(−1/3) = 0.63, 8^(−1/3) = 0.50, 16^(−1/3) = 0.40: the per-warp record is not the whole cost (the sampling test
+ * itself, the prologue of every warp, caches), so it does not fall linearly with N. The model leaves out the few
+ * percent the sampling test costs once a stage is sampled: the next run measures it, and the loop goes on from there.
+ */
+import { MAX_SAMPLE_EVERY, STAGES, STAGE_COUNT, Stage, type StageName } from '../../shared-schema/index.js';
+import type { SampleRates } from '../../cli/commands/capture-sample.js';
+
+/** A stage's share of the excess at one warp in N, relative to the rate it was measured at: (N/n)^(−1/3). */
+export const EXCESS_EXPONENT = -1 / 3;
+/** A stage that recorded fewer than this share of the trace's warps is sampled more only when no other stage can be: its few warps keep their statistics. */
+export const SMALL_STAGE_SHARE = 0.01;
+
+export interface BudgetInput {
+  /** The rates the last run recorded at (stages absent: every warp). */
+  readonly rates: SampleRates;
+  /** That run's traced frame time over the untraced frames' (capture.overhead). */
+  readonly ratio: number;
+  /** The budget: the ratio the next run may reach (> 1). */
+  readonly budget: number;
+  /** Warps that run recorded, by stage code (recordedWarpsByStage). */
+  readonly recorded: ArrayLike<number>;
+}
+
+export interface BudgetChoice {
+  /** The rates for the next run: stages at 1 left out, the same object contents when nothing changes. */
+  readonly rates: SampleRates;
+  /** The ratio the model expects at these rates. */
+  readonly predicted: number;
+  /** Whether any rate was raised (false: the last run met the budget, or nothing is left to raise). */
+  readonly raised: boolean;
+}
+
+/** Per stage code, how many warps the trace holds; ray generation after a reorder point counts as ray generation (it has that stage's rate). */
+export function recordedWarpsByStage(stage: ArrayLike<number>, count: number): Float64Array {
+  const out = new Float64Array(STAGE_COUNT);
+  for (let i = 0; i < count; i++) {
+    const code = stage[i] as number;
+    if (code < STAGE_COUNT) out[code === Stage.RAYGEN_REORDERED ? Stage.RAYGEN : code]! += 1;
+  }
+  return out;
+}
+
+interface StageState {
+  readonly name: StageName;
+  readonly code: number;
+  /** The stage's excess at the rate it was measured at. */
+  readonly measured: number;
+  readonly from: number;
+  every: number;
+  readonly small: boolean;
+}
+
+/**
+ * The least sampling the model says brings the ratio within the budget: one doubling at a time, always of the stage
+ * whose modelled excess is largest now (a doubling removes the same fraction, 1 − 2^(−1/3), of any stage's excess,
+ * and each stage's gains shrink as it is raised, so taking the largest gain each time reaches the budget in the
+ * fewest doublings). Stages under SMALL_STAGE_SHARE of the recorded warps are left at their rate unless every other
+ * stage is at MAX_SAMPLE_EVERY. Ties go to the lower stage code, so the choice is deterministic.
+ */
+export function chooseRates(input: BudgetInput): BudgetChoice {
+  const excess = Math.max(0, input.ratio - 1);
+  const states = stageStates(input, excess);
+  const predict = () => 1 + states.reduce((sum, s) => sum + modelledExcess(s), 0);
+  let predicted = predict();
+  if (!(input.ratio > input.budget)) return { rates: ratesOf(input.rates, states), predicted, raised: false };
+  let raised = false;
+  while (predicted > input.budget) {
+    const next = largestRaisable(states, false) ?? largestRaisable(states, true);
+    if (next === null) break;
+    next.every *= 2;
+    raised = true;
+    predicted = predict();
+  }
+  return { rates: ratesOf(input.rates, states), predicted, raised };
+}
+
+function stageStates(input: BudgetInput, excess: number): StageState[] {
+  const every = (name: StageName) => input.rates[name] ?? 1;
+  let recordedTotal = 0;
+  for (const s of STAGES) recordedTotal += input.recorded[s.code] ?? 0;
+  const states: StageState[] = [];
+  if (recordedTotal === 0) return states;
+  for (const s of STAGES) {
+    const n = input.recorded[s.code] ?? 0;
+    if (n === 0 || s.code === Stage.RAYGEN_REORDERED) continue;
+    const from = every(s.name);
+    states.push({ name: s.name, code: s.code, measured: (excess * n) / recordedTotal, from, every: from, small: n < SMALL_STAGE_SHARE * recordedTotal });
+  }
+  return states;
+}
+
+function modelledExcess(s: StageState): number {
+  return s.measured * Math.pow(s.every / s.from, EXCESS_EXPONENT);
+}
+
+function largestRaisable(states: readonly StageState[], small: boolean): StageState | null {
+  let best: StageState | null = null;
+  for (const s of states) {
+    if (s.small !== small || s.every >= MAX_SAMPLE_EVERY) continue;
+    if (best === null || modelledExcess(s) > modelledExcess(best)) best = s;
+  }
+  return best;
+}
+
+/** The given rates with the states' rates over them, in stage order, stages at 1 left out. */
+function ratesOf(given: SampleRates, states: readonly StageState[]): SampleRates {
+  const out: Partial<Record<StageName, number>> = {};
+  for (const s of STAGES) {
+    const every = states.find((state) => state.name === s.name)?.every ?? given[s.name] ?? 1;
+    if (every > 1) out[s.name] = every;
+  }
+  return out;
+}
+
+/** "FS 1 in 8, VS 1 in 2" (the most sampled first), or "every warp". */
+export function describeRates(rates: SampleRates): string {
+  const entries = STAGES.map((s) => [s.name, rates[s.name] ?? 1] as const).filter(([, every]) => every > 1);
+  if (entries.length === 0) return 'every warp';
+  // A stable sort: equal rates stay in stage order.
+  return entries
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, every]) => `${name} 1 in ${every}`)
+    .join(', ');
+}
