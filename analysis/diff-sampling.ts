@@ -76,3 +76,14 @@ export function isEstimated(s: DiffSampling | undefined, side: 'a' | 'b', stages
 export function unlessWithheld<T>(s: AnalysisSummary, value: T): T | null {
   return s.sampling === undefined ? value : null;
 }
+
+/**
+ * A side's figure as the reports write it: "≈ " before an estimate (a sampled
+ * side's figure of a sampled stage; `stages` null: of the whole side),
+ * "withheld" for a figure the sampled side cannot give; as before otherwise.
+ */
+export function sideText(s: DiffSampling | undefined, side: 'a' | 'b', value: number | null, format: (v: number | null) => string, stages: readonly string[] | null, withheld = false): string {
+  if (!isEstimated(s, side, stages)) return format(value);
+  if (withheld) return value === null ? 'withheld' : format(value);
+  return `≈ ${format(value)}`;
+}

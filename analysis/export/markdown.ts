@@ -3,7 +3,7 @@
  * and A/B diffs. Every trace string goes through mdText.
  */
 import type { Delta, DrawDiff, SummaryDiff } from '../diff.js';
-import { isEstimated } from '../diff-sampling.js';
+import { isEstimated, sideText } from '../diff-sampling.js';
 import type { MatchHow } from '../draw-match.js';
 import { formatChange, formatNs, formatNumber, formatShare, gapBeforeCell, gapBeforeText, smLabel } from '../format.js';
 import type { AnalysisSummary, DrawSummary, DurationStats, Finding, FindingGroup, StageSummary } from '../summary.js';
@@ -235,21 +235,10 @@ function pairedText(x: DrawDiff): string {
   return `A ${name}, ${PAIRED_BY[x.matchedBy!]}${x.confidence === 'weak' ? ' (weak)' : ''}`;
 }
 
-/**
- * A side's figure of a sampled comparison: "≈ " before an estimate (a sampled
- * side's figure of a sampled stage), "withheld" for what the sampled side
- * cannot give; as before for a full side or a full comparison.
- */
-function sideCell(d: SummaryDiff, side: 'a' | 'b', value: number | null, format: (v: number | null) => string, stages: readonly string[] | null, withheld = false): string {
-  if (!isEstimated(d.sampling, side, stages)) return format(value);
-  if (withheld) return value === null ? 'withheld' : format(value);
-  return `≈ ${format(value)}`;
-}
-
-/** Both sides and the change; a change from an estimate is an estimate. */
+/** Both sides (diff-sampling.ts's sideText) and the change; a change from an estimate is an estimate. */
 function pairCells(d: SummaryDiff, x: Delta, format: (v: number | null) => string, stages: readonly string[] | null, withheld = false): [string, string, string] {
-  const a = sideCell(d, 'a', x.a, format, stages, withheld);
-  const b = sideCell(d, 'b', x.b, format, stages, withheld);
+  const a = sideText(d.sampling, 'a', x.a, format, stages, withheld);
+  const b = sideText(d.sampling, 'b', x.b, format, stages, withheld);
   const estimated = !withheld && x.relative !== null && (isEstimated(d.sampling, 'a', stages) || isEstimated(d.sampling, 'b', stages));
   return [a, b, estimated ? `≈ ${pct(x)}` : pct(x)];
 }
