@@ -61,7 +61,7 @@ export function samplingWarning(s: DiffSampling): string {
     .filter((what) => s.withheld.some((w) => w.what === what))
     .map((what) => DIFF_WITHHELD[what]!);
   const what = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)!}` : (names[0] ?? 'nothing');
-  return `Sampled comparison: ${rates}. Figures marked ≈ are estimates from the recorded warps; ${what} need every warp: withheld on the sampled side, not compared.`;
+  return `Sampled comparison: ${rates}. ≈ marks estimates; ${what} need every warp: withheld on the sampled side, not compared.`;
 }
 
 /** Whether a side recorded only some warps of any of `stages` (all its stages when null): its figures of them are estimates. */

@@ -53,6 +53,7 @@ export const appStyles = css`
     color: #ffb36b;
   }
   .sampled {
+    flex: none;
     font-size: 11px;
     padding: 0 6px;
     border-radius: 8px;
