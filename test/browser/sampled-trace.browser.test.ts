@@ -43,13 +43,13 @@ async function open(trace: Trace, name: string): Promise<ShadowRoot> {
 describe('a sampled trace in the viewer', () => {
   it('the header shows the Sampled badge with the rates and how chosen; the FS chip says its lanes show 1 in 8', async () => {
     const root = await open(sampled!, 'sampled.wtrace');
-    const badge = root.querySelector('.title [data-sampled]');
+    const badge = root.querySelector('[data-sampled]');
     assert(badge !== null, 'a sampled badge');
     assert(badge.textContent!.trim() === 'Sampled: FS 1 in 8', badge.textContent!);
     assert(badge.getAttribute('title')!.includes('FS 1 in 8, other stages all (chosen by --budget 1.10)'), 'the tooltip has the whole description');
     assert(badge.getAttribute('title')!.includes('withheld'), 'the tooltip says what is withheld');
-    // Right after the file name, so that a narrow header, which clips its end, still shows it.
-    assert(badge.previousElementSibling?.tagName === 'STRONG', 'the badge follows the file name');
+    // Beside the title, not in it: a narrow header clips the title's end, not the badge.
+    assert(badge.previousElementSibling?.classList.contains('title') === true, 'the badge follows the title');
     const chips = [...root.querySelectorAll('.chips .chip')];
     const fs = chips.find((c) => c.textContent!.includes('FS'))!;
     assert(fs.textContent!.includes('1/8') && fs.getAttribute('title')!.includes('1 in 8'), fs.outerHTML);

@@ -33,11 +33,10 @@ export function traceTitle(o: OpenedTrace) {
   const dropped = c.recordsWritten - c.recordsKept;
   return html`<span class="title" title=${c.calibration.note}>
     <strong>${o.name}</strong>
-    ${samplingBadge(c.sampling)}
     <span class="muted">${o.trace.device.name} · ${o.trace.warps.count.toLocaleString('en-US')} warps · ${o.trace.draws.length} draws${o.bytes > 0 ? ` · ${formatBytes(o.bytes)}` : ''}</span>
     <span class=${dropped > 0 ? 'dropped warn' : 'dropped'}>${dropped > 0 ? `${dropped.toLocaleString('en-US')} records dropped` : 'nothing dropped'}</span>
     ${calibrationBadges(o.calibration, o.trace.warps.count)}
-  </span>`;
+  </span>${samplingBadge(c.sampling)}`;
 }
 
 export function stageChips(o: OpenedTrace, hiddenStages: number, onToggle: (code: number) => void) {

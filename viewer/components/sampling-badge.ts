@@ -5,7 +5,7 @@
 import { html, nothing } from 'lit';
 import { describeRates, describeSampling, sampleEveryOf, type StageName, type WarpSampling } from '../../shared-schema/index.js';
 
-/** Short (the rates), right after the file name, so a narrow header still shows it; the whole description is its title. */
+/** Short (the rates), beside the trace's title (which clips its end when the header is narrow); the whole description is its tooltip. */
 export function samplingBadge(sampling: WarpSampling | null) {
   if (sampling === null) return nothing;
   const text = describeSampling(sampling);
