@@ -6,6 +6,7 @@
  */
 import { formatChange, formatNs } from './format.js';
 import { MATCH_HOWS, matchDraws, summaryDrawIdentities, type DrawIdentity, type MatchConfidence, type MatchHow } from './draw-match.js';
+import { diffSampling, isEstimated, samplingWarning, unlessWithheld, type DiffSampling } from './diff-sampling.js';
 import type { AnalysisSummary, DrawStageSummary, DrawSummary, DurationStats, StageSummary } from './summary.js';
 
 export const DIFF_SCHEMA = 'warptrace-diff';
@@ -78,8 +79,14 @@ export interface SummaryDiff {
   };
   /** The largest changes, one plain-text sentence each: draws of strong pairs first, weak pairs last and marked. */
   readonly highlights: string[];
-  /** Plain-text caveats (different devices, draw labels that do not match, unaligned clocks). */
+  /** Plain-text caveats (a sampled side first, different devices, draw labels that do not match, unaligned clocks). */
   readonly warnings: string[];
+  /**
+   * Present only when A or B is a sampled trace: the rates of each, and what is
+   * withheld (those figures of the sampled side are null, so no change is
+   * reported); isEstimated (diff-sampling.ts) says which figures are estimates.
+   */
+  readonly sampling?: DiffSampling;
 }
 
 export function delta(a: number | null | undefined, b: number | null | undefined): Delta {
@@ -129,7 +136,8 @@ export function diffSummaries(a: AnalysisSummary, b: AnalysisSummary, identities
     draws.push(drawDiff(i < 0 ? undefined : a.draws[i], b.draws[j], pairing));
   }
   for (const i of matching.onlyA) draws.push(drawDiff(a.draws[i], undefined, null));
-  const warnings: string[] = [];
+  const sampling = diffSampling(a, b);
+  const warnings: string[] = sampling === undefined ? [] : [samplingWarning(sampling)];
   if (a.trace.device !== b.trace.device) warnings.push(`Different devices: "${a.trace.device}" vs "${b.trace.device}".`);
   const note = matchingNote(matching.counts, matching.weak, matching.onlyA.length, matching.onlyB.length);
   if (note !== null) warnings.push(note);
@@ -144,19 +152,28 @@ export function diffSummaries(a: AnalysisSummary, b: AnalysisSummary, identities
     frame: {
       spanNs: delta(a.frame.spanNs, b.frame.spanNs),
       warpTimeNs: delta(a.frame.warpTimeNs, b.frame.warpTimeNs),
-      drawBusyNs: delta(a.frame.drawBusyNs, b.frame.drawBusyNs),
-      gpuBusyNs: delta(a.frame.gpuBusyNs, b.frame.gpuBusyNs),
+      drawBusyNs: delta(unlessWithheld(a, a.frame.drawBusyNs), unlessWithheld(b, b.frame.drawBusyNs)),
+      gpuBusyNs: delta(unlessWithheld(a, a.frame.gpuBusyNs), unlessWithheld(b, b.frame.gpuBusyNs)),
     },
-    syncs: { count: delta(a.syncs.count, b.syncs.count), totalNs: delta(a.syncs.totalNs, b.syncs.totalNs) },
-    idle: { count: delta(a.idle.count, b.idle.count), totalNs: delta(a.idle.totalNs, b.idle.totalNs) },
-    leftovers: { count: delta(a.leftovers.count, b.leftovers.count), totalNs: delta(a.leftovers.totalNs, b.leftovers.totalNs) },
-    stalls: { count: delta(a.stalls.count, b.stalls.count), totalNs: delta(a.stalls.totalNs, b.stalls.totalNs) },
+    syncs: countAndTime(a, b, (s) => s.syncs),
+    idle: countAndTime(a, b, (s) => s.idle),
+    leftovers: countAndTime(a, b, (s) => s.leftovers),
+    stalls: countAndTime(a, b, (s) => s.stalls),
     stages,
     draws,
     matching: { counts: matching.counts, strong: matching.strong, weak: matching.weak, onlyA: matching.onlyA, onlyB: matching.onlyB },
     warnings,
+    ...(sampling === undefined ? {} : { sampling }),
   };
   return { ...diff, highlights: highlights(diff) };
+}
+
+/** A detector's count and time; null on a sampled side, which withholds them (its zeros are no measurement). */
+function countAndTime(a: AnalysisSummary, b: AnalysisSummary, of: (s: AnalysisSummary) => { count: number; totalNs: number }): { count: Delta; totalNs: Delta } {
+  return {
+    count: delta(unlessWithheld(a, of(a).count), unlessWithheld(b, of(b).count)),
+    totalNs: delta(unlessWithheld(a, of(a).totalNs), unlessWithheld(b, of(b).totalNs)),
+  };
 }
 
 function drawDiff(da: DrawSummary | undefined, db: DrawSummary | undefined, pairing: { how: MatchHow; confidence: MatchConfidence } | null): DrawDiff {
@@ -208,19 +225,23 @@ const WEAK_DRAW_LINES = 2;
 
 function highlights(d: Omit<SummaryDiff, 'highlights'>): string[] {
   const out: string[] = [];
-  const change = (x: Delta, what: string, unit: (v: number) => string = formatNs) =>
-    `${what} ${formatChange(x.relative)} (${unit(x.a!)} → ${unit(x.b!)})`;
+  // A figure of a sampled side is an estimate (a span: of the recorded warps): "≈" before it, and before the change.
+  const change = (x: Delta, what: string, stages: readonly string[] | null = null, unit: (v: number) => string = formatNs) => {
+    const a = isEstimated(d.sampling, 'a', stages) ? '≈ ' : '';
+    const b = isEstimated(d.sampling, 'b', stages) ? '≈ ' : '';
+    return `${what} ${a !== '' || b !== '' ? '≈ ' : ''}${formatChange(x.relative)} (${a}${unit(x.a!)} → ${b}${unit(x.b!)})`;
+  };
   if (d.frame.spanNs.relative !== null) out.push(change(d.frame.spanNs, 'Frame span'));
   const notableStages = d.stages
     .filter((s) => s.meanNs.relative !== null && Math.abs(s.meanNs.relative) >= NOTABLE)
     .sort((x, y) => Math.abs(y.meanNs.relative!) - Math.abs(x.meanNs.relative!));
-  for (const s of notableStages.slice(0, 4)) out.push(change(s.meanNs, `${s.stage} mean warp duration`));
+  for (const s of notableStages.slice(0, 4)) out.push(change(s.meanNs, `${s.stage} mean warp duration`, [s.stage]));
   const notableDraws = d.draws
     .filter((x) => x.spanNs.relative !== null && Math.abs(x.spanNs.relative) >= NOTABLE)
     .sort((x, y) => Math.abs(y.spanNs.delta!) - Math.abs(x.spanNs.delta!));
   const drawLine = (x: DrawDiff) => {
     const label = x.labelB && x.labelB !== `draw ${x.index}` ? ` "${x.labelB}"` : '';
-    return change(x.spanNs, `Draw ${x.index}${label} span`);
+    return change(x.spanNs, `Draw ${x.index}${label} span`, x.stages.map((st) => st.stage));
   };
   for (const x of notableDraws.filter((x) => x.confidence === 'strong').slice(0, STRONG_DRAW_LINES)) out.push(drawLine(x));
   if (d.syncs.totalNs.delta !== null && d.syncs.totalNs.delta !== 0) {

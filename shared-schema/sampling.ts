@@ -121,7 +121,13 @@ export function sampledStages(sampling: WarpSampling | null): StageName[] {
  */
 export function describeSampling(sampling: WarpSampling | null): string {
   if (sampling === null) return 'all warps';
-  const rates = STAGES.filter((s) => sampleEveryOf(sampling, s.name) > 1).map((s) => `${s.label} 1 in ${sampleEveryOf(sampling, s.name)}`);
   const how = sampling.chosenBy === 'budget' ? `chosen by --budget ${sampling.budget?.toFixed(2) ?? '?'}` : 'chosen by --sample';
-  return `${rates.join(', ')}, other stages all (${how})`;
+  return `${describeRates(sampling.every)}, other stages all (${how})`;
+}
+
+/** The rates alone, "FS 1 in 8" or "TES 1 in 4, FS 1 in 64" (stage order): where a line names the sampling briefly. */
+export function describeRates(every: Readonly<Partial<Record<StageName, number>>>): string {
+  return STAGES.filter((s) => (every[s.name] ?? 1) > 1)
+    .map((s) => `${s.label} 1 in ${every[s.name]}`)
+    .join(', ');
 }

@@ -3,6 +3,7 @@
  * and A/B diffs. Every trace string goes through mdText.
  */
 import type { Delta, DrawDiff, SummaryDiff } from '../diff.js';
+import { isEstimated, sideText } from '../diff-sampling.js';
 import type { MatchHow } from '../draw-match.js';
 import { formatChange, formatNs, formatNumber, formatShare, gapBeforeCell, gapBeforeText, smLabel } from '../format.js';
 import type { AnalysisSummary, DrawSummary, DurationStats, Finding, FindingGroup, StageSummary } from '../summary.js';
@@ -234,32 +235,41 @@ function pairedText(x: DrawDiff): string {
   return `A ${name}, ${PAIRED_BY[x.matchedBy!]}${x.confidence === 'weak' ? ' (weak)' : ''}`;
 }
 
+/** Both sides (diff-sampling.ts's sideText) and the change; a change from an estimate is an estimate. */
+function pairCells(d: SummaryDiff, x: Delta, format: (v: number | null) => string, stages: readonly string[] | null, withheld = false): [string, string, string] {
+  const a = sideText(d.sampling, 'a', x.a, format, stages, withheld);
+  const b = sideText(d.sampling, 'b', x.b, format, stages, withheld);
+  const estimated = !withheld && x.relative !== null && (isEstimated(d.sampling, 'a', stages) || isEstimated(d.sampling, 'b', stages));
+  return [a, b, estimated ? `≈ ${pct(x)}` : pct(x)];
+}
+
+function sideLine(label: string, t: SummaryDiff['a'], sampled: string | null): string {
+  return `- **${mdText(label)}**: ${mdText(t.workload)} on ${mdText(t.device)}, ${formatNumber(t.warps)} warps${sampled === null ? '' : ` recorded (sampled: ${mdText(sampled)})`}`;
+}
+
 export function diffToMarkdown(d: SummaryDiff, labels: { a: string; b: string } = { a: 'A', b: 'B' }): string {
-  const lines = [
-    '# warptrace diff',
-    '',
-    `- **${mdText(labels.a)}**: ${mdText(d.a.workload)} on ${mdText(d.a.device)}, ${formatNumber(d.a.warps)} warps`,
-    `- **${mdText(labels.b)}**: ${mdText(d.b.workload)} on ${mdText(d.b.device)}, ${formatNumber(d.b.warps)} warps`,
-    '',
-  ];
+  const sampledA = isEstimated(d.sampling, 'a') ? d.sampling!.describeA : null;
+  const sampledB = isEstimated(d.sampling, 'b') ? d.sampling!.describeB : null;
+  const lines = ['# warptrace diff', '', sideLine(labels.a, d.a, sampledA), sideLine(labels.b, d.b, sampledB), ''];
   for (const w of d.warnings) lines.push(`> **Warning:** ${mdText(w)}`, '');
   if (d.highlights.length > 0) lines.push('## Highlights', '', ...d.highlights.map((h) => `- ${mdText(h)}`), '');
   lines.push('## Frame', '', header(['', labels.a, labels.b, 'Change'], ['l', 'r', 'r', 'r']));
-  const frameRows: [string, Delta, (v: number | null) => string][] = [
-    ['Span', d.frame.spanNs, ns],
-    ['Warp-time', d.frame.warpTimeNs, ns],
-    ['Draws open', d.frame.drawBusyNs, ns],
-    ['Warps running', d.frame.gpuBusyNs, ns],
-    ['Syncs', d.syncs.count, num],
-    ['Time lost to syncs', d.syncs.totalNs, ns],
-    ['Idle windows inside draws', d.idle.count, num],
-    ['SMs idle inside draws', d.idle.totalNs, ns],
-    ['Leftover tails', d.leftovers.count, num],
-    ['Leftover time', d.leftovers.totalNs, ns],
-    ['Stalls', d.stalls.count, num],
-    ['Stalled time', d.stalls.totalNs, ns],
+  // Span and warp-time are estimates on a sampled side; the rest is withheld there.
+  const frameRows: [string, Delta, (v: number | null) => string, boolean][] = [
+    ['Span', d.frame.spanNs, ns, false],
+    ['Warp-time', d.frame.warpTimeNs, ns, false],
+    ['Draws open', d.frame.drawBusyNs, ns, true],
+    ['Warps running', d.frame.gpuBusyNs, ns, true],
+    ['Syncs', d.syncs.count, num, true],
+    ['Time lost to syncs', d.syncs.totalNs, ns, true],
+    ['Idle windows inside draws', d.idle.count, num, true],
+    ['SMs idle inside draws', d.idle.totalNs, ns, true],
+    ['Leftover tails', d.leftovers.count, num, true],
+    ['Leftover time', d.leftovers.totalNs, ns, true],
+    ['Stalls', d.stalls.count, num, true],
+    ['Stalled time', d.stalls.totalNs, ns, true],
   ];
-  for (const [name, x, f] of frameRows) lines.push(row([name, f(x.a), f(x.b), pct(x)]));
+  for (const [name, x, f, withheld] of frameRows) lines.push(row([name, ...pairCells(d, x, f, null, withheld)]));
   lines.push(
     '',
     '## Stages',
@@ -267,35 +277,26 @@ export function diffToMarkdown(d: SummaryDiff, labels: { a: string; b: string } 
     header(['Stage', 'Warps', 'Mean', 'Change', 'Median', 'p90', 'p99', 'Warp-time', 'Peak on one SM'], ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']),
   );
   for (const s of d.stages) {
+    const one = [s.stage];
+    const arrow = (x: Delta, f: (v: number | null) => string, withheld = false) => {
+      const [a, b] = pairCells(d, x, f, one, withheld);
+      return `${a} → ${b}`;
+    };
+    const change = (x: Delta) => pairCells(d, x, ns, one)[2];
     lines.push(
-      row([
-        s.stage,
-        `${num(s.warps.a)} → ${num(s.warps.b)}`,
-        `${ns(s.meanNs.a)} → ${ns(s.meanNs.b)}`,
-        pct(s.meanNs),
-        pct(s.medianNs),
-        pct(s.p90Ns),
-        pct(s.p99Ns),
-        pct(s.totalNs),
-        `${num(s.peakPerSm.a)} → ${num(s.peakPerSm.b)}`,
-      ]),
+      row([s.stage, arrow(s.warps, num), arrow(s.meanNs, ns), change(s.meanNs), change(s.medianNs), change(s.p90Ns), change(s.p99Ns), change(s.totalNs), arrow(s.peakPerSm, num, true)]),
     );
   }
   lines.push('', '## Draws', '', header(['Draw', 'Paired', 'Span', 'Change', 'Warp-time', 'Change', 'Overlapped', 'Warps'], ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r']));
   for (const x of d.draws) {
     const label = x.labelB ?? x.labelA ?? '';
-    lines.push(
-      row([
-        drawName({ index: x.index, label }),
-        pairedText(x),
-        `${ns(x.spanNs.a)} → ${ns(x.spanNs.b)}`,
-        pct(x.spanNs),
-        `${ns(x.warpTimeNs.a)} → ${ns(x.warpTimeNs.b)}`,
-        pct(x.warpTimeNs),
-        `${ns(x.overlapNs.a)} → ${ns(x.overlapNs.b)}`,
-        `${num(x.warps.a)} → ${num(x.warps.b)}`,
-      ]),
-    );
+    const stages = x.stages.map((s) => s.stage);
+    const [spanA, spanB, spanChange] = pairCells(d, x.spanNs, ns, stages);
+    const [timeA, timeB, timeChange] = pairCells(d, x.warpTimeNs, ns, stages);
+    // A sampled trace withholds every draw's overlap, whichever stages the draw has.
+    const [overlapA, overlapB] = pairCells(d, x.overlapNs, ns, null, true);
+    const [warpsA, warpsB] = pairCells(d, x.warps, num, stages);
+    lines.push(row([drawName({ index: x.index, label }), pairedText(x), `${spanA} → ${spanB}`, spanChange, `${timeA} → ${timeB}`, timeChange, `${overlapA} → ${overlapB}`, `${warpsA} → ${warpsB}`]));
   }
   lines.push('');
   return lines.join('\n');

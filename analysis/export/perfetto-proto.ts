@@ -19,7 +19,9 @@
  * - with marks, each marked warp's phases as slices nested in its slice
  *   (perfetto-phases.ts); with block profiles or ray events, the draw slices'
  *   debug annotations `block_profile` (the draw's hottest lines) and
- *   `ray_events` (perfetto-args.ts). A trace without them makes the same
+ *   `ray_events` (perfetto-args.ts); a sampled trace's "Sampled: FS 1 in 8
+ *   …" process, one slice over the frame with the sampling as its debug
+ *   annotations (perfetto-sampling.ts). A trace without them makes the same
  *   bytes as before they existed.
  *
  * Why it is small: every warp-slot lane is its own packet sequence while its
@@ -64,6 +66,7 @@ import {
 } from './perfetto-packets.js';
 import { drawArgs, writeDebugAnnotations, type ArgRecord } from './perfetto-args.js';
 import { WarpPhases } from './perfetto-phases.js';
+import { samplingTrack } from './perfetto-sampling.js';
 import { blockSection, raySection } from '../trace-sections.js';
 
 export interface PerfettoProtoOptions {
@@ -104,6 +107,8 @@ export interface PerfettoProtoStats {
 const GLOBAL_SEQ = 1;
 const DRAWS_PID = 70000;
 const REGIONS_PID = 70002;
+const SAMPLING_PID = 70003;
+const SAMPLING_TID_BASE = 330_000_000;
 const DRAWS_TID_BASE = 300_000_000;
 const REGIONS_TID_BASE = 320_000_000;
 /** Uuids of process and span tracks; warp-lane tracks count from 2 (they appear only in descriptors and defaults). */
@@ -183,6 +188,9 @@ export function* perfettoProtoChunks(trace: Trace, options: PerfettoProtoOptions
       });
     });
   };
+  // A sampled trace says so above everything (perfetto-sampling.ts): its SM tracks hold 1 in N of a stage's warps.
+  const sampled = samplingTrack(trace);
+  if (sampled !== null) spanTracks([sampled.span], null, SAMPLING_PID, SAMPLING_TID_BASE, sampled.process, 'sampling', new Map([[0, sampled.args]]));
   const draws = drawSpans(trace);
   // Block profiles' hottest lines and ray-event totals as the draw slices' arguments (queryable in Perfetto's SQL).
   const args = trace.blocks != null || trace.rayEvents != null ? drawArgs(blockSection(trace), raySection(trace)) : null;

@@ -19,7 +19,10 @@
  *   summary with block profiles or ray events adds `block_profile` and
  *   `ray_events` to the draw slices' args (perfetto-args.ts);
  * - with marks, each marked warp's phases as "X" slices nested in its own
- *   (perfetto-phases.ts).
+ *   (perfetto-phases.ts);
+ * - for a sampled trace, a "Sampled: FS 1 in 8 …" process at the top with
+ *   one slice over the frame, and `sampled`/`sampling` in otherData
+ *   (perfetto-sampling.ts).
  * A trace without marks, block profiles or ray events gives the same text as
  * before they existed.
  */
@@ -31,6 +34,7 @@ import type { AnalysisSummary, Finding } from '../summary.js';
 import { MAX_LANES, WarpLanes, laneName } from './warp-lanes.js';
 import { drawArgs } from './perfetto-args.js';
 import { WarpPhases } from './perfetto-phases.js';
+import { samplingOtherData, samplingTrack } from './perfetto-sampling.js';
 
 export interface PerfettoOptions {
   /** Adds the Draws and Findings tracks. */
@@ -58,6 +62,9 @@ export interface PerfettoStats {
 
 const DRAWS_PID = 70000;
 const FINDINGS_PID = 70001;
+/** A sampled trace's track (perfetto-sampling.ts), above Findings and Draws. */
+const SAMPLING_PID = 70003;
+const SAMPLING_TID = 330_000_000;
 const DRAWS_TID_BASE = 300_000_000;
 const FINDINGS_TID_BASE = 310_000_000;
 
@@ -91,6 +98,7 @@ export function* perfettoJsonChunks(trace: Trace, options: PerfettoOptions = {})
     recordsKept: trace.capture.recordsKept,
     calibration: trace.capture.calibration.method,
     alignedAcrossSms: trace.capture.calibration.alignedAcrossSms,
+    ...samplingOtherData(trace),
   };
   yield `{"displayTimeUnit":"ns","otherData":${JSON.stringify(other)},"traceEvents":[\n`;
 
@@ -99,6 +107,14 @@ export function* perfettoJsonChunks(trace: Trace, options: PerfettoOptions = {})
     emit(`{"ph":"M","name":"${kind}","pid":${pid},"tid":${tid},"args":${args}}`);
   };
 
+  const sampled = samplingTrack(trace);
+  if (sampled !== null) {
+    meta('process_name', SAMPLING_PID, 0, sampled.process);
+    meta('process_sort_index', SAMPLING_PID, 0, -1);
+    meta('thread_name', SAMPLING_PID, SAMPLING_TID, 'sampling');
+    const { start, end, name } = sampled.span;
+    emit(`{"ph":"X","name":${JSON.stringify(name)},"cat":"sampling","pid":${SAMPLING_PID},"tid":${SAMPLING_TID},"ts":${start / 1000},"dur":${(end - start) / 1000},"args":${JSON.stringify(sampled.args)}}`);
+  }
   if (options.summary) {
     yield* summaryTracks(options.summary, meta, emit, flush);
   }

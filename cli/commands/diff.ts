@@ -27,6 +27,11 @@ largest changes, e.g. "TCS mean warp duration +15.0% ... Draw 2 span −8.0%"
 (longer warps, yet a shorter draw); draws of weak pairs come last, marked
 "Weak pair, check it".
 
+A sampled trace (captured with --sample or --budget) is named with its rates
+in a warning above the tables; its estimated figures are marked ≈, and what
+needs every warp (syncs, idle windows, leftovers, stalls, busy time, draws'
+overlap, peaks on one SM) reads "withheld" and is not compared.
+
 Options:
   --format F      md (default) or json (schema "warptrace-diff")
   -o, --output OUT  write to OUT (atomically) instead of standard output

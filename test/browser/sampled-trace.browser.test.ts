@@ -21,8 +21,16 @@ before(async () => {
 afterEach(() => {
   app?.remove();
   app = null;
-  document.querySelectorAll('wt-stats-panel').forEach((e) => e.remove());
+  document.querySelectorAll('wt-stats-panel, wt-compare-panel, wt-passes-panel, wt-findings-list').forEach((e) => e.remove());
 });
+
+/** A panel element on the page with `props` set, once rendered. */
+async function mount<T extends HTMLElement & { updateComplete: Promise<boolean> }>(tag: string, props: Record<string, unknown>): Promise<ShadowRoot> {
+  const el = Object.assign(document.createElement(tag), props) as T;
+  document.body.append(el);
+  await el.updateComplete;
+  return el.shadowRoot!;
+}
 
 async function open(trace: Trace, name: string): Promise<ShadowRoot> {
   app = await mountApp();
@@ -35,10 +43,13 @@ async function open(trace: Trace, name: string): Promise<ShadowRoot> {
 describe('a sampled trace in the viewer', () => {
   it('the header shows the Sampled badge with the rates and how chosen; the FS chip says its lanes show 1 in 8', async () => {
     const root = await open(sampled!, 'sampled.wtrace');
-    const badge = root.querySelector('.title [data-sampled]');
+    const badge = root.querySelector('[data-sampled]');
     assert(badge !== null, 'a sampled badge');
-    assert(badge.textContent!.includes('Sampled: FS 1 in 8, other stages all (chosen by --budget 1.10)'), badge.textContent!);
+    assert(badge.textContent!.trim() === 'Sampled: FS 1 in 8', badge.textContent!);
+    assert(badge.getAttribute('title')!.includes('FS 1 in 8, other stages all (chosen by --budget 1.10)'), 'the tooltip has the whole description');
     assert(badge.getAttribute('title')!.includes('withheld'), 'the tooltip says what is withheld');
+    // Beside the title, not in it: a narrow header clips the title's end, not the badge.
+    assert(badge.previousElementSibling?.classList.contains('title') === true, 'the badge follows the title');
     const chips = [...root.querySelectorAll('.chips .chip')];
     const fs = chips.find((c) => c.textContent!.includes('FS'))!;
     assert(fs.textContent!.includes('1/8') && fs.getAttribute('title')!.includes('1 in 8'), fs.outerHTML);
@@ -65,5 +76,64 @@ describe('a sampled trace in the viewer', () => {
     assert(fsRow.querySelectorAll('.estimate').length === 2, 'FS warps and warp-time marked ≈');
     assert(tesRow.querySelector('.estimate') === null, 'TES is exact');
     assert(root.querySelector('.overview')!.textContent!.includes('busy time withheld'), 'busy time withheld');
+  });
+
+  it('the compare panel (full A, sampled B) names the rates first, marks estimates ≈ and says "withheld" with the reason', async () => {
+    const root = await mount('wt-compare-panel', { a: analyzeTrace(full!), b: analyzeTrace(sampled!), traceA: full, traceB: sampled });
+    const warning = root.querySelector('.warning');
+    assert(warning !== null && warning.textContent!.startsWith('Sampled comparison: A all warps (full trace), B FS 1 in 8.'), warning?.textContent ?? 'no warning');
+    const syncs = root.querySelector('tr[data-row="Time lost to syncs"]')!;
+    const b = syncs.querySelectorAll('td')[2]!;
+    assert(b.textContent!.trim() === 'withheld' && b.title.includes('syncs between draws need every warp'), b.outerHTML);
+    const fs = root.querySelector('table[data-table="stages"] tr[data-stage="FS"]')!;
+    const tes = root.querySelector('table[data-table="stages"] tr[data-stage="TES"]')!;
+    assert(/→ ≈ [\d,]+/.test(fs.textContent!), `FS warps of B estimated: ${fs.textContent}`);
+    assert(!tes.textContent!.includes('≈'), 'TES is exact in both');
+  });
+
+  it('the occupancy tab, the draws table and a selected draw say what they withhold; findings say none were looked for', async () => {
+    const summary = analyzeTrace(sampled!);
+    const stats = await mount('wt-stats-panel', { summary, tab: 'occupancy' });
+    const occupancy = stats.querySelector('[data-withheld-note="occupancy"]');
+    assert(occupancy !== null && occupancy.textContent!.includes('Sampled trace (FS 1 in 8): peaks and means per SM'), occupancy?.textContent ?? 'no occupancy note');
+    const fsRow = stats.querySelector('table[data-table="occupancy"] tr[data-stage="FS"]')!;
+    assert(fsRow.querySelectorAll('.estimate').length === 2, 'FS device mean and share of capacity marked ≈');
+    assert(stats.querySelector('table[data-table="occupancy"] tr[data-stage="TES"] .estimate') === null, 'TES is measured');
+    (stats.querySelector('[data-tab="draws"]') as HTMLButtonElement).click();
+    const table = await waitFor('the draws table', () => stats.querySelector('wt-draws-table'));
+    await table.updateComplete;
+    const draws = table.querySelector('[data-withheld-note="draws"]') ?? table.shadowRoot?.querySelector('[data-withheld-note="draws"]');
+    assert(draws != null && draws.textContent!.includes('hidden share, gap before and SMs idle need every warp'), 'the draws note');
+    const panel = stats.host as HTMLElement & { draw: number | null; updateComplete: Promise<boolean> };
+    panel.draw = 0;
+    await panel.updateComplete;
+    const line = stats.querySelector('.draw-line')!.textContent!;
+    assert(!line.includes('hidden behind') && line.includes('≈'), line);
+    assert(stats.querySelector('[data-withheld-note="draw"]')!.textContent!.includes('overlap with other draws'), 'the draw note');
+    const findings = await mount('wt-findings-list', { findings: summary.findings, groups: summary.findingGroups, sampled: summary.sampling!.every });
+    assert(findings.querySelector('[data-withheld-note="findings"]')!.textContent!.includes('none is looked for'), 'the findings note');
+  });
+
+  it('the passes panel of a sampled ray-tracing trace withholds busy time with its reason and marks warp-times ≈', async () => {
+    const rt = decodeTrace(new Uint8Array(await (await fetch(new URL('../../samples/h100-raytracingreflections-blocks.wtrace', import.meta.url))).arrayBuffer()));
+    const cut = sampledTrace(rt, { RAYGEN: 8 });
+    const summary = analyzeTrace(cut);
+    assert(summary.passes !== undefined && summary.passes.passes.every((p) => p.busyNs === null), 'busy time withheld in the summary');
+    const root = await mount('wt-passes-panel', { trace: cut, section: summary.passes, draws: summary.draws });
+    const note = root.querySelector('[data-withheld-note="passes"]');
+    assert(note !== null && note.textContent!.includes('Sampled trace (RGen 1 in 8): busy time and share of the frame need every warp'), note?.textContent ?? 'no passes note');
+    // A row's warp-time is an estimate exactly when its draws have RAYGEN warps (the trace-rays draw is in no pass).
+    const costs = [...summary.passes.passes.map((p) => [String(p.region), p] as const), ['none', summary.passes.outside] as const];
+    let estimated = 0;
+    for (const [region, cost] of costs) {
+      const row = root.querySelector(`tr[data-region="${region}"]`);
+      if (row === null) continue;
+      const sampledRow = cost.stageWarpTimeNs.RAYGEN !== undefined;
+      assert((row.querySelector('.estimate') !== null) === sampledRow, `${region}: ≈ ${sampledRow ? 'expected' : 'not expected'}`);
+      if (sampledRow) estimated++;
+    }
+    assert(estimated > 0, 'some row holds the sampled stage');
+    const plain = await mount('wt-passes-panel', { trace: rt, section: analyzeTrace(rt).passes, draws: [] });
+    assert(plain.querySelector('[data-withheld-note]') === null && plain.querySelector('.estimate') === null, 'a full trace has neither');
   });
 });

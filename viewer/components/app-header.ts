@@ -35,8 +35,8 @@ export function traceTitle(o: OpenedTrace) {
     <strong>${o.name}</strong>
     <span class="muted">${o.trace.device.name} · ${o.trace.warps.count.toLocaleString('en-US')} warps · ${o.trace.draws.length} draws${o.bytes > 0 ? ` · ${formatBytes(o.bytes)}` : ''}</span>
     <span class=${dropped > 0 ? 'dropped warn' : 'dropped'}>${dropped > 0 ? `${dropped.toLocaleString('en-US')} records dropped` : 'nothing dropped'}</span>
-    ${calibrationBadges(o.calibration, o.trace.warps.count)} ${samplingBadge(c.sampling)}
-  </span>`;
+    ${calibrationBadges(o.calibration, o.trace.warps.count)}
+  </span>${samplingBadge(c.sampling)}`;
 }
 
 export function stageChips(o: OpenedTrace, hiddenStages: number, onToggle: (code: number) => void) {

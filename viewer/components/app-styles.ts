@@ -52,7 +52,9 @@ export const appStyles = css`
     background: #3a2a1c;
     color: #ffb36b;
   }
+  /* Beside the title, not in it: the title clips its end on a narrow header, the badge stays. */
   .sampled {
+    flex: none;
     font-size: 11px;
     padding: 0 6px;
     border-radius: 8px;

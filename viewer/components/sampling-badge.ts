@@ -3,8 +3,9 @@
 // draw one in N of a sampled stage's warps (the timeline draws only recorded
 // warps: it invents none).
 import { html, nothing } from 'lit';
-import { describeSampling, sampleEveryOf, type StageName, type WarpSampling } from '../../shared-schema/index.js';
+import { describeRates, describeSampling, sampleEveryOf, type StageName, type WarpSampling } from '../../shared-schema/index.js';
 
+/** Short (the rates), beside the trace's title (which clips its end when the header is narrow); the whole description is its tooltip. */
 export function samplingBadge(sampling: WarpSampling | null) {
   if (sampling === null) return nothing;
   const text = describeSampling(sampling);
@@ -12,7 +13,7 @@ export function samplingBadge(sampling: WarpSampling | null) {
     class="sampled"
     data-sampled
     title="Sampled capture: ${text}. The lanes show only the recorded warps; counts and warp-times of sampled stages are estimates (≈ ±), and occupancy, idle time, syncs and stalls are withheld (they need every warp)."
-    >Sampled: ${text}</span
+    >Sampled: ${describeRates(sampling.every)}</span
   >`;
 }
 

@@ -4,13 +4,16 @@
  * view exist), so 2 000 draws cost what 30 do. "All columns" adds the rest
  * (hidden share, gap before, SMs idle, warp-time per stage). The tools line
  * above it says how many of the draws the filters left and holds them; keys
- * on the table go to `onKey` (`[` / `]` step through the rows).
+ * on the table go to `onKey` (`[` / `]` step through the rows). A sampled
+ * trace (issue 25) gets a line saying which columns it withholds, and "≈"
+ * before the estimated figures of draws with a sampled stage.
  */
 import { css, html, nothing, type TemplateResult } from 'lit';
 import { formatNs, formatNumber, formatShare, gapBeforeCell } from '../../analysis/format.js';
 import type { DrawSummary } from '../../analysis/summary.js';
 import { parseStageName, stageCssColor, stageInfo } from '../../shared-schema/stages.js';
 import { drawCellValue, type DrawColumn, type DrawSort } from '../model/draw-table.js';
+import { approxMark, drawSampled, withheldNote, type SampledEvery } from './sampling-note.js';
 
 export const TABLE_ROW_PX = 20;
 export const TABLE_HEIGHT_PX = 360;
@@ -70,6 +73,8 @@ export interface DrawTableView {
   readonly scrollTop: number;
   readonly selectedDraw: number;
   readonly passOf: (draw: number) => string | null;
+  /** The trace's sampling rates (summary.sampling.every); undefined for a full trace. */
+  readonly sampled: SampledEvery;
   onSort(column: DrawColumn): void;
   onToggleColumns(): void;
   onScroll(scrollTop: number): void;
@@ -88,6 +93,7 @@ export function renderDrawTable(v: DrawTableView): TemplateResult {
       ${v.filters}
       <button data-action="columns" aria-pressed=${v.allColumns ? 'true' : 'false'} @click=${() => v.onToggleColumns()}>${v.allColumns ? 'Fewer columns' : 'All columns'}</button>
     </div>
+    ${withheldNote(v.sampled, 'draws', 'hidden share, gap before and SMs idle need every warp (–); ≈ marks the estimates of draws with sampled warps')}
     <div class="draw-table" @scroll=${(e: Event) => v.onScroll((e.target as HTMLElement).scrollTop)} @keydown=${(e: KeyboardEvent) => v.onKey(e)}>
       <table data-table="draws">
         <thead>
@@ -117,7 +123,7 @@ export function renderDrawTable(v: DrawTableView): TemplateResult {
               @click=${() => v.onSelect(d)}
               @keydown=${(e: KeyboardEvent) => (e.key === 'Enter' ? v.onSelect(d) : undefined)}
             >
-              ${v.columns.map((c) => cell(d, c, v.passOf))}
+              ${v.columns.map((c) => cell(d, c, v.passOf, drawSampled(v.sampled, d), v.sampled != null))}
             </tr>`,
           )}
           ${last < n ? html`<tr style="height:${(n - last) * TABLE_ROW_PX}px"><td colspan=${span}></td></tr>` : nothing}
@@ -126,7 +132,11 @@ export function renderDrawTable(v: DrawTableView): TemplateResult {
     </div>`;
 }
 
-function cell(d: DrawSummary, c: DrawColumn, passOf: (draw: number) => string | null): TemplateResult {
+/** Figures of a draw's sampled warps: estimates (≈) in a sampled trace; its span is that of its recorded warps. */
+const ESTIMATED: ReadonlySet<string> = new Set(['span', 'warps', 'warpTime']);
+const WITHHELD_TITLE = 'withheld: a sampled trace lacks the unrecorded warps this needs';
+
+function cell(d: DrawSummary, c: DrawColumn, passOf: (draw: number) => string | null, sampled: boolean, traceSampled: boolean): TemplateResult {
   const value = drawCellValue(d, c.id, passOf);
   if (c.id === 'label') {
     return html`<td class="label" title=${d.label}>
@@ -134,8 +144,10 @@ function cell(d: DrawSummary, c: DrawColumn, passOf: (draw: number) => string | 
     </td>`;
   }
   if (c.id === 'pass') return html`<td class="pass" title=${value ?? ''}>${value ?? '–'}</td>`;
-  if (c.id === 'index' || c.id === 'warps') return html`<td class="num">${typeof value === 'number' ? formatNumber(value) : '–'}</td>`;
-  if (c.id === 'hidden') return html`<td class="num">${formatShare(d.hiddenShare, 0)}</td>`;
-  if (c.id === 'gapBefore') return html`<td class="num" title="Negative: the draw started before the draws before it had drained">${gapBeforeCell(d.gapBeforeNs)}</td>`;
-  return html`<td class="num">${typeof value === 'number' ? formatNs(value) : '–'}</td>`;
+  const mark = approxMark(sampled && (ESTIMATED.has(c.id) || c.id.startsWith('stage:')));
+  if (c.id === 'index' || c.id === 'warps') return html`<td class="num">${mark}${typeof value === 'number' ? formatNumber(value) : '–'}</td>`;
+  // A sampled trace withholds the overlap columns of every draw.
+  if (c.id === 'hidden') return html`<td class="num" title=${traceSampled ? WITHHELD_TITLE : ''}>${formatShare(d.hiddenShare, 0)}</td>`;
+  if (c.id === 'gapBefore') return html`<td class="num" title=${traceSampled ? WITHHELD_TITLE : 'Negative: the draw started before the draws before it had drained'}>${gapBeforeCell(d.gapBeforeNs)}</td>`;
+  return html`<td class="num" title=${c.id === 'idle' && traceSampled ? WITHHELD_TITLE : ''}>${mark}${typeof value === 'number' ? formatNs(value) : '–'}</td>`;
 }

@@ -295,7 +295,7 @@ export class WtAnalysisPanels extends LitElement {
       <section>
         <h3>Findings</h3>
         ${this.reanalyzing ? html`<p class="muted" role="status">Analyzing with the new thresholds…</p>` : nothing}
-        <wt-findings-list .findings=${this.summary.findings} .groups=${this.summary.findingGroups} .minShare=${this.summary.thresholds.findingGroupMinShare}></wt-findings-list>
+        <wt-findings-list .findings=${this.summary.findings} .groups=${this.summary.findingGroups} .minShare=${this.summary.thresholds.findingGroupMinShare} .sampled=${this.summary.sampling?.every}></wt-findings-list>
         ${this.renderThresholds(this.summary)}
       </section>
       ${this.renderPasses(this.summary)}

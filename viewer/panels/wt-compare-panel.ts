@@ -10,10 +10,14 @@
  * strong pairs are listed apart from weak ones (which need checking), and the
  * draws of one trace only are listed. Every table fits the column: a draw's
  * label gets a row of its own, wrapped to at most two lines (the full text in
- * its title), and the traces' names are one line above the tables.
+ * its title), and the traces' names are one line above the tables. A sampled
+ * A or B (issue 25): the diff's first warning names the rates, estimates
+ * read "≈ …" and the sampled side's withheld figures "withheld" (the reason
+ * in the cell's title).
  */
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { diffSummaries, type Delta, type DrawDiff, type SummaryDiff } from '../../analysis/diff.js';
+import { isEstimated, sideText } from '../../analysis/diff-sampling.js';
 import { MATCH_HOWS, drawIdentities, type MatchHow } from '../../analysis/draw-match.js';
 import { formatChange, formatNs, formatNumber } from '../../analysis/format.js';
 import type { AnalysisSummary } from '../../analysis/summary.js';
@@ -157,9 +161,9 @@ export class WtComparePanel extends LitElement {
         <thead><tr><th></th><th class="num">A</th><th class="num">B</th><th class="num">Change</th></tr></thead>
         <tbody>
           ${this.row('Span', d.frame.spanNs, formatNs)} ${this.row('Warp-time', d.frame.warpTimeNs, formatNs)}
-          ${this.row('Warps running', d.frame.gpuBusyNs, formatNs)} ${this.row('Time lost to syncs', d.syncs.totalNs, formatNs)}
-          ${this.row('SMs idle inside draws', d.idle.totalNs, formatNs)} ${this.row('Leftover time', d.leftovers.totalNs, formatNs)}
-          ${this.row('Stalled time', d.stalls.totalNs, formatNs)}
+          ${this.row('Warps running', d.frame.gpuBusyNs, formatNs, 'busy')} ${this.row('Time lost to syncs', d.syncs.totalNs, formatNs, 'syncs')}
+          ${this.row('SMs idle inside draws', d.idle.totalNs, formatNs, 'idle')} ${this.row('Leftover time', d.leftovers.totalNs, formatNs, 'leftovers')}
+          ${this.row('Stalled time', d.stalls.totalNs, formatNs, 'stalls')}
         </tbody>
       </table>
       <h3>Stages</h3>
@@ -172,16 +176,18 @@ export class WtComparePanel extends LitElement {
           </tr>
         </thead>
         <tbody>
-          ${d.stages.map(
-            (s) => html`<tr data-stage=${s.stage}>
+          ${d.stages.map((s) => {
+            const one = [s.stage];
+            const side = (x: Delta, which: 'a' | 'b', format: (v: number | null) => string, withheld = false) => sideText(d.sampling, which, x[which], format, one, withheld);
+            return html`<tr data-stage=${s.stage}>
               <td><span class="swatch" style="background:${stageCssColor(parseStageName(s.stage) ?? 0)}"></span>${stageLabelOf(s.stage)}</td>
-              <td class="num wrap">${formatNumber(s.warps.a)} → ${formatNumber(s.warps.b)}</td>
-              <td class="num">${formatNs(s.meanNs.a)}</td><td class="num">${formatNs(s.meanNs.b)}</td>
-              ${this.change(s.meanNs, `warp-time ${formatChange(s.totalNs.relative)}`)} ${all ? html`${this.change(s.medianNs)} ${this.change(s.p90Ns)}` : nothing}
-              ${this.change(s.totalNs, '', 'wide')}
-              ${all ? html`<td class="num">${formatNumber(s.peakPerSm.a)} → ${formatNumber(s.peakPerSm.b)}</td>` : nothing}
-            </tr>`,
-          )}
+              <td class="num wrap">${side(s.warps, 'a', formatNumber)} → ${side(s.warps, 'b', formatNumber)}</td>
+              <td class="num">${side(s.meanNs, 'a', formatNs)}</td><td class="num">${side(s.meanNs, 'b', formatNs)}</td>
+              ${this.change(s.meanNs, `warp-time ${formatChange(s.totalNs.relative)}`, '', one)} ${all ? html`${this.change(s.medianNs, '', '', one)} ${this.change(s.p90Ns, '', '', one)}` : nothing}
+              ${this.change(s.totalNs, '', 'wide', one)}
+              ${all ? html`<td class="num" title=${this.withheldWhy('occupancy')}>${side(s.peakPerSm, 'a', formatNumber, true)} → ${side(s.peakPerSm, 'b', formatNumber, true)}</td>` : nothing}
+            </tr>`;
+          })}
         </tbody>
       </table>
       <h3>Draws${strong.length > 0 ? ' (largest changes)' : ''}</h3>
@@ -209,6 +215,7 @@ export class WtComparePanel extends LitElement {
       <tbody>
         ${draws.map((x) => {
           const label = x.labelB ?? x.labelA ?? '';
+          const stages = x.stages.map((s) => s.stage);
           const was = x.labelA !== null && x.labelB !== null && x.labelA !== x.labelB ? x.labelA : null;
           return html`<tr class="draw-label">
               <td colspan="6" title=${was === null ? label : `B: ${label}\nA: ${was}`}>
@@ -218,8 +225,9 @@ export class WtComparePanel extends LitElement {
             <tr data-draw=${x.index} data-matched=${x.matchedBy ?? ''} data-confidence=${x.confidence ?? ''}>
               <td class="num wrap">${drawIndexText(x)}</td>
               <td class="matched" title=${x.matchedBy === null ? '' : `${MATCHED_BY_TITLE[x.matchedBy]}; ${STRENGTH_TITLE[x.confidence!]}`}>${x.matchedBy === null ? '' : MATCHED_BY[x.matchedBy]}</td>
-              <td class="num">${formatNs(x.spanNs.a)}</td><td class="num">${formatNs(x.spanNs.b)}</td>${this.change(x.spanNs, `warp-time ${formatChange(x.warpTimeNs.relative)}`)}
-              ${this.change(x.warpTimeNs, '', 'wide')}
+              <td class="num">${sideText(this.diff?.sampling, 'a', x.spanNs.a, formatNs, stages)}</td><td class="num">${sideText(this.diff?.sampling, 'b', x.spanNs.b, formatNs, stages)}</td
+              >${this.change(x.spanNs, `warp-time ${formatChange(x.warpTimeNs.relative)}`, '', stages)}
+              ${this.change(x.warpTimeNs, '', 'wide', stages)}
             </tr>`;
         })}
       </tbody>
@@ -243,14 +251,27 @@ export class WtComparePanel extends LitElement {
       ${only('a', onlyA, this.a!, this.labelA)} ${only('b', onlyB, this.b!, this.labelB)}`;
   }
 
-  private row(name: string, x: Delta, format: (v: number | null) => string) {
-    return html`<tr><td>${name}</td><td class="num">${format(x.a)}</td><td class="num">${format(x.b)}</td>${this.change(x)}</tr>`;
+  /** A frame row; `withheld`: the summary's name of a figure a sampled side withholds (its cell says so, the reason in the title). */
+  private row(name: string, x: Delta, format: (v: number | null) => string, withheld: string | null = null) {
+    const s = this.diff?.sampling;
+    const cell = (side: 'a' | 'b') => {
+      const text = sideText(s, side, x[side], format, null, withheld !== null);
+      return html`<td class="num" title=${text === 'withheld' ? this.withheldWhy(withheld!) : ''}>${text}</td>`;
+    };
+    return html`<tr data-row=${name}><td>${name}</td>${cell('a')}${cell('b')}${this.change(x, '', '', withheld === null ? null : [])}</tr>`;
   }
 
-  /** A change cell: more time is bad, less is good. */
-  private change(x: Delta, title = '', extraClass = '') {
+  /** Why a sampled side withholds `what` (summary.sampling.withheld), or ''. */
+  private withheldWhy(what: string): string {
+    return this.diff?.sampling?.withheld.find((w) => w.what === what)?.why ?? '';
+  }
+
+  /** A change cell: more time is bad, less is good; "≈" when either side's figure of `stages` (null: any) is an estimate. */
+  private change(x: Delta, title = '', extraClass = '', stages: readonly string[] | null = null) {
     const cls = x.relative === null || x.relative === 0 ? '' : x.relative > 0 ? 'bad' : 'good';
-    return html`<td class="num ${cls} ${extraClass}" title=${title}>${formatChange(x.relative)}</td>`;
+    const s = this.diff?.sampling;
+    const estimated = x.relative !== null && (isEstimated(s, 'a', stages) || isEstimated(s, 'b', stages));
+    return html`<td class="num ${cls} ${extraClass}" title=${title}>${estimated ? '≈ ' : ''}${formatChange(x.relative)}</td>`;
   }
 }
 

@@ -119,6 +119,7 @@ export class WtDrawsTable extends LitElement {
       scrollTop: this.tableScroll,
       selectedDraw: this.selectedDraw,
       passOf: this.passOf,
+      sampled: s.sampling?.every,
       onSort: (c) => (this.drawSort = nextSort(this.drawSort, c)),
       onToggleColumns: () => (this.allColumns = !this.allColumns),
       onScroll: (top) => (this.tableScroll = top),

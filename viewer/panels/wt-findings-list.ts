@@ -20,6 +20,7 @@ import { DEFAULT_THRESHOLDS } from '../../analysis/thresholds.js';
 import { panelStyles } from '../components/shared-styles.js';
 import { findingsStyles, moreMembersStyles } from './findings-styles.js';
 import { zoomToEvent } from './zoom-event.js';
+import { withheldNote, type SampledEvery } from './sampling-note.js';
 
 const KIND_LABELS: Record<FindingKind, string> = {
   sync: 'Sync',
@@ -42,6 +43,7 @@ export class WtFindingsList extends LitElement {
     selectedId: { attribute: false },
     groups: { attribute: false },
     minShare: { attribute: false },
+    sampled: { attribute: false },
     hiddenKinds: { state: true },
     toggled: { state: true },
     showSmall: { state: true },
@@ -57,6 +59,8 @@ export class WtFindingsList extends LitElement {
   declare groups: readonly FindingGroup[] | null;
   /** The share below which groups are hidden, for the "N more below" line (the summary's thresholds.findingGroupMinShare). */
   declare minShare: number;
+  /** A sampled trace's rates (summary.sampling.every): its gap and occupancy detectors are withheld, which the list says. */
+  declare sampled: SampledEvery;
   /** Kinds the user switched off. */
   declare hiddenKinds: ReadonlySet<FindingKind>;
   /** Groups whose expansion the user flipped from the default. */
@@ -74,6 +78,7 @@ export class WtFindingsList extends LitElement {
     this.selectedId = null;
     this.groups = null;
     this.minShare = DEFAULT_THRESHOLDS.findingGroupMinShare;
+    this.sampled = undefined;
     this.hiddenKinds = new Set();
     this.toggled = new Set();
     this.showSmall = false;
@@ -96,7 +101,8 @@ export class WtFindingsList extends LitElement {
   }
 
   override render() {
-    if (this.findings.length === 0) return html`<p class="muted">No findings at the current thresholds.</p>`;
+    const note = withheldNote(this.sampled, 'findings', 'syncs, idle windows, leftovers, stalls and occupancy caps of sampled stages need every warp, so none is looked for');
+    if (this.findings.length === 0) return html`${note}<p class="muted">No findings at the current thresholds${this.sampled != null ? ' among those looked for' : ''}.</p>`;
     const groups = this.allGroups();
     const counts = new Map<FindingKind, number>();
     for (const f of this.findings) counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1);
@@ -109,6 +115,7 @@ export class WtFindingsList extends LitElement {
     const moreFindings = big.slice(listed.length).reduce((n, g) => n + g.count, 0);
     const multi = groups.filter((g) => g.count > 1).slice(0, OPEN_GROUPS).map((g) => g.id);
     return html`
+      ${note}
       <div class="filters" role="group" aria-label="Finding kinds">
         ${KINDS.filter((k) => counts.has(k)).map(
           (k) => html`<button aria-pressed=${this.hiddenKinds.has(k) ? 'false' : 'true'} data-kind=${k} @click=${() => this.toggle(k)}>

@@ -146,7 +146,10 @@ export class WtPassIcicle extends LitElement {
     if (bar === null || s === null) return 'Click a pass to zoom to it, a draw to select it.';
     if (bar.kind === 'region') {
       const p = s.passes[bar.index]!;
-      return `${p.label}: ${formatNumber(p.draws)} draws · span ${formatNs(p.spanNs)} · busy ${formatNs(p.busyNs)} (${formatShare(p.shareOfFrame)} of the frame) · warp-time ${formatNs(p.warpTimeNs)}`;
+      // A sampled trace (issue 25) withholds busy time and estimates warp-time.
+      const sampled = this.trace?.capture.sampling != null;
+      const busy = sampled ? 'busy withheld (sampled trace)' : `busy ${formatNs(p.busyNs)} (${formatShare(p.shareOfFrame)} of the frame)`;
+      return `${p.label}: ${formatNumber(p.draws)} draws · span ${formatNs(p.spanNs)} · ${busy} · warp-time ${sampled ? '≈ ' : ''}${formatNs(p.warpTimeNs)}`;
     }
     const d = this.draws[bar.index];
     return d === undefined ? '' : `draw ${bar.index}: ${d.label} · span ${formatNs(d.spanNs)} · warp-time ${formatNs(d.warpTimeNs)}`;

@@ -13,9 +13,10 @@ import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { formatNs, formatNumber, formatShare } from '../../analysis/format.js';
 import type { PassCost, PassSection, PassStat } from '../../analysis/passes.js';
 import type { DrawSummary } from '../../analysis/summary.js';
-import type { Trace } from '../../shared-schema/index.js';
+import type { StageName, Trace } from '../../shared-schema/index.js';
 import { panelStyles } from '../components/shared-styles.js';
 import './wt-pass-icicle.js';
+import { approxMark, withheldNote } from './sampling-note.js';
 
 type Order = 'frame' | 'cost';
 
@@ -130,7 +131,8 @@ export class WtPassesPanel extends LitElement {
     const open = this.openRegions();
     const walk = (parent: number | null) => {
       const list = [...(children.get(parent) ?? [])];
-      if (this.order === 'cost') list.sort((a, b) => (b.busyNs ?? -1) - (a.busyNs ?? -1) || a.region - b.region);
+      // A sampled trace withholds busy time: its passes' cost is their (estimated) warp-time.
+      if (this.order === 'cost') list.sort((a, b) => (b.busyNs ?? b.warpTimeNs) - (a.busyNs ?? a.warpTimeNs) || a.region - b.region);
       for (const p of list) {
         out.push(p);
         if (open.has(p.region)) walk(p.region);
@@ -166,6 +168,7 @@ export class WtPassesPanel extends LitElement {
         </button>
         ${selected !== undefined ? html`<button data-action="clear-pass" @click=${() => this.select(-1)}>Clear pass</button>` : nothing}
       </div>
+      ${withheldNote(this.trace?.capture.sampling?.every, 'passes', "busy time and share of the frame need every warp (–); warp-times are estimates (≈), and cost order follows them")}
       <div class="table">
         <table data-table="passes">
           <colgroup><col /><col class="n" /><col class="t" /><col class="t" /><col class="t" /><col class="s" /></colgroup>
@@ -201,7 +204,7 @@ export class WtPassesPanel extends LitElement {
       <td class="num">${formatNumber(c.draws)}</td>
       <td class="num">${formatNs(c.spanNs)}</td>
       <td class="num">${formatNs(c.busyNs)}</td>
-      <td class="num">${formatNs(c.warpTimeNs)}</td>
+      <td class="num">${approxMark(Object.keys(c.stageWarpTimeNs).some((st) => this.trace?.capture.sampling?.every[st as StageName] !== undefined))}${formatNs(c.warpTimeNs)}</td>
       <td class="num"><span class="bar" style="width:${widest > 0 ? Math.round((share / widest) * 16) : 0}px"></span>${formatShare(c.shareOfFrame, share < 0.1 ? 1 : 0)}</td>
     </tr>`;
   }

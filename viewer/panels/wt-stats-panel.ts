@@ -20,7 +20,7 @@ import { panelStyles } from '../components/shared-styles.js';
 import { knownSmCount, type Trace } from '../../shared-schema/index.js';
 import { drawTableStyles } from './draw-table.js';
 import './wt-draws-table.js';
-import { estimateMark, samplingNote } from './sampling-note.js';
+import { approxMark, drawSampled, estimateMark, samplingNote, withheldNote } from './sampling-note.js';
 
 export type StatsTab = 'stages' | 'occupancy' | 'draws';
 const TABS: readonly { id: StatsTab; label: string }[] = [
@@ -212,7 +212,8 @@ export class WtStatsPanel extends LitElement {
   }
 
   private renderOccupancy(s: AnalysisSummary) {
-    return html`<div class=${this.allStageColumns ? 'stage-table all' : 'stage-table'}><table data-table="occupancy" class="wrap-heads">
+    return html`${withheldNote(s.sampling?.every, 'occupancy', 'peaks and means per SM of sampled stages need every warp (–); their device means are estimates (≈)')}
+      <div class=${this.allStageColumns ? 'stage-table all' : 'stage-table'}><table data-table="occupancy" class="wrap-heads">
         <thead>
           <tr>
             <th>Stage</th><th class="num">Peak on one SM</th><th class="num">SM</th><th class="num">Mean per SM</th><th class="num">Slots</th>
@@ -226,8 +227,8 @@ export class WtStatsPanel extends LitElement {
               <td><span class="swatch" style="background:${colorOf(st.stage)}"></span>${labelOf(st.stage)}</td>
               <td class="num">${o.perSm?.peak ?? '–'}</td><td class="num">${o.perSm?.peakSm ?? '–'}</td>
               <td class="num">${formatNumber(o.perSm?.meanWhileActive)}</td><td class="num">${formatNumber(o.warpsPerSm)}</td>
-              <td class="num">${formatNumber(o.capacityWarps)}</td><td class="num">${formatNumber(o.deviceMeanInFlight)}</td>
-              <td class="num">${formatShare(o.deviceMeanShareOfCapacity)}</td>
+              <td class="num">${formatNumber(o.capacityWarps)}</td><td class="num">${estimateMark(s, st.stage)}${formatNumber(o.deviceMeanInFlight)}</td>
+              <td class="num">${o.deviceMeanShareOfCapacity === null ? nothing : estimateMark(s, st.stage)}${formatShare(o.deviceMeanShareOfCapacity)}</td>
             </tr>`;
           })}
         </tbody>
@@ -263,11 +264,15 @@ export class WtStatsPanel extends LitElement {
   }
 
   private renderDraw(d: DrawSummary) {
+    const every = this.summary?.sampling?.every;
+    const mark = approxMark(drawSampled(every, d));
     return html`<h3>Draw ${d.index}${d.label ? html` · ${d.label}` : nothing}</h3>
       <div class="draw-line">
-        ${formatNumber(d.warps)} warps · span ${formatNs(d.spanNs)} · warp-time ${formatNs(d.warpTimeNs)} · hidden behind other draws
-        ${formatShare(d.hiddenShare, 0)} · ${gapBeforeText(d.gapBeforeNs)} · no warp on any SM for ${formatNs(d.idleNs)} of its span
+        ${mark}${formatNumber(d.warps)} warps · span ${mark}${formatNs(d.spanNs)} · warp-time ${mark}${formatNs(d.warpTimeNs)}${every !== undefined
+          ? nothing
+          : html` · hidden behind other draws ${formatShare(d.hiddenShare, 0)} · ${gapBeforeText(d.gapBeforeNs)} · no warp on any SM for ${formatNs(d.idleNs)} of its span`}
       </div>
+      ${withheldNote(every, 'draw', 'overlap with other draws, gap before, idle time and peaks on one SM of sampled stages need every warp')}
       ${this.stageColumnsButton()}
       <div class=${this.allStageColumns ? 'stage-table all' : 'stage-table'}><table data-table="draw-stages">
         <thead><tr>${this.durationHead()}<th class="num">Peak on one SM</th><th class="num">Mean per SM</th></tr></thead>
