@@ -4,18 +4,19 @@
  * themselves are app-budget-runs.ts.
  *
  * The model. The traced frame's excess (ratio − 1) is the warps' records: it is spread over the stages in proportion
- * to the warps each recorded, and a stage's share falls as N^(−1/3) when it records one warp in N instead of one in n
- * (relative to the rate it was measured at: (N/n)^(−1/3)). On the H200, a fragment-bound frame (AQT) traced at
- * 1.52x the untraced frames in full kept 62% / 50% / 40% of that excess at one warp in 4 / 8 / 16, which is
- * 4^(−1/3) = 0.63, 8^(−1/3) = 0.50, 16^(−1/3) = 0.40: the per-warp record is not the whole cost (the sampling test
- * itself, the prologue of every warp, caches), so it does not fall linearly with N. The model leaves out the few
+ * to the warps each recorded, and a stage's share falls as N^(−0.22) when it records one warp in N instead of one in
+ * n (relative to the rate it was measured at: (N/n)^(−0.22)). On the H200, the AQT frame through the layer's shaders
+ * (the instrumenter, pixel custom id) traced at 1.382x the untraced frames in full kept 65% of that excess at one warp
+ * in 8 (1.248x) and 40% at one in 64 (1.151x): 8^(−0.22) = 0.63, 64^(−0.22) = 0.40 (bench/RESULTS.md "Warp sampling").
+ * A recorded fragment warp mostly waits for its slot, and the warps behind it wait too, so the cost does not fall
+ * linearly with N. The model leaves out the few
  * percent the sampling test costs once a stage is sampled: the next run measures it, and the loop goes on from there.
  */
 import { MAX_SAMPLE_EVERY, STAGES, STAGE_COUNT, Stage, type StageName } from '../../shared-schema/index.js';
 import type { SampleRates } from '../../cli/commands/capture-sample.js';
 
-/** A stage's share of the excess at one warp in N, relative to the rate it was measured at: (N/n)^(−1/3). */
-export const EXCESS_EXPONENT = -1 / 3;
+/** A stage's share of the excess at one warp in N, relative to the rate it was measured at: (N/n)^(−0.22). */
+export const EXCESS_EXPONENT = -0.22;
 /** A stage that recorded fewer than this share of the trace's warps is sampled more only when no other stage can be: its few warps keep their statistics. */
 export const SMALL_STAGE_SHARE = 0.01;
 

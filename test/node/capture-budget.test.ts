@@ -1,6 +1,6 @@
 // `warptrace capture --budget B`: the choice of the next run's sampling rates (capture/capture-run/app-budget.ts) on
 // the recorded warps of real captures (samples/), checked against the model it states: the excess (ratio − 1) spread
-// over the stages by recorded warps, each stage's share falling as (N/n)^(−1/3).
+// over the stages by recorded warps, each stage's share falling as (N/n)^(−0.22).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -24,7 +24,7 @@ function modelled(input: BudgetInput, next: SampleRates): number {
   let ratio = 1;
   for (const s of STAGES) {
     const share = ((input.ratio - 1) * (input.recorded[s.code] ?? 0)) / total;
-    ratio += share * Math.pow((next[s.name] ?? 1) / (input.rates[s.name] ?? 1), -1 / 3);
+    ratio += share * Math.pow((next[s.name] ?? 1) / (input.rates[s.name] ?? 1), -0.22);
   }
   return ratio;
 }
@@ -78,12 +78,12 @@ test('a budget a little under the ratio raises only the stage carrying the most 
 
 test('two large stages: both are raised, the larger at least as far; the rates are powers of two', () => {
   assert.ok(share(computeGraphics, 'CS') > 0.1 && share(computeGraphics, 'FS') > 0.5);
-  const input: BudgetInput = { rates: {}, ratio: 2.0, budget: 1.05, recorded: computeGraphics };
+  const input: BudgetInput = { rates: {}, ratio: 2.0, budget: 1.2, recorded: computeGraphics };
   const choice = chooseRates(input);
   const [fs, cs] = [choice.rates.FS ?? 1, choice.rates.CS ?? 1];
   assert.ok(cs > 1 && fs >= cs, describeRates(choice.rates));
   for (const n of Object.values(choice.rates)) assert.ok(Number.isInteger(Math.log2(n as number)), `${n} is a power of two`);
-  assert.ok(choice.predicted <= 1.05 && Math.abs(choice.predicted - modelled(input, choice.rates)) < 1e-12);
+  assert.ok(choice.predicted <= 1.2 && Math.abs(choice.predicted - modelled(input, choice.rates)) < 1e-12);
 });
 
 test('a frame already within budget: no change', () => {
@@ -105,10 +105,10 @@ test('rates measured while sampled are raised from there, relative to the rate m
 
 test('a stage under 1% of the recorded warps is sampled only once every other stage is at 1 in 32768', () => {
   assert.ok(share(aqt, 'VS') < 0.01 && share(aqt, 'TCS') < 0.01);
-  const tight = chooseRates({ rates: {}, ratio: 1.52, budget: 1.03, recorded: aqt });
+  const tight = chooseRates({ rates: {}, ratio: 1.52, budget: 1.08, recorded: aqt });
   assert.equal(tight.rates.VS, undefined, describeRates(tight.rates));
   assert.equal(tight.rates.TCS, undefined, describeRates(tight.rates));
-  assert.ok(tight.predicted <= 1.03);
+  assert.ok(tight.predicted <= 1.08);
   // Out of reach without them: FS and TES go to the cap first, then VS and TCS are raised.
   const tighter = chooseRates({ rates: {}, ratio: 1.52, budget: 1.01, recorded: aqt });
   assert.equal(tighter.rates.FS, 32768, describeRates(tighter.rates));
@@ -118,10 +118,10 @@ test('a stage under 1% of the recorded warps is sampled only once every other st
   // budget could also be met by sampling; it is left alone while another stage can go further.
   const four = new Float64Array(15);
   for (const code of [Stage.VS, Stage.TES, Stage.FS, Stage.CS, Stage.MESH]) four[code] = code === Stage.VS ? 40 : 1000;
-  const input: BudgetInput = { rates: {}, ratio: 2, budget: 1.045, recorded: four };
+  const input: BudgetInput = { rates: {}, ratio: 2, budget: 1.15, recorded: four };
   const spread = chooseRates(input);
   assert.equal(spread.rates.VS, undefined, describeRates(spread.rates));
-  assert.ok(spread.predicted <= 1.045 && modelled(input, { ...spread.rates, VS: 2 }) < modelled(input, spread.rates), 'sampling VS would have lowered it');
+  assert.ok(spread.predicted <= 1.15 && modelled(input, { ...spread.rates, VS: 2 }) < modelled(input, spread.rates), 'sampling VS would have lowered it');
 });
 
 test('rates stop at 32768; a budget out of the model\'s reach raises everything to the cap, then nothing is left', () => {
