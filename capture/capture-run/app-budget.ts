@@ -19,6 +19,12 @@ import type { SampleRates } from '../../cli/commands/capture-sample.js';
 export const EXCESS_EXPONENT = -0.22;
 /** A stage that recorded fewer than this share of the trace's warps is sampled more only when no other stage can be: its few warps keep their statistics. */
 export const SMALL_STAGE_SHARE = 0.01;
+/**
+ * A stage is never sampled below this many recorded warps (its warps at every warp over N): fewer make the estimates
+ * noise (at 128 a count's standard error is about 9%), and a budget out of reach otherwise is reported not met rather
+ * than met with a nearly empty trace (computeraytracing on the H200 at --budget 1.02 kept 2 of ~160,000 warps).
+ */
+export const MIN_RECORDED_WARPS = 128;
 
 export interface BudgetInput {
   /** The rates the last run recorded at (stages absent: every warp). */
@@ -58,6 +64,8 @@ interface StageState {
   readonly from: number;
   every: number;
   readonly small: boolean;
+  /** The highest rate that keeps MIN_RECORDED_WARPS of the stage's warps (at least the rate it was measured at). */
+  readonly ceiling: number;
 }
 
 /**
@@ -65,7 +73,8 @@ interface StageState {
  * whose modelled excess is largest now (a doubling removes the same fraction, 1 − 2^(−1/3), of any stage's excess,
  * and each stage's gains shrink as it is raised, so taking the largest gain each time reaches the budget in the
  * fewest doublings). Stages under SMALL_STAGE_SHARE of the recorded warps are left at their rate unless every other
- * stage is at MAX_SAMPLE_EVERY. Ties go to the lower stage code, so the choice is deterministic.
+ * stage is at its ceiling (MIN_RECORDED_WARPS recorded, or MAX_SAMPLE_EVERY); no stage goes past its ceiling, so a
+ * budget out of reach is predicted over, and the run loop says so. Ties go to the lower stage code, so the choice is deterministic.
  */
 export function chooseRates(input: BudgetInput): BudgetChoice {
   const excess = Math.max(0, input.ratio - 1);
@@ -94,9 +103,16 @@ function stageStates(input: BudgetInput, excess: number): StageState[] {
     const n = input.recorded[s.code] ?? 0;
     if (n === 0 || s.code === Stage.RAYGEN_REORDERED) continue;
     const from = every(s.name);
-    states.push({ name: s.name, code: s.code, measured: (excess * n) / recordedTotal, from, every: from, small: n < SMALL_STAGE_SHARE * recordedTotal });
+    states.push({ name: s.name, code: s.code, measured: (excess * n) / recordedTotal, from, every: from, small: n < SMALL_STAGE_SHARE * recordedTotal, ceiling: ceilingRate(n * from, from) });
   }
   return states;
+}
+
+/** The largest power of two N (up to MAX_SAMPLE_EVERY, at least `from`) that keeps MIN_RECORDED_WARPS of `warps`. */
+function ceilingRate(warps: number, from: number): number {
+  let n = 1;
+  while (n * 2 <= MAX_SAMPLE_EVERY && warps / (n * 2) >= MIN_RECORDED_WARPS) n *= 2;
+  return Math.max(n, from);
 }
 
 function modelledExcess(s: StageState): number {
@@ -106,7 +122,7 @@ function modelledExcess(s: StageState): number {
 function largestRaisable(states: readonly StageState[], small: boolean): StageState | null {
   let best: StageState | null = null;
   for (const s of states) {
-    if (s.small !== small || s.every >= MAX_SAMPLE_EVERY) continue;
+    if (s.small !== small || s.every * 2 > s.ceiling) continue;
     if (best === null || modelledExcess(s) > modelledExcess(best)) best = s;
   }
   return best;

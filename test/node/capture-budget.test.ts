@@ -50,20 +50,20 @@ test('recordedWarpsByStage counts the trace\'s warps by stage; ray generation af
   assert.equal(counts.reduce((a, b) => a + b, 0), trace.warps.count);
 });
 
-test('an FS-dominated frame (the AQT capture) at 1.52x, budget 1.10: the fragment stage is sampled, the least the model needs', () => {
+test('an FS-dominated frame (the AQT capture) at 1.52x, budget 1.25: the fragment stage is sampled, the least the model needs', () => {
   assert.ok(share(aqt, 'FS') > 0.9, 'the sample is FS-dominated');
-  const input: BudgetInput = { rates: {}, ratio: 1.52, budget: 1.1, recorded: aqt };
+  const input: BudgetInput = { rates: {}, ratio: 1.52, budget: 1.25, recorded: aqt };
   const choice = chooseRates(input);
   assert.equal(choice.raised, true);
   const fs = choice.rates.FS ?? 1;
   assert.ok(fs > 1, `FS sampled: ${describeRates(choice.rates)}`);
   for (const name of Object.keys(choice.rates) as StageName[]) assert.ok((choice.rates[name] ?? 1) <= fs, `FS is the most sampled: ${describeRates(choice.rates)}`);
   assert.ok(Math.abs(choice.predicted - modelled(input, choice.rates)) < 1e-12, 'predicted by the stated model');
-  assert.ok(choice.predicted <= 1.1, `within budget by the model: ${choice.predicted}`);
+  assert.ok(choice.predicted <= 1.25, `within budget by the model: ${choice.predicted}`);
   // The least: undoing any one doubling puts the model over the budget.
   for (const name of Object.keys(choice.rates) as StageName[]) {
     const less = { ...choice.rates, [name]: (choice.rates[name] ?? 1) / 2 };
-    assert.ok(modelled(input, less) > 1.1, `${name} at half its rate would do: ${describeRates(less)}`);
+    assert.ok(modelled(input, less) > 1.25, `${name} at half its rate would do: ${describeRates(less)}`);
   }
   // VS and TCS hold under 1% of the warps: left alone.
   assert.equal(choice.rates.VS, undefined);
@@ -78,12 +78,12 @@ test('a budget a little under the ratio raises only the stage carrying the most 
 
 test('two large stages: both are raised, the larger at least as far; the rates are powers of two', () => {
   assert.ok(share(computeGraphics, 'CS') > 0.1 && share(computeGraphics, 'FS') > 0.5);
-  const input: BudgetInput = { rates: {}, ratio: 2.0, budget: 1.2, recorded: computeGraphics };
+  const input: BudgetInput = { rates: {}, ratio: 2.0, budget: 1.4, recorded: computeGraphics };
   const choice = chooseRates(input);
   const [fs, cs] = [choice.rates.FS ?? 1, choice.rates.CS ?? 1];
   assert.ok(cs > 1 && fs >= cs, describeRates(choice.rates));
   for (const n of Object.values(choice.rates)) assert.ok(Number.isInteger(Math.log2(n as number)), `${n} is a power of two`);
-  assert.ok(choice.predicted <= 1.2 && Math.abs(choice.predicted - modelled(input, choice.rates)) < 1e-12);
+  assert.ok(choice.predicted <= 1.4 && Math.abs(choice.predicted - modelled(input, choice.rates)) < 1e-12);
 });
 
 test('a frame already within budget: no change', () => {
@@ -103,38 +103,48 @@ test('rates measured while sampled are raised from there, relative to the rate m
   assert.deepEqual(input.rates, { FS: 64, VS: 2 }, 'the input is not changed');
 });
 
-test('a stage under 1% of the recorded warps is sampled only once every other stage is at 1 in 32768', () => {
+test('a stage under 1% of the recorded warps is sampled only once every other stage is at its ceiling', () => {
   assert.ok(share(aqt, 'VS') < 0.01 && share(aqt, 'TCS') < 0.01);
-  const tight = chooseRates({ rates: {}, ratio: 1.52, budget: 1.08, recorded: aqt });
+  const tight = chooseRates({ rates: {}, ratio: 1.52, budget: 1.2, recorded: aqt });
   assert.equal(tight.rates.VS, undefined, describeRates(tight.rates));
   assert.equal(tight.rates.TCS, undefined, describeRates(tight.rates));
-  assert.ok(tight.predicted <= 1.08);
-  // Out of reach without them: FS and TES go to the cap first, then VS and TCS are raised.
-  const tighter = chooseRates({ rates: {}, ratio: 1.52, budget: 1.01, recorded: aqt });
-  assert.equal(tighter.rates.FS, 32768, describeRates(tighter.rates));
-  assert.equal(tighter.rates.TES, 32768, describeRates(tighter.rates));
-  assert.ok((tighter.rates.VS ?? 1) > 1 || (tighter.rates.TCS ?? 1) > 1, describeRates(tighter.rates));
-  // Four stages share the excess: sampled deep, each carries less than the small VS (0.99% of the warps), which the
-  // budget could also be met by sampling; it is left alone while another stage can go further.
+  assert.ok(tight.predicted <= 1.2);
+  // Four large stages share the excess and can meet the budget between them: the small VS (0.99% of the warps),
+  // which sampling would also lower, is left alone.
   const four = new Float64Array(15);
-  for (const code of [Stage.VS, Stage.TES, Stage.FS, Stage.CS, Stage.MESH]) four[code] = code === Stage.VS ? 40 : 1000;
-  const input: BudgetInput = { rates: {}, ratio: 2, budget: 1.15, recorded: four };
+  for (const code of [Stage.VS, Stage.TES, Stage.FS, Stage.CS, Stage.MESH]) four[code] = code === Stage.VS ? 4000 : 100_000;
+  const input: BudgetInput = { rates: {}, ratio: 2, budget: 1.3, recorded: four };
   const spread = chooseRates(input);
   assert.equal(spread.rates.VS, undefined, describeRates(spread.rates));
-  assert.ok(spread.predicted <= 1.15 && modelled(input, { ...spread.rates, VS: 2 }) < modelled(input, spread.rates), 'sampling VS would have lowered it');
+  assert.ok(spread.predicted <= 1.3 && modelled(input, { ...spread.rates, VS: 2 }) < modelled(input, spread.rates), 'sampling VS would have lowered it');
 });
 
-test('rates stop at 32768; a budget out of the model\'s reach raises everything to the cap, then nothing is left', () => {
+test('no stage is sampled below 128 recorded warps or past 1 in 32768: a budget out of reach is predicted over, and at those rates nothing is left to raise', () => {
   const input: BudgetInput = { rates: {}, ratio: 5, budget: 1.001, recorded: aqt };
   const all = chooseRates(input);
   assert.equal(all.raised, true);
-  for (const s of STAGES) if ((aqt[s.code] ?? 0) > 0) assert.equal(all.rates[s.name], 32768, `${s.name}: ${describeRates(all.rates)}`);
   assert.ok(all.predicted > 1.001);
-  const again = chooseRates({ ...input, rates: all.rates });
+  for (const s of STAGES) {
+    const n = aqt[s.code] ?? 0;
+    if (n === 0) continue;
+    const every = all.rates[s.name] ?? 1;
+    assert.ok(n / every >= 128, `${s.name}: ${n} warps at 1 in ${every}`);
+    assert.ok(n / (every * 2) < 128, `${s.name} raised as far as 128 recorded warps allow: 1 in ${every}`);
+  }
+  // VS and TCS (234 warps each) cannot be halved: left at every warp.
+  assert.equal(all.rates.VS, undefined);
+  // The next run records each stage's warps over its rate: measured there, nothing is left to raise.
+  const then = new Float64Array(15);
+  for (const s of STAGES) then[s.code] = (aqt[s.code] ?? 0) / (all.rates[s.name] ?? 1);
+  const again = chooseRates({ ...input, rates: all.rates, recorded: then });
   assert.equal(again.raised, false);
   assert.deepEqual(again.rates, all.rates);
   // A stage that recorded nothing carries no excess: it is never raised.
   assert.equal(all.rates.CS, undefined);
+  // 1 in 32768 is the most, however many warps a stage has.
+  const huge = new Float64Array(15);
+  huge[Stage.FS] = 1e9;
+  assert.equal(chooseRates({ rates: {}, ratio: 5, budget: 1.001, recorded: huge }).rates.FS, 32768);
 });
 
 test('no recorded warps: nothing to raise', () => {
