@@ -115,7 +115,7 @@ export async function captureWithinBudget(
       }
       const choice = chooseRates({ rates, ratio: run.ratio, budget, recorded: recordedWarpsByStage(trace.warps.stage, trace.warps.count) });
       if (!choice.raised) {
-        unmet = `${runs}: no stage with warps is left to sample more (each is at 1 in 32768, or recorded no warps)`;
+        unmet = `${runs}: no stage is left to sample more (each keeps at least 128 recorded warps, or is at 1 in 32768)`;
         break;
       }
       const again = options.selection.trigger === null ? '' : `; touch ${options.selection.trigger} again when the app shows the frame`;

@@ -138,7 +138,7 @@ test('--budget never met: at most five runs, each at higher rates; the lowest ru
   }
   const trace = decodeWtrace(new Uint8Array(readFileSync(out)));
   assert.equal(trace.capture.overhead?.tracedFrameNs, PLAIN_NS * 1.3, 'the lowest run (2) is kept');
-  const why = runs.length === MAX_BUDGET_RUNS ? `after ${MAX_BUDGET_RUNS} runs, the most --budget takes` : `after ${runs.length} runs: no stage with warps is left to sample more`;
+  const why = runs.length === MAX_BUDGET_RUNS ? `after ${MAX_BUDGET_RUNS} runs, the most --budget takes` : `after ${runs.length} runs: no stage is left to sample more`;
   assert.ok(r.out.includes(`\n  budget 1.20 NOT met ${why}`), r.out);
   assert.match(r.out, /; kept the lowest, run 2: frame 5 traced at 1\.30x the untraced frames, with FS 1 in \d+\n$/);
 });

@@ -58,7 +58,9 @@ test('the GLSL library\'s switches: positions in fragment and every ray-tracing 
     assert.doesNotMatch(spirv(shader, ['-DWT_POSITION=0']), /OpGroupNonUniformUMin|OpGroupNonUniformUMax/, shader);
     assert.doesNotMatch(spirv(shader, ['-DWT_SUBGROUP=0']), /OpGroupNonUniform/, `${shader}: per invocation`);
   }
-  assert.doesNotMatch(spirv('rt.rchit', ['-DWT_POSITION=0']), /BuiltIn LaunchId/, 'the closest hit reads the launch id only for its position');
+  // The closest hit reads the launch id for its position and for the sampling test's warp key (WT_SAMPLING, on by default).
+  assert.doesNotMatch(spirv('rt.rchit', ['-DWT_POSITION=0', '-DWT_SAMPLING=0']), /BuiltIn LaunchId/, 'without either, no launch id');
+  assert.match(spirv('rt.rchit', ['-DWT_POSITION=0']), /BuiltIn LaunchId/, 'the warp key');
 });
 
 test('the capture tool turns positions off where the record has no word for them or the subgroup no min/max', () => {

@@ -88,7 +88,8 @@ for (const { workload, params } of WORKLOADS) {
     const out = join(dir, `${workload}-layer.wtrace`);
     const layerRaw = join(dir, `${workload}-layer.wtraw`);
     const app = [setup.binary, '--app', '--workload', workload, '--plain-shaders', setup.plain, '--frames', String(FRAMES), ...params.flatMap(([k, v]) => ['--param', `${k}=${v}`])];
-    const args = ['capture', '--submits', `${SUBMIT}..${SUBMIT}`, '-o', out, '--raw', layerRaw, '--timeout', '100', '--', ...app];
+    // --fs-id primitive-id: the library's fragment shaders pass gl_PrimitiveID as their custom id.
+    const args = ['capture', '--fs-id', 'primitive-id', '--submits', `${SUBMIT}..${SUBMIT}`, '-o', out, '--raw', layerRaw, '--timeout', '100', '--', ...app];
     const r = await warptrace(args);
     const context = `warptrace ${args.join(' ')}: exit ${r.code}\n--- stdout\n${r.out}\n--- stderr\n${r.err.slice(-6000)}`;
     assert.equal(r.code, 0, context);
@@ -162,7 +163,8 @@ test('a Vulkan 1.0 app without VK_KHR_get_physical_device_properties2 (--app --v
   const out = join(dir, 'vulkan10.wtrace');
   const layerRaw = join(dir, 'vulkan10.wtraw');
   const app = [setup.binary, '--app', '--vulkan-1.0', '--workload', workload, '--plain-shaders', setup.plain10, '--frames', String(FRAMES), ...params.flatMap(([k, v]) => ['--param', `${k}=${v}`])];
-  const args = ['capture', '--submits', `${SUBMIT}..${SUBMIT}`, '--overhead-runs', '0', '-o', out, '--raw', layerRaw, '--timeout', '100', '--', ...app];
+  // --fs-id primitive-id: the library's fragment shaders pass gl_PrimitiveID as their custom id.
+  const args = ['capture', '--fs-id', 'primitive-id', '--submits', `${SUBMIT}..${SUBMIT}`, '--overhead-runs', '0', '-o', out, '--raw', layerRaw, '--timeout', '100', '--', ...app];
   const r = await warptrace(args);
   const context = `warptrace ${args.join(' ')}: exit ${r.code}\n--- stdout\n${r.out}\n--- stderr\n${r.err.slice(-6000)}`;
   assert.equal(r.code, 0, context);
@@ -193,7 +195,8 @@ test('a --capacity past the device\'s storage-buffer range is the most the devic
   const out = join(dir, 'capacity.wtrace');
   const layerRaw = join(dir, 'capacity.wtraw');
   const app = [setup.binary, '--app', '--workload', 'syncs', '--plain-shaders', setup.plain, '--frames', String(FRAMES), '--param', 'width=320', '--param', 'height=180'];
-  const args = ['capture', '--capacity', '67108864', '--submits', `${SUBMIT}..${SUBMIT}`, '--overhead-runs', '0', '-o', out, '--raw', layerRaw, '--timeout', '100', '--', ...app];
+  // --fs-id primitive-id: the library's fragment shaders pass gl_PrimitiveID as their custom id.
+  const args = ['capture', '--fs-id', 'primitive-id', '--capacity', '67108864', '--submits', `${SUBMIT}..${SUBMIT}`, '--overhead-runs', '0', '-o', out, '--raw', layerRaw, '--timeout', '100', '--', ...app];
   const r = await warptrace(args);
   const context = `warptrace ${args.join(' ')}: exit ${r.code}\n--- stdout\n${r.out}\n--- stderr\n${r.err.slice(-6000)}`;
   assert.equal(r.code, 0, context);

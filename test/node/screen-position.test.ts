@@ -128,7 +128,7 @@ test('a trace without positions writes no position column and reads back null; p
 });
 
 /** Samples captured with positions (the ray-tracing and meshlet workloads, those with block profiles): they have them, and targets. */
-const SAMPLES_WITH_POSITIONS = new Set(['h100-aqt-positions', 'h100-ray-tracing', 'h100-meshlets', 'h200-ray-tracing-reorder', 'h100-aqt-blocks', 'h100-raytracingreflections-blocks', 'h100-ray-tracing-marks', 'h200-ray-tracing-rays', 'h200-ray-tracing-rays-fence-behind', 'h200-ray-tracing-hit-positions']);
+const SAMPLES_WITH_POSITIONS = new Set(['h100-aqt-positions', 'h100-ray-tracing', 'h100-meshlets', 'h200-ray-tracing-reorder', 'h100-aqt-blocks', 'h100-raytracingreflections-blocks', 'h100-ray-tracing-marks', 'h200-ray-tracing-rays', 'h200-ray-tracing-rays-fence-behind', 'h200-ray-tracing-hit-positions', 'h200-aqt-pixel-id', 'h200-aqt-sampled-8', 'h200-aqt-sampled-64']);
 /** Captured since every ray-tracing stage records positions by default: its hit, miss and intersection warps have them too. */
 const SAMPLES_WITH_HIT_POSITIONS = new Set(['h200-ray-tracing-hit-positions']);
 const HIT_STAGES: ReadonlySet<number> = new Set([Stage.ANY_HIT, Stage.CLOSEST_HIT, Stage.MISS, Stage.INTERSECTION, Stage.CALLABLE]);
