@@ -7,6 +7,8 @@ import { analyzeTrace } from '../../analysis/index.js';
 import { decodeTrace, encodeWtrace, type Trace } from '../../shared-schema/index.js';
 import type { WarptraceApp } from '../../viewer/components/warptrace-app.js';
 import '../../viewer/panels/index.js';
+import '../../viewer/components/wt-range-summary.js';
+import '../../viewer/components/wt-in-flight.js';
 import { sampledTrace } from '../node/sampled-trace.js';
 import { assert } from './assert.js';
 import { mountApp, waitFor } from './viewer-helpers.js';
@@ -136,4 +138,24 @@ describe('a sampled trace in the viewer', () => {
     const plain = await mount('wt-passes-panel', { trace: rt, section: analyzeTrace(rt).passes, draws: [] });
     assert(plain.querySelector('[data-withheld-note]') === null && plain.querySelector('.estimate') === null, 'a full trace has neither');
   });
+
+  it('the range summary and the time cursor say they count recorded warps, and the range withholds a sampled stage\'s average in flight', async () => {
+    const { rangeCounts } = await import('../../analysis/range-counts.js');
+    const { warpsInFlight } = await import('../../analysis/in-flight.js');
+    const mid = (sampled!.warps.startNs[0]! + sampled!.warps.startNs[sampled!.warps.count - 1]!) / 2;
+    const range = await mount('wt-range-summary', { trace: sampled, counts: rangeCounts(sampled!, mid - 50_000, mid + 50_000) });
+    const note = range.querySelector('[data-withheld-note="range"]');
+    assert(note !== null && note.textContent!.includes('Sampled trace (FS 1 in 8)'), note?.textContent ?? 'no range note');
+    const rows = [...range.querySelectorAll('table.stages tr')].slice(1).map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim()));
+    const fs = rows.find((r) => r[0] === 'FS');
+    const other = rows.find((r) => r[0] !== 'FS');
+    assert(fs !== undefined && fs[3] === '–', `FS average in flight withheld: ${JSON.stringify(fs)}`);
+    assert(other === undefined || /^\d/.test(other[3]!), `an unsampled stage keeps its average: ${JSON.stringify(other)}`);
+    const cursor = await mount('wt-in-flight', { trace: sampled, inFlight: warpsInFlight(sampled!.warps, mid) });
+    assert(cursor.querySelector('[data-withheld-note="in-flight"]') !== null, 'the time cursor says it counts recorded warps');
+    const plainRange = await mount('wt-range-summary', { trace: full, counts: rangeCounts(full!, mid - 50_000, mid + 50_000) });
+    assert(plainRange.querySelector('[data-withheld-note]') === null, 'a full trace has no note');
+    document.querySelectorAll('wt-range-summary, wt-in-flight').forEach((e) => e.remove());
+  });
 });
+

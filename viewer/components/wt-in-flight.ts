@@ -5,6 +5,7 @@ import type { InFlight } from '../../analysis/in-flight.js';
 import { laneLabel } from '../model/lane-layout.js';
 import { detailStyles } from './details-styles.js';
 import { panelStyles } from './shared-styles.js';
+import { withheldNote } from '../panels/sampling-note.js';
 
 const MAX_ROWS = 40;
 
@@ -39,6 +40,7 @@ export class WtInFlight extends LitElement {
     for (let g = 0; g < f.total.length; g++) all += f.total[g]!;
     return html`
       <h3>At ${formatNs(f.timeNs, 6)}: ${plural(all, 'warp')} in flight on ${plural(rows.length, 'SM')}</h3>
+      ${withheldNote(this.trace.capture.sampling?.every, 'in-flight', 'these are the recorded warps in flight; a sampled stage had about N times as many')}
       <div class="scroll">
         <table>
           <tr>

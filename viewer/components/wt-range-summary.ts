@@ -6,6 +6,8 @@
  * the warps and warp time in the range of each top-level pass, or of the
  * selected pass's children.
  */
+import { withheldNote } from '../panels/sampling-note.js';
+import { sampleEveryOf } from '../../shared-schema/sampling.js';
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { STAGES, formatNs, stageCssColor, type Trace } from '../../shared-schema/index.js';
 import { rangeCounts, type RangeCounts } from '../../analysis/range-counts.js';
@@ -101,6 +103,7 @@ export class WtRangeSummary extends LitElement {
       <h3>Range ${formatNs(c.startNs, 6)} – ${formatNs(c.endNs, 6)} (${formatNs(span)})</h3>
       ${this.passMenu(t)}
       <p>${count(c.warps, 'warp')} on ${count(c.smsWithWarps, 'SM')}, in ${count(draws.length, 'draw')}</p>
+      ${withheldNote(t.capture.sampling?.every, 'range', 'the counts are the recorded warps; a sampled stage\'s average in flight needs every warp')}
       <div class="scroll"><table class="stages">
         <tr><th>stage</th><th class="num">warps</th><th class="num">warp time in range</th><th class="num">avg in flight</th></tr>
         ${STAGES.filter((s) => c.perStage[s.code]! > 0).map(
@@ -108,7 +111,7 @@ export class WtRangeSummary extends LitElement {
             <td><span class="swatch" style="background:${stageCssColor(s.code)}"></span>${s.label}</td>
             <td class="num">${formatNumber(c.perStage[s.code]!)}</td>
             <td class="num">${formatNs(c.busyNsPerStage[s.code]!)}</td>
-            <td class="num">${span > 0 ? (c.busyNsPerStage[s.code]! / span).toFixed(2) : '–'}</td>
+            <td class="num">${span > 0 && sampleEveryOf(t.capture.sampling, s.name) === 1 ? (c.busyNsPerStage[s.code]! / span).toFixed(2) : '–'}</td>
           </tr>`,
         )}
       </table></div>
