@@ -162,14 +162,10 @@ static void finishCapture(DeviceState *device) {
   std::string positions = device->lanesUnknown ? "none" : settings().positions;  // no positions where the lane count is unknown
   if (!positions.empty()) params += std::string(params.size() > 1 ? ", " : "") + "\"positions\": " + jsonString(positions);
   if (!settings().marks.empty()) params += std::string(params.size() > 1 ? ", " : "") + "\"marks\": " + jsonString(settings().marks);
-  // --budget B: said here too, so a capture that met it with every warp recorded (no "sampling") still tells it was asked.
-  if (settings().sampleBudget > 0) {
-    // Ten-thousandths as integers, as the metadata's sampling.budget ("%.4f") but never with the app's locale's comma.
-    unsigned long long tenThousandths = (unsigned long long)(settings().sampleBudget * 10000 + 0.5);
-    char budget[32];
-    snprintf(budget, sizeof budget, "%llu.%04llu", tenThousandths / 10000, tenThousandths % 10000);
-    params += std::string(params.size() > 1 ? ", " : "") + "\"budget\": " + budget;
-  }
+  // --budget B: said here too, so a capture that met it with every warp recorded (no "sampling") still tells it was
+  // asked; ten-thousandths printed as integers, never with the app's locale's decimal comma.
+  if (unsigned long long b = (unsigned long long)(settings().sampleBudget * 10000 + 0.5))
+    params += std::string(params.size() > 1 ? ", " : "") + "\"budget\": " + std::to_string(b / 10000) + "." + std::to_string(10000 + b % 10000).substr(1);
   params += "}";
   info.parametersJson = params.c_str();
   info.extraJson = extra.c_str();
