@@ -184,6 +184,13 @@ void wtSetDrawTimestamps(wtTracer *tracer, VkBool32 enabled);
  * VK_ERROR_UNKNOWN for a stage or rate out of range.
  */
 VkResult wtSetSampling(wtTracer *tracer, uint32_t stage, uint32_t log2Every, double budget);
+/*
+ * "FS=8": a stage name of the trace format (VS, TCS, TES, GS, FS, CS, TASK, MESH, RAYGEN, ANY_HIT, CLOSEST_HIT, MISS,
+ * INTERSECTION, CALLABLE) and N, a power of two from 1 to 32768, as wtSetSampling's stage and log2Every. Reads
+ * `length` bytes of `text` (the capture layer's WARPTRACE_SAMPLE items, wt-capture-vk's --sample). Returns 1, or 0 for
+ * anything else.
+ */
+int wtParseSampleRate(const char *text, size_t length, uint32_t *stage, uint32_t *log2Every);
 /* Ends the capture (outside a render pass): copies the buffer for the host to read. */
 void wtCmdEndCapture(wtTracer *tracer, VkCommandBuffer cmd);
 
@@ -835,14 +842,34 @@ VkResult wtSetSampling(wtTracer *t, uint32_t stage, uint32_t log2Every, double b
   return VK_SUCCESS;
 }
 
+int wtParseSampleRate(const char *text, size_t length, uint32_t *stage, uint32_t *log2Every) {
+  size_t eq = 0;
+  uint64_t n = 0;
+  while (eq < length && text[eq] != '=') eq++;
+  if (eq + 1 >= length) return 0;
+  for (size_t i = eq + 1; i < length; i++) {
+    if (text[i] < '0' || text[i] > '9' || n > (1u << WT_MAX_SAMPLE_LOG2)) return 0;
+    n = n * 10 + (uint64_t)(text[i] - '0');
+  }
+  if (n == 0 || n > (1u << WT_MAX_SAMPLE_LOG2) || (n & (n - 1)) != 0) return 0;
+  for (uint32_t s = 0; s <= WT_STAGE_CALLABLE; s++) {
+    if (strlen(wtAllStageNames_[s]) != eq || strncmp(wtAllStageNames_[s], text, eq) != 0) continue;
+    uint32_t log2 = 0;
+    while ((1ull << log2) < n) log2++;
+    *stage = s;
+    *log2Every = log2;
+    return 1;
+  }
+  return 0;
+}
+
 /* The metadata's "sampling" member (shared-schema WarpSampling), or nothing when every warp records. */
 static void wtWriteSamplingMetadata_(const wtTracer *t, FILE *f) {
-  static const char *const names[] = {"VS", "TCS", "TES", "GS", "FS", "CS", "TASK", "MESH", "RAYGEN", "ANY_HIT", "CLOSEST_HIT", "MISS", "INTERSECTION", "CALLABLE"};
   int any = 0;
   for (uint32_t s = 0; s <= WT_STAGE_CALLABLE; s++) {
     uint32_t k = (t->sampleWords[s >> 3] >> (WT_SAMPLE_LOG2_BITS * (s & 7u))) & 15u;
     if (!k) continue;
-    fprintf(f, any ? ", \"%s\": %u" : ",\n  \"sampling\": { \"every\": { \"%s\": %u", names[s], 1u << k);
+    fprintf(f, any ? ", \"%s\": %u" : ",\n  \"sampling\": { \"every\": { \"%s\": %u", wtAllStageNames_[s], 1u << k);
     any = 1;
   }
   if (!any) return;

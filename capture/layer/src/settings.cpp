@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "stages.hpp"
+#include "warptrace.h"
 
 namespace wtl {
 
@@ -24,27 +25,19 @@ static bool parseRange(const char *text, uint64_t &first, uint64_t &last) {
   return parseU64(a.c_str(), first) && parseU64(dots + 2, last) && first <= last;
 }
 
-/* WARPTRACE_SAMPLE: "FS=8,VS=4" (shared-schema stage names, N a power of two up to 32768). */
+/* WARPTRACE_SAMPLE: "FS=8,VS=4" (shared-schema stage names, N a power of two up to 32768; wtParseSampleRate). */
 static void parseSampling(const char *text, Settings &s) {
-  static const char *const names[] = {"VS", "TCS", "TES", "GS", "FS", "CS", "TASK", "MESH", "RAYGEN", "ANY_HIT", "CLOSEST_HIT", "MISS", "INTERSECTION", "CALLABLE"};
-  std::string all = text;
-  size_t start = 0;
-  while (start <= all.size()) {
+  const std::string all = text;
+  for (size_t start = 0; start <= all.size();) {
     size_t comma = all.find(',', start);
     std::string part = all.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     start = comma == std::string::npos ? all.size() + 1 : comma + 1;
-    size_t eq = part.find('=');
-    uint64_t n = 0;
-    int stage = -1;
-    for (int k = 0; k < 14 && eq != std::string::npos; k++)
-      if (part.compare(0, eq, names[k]) == 0) stage = k;
-    if (stage < 0 || !parseU64(part.c_str() + eq + 1, n) || n == 0 || n > 32768 || (n & (n - 1)) != 0) {
+    uint32_t stage = 0, log2 = 0;
+    if (!wtParseSampleRate(part.data(), part.size(), &stage, &log2)) {
       s.problems += "WARPTRACE_SAMPLE: expected STAGE=N with N a power of two up to 32768, got \"" + part + "\"; ";
       continue;
     }
-    uint8_t log2 = 0;
-    while ((1ull << log2) < n) log2++;
-    s.sampleLog2[stage] = log2;
+    s.sampleLog2[stage] = (uint8_t)log2;
     s.sampling = s.sampling || log2 > 0;
   }
 }

@@ -84,7 +84,6 @@ uint32_t parseCount(const char *text, const char *flag) {
   return static_cast<uint32_t>(v);
 }
 
-
 Options parse(int argc, char **argv) {
   Options o;
   for (int i = 1; i < argc; i++) {
@@ -119,7 +118,9 @@ Options parse(int argc, char **argv) {
       o.blockRowPerPipeline = rows == "pipeline";
     }
     else if (a == "--sample") {
-      if (!parseSampling(value(), o.sampling.emplace_back())) usage((std::string("--sample takes STAGE=N: a stage name (VS, FS, CS, RAYGEN...) and N a power of two from 1 to 32768, got ") + argv[i]).c_str());
+      const char *text = value();
+      std::pair<uint32_t, uint32_t> &rate = o.sampling.emplace_back();
+      if (!wtParseSampleRate(text, std::strlen(text), &rate.first, &rate.second)) usage((std::string("--sample takes STAGE=N: a stage name (VS, FS, CS, RAYGEN...) and N a power of two from 1 to 32768, got ") + text).c_str());
     }
     else if (a == "--skip-draw") o.skipDraw = parseCount(value(), "--skip-draw");
     else if (a == "--device") o.device = static_cast<int>(parseCount(value(), "--device"));

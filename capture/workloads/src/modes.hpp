@@ -30,9 +30,6 @@ struct AppRun {
 int runApp(const AppRun &run);
 /* The options only --app takes: true when `flag` is one (its value, if any, taken through `value`). */
 bool parseAppOption(AppRun &run, const std::string &flag, const std::function<const char *()> &value);
-
-/* --sample STAGE=N (sampling_option.cpp): out = (stage code, log2 N); false for a stage name or N it does not take. */
-bool parseSampling(const char *text, std::pair<uint32_t, uint32_t> &out);
 extern const char *const kAppUsage;
 
 /* Writes the driver's statistics (VK_KHR_pipeline_executable_properties) of each named variant's pipelines as JSON lines (stats.cpp). */
