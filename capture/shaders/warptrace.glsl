@@ -177,6 +177,12 @@ layout(std140, set = WT_SET, binding = WT_BINDING + 1) uniform WarpTraceDraw {
 #define wtClock_() clockRealtime2x32EXT().x
 #define WT_CLOCK_FLAGS_ WT_FLAG_DEVICE_CLOCK
 #endif
+// The device-clock sample a record carries beside SM clocks; 0 where CLOCK_START/END are device ticks already.
+#if WT_SUBGROUP_CLOCK && WT_DEVICE_CLOCK
+#define wtDeviceClock_() clockRealtime2x32EXT().x
+#else
+#define wtDeviceClock_() 0u
+#endif
 
 #if WT_SM_BUILTINS
 #define wtSmSlot_() ((uint(gl_SMIDNV) & WT_IDS_SM_MASK) | ((uint(gl_WarpIDNV) & WT_IDS_SLOT_MASK) << WT_IDS_SLOT_SHIFT))
@@ -262,21 +268,12 @@ void wtEnd(uint stage, uint customId) {
   wtBenchEnd_(stage, customId);
 #else
   uint end = wtClock_();
-#if WT_SUBGROUP_CLOCK && WT_DEVICE_CLOCK
-  uint device = clockRealtime2x32EXT().x;
-#else
-  uint device = 0u;
-#endif
+  uint device = wtDeviceClock_();
   uint ids = wtSmSlot_() | (stage << WT_IDS_STAGE_SHIFT) | (WT_RECORD_FLAGS_ << WT_IDS_FLAGS_SHIFT);
   bool leader;
   uvec2 mask = wtLiveMask_(leader);
 #if WT_POSITION_STAGE_
-  // Word 3 holds the position instead of lanes 32..63 (none at 32 lanes or fewer), flagged.
-  uint position = wtPosition_();
-  if (position != WT_NO_POSITION) {
-    ids |= WT_FLAG_POSITION << WT_IDS_FLAGS_SHIFT;
-    mask.y = position;
-  }
+  wtPutPosition_(wtPosition_(), ids, mask.y);
 #endif
   if (leader) {
     uint slot = atomicAdd(wtCount, 1u);

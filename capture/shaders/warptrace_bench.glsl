@@ -44,12 +44,12 @@ void wtBenchEnd_(uint stage, uint customId) {
   uint64_t end64 = clockARB();
   uint64_t endDevice64 = clockRealtimeEXT();
 #elif WT_SUBGROUP_CLOCK && WT_DEVICE_CLOCK && (WT_VARIANT == WT_VARIANT_DEVFIRST || WT_VARIANT == WT_VARIANT_DEVFIRST_DEP)
-  uint device = clockRealtime2x32EXT().x;
+  uint device = wtDeviceClock_();
   uint end = wtClock_();
 #else
   uint end = wtClock_();
-#if WT_SUBGROUP_CLOCK && WT_DEVICE_CLOCK && WT_VARIANT >= WT_VARIANT_CLOCKS && !(defined(WT_BENCH_NO_DEVICE_CLOCK) && WT_BENCH_NO_DEVICE_CLOCK)
-  uint device = clockRealtime2x32EXT().x;
+#if WT_VARIANT >= WT_VARIANT_CLOCKS && !(defined(WT_BENCH_NO_DEVICE_CLOCK) && WT_BENCH_NO_DEVICE_CLOCK)
+  uint device = wtDeviceClock_();
 #else
   uint device = 0u;
 #endif
@@ -97,10 +97,7 @@ void wtBenchEnd_(uint stage, uint customId) {
 #else
   uint position = wtPosition_();
 #endif
-  if (position != WT_NO_POSITION) {
-    ids |= WT_FLAG_POSITION << WT_IDS_FLAGS_SHIFT;
-    mask.y = position;
-  }
+  wtPutPosition_(position, ids, mask.y);
 #endif
 
 #if WT_VARIANT == WT_VARIANT_BALLOT || WT_VARIANT == WT_VARIANT_BALLOT_ANY || WT_VARIANT == WT_VARIANT_BALLOT_NOSM

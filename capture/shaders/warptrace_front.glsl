@@ -29,11 +29,7 @@ void wtFrontBegin_() {
   wtIds_ = wtSmSlot_() | (WT_RECORD_FLAGS_ << WT_IDS_FLAGS_SHIFT);
   wtMask_ = wtLiveMask_(wtLeader_);
 #if WT_POSITION_STAGE_
-  uint position = wtPosition_();
-  if (position != WT_NO_POSITION) {
-    wtIds_ |= WT_FLAG_POSITION << WT_IDS_FLAGS_SHIFT;
-    wtMask_.y = position;
-  }
+  wtPutPosition_(wtPosition_(), wtIds_, wtMask_.y);
 #endif
 #if WT_VARIANT != WT_VARIANT_FRONT_LATE
   if (wtLeader_) {
@@ -48,11 +44,7 @@ void wtFrontBegin_() {
 
 void wtFrontEnd_(uint stage, uint customId) {
   uint end = wtClock_();
-#if WT_SUBGROUP_CLOCK && WT_DEVICE_CLOCK
-  uint device = clockRealtime2x32EXT().x;
-#else
-  uint device = 0u;
-#endif
+  uint device = wtDeviceClock_();
 #if WT_VARIANT == WT_VARIANT_FRONT_LATE
   // No subgroup operation here: helper lanes need not live to the end of the shader.
   if (wtLeader_) wtFrontSlot_ = atomicAdd(wtCount, 1u);

@@ -40,6 +40,18 @@ uint wtPackPosition_(uvec2 lo, uvec2 hi) {
   return (lo.x << WT_POS_X_SHIFT) | (lo.y << WT_POS_Y_SHIFT) | (e.x << WT_POS_LOG2_WIDTH_SHIFT) | (e.y << WT_POS_LOG2_HEIGHT_SHIFT);
 }
 
+// Word 3 holds the position instead of lanes 32..63 (none at 32 lanes or fewer), flagged in the ids; a warp with
+// no position keeps word 3 as it was. A macro, not a function: the record's code stays what it was written as (an
+// inout argument of a vector component is a copy in and out that only the driver's compiler folds).
+#define wtPutPosition_(position, ids, word3) \
+  {                                            \
+    uint wtPosition = (position);              \
+    if (wtPosition != WT_NO_POSITION) {        \
+      ids |= WT_FLAG_POSITION << WT_IDS_FLAGS_SHIFT; \
+      word3 = wtPosition;                      \
+    }                                          \
+  }
+
 // The warp's position word; every lane calls it (subgroup operations), helper lanes do not count.
 uint wtPosition_() {
   uvec2 pixel = wtPixel_();
