@@ -11,7 +11,7 @@ import { DRAWS_TABLE, FINDINGS_TABLE, REGIONS_TABLE, WARPS_TABLE, type SqlTableD
 import type { AnalysisSummary, Finding } from './summary.js';
 import type { Thresholds } from './thresholds.js';
 import { warpColumnSources, type NumericColumnSource } from './sql-warps.js';
-import { STAGES } from '../shared-schema/stages.js';
+import { sampleEveryByCode } from '../shared-schema/sampling.js';
 
 export type SqlValue = string | number | boolean | null;
 
@@ -49,7 +49,7 @@ export interface SqlTableOptions {
 /** The four tables of `trace`, in SQL_TABLES' order. */
 export function traceSqlTables(trace: Trace, options: SqlTableOptions = {}): TraceSqlTable[] {
   return [
-    lazyTable(WARPS_TABLE, trace.warps.count, () => ({ kind: 'columnar', rows: trace.warps.count, columns: warpColumnSources(trace.warps, sampledEveryByStage(trace)) })),
+    lazyTable(WARPS_TABLE, trace.warps.count, () => ({ kind: 'columnar', rows: trace.warps.count, columns: warpColumnSources(trace.warps, sampleEveryByCode(trace.capture.sampling)) })),
     lazyTable(DRAWS_TABLE, trace.draws.length, () => valueTable(DRAWS_TABLE, trace.draws, drawRow)),
     lazyTable(REGIONS_TABLE, trace.regions.length, () => regionTable(trace.regions)),
     lazyTable(FINDINGS_TABLE, null, () => findingTable(options.summary ?? analyzeTrace(trace, { thresholds: options.thresholds }))),
@@ -111,10 +111,4 @@ function findingTable(summary: AnalysisSummary): ValueTableData {
     const group = groupOf.get(f.id) ?? null;
     return [i, f.id, f.kind, f.title, f.detail, f.startNs, f.endNs, f.costNs, f.shareOfFrame, f.sm === UNKNOWN_SM ? null : f.sm, f.draw, f.stage, f.reliable, group?.id ?? null, group?.hidden ?? null];
   });
-}
-
-/** One warp in N recorded, by stage code (capture.sampling; 1 where a stage was not sampled). */
-function sampledEveryByStage(trace: Trace): number[] {
-  const every = trace.capture.sampling?.every ?? {};
-  return STAGES.map((s) => every[s.name] ?? 1);
 }

@@ -94,7 +94,7 @@ function positionPart(words: Uint32Array | null, part: (word: number) => number)
  * `sampledEveryByStage[code]`: one warp in N of that stage was recorded (a sampled trace, capture.sampling); absent or
  * 1: all. The warps table's `sampled_every` column carries it per row, so `sum(sampled_every)` estimates a count.
  */
-export function warpColumnSources(warps: WarpColumns, sampledEveryByStage: readonly number[] = []): NumericColumnSource[] {
+export function warpColumnSources(warps: WarpColumns, sampledEveryByStage: ArrayLike<number> = []): NumericColumnSource[] {
   for (let i = 0; i < warps.count; i++) {
     if (warps.stage[i]! >= STAGE_COUNT) throw new RangeError(`warps.stage[${i}]: stage code ${warps.stage[i]} is not one of the ${STAGE_COUNT} stages`);
   }

@@ -14,13 +14,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeWtrace, type Trace } from '../../shared-schema/index.js';
+import { MAX_SAMPLE_EVERY, decodeWtrace, type Trace } from '../../shared-schema/index.js';
 import { oneLine, type CliIo } from '../../cli/command.js';
 import { readInputFile, writeFileAtomic } from '../../cli/files.js';
 import type { SampleRates } from '../../cli/commands/capture-sample.js';
 import type { AppCaptureOptions, CaptureOnce } from './app-capture.js';
 import { describeSelection } from './app-environment.js';
-import { chooseRates, describeRates, recordedWarpsByStage } from './app-budget.js';
+import { MIN_RECORDED_WARPS, chooseRates, describeRates, recordedWarpsByStage } from './app-budget.js';
 
 /** Runs of the app in all, the first included: each one re-launches the app and waits for its frame. */
 export const MAX_BUDGET_RUNS = 5;
@@ -115,7 +115,7 @@ export async function captureWithinBudget(
       }
       const choice = chooseRates({ rates, ratio: run.ratio, budget, recorded: recordedWarpsByStage(trace.warps.stage, trace.warps.count) });
       if (!choice.raised) {
-        unmet = `${runs}: no stage is left to sample more (each keeps at least 128 recorded warps, or is at 1 in 32768)`;
+        unmet = `${runs}: no stage is left to sample more (each keeps at least ${MIN_RECORDED_WARPS} recorded warps, or is at 1 in ${MAX_SAMPLE_EVERY})`;
         break;
       }
       const again = options.selection.trigger === null ? '' : `; touch ${options.selection.trigger} again when the app shows the frame`;

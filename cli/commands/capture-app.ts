@@ -9,7 +9,7 @@ import type { BlockSelection, CaptureSelection, SubmitRange } from '../../captur
 import { UsageError, parseCommandArgs, type CliIo } from '../command.js';
 import { checkOutputs } from '../files.js';
 import type { MarkSite } from '../../instrument/options.js';
-import { sampleRates } from './capture-sample.js';
+import { LAYER_STAGES, sampleRates } from './capture-sample.js';
 import { FlagError, parseMarkSites } from '../../instrument/cli-options.js';
 import { DEFAULT_CAPACITY, MAX_CAPACITY, parseCapacity } from '../../capture/capture-run/app-capacity.js';
 import { MAX_BUDGET_RUNS } from '../../capture/capture-run/app-budget-runs.js';
@@ -17,7 +17,6 @@ import { MAX_BUDGET_RUNS } from '../../capture/capture-run/app-budget-runs.js';
 export const DEFAULT_FRAME = 60;
 /** Untraced runs timed before a --submits capture: a median of three is robust to one slow run. */
 export const DEFAULT_OVERHEAD_RUNS = 3;
-const LAYER_STAGES = ['vs', 'tcs', 'tes', 'gs', 'fs', 'cs', 'task', 'mesh', 'rgen', 'ahit', 'chit', 'miss', 'rint', 'call'] as const;
 
 export const APP_CAPTURE_HELP = `App mode: trace an unmodified Vulkan app through the capture layer
 (VK_LAYER_WARPTRACE_capture, built from capture/layer/ into .capture-build/layer):

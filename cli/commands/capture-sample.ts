@@ -4,12 +4,15 @@
  * names); `--sample-fs N` is `--sample fs=N`. The layer writes the rates into the draw-id block
  * (shared-schema/sample-layout.ts), the instrumented shaders decide per warp before any clock.
  */
-import type { StageName } from '../../shared-schema/index.js';
-import { MAX_SAMPLE_LOG2 } from '../../shared-schema/sample-layout.js';
+import { MAX_SAMPLE_EVERY, type StageName } from '../../shared-schema/index.js';
 import { UsageError } from '../command.js';
 
-/** The --stages names and the stages they mean. */
-const STAGE_OF_NAME: Readonly<Record<string, StageName>> = {
+/** The stages as the layer's options name them (--stages, --positions, --sample), in stage-code order. */
+export const LAYER_STAGES = ['vs', 'tcs', 'tes', 'gs', 'fs', 'cs', 'task', 'mesh', 'rgen', 'ahit', 'chit', 'miss', 'rint', 'call'] as const;
+export type LayerStage = (typeof LAYER_STAGES)[number];
+
+/** The stage each of those names means. */
+const STAGE_OF_NAME: Readonly<Record<LayerStage, StageName>> = {
   vs: 'VS',
   tcs: 'TCS',
   tes: 'TES',
@@ -26,15 +29,13 @@ const STAGE_OF_NAME: Readonly<Record<string, StageName>> = {
   call: 'CALLABLE',
 };
 
-const MAX_EVERY = 2 ** MAX_SAMPLE_LOG2;
-
 /** One warp in N records, by stage (stages at 1 left out). */
 export type SampleRates = Readonly<Partial<Record<StageName, number>>>;
 
 function every(text: string, flag: string): number {
   const n = /^\d+$/.test(text.trim()) ? Number(text.trim()) : NaN;
-  if (!Number.isInteger(n) || n < 1 || n > MAX_EVERY || (n & (n - 1)) !== 0) {
-    throw new UsageError(`${flag} takes a power of two from 1 to ${MAX_EVERY} (one warp in N records), got "${text}"`);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_SAMPLE_EVERY || (n & (n - 1)) !== 0) {
+    throw new UsageError(`${flag} takes a power of two from 1 to ${MAX_SAMPLE_EVERY} (one warp in N records), got "${text}"`);
   }
   return n;
 }
@@ -49,8 +50,9 @@ export function parseSample(text: string): SampleRates {
   }
   for (const part of text.split(',')) {
     const [name = '', value = ''] = part.split('=');
-    const stage = STAGE_OF_NAME[name.trim().toLowerCase()];
-    if (stage === undefined) throw new UsageError(`--sample takes STAGE=N with a stage of ${Object.keys(STAGE_OF_NAME).join(',')}, got "${part}"`);
+    const key = name.trim().toLowerCase();
+    const stage = (LAYER_STAGES as readonly string[]).includes(key) ? STAGE_OF_NAME[key as LayerStage] : undefined;
+    if (stage === undefined) throw new UsageError(`--sample takes STAGE=N with a stage of ${LAYER_STAGES.join(',')}, got "${part}"`);
     const n = every(value, `--sample ${name.trim()}`);
     if (n > 1) rates[stage] = n;
   }
