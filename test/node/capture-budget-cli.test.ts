@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { decodeWtrace, decodeWtraw } from '../../shared-schema/index.js';
-import { chooseRates, describeRates, recordedWarpsByStage } from '../../capture/capture-run/app-budget.js';
+import { chooseRates, describeRates, nextFloor, recordedWarpsByStage } from '../../capture/capture-run/app-budget.js';
 import { MAX_BUDGET_RUNS } from '../../capture/capture-run/app-budget-runs.js';
 import { repoPath } from './paths.js';
 
@@ -130,10 +130,15 @@ test('--budget never met: at most five runs, each at higher rates; the lowest ru
   const runs = logged(log);
   assert.ok(runs.length >= 2 && runs.length <= MAX_BUDGET_RUNS, `runs: ${JSON.stringify(runs)}`);
   assert.equal(runs[0]?.sample, 'FS=2', '--sample gives the first run\'s rates');
-  // Each run's rates are those chosen from the run before it.
+  // Each run's rates are those chosen from the run before it, over the floor its misses taught (app-budget.ts).
   let rates: Record<string, number> = { FS: 2 };
+  let floor = 0;
+  let predicted: number | null = null;
   for (let k = 1; k < runs.length; k++) {
-    rates = { ...chooseRates({ rates, ratio: ratios[k - 1]!, budget: 1.2, recorded: syncsRecorded }).rates };
+    if (predicted !== null) floor = nextFloor(floor, predicted, ratios[k - 1]!);
+    const choice = chooseRates({ rates, ratio: ratios[k - 1]!, budget: 1.2, recorded: syncsRecorded, floor });
+    rates = { ...choice.rates };
+    predicted = choice.predicted;
     assert.equal(runs[k]?.sample, envRates(rates), `run ${k + 1}`);
   }
   const trace = decodeWtrace(new Uint8Array(readFileSync(out)));

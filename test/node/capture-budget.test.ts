@@ -1,6 +1,6 @@
 // `warptrace capture --budget B`: the choice of the next run's sampling rates (capture/capture-run/app-budget.ts) on
 // the recorded warps of real captures (samples/), checked against the model it states: the excess (ratio − 1) spread
-// over the stages by recorded warps, each stage's share falling as (N/n)^(−0.22).
+// over the stages by warps × N^(−0.22), each stage's share falling as (N/n)^(−0.22).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -17,14 +17,20 @@ const aqt = recordedOf(load('h100-aqt'));
 /** Compute and graphics: CS 24%, FS 75%, VS and GS under 1%. */
 const computeGraphics = recordedOf(load('h100-compute-graphics'));
 
-/** The ratio the model predicts at `next` for a run measured at `input` (written out here from the model's statement). */
+/**
+ * The ratio the model predicts at `next` for a run measured at `input` (written out here from the model's statement):
+ * above the floor, a stage's part of the excess is proportional to its warps (recorded × N) times N^(−0.22), and
+ * falls as (N'/N)^(−0.22).
+ */
 function modelled(input: BudgetInput, next: SampleRates): number {
+  const floor = input.floor ?? 0;
+  const weight = (s: (typeof STAGES)[number]) => (input.recorded[s.code] ?? 0) * (input.rates[s.name] ?? 1) * Math.pow(input.rates[s.name] ?? 1, -0.22);
   let total = 0;
-  for (const s of STAGES) total += input.recorded[s.code] ?? 0;
-  let ratio = 1;
+  for (const s of STAGES) total += weight(s);
+  let ratio = 1 + floor;
   for (const s of STAGES) {
-    const share = ((input.ratio - 1) * (input.recorded[s.code] ?? 0)) / total;
-    ratio += share * Math.pow((next[s.name] ?? 1) / (input.rates[s.name] ?? 1), -0.22);
+    const part = ((input.ratio - 1 - floor) * weight(s)) / total;
+    ratio += part * Math.pow((next[s.name] ?? 1) / (input.rates[s.name] ?? 1), -0.22);
   }
   return ratio;
 }
