@@ -52,7 +52,7 @@ test('a capture that drops records is taken again with what its counter needed; 
   assert.match(fixed.out, new RegExp(`the buffer holds 4,096; the frame needs --capacity ${sc.recordsWritten.toLocaleString('en-US')} or more`), describe(fixed));
 
   // --exit-after: on a busy machine the app may take more than the CLI's 2 s grace to exit by itself after the capture,
-  // and an app that runs on is not run again (capture-app-cli.test.ts covers one that exits by itself).
+  // and an app that runs on is not run again (capture-app-capacity.test.ts covers one that exits by itself).
   const auto = await capture('auto', `auto:${START}`, ['--exit-after']);
   assert.equal(auto.code, 0, describe(auto));
   const said = /\nwarptrace: ([\d,]+) of ([\d,]+) records dropped \(the buffer holds 4,096\): capturing submits 2\.\.2 again with --capacity ([\d,]+) \(\d+ MiB\); \S+auto\.wtrace keeps this capture unless the new one drops fewer\n/.exec(auto.err);
