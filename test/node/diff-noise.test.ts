@@ -154,4 +154,6 @@ test('warptrace diff on the real captures: Markdown shows the ± and "(within sa
   assert.equal(fs.meanNs.noise?.verdict, 'within-noise');
   assert.ok(typeof fs.meanNs.noise.se === 'number' && fs.meanNs.noise.se > 0);
   assert.equal(json.frame.spanNs.noise?.se, null, 'untested: null in JSON');
+  const help = spawnSync(process.execPath, [repoPath('bin/warptrace.js'), 'diff', '--help'], { encoding: 'utf8' });
+  assert.match(help.stdout, /only beyond 2 of\s+them/, 'the help states the rule');
 });
