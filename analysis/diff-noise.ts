@@ -132,11 +132,10 @@ export function drawStageSes(s: AnalysisSummary, st: DrawStageSummary | undefine
   if (every === 1) return EXACT;
   const n = recordedOf(st, every);
   if (n < MIN_RECORDED) return { warps: countSe(n, every), totalNs: null, meanNs: null, other: null };
-  const sumSq = n * (st.stddevNs * st.stddevNs + st.meanNs * st.meanNs);
-  return { warps: countSe(n, every), totalNs: timeSe(sumSq, every), meanNs: meanSe(n, st.stddevNs, every), other: null };
+  return { warps: countSe(n, every), totalNs: drawStageTimeSe(st, every), meanNs: meanSe(n, st.stddevNs, every), other: null };
 }
 
-/** The warp-time SE of a draw's stage by the formula, whatever the number of recorded warps. */
+/** The warp-time SE of a draw's stage by the formula (Σd² from n·(σ² + μ²)), whatever the number of recorded warps. */
 function drawStageTimeSe(st: DrawStageSummary, every: number): number {
   const n = recordedOf(st, every);
   return timeSe(n * (st.stddevNs * st.stddevNs + st.meanNs * st.meanNs), every);
