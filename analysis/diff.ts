@@ -6,11 +6,12 @@
  */
 import { formatChange, formatNs } from './format.js';
 import { MATCH_HOWS, matchDraws, summaryDrawIdentities, type DrawIdentity, type MatchConfidence, type MatchHow } from './draw-match.js';
+import { changedDraws, changeText, drawStageSes, drawTotalSes, EXACT, everyOf, frameWarpTimeSe, isFinding, noiseWarning, noisyDuration, shareSe, spanSe, stageSes, withNoise, type DeltaNoise } from './diff-noise.js';
 import { diffSampling, isEstimated, samplingWarning, unlessWithheld, type DiffSampling } from './diff-sampling.js';
 import type { AnalysisSummary, DrawStageSummary, DrawSummary, DurationStats, StageSummary } from './summary.js';
 
 export const DIFF_SCHEMA = 'warptrace-diff';
-export const DIFF_VERSION = 3;
+export const DIFF_VERSION = 4;
 
 /** A value in A and B; delta = b − a; relative = delta / a (null when a is 0 or either is missing). */
 export interface Delta {
@@ -18,6 +19,12 @@ export interface Delta {
   readonly b: number | null;
   readonly delta: number | null;
   readonly relative: number | null;
+  /**
+   * Only when A's or B's figure is an estimate (a sampled trace) and the change
+   * exists: its combined standard error and whether it is beyond sampling
+   * noise (diff-noise.ts). A change within the noise is no finding.
+   */
+  readonly noise?: DeltaNoise;
 }
 
 export interface DurationDiff {
@@ -34,6 +41,12 @@ export interface DurationDiff {
 }
 
 export interface StageDiff extends DurationDiff {
+  readonly stage: string;
+  /** The stage's share of the frame's warp-time (0..1); an estimate on a sampled side whichever stage it is. */
+  readonly shareOfWarpTime: Delta;
+}
+
+export interface DrawStageDiff extends DurationDiff {
   readonly stage: string;
 }
 
@@ -52,7 +65,7 @@ export interface DrawDiff {
   readonly spanNs: Delta;
   readonly warpTimeNs: Delta;
   readonly overlapNs: Delta;
-  readonly stages: StageDiff[];
+  readonly stages: DrawStageDiff[];
 }
 
 export interface SummaryDiff {
@@ -124,20 +137,25 @@ function stageNames(a: readonly { stage: string; stageCode: number }[], b: reado
  * pass, pipeline); without them, draws are matched by kind and label, then index.
  */
 export function diffSummaries(a: AnalysisSummary, b: AnalysisSummary, identities?: { readonly a: readonly DrawIdentity[]; readonly b: readonly DrawIdentity[] }): SummaryDiff {
-  const stages: StageDiff[] = stageNames(a.stages, b.stages).map((stage) => ({
-    stage,
-    ...durationDiff(withPeak(a.stages.find((s) => s.stage === stage)), withPeak(b.stages.find((s) => s.stage === stage))),
-  }));
+  const stages: StageDiff[] = stageNames(a.stages, b.stages).map((stage) => {
+    const sa = a.stages.find((s) => s.stage === stage);
+    const sb = b.stages.find((s) => s.stage === stage);
+    return {
+      stage,
+      ...noisyDuration(durationDiff(withPeak(sa), withPeak(sb)), stageSes(a, stage), stageSes(b, stage)),
+      shareOfWarpTime: withNoise(delta(shareOf(a, sa), shareOf(b, sb)), shareSe(a, stage), shareSe(b, stage)),
+    };
+  });
   const matching = matchDraws(identities?.a ?? summaryDrawIdentities(a.draws), identities?.b ?? summaryDrawIdentities(b.draws));
   const draws: DrawDiff[] = [];
   for (let j = 0; j < b.draws.length; j++) {
     const i = matching.aOfB[j]!;
     const pairing = i < 0 ? null : { how: MATCH_HOWS[matching.howOfB[j]!]!, confidence: matching.strongOfB[j] === 1 ? ('strong' as const) : ('weak' as const) };
-    draws.push(drawDiff(i < 0 ? undefined : a.draws[i], b.draws[j], pairing));
+    draws.push(drawDiff(a, b, i < 0 ? undefined : a.draws[i], b.draws[j], pairing));
   }
-  for (const i of matching.onlyA) draws.push(drawDiff(a.draws[i], undefined, null));
+  for (const i of matching.onlyA) draws.push(drawDiff(a, b, a.draws[i], undefined, null));
   const sampling = diffSampling(a, b);
-  const warnings: string[] = sampling === undefined ? [] : [samplingWarning(sampling)];
+  const warnings: string[] = sampling === undefined ? [] : [samplingWarning(sampling), noiseWarning()];
   if (a.trace.device !== b.trace.device) warnings.push(`Different devices: "${a.trace.device}" vs "${b.trace.device}".`);
   const note = matchingNote(matching.counts, matching.weak, matching.onlyA.length, matching.onlyB.length);
   if (note !== null) warnings.push(note);
@@ -150,8 +168,8 @@ export function diffSummaries(a: AnalysisSummary, b: AnalysisSummary, identities
     a: { workload: a.trace.workload, device: a.trace.device, warps: a.trace.warps },
     b: { workload: b.trace.workload, device: b.trace.device, warps: b.trace.warps },
     frame: {
-      spanNs: delta(a.frame.spanNs, b.frame.spanNs),
-      warpTimeNs: delta(a.frame.warpTimeNs, b.frame.warpTimeNs),
+      spanNs: withNoise(delta(a.frame.spanNs, b.frame.spanNs), spanSe(a.sampling !== undefined), spanSe(b.sampling !== undefined)),
+      warpTimeNs: withNoise(delta(a.frame.warpTimeNs, b.frame.warpTimeNs), frameWarpTimeSe(a), frameWarpTimeSe(b)),
       drawBusyNs: delta(unlessWithheld(a, a.frame.drawBusyNs), unlessWithheld(b, b.frame.drawBusyNs)),
       gpuBusyNs: delta(unlessWithheld(a, a.frame.gpuBusyNs), unlessWithheld(b, b.frame.gpuBusyNs)),
     },
@@ -176,7 +194,23 @@ function countAndTime(a: AnalysisSummary, b: AnalysisSummary, of: (s: AnalysisSu
   };
 }
 
-function drawDiff(da: DrawSummary | undefined, db: DrawSummary | undefined, pairing: { how: MatchHow; confidence: MatchConfidence } | null): DrawDiff {
+/** A stage's share of its frame's warp-time. */
+function shareOf(s: AnalysisSummary, stage: StageSummary | undefined): number | null {
+  return stage === undefined || s.frame.warpTimeNs <= 0 ? null : stage.totalNs / s.frame.warpTimeNs;
+}
+
+/** A pair of draws (or a draw of one trace); a sampled side's estimates carry their noise (diff-noise.ts). */
+function drawDiff(
+  a: AnalysisSummary,
+  b: AnalysisSummary,
+  da: DrawSummary | undefined,
+  db: DrawSummary | undefined,
+  pairing: { how: MatchHow; confidence: MatchConfidence } | null,
+): DrawDiff {
+  const stages = stageNames(da?.stages ?? [], db?.stages ?? []);
+  const totalsA = drawTotalSes(a, da, stages);
+  const totalsB = drawTotalSes(b, db, stages);
+  const spanEstimated = (s: AnalysisSummary) => stages.some((stage) => everyOf(s, stage) > 1);
   return {
     index: db?.index ?? da!.index,
     indexA: da?.index ?? null,
@@ -185,14 +219,15 @@ function drawDiff(da: DrawSummary | undefined, db: DrawSummary | undefined, pair
     confidence: pairing?.confidence ?? null,
     labelA: da?.label ?? null,
     labelB: db?.label ?? null,
-    warps: delta(da?.warps, db?.warps),
-    spanNs: delta(da?.spanNs, db?.spanNs),
-    warpTimeNs: delta(da?.warpTimeNs, db?.warpTimeNs),
+    warps: withNoise(delta(da?.warps, db?.warps), totalsA.warps, totalsB.warps),
+    spanNs: withNoise(delta(da?.spanNs, db?.spanNs), spanSe(spanEstimated(a)), spanSe(spanEstimated(b))),
+    warpTimeNs: withNoise(delta(da?.warpTimeNs, db?.warpTimeNs), totalsA.warpTimeNs, totalsB.warpTimeNs),
     overlapNs: delta(da?.overlapNs, db?.overlapNs),
-    stages: stageNames(da?.stages ?? [], db?.stages ?? []).map((stage) => ({
-      stage,
-      ...durationDiff(withKeyPeak(da?.stages.find((s) => s.stage === stage)), withKeyPeak(db?.stages.find((s) => s.stage === stage))),
-    })),
+    stages: stages.map((stage) => {
+      const sa = da?.stages.find((s) => s.stage === stage);
+      const sb = db?.stages.find((s) => s.stage === stage);
+      return { stage, ...noisyDuration(durationDiff(withKeyPeak(sa), withKeyPeak(sb)), sa === undefined ? EXACT : drawStageSes(a, sa), sb === undefined ? EXACT : drawStageSes(b, sb)) };
+    }),
   };
 }
 
@@ -225,25 +260,26 @@ const WEAK_DRAW_LINES = 2;
 
 function highlights(d: Omit<SummaryDiff, 'highlights'>): string[] {
   const out: string[] = [];
-  // A figure of a sampled side is an estimate (a span: of the recorded warps): "≈" before it, and before the change.
+  // A figure of a sampled side is an estimate (a span: of the recorded warps): "≈" before it, and before the change with its ±.
   const change = (x: Delta, what: string, stages: readonly string[] | null = null, unit: (v: number) => string = formatNs) => {
     const a = isEstimated(d.sampling, 'a', stages) ? '≈ ' : '';
     const b = isEstimated(d.sampling, 'b', stages) ? '≈ ' : '';
-    return `${what} ${a !== '' || b !== '' ? '≈ ' : ''}${formatChange(x.relative)} (${a}${unit(x.a!)} → ${b}${unit(x.b!)})`;
+    const untested = x.noise?.verdict === 'untested' ? '; not tested for sampling noise' : '';
+    return `${what} ${changeText({ ...x, noise: x.noise?.verdict === 'untested' ? undefined : x.noise }, a !== '' || b !== '')} (${a}${unit(x.a!)} → ${b}${unit(x.b!)}${untested})`;
   };
-  if (d.frame.spanNs.relative !== null) out.push(change(d.frame.spanNs, 'Frame span'));
+  // A sampled side's frame span is that of its recorded warps, without a standard error: no finding.
+  if (d.frame.spanNs.relative !== null && d.frame.spanNs.noise === undefined) out.push(change(d.frame.spanNs, 'Frame span'));
+  // Only findings: a change of an estimate within its sampling noise (or without a standard error) is none.
   const notableStages = d.stages
-    .filter((s) => s.meanNs.relative !== null && Math.abs(s.meanNs.relative) >= NOTABLE)
+    .filter((s) => s.meanNs.relative !== null && Math.abs(s.meanNs.relative) >= NOTABLE && isFinding(s.meanNs))
     .sort((x, y) => Math.abs(y.meanNs.relative!) - Math.abs(x.meanNs.relative!));
   for (const s of notableStages.slice(0, 4)) out.push(change(s.meanNs, `${s.stage} mean warp duration`, [s.stage]));
-  const notableDraws = d.draws
-    .filter((x) => x.spanNs.relative !== null && Math.abs(x.spanNs.relative) >= NOTABLE)
-    .sort((x, y) => Math.abs(y.spanNs.delta!) - Math.abs(x.spanNs.delta!));
-  const drawLine = (x: DrawDiff) => {
+  const notableDraws = changedDraws(d.draws, NOTABLE);
+  const drawLine = ({ draw: x, figure, change: c }: (typeof notableDraws)[number]) => {
     const label = x.labelB && x.labelB !== `draw ${x.index}` ? ` "${x.labelB}"` : '';
-    return change(x.spanNs, `Draw ${x.index}${label} span`, x.stages.map((st) => st.stage));
+    return change(c, `Draw ${x.index}${label} ${figure}`, x.stages.map((st) => st.stage));
   };
-  for (const x of notableDraws.filter((x) => x.confidence === 'strong').slice(0, STRONG_DRAW_LINES)) out.push(drawLine(x));
+  for (const x of notableDraws.filter((x) => x.draw.confidence === 'strong').slice(0, STRONG_DRAW_LINES)) out.push(drawLine(x));
   if (d.syncs.totalNs.delta !== null && d.syncs.totalNs.delta !== 0) {
     out.push(`Time lost to syncs ${formatNs(d.syncs.totalNs.a)} → ${formatNs(d.syncs.totalNs.b)} (${d.syncs.count.a} → ${d.syncs.count.b} gaps)`);
   }
@@ -253,8 +289,9 @@ function highlights(d: Omit<SummaryDiff, 'highlights'>): string[] {
   if (d.stalls.totalNs.delta !== null && d.stalls.totalNs.delta !== 0) {
     out.push(`Stalled time ${formatNs(d.stalls.totalNs.a)} → ${formatNs(d.stalls.totalNs.b)}`);
   }
-  for (const x of notableDraws.filter((x) => x.confidence === 'weak').slice(0, WEAK_DRAW_LINES)) {
-    out.push(`Weak pair, check it: ${drawLine(x)}, A's draw ${x.indexA}${x.labelA !== null && x.labelA !== x.labelB ? ` "${x.labelA}"` : ''} paired ${HOW_TEXT[x.matchedBy!]}`);
+  for (const c of notableDraws.filter((x) => x.draw.confidence === 'weak').slice(0, WEAK_DRAW_LINES)) {
+    const x = c.draw;
+    out.push(`Weak pair, check it: ${drawLine(c)}, A's draw ${x.indexA}${x.labelA !== null && x.labelA !== x.labelB ? ` "${x.labelA}"` : ''} paired ${HOW_TEXT[x.matchedBy!]}`);
   }
   return out;
 }

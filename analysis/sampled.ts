@@ -14,6 +14,7 @@
  *   share:  T̂_s / Σ_t T̂_t, by the delta method over independent stages.
  * An unsampled stage (N = 1) is exact: every SE is 0.
  */
+import { describeRates } from '../shared-schema/sampling.js';
 import type { StageName } from '../shared-schema/stages.js';
 
 /** One stage's figures from its recorded warps, scaled to the whole stage. */
@@ -112,8 +113,7 @@ export function estimateStages(recorded: readonly RecordedStage[]): StageEstimat
   });
 }
 
-/** "FS recorded 1 warp in 8" (and "VS 1 in 2"), for the reasons figures are withheld. */
+/** "sampled trace (FS 1 in 8 warps recorded)", for the reasons figures are withheld; the stages spelled as everywhere (describeRates: "RGen 1 in 8"). */
 export function sampledStagesText(every: Partial<Record<StageName, number>>): string {
-  const parts = Object.entries(every).map(([stage, n]) => `${stage} 1 in ${n}`);
-  return `sampled trace (${parts.join(', ')} warps recorded)`;
+  return `sampled trace (${describeRates(every)} warps recorded)`;
 }

@@ -3,6 +3,7 @@
  * and A/B diffs. Every trace string goes through mdText.
  */
 import type { Delta, DrawDiff, SummaryDiff } from '../diff.js';
+import { changeText } from '../diff-noise.js';
 import { isEstimated, sideText } from '../diff-sampling.js';
 import type { MatchHow } from '../draw-match.js';
 import { formatChange, formatNs, formatNumber, formatShare, gapBeforeCell, gapBeforeText, smLabel } from '../format.js';
@@ -235,12 +236,12 @@ function pairedText(x: DrawDiff): string {
   return `A ${name}, ${PAIRED_BY[x.matchedBy!]}${x.confidence === 'weak' ? ' (weak)' : ''}`;
 }
 
-/** Both sides (diff-sampling.ts's sideText) and the change; a change from an estimate is an estimate. */
+/** Both sides (diff-sampling.ts's sideText) and the change; a change from an estimate is an estimate, with its ± and verdict (diff-noise.ts). */
 function pairCells(d: SummaryDiff, x: Delta, format: (v: number | null) => string, stages: readonly string[] | null, withheld = false): [string, string, string] {
   const a = sideText(d.sampling, 'a', x.a, format, stages, withheld);
   const b = sideText(d.sampling, 'b', x.b, format, stages, withheld);
-  const estimated = !withheld && x.relative !== null && (isEstimated(d.sampling, 'a', stages) || isEstimated(d.sampling, 'b', stages));
-  return [a, b, estimated ? `≈ ${pct(x)}` : pct(x)];
+  const estimated = !withheld && x.relative !== null && (x.noise !== undefined || isEstimated(d.sampling, 'a', stages) || isEstimated(d.sampling, 'b', stages));
+  return [a, b, estimated ? changeText(x, true) : pct(x)];
 }
 
 function sideLine(label: string, t: SummaryDiff['a'], sampled: string | null): string {
@@ -274,7 +275,7 @@ export function diffToMarkdown(d: SummaryDiff, labels: { a: string; b: string } 
     '',
     '## Stages',
     '',
-    header(['Stage', 'Warps', 'Mean', 'Change', 'Median', 'p90', 'p99', 'Warp-time', 'Peak on one SM'], ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']),
+    header(['Stage', 'Warps', 'Mean', 'Change', 'Median', 'p90', 'p99', 'Warp-time', 'Share', 'Peak on one SM'], ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']),
   );
   for (const s of d.stages) {
     const one = [s.stage];
@@ -284,7 +285,18 @@ export function diffToMarkdown(d: SummaryDiff, labels: { a: string; b: string } 
     };
     const change = (x: Delta) => pairCells(d, x, ns, one)[2];
     lines.push(
-      row([s.stage, arrow(s.warps, num), arrow(s.meanNs, ns), change(s.meanNs), change(s.medianNs), change(s.p90Ns), change(s.p99Ns), change(s.totalNs), arrow(s.peakPerSm, num, true)]),
+      row([
+        s.stage,
+        arrow(s.warps, num),
+        arrow(s.meanNs, ns),
+        change(s.meanNs),
+        change(s.medianNs),
+        change(s.p90Ns),
+        change(s.p99Ns),
+        change(s.totalNs),
+        change(s.shareOfWarpTime),
+        arrow(s.peakPerSm, num, true),
+      ]),
     );
   }
   lines.push('', '## Draws', '', header(['Draw', 'Paired', 'Span', 'Change', 'Warp-time', 'Change', 'Overlapped', 'Warps'], ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r']));

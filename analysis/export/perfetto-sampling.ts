@@ -33,12 +33,11 @@ export function samplingTrack(trace: Trace): SamplingTrack | null {
     if (startNs[i]! + durationNs[i]! > last) last = startNs[i]! + durationNs[i]!;
   }
   const start = count === 0 ? 0 : Math.round(first);
-  const perStage = Object.entries(sampling.every).map(([stage, n]) => `1 in ${n} ${stage} warps`);
   const args: Record<string, ArgRecord[string]> = {
     sampled: describeSampling(sampling),
     every: { ...sampling.every },
     chosen_by: sampling.chosenBy,
-    note: `The SM tracks hold only the recorded warps (${perStage.join(', ')}); other stages' warps are all there. Gaps between recorded warps need not be idle time.`,
+    note: `The SM tracks hold only the recorded warps (${rates} warps recorded); other stages' warps are all there. Gaps between recorded warps need not be idle time.`,
   };
   if (sampling.budget !== null) args['budget'] = sampling.budget;
   return {

@@ -32,6 +32,16 @@ in a warning above the tables; its estimated figures are marked ≈, and what
 needs every warp (syncs, idle windows, leftovers, stalls, busy time, draws'
 overlap, peaks on one SM) reads "withheld" and is not compared.
 
+Sampling noise: a change of an estimate carries its combined standard error
+√(SE_A² + SE_B²) (an exact side counts 0) and is a change only beyond 2 of
+them: "FS mean warp duration ≈ −25.9% ± 0.2%". Within them it reads
+"≈ +0.5% ± 0.7% (within sampling noise)"; an estimate without a standard error
+(a span of recorded warps, a percentile, a figure from fewer than 30 recorded
+warps) reads "≈ −7.7% (untested)". Neither is highlighted, and a draw with
+sampled warps is ranked by its warp-time, not its span. The JSON has
+"noise": {seA, seB, se, verdict: significant | within-noise | untested} on
+each such delta. The exit status does not depend on the changes.
+
 Options:
   --format F      md (default) or json (schema "warptrace-diff")
   -o, --output OUT  write to OUT (atomically) instead of standard output

@@ -1,10 +1,13 @@
 // A sampled trace in the viewer (issue 25): the header shows a "Sampled"
 // badge with the rates and how they were chosen, the sampled stage's chip
 // says its lanes hold 1 in N of its warps, and the stats panel marks the
-// estimated figures and lists what is withheld and why. The trace is
-// h100-aqt-positions cut to 1 FS warp in 8 with the capture's own hash.
+// estimated figures and lists what is withheld and why; the draw list marks
+// the spans of draws with sampled warps "≈"; the compare panel dims a change
+// within sampling noise (its ± in the title). The trace is h100-aqt-positions
+// cut to 1 FS warp in 8 with the capture's own hash; the noise is checked on
+// the real H200 captures of one frame at 1 in 8 and 1 in 64.
 import { analyzeTrace } from '../../analysis/index.js';
-import { decodeTrace, encodeWtrace, type Trace } from '../../shared-schema/index.js';
+import { Stage, decodeTrace, encodeWtrace, type Trace } from '../../shared-schema/index.js';
 import type { WarptraceApp } from '../../viewer/components/warptrace-app.js';
 import '../../viewer/panels/index.js';
 import '../../viewer/components/wt-range-summary.js';
@@ -16,8 +19,9 @@ import { mountApp, waitFor } from './viewer-helpers.js';
 let app: WarptraceApp | null = null;
 let full: Trace | null = null;
 let sampled: Trace | null = null;
+const sample = async (name: string) => decodeTrace(new Uint8Array(await (await fetch(new URL(`../../samples/${name}.wtrace`, import.meta.url))).arrayBuffer()));
 before(async () => {
-  full = decodeTrace(new Uint8Array(await (await fetch(new URL('../../samples/h100-aqt-positions.wtrace', import.meta.url))).arrayBuffer()));
+  full = await sample('h100-aqt-positions');
   sampled = sampledTrace(full, { FS: 8 }, { chosenBy: 'budget', budget: 1.1 });
 });
 afterEach(() => {
@@ -91,6 +95,52 @@ describe('a sampled trace in the viewer', () => {
     const tes = root.querySelector('table[data-table="stages"] tr[data-stage="TES"]')!;
     assert(/→ ≈ [\d,]+/.test(fs.textContent!), `FS warps of B estimated: ${fs.textContent}`);
     assert(!tes.textContent!.includes('≈'), 'TES is exact in both');
+  });
+
+  it('the draw list marks the span of each draw with FS warps ≈ (its recorded warps), the title saying so; a full trace has no ≈', async () => {
+    const root = await open(sampled!, 'sampled.wtrace');
+    const list = root.querySelector('wt-draw-list')!;
+    await list.updateComplete;
+    const rows = [...list.shadowRoot!.querySelectorAll<HTMLElement>('.row[data-draw]')];
+    assert(rows.length > 0, 'draw rows');
+    const w = sampled!.warps;
+    const hasFs = new Set<number>();
+    for (let i = 0; i < w.count; i++) if (w.stage[i] === Stage.FS) hasFs.add(w.draw[i]!);
+    let marked = 0;
+    for (const row of rows) {
+      const d = Number(row.dataset['draw']);
+      const dur = row.querySelector('.dur')!.textContent!.trim();
+      const approx = dur.startsWith('≈ ');
+      assert(approx === (hasFs.has(d) && dur !== '≈ no warps'), `draw ${d}: "${dur}", FS warps: ${hasFs.has(d)}`);
+      if (approx) {
+        marked++;
+        assert(row.title.includes('≈') && row.title.includes('recorded warps (sampled: FS 1 in 8)'), row.title);
+      }
+    }
+    assert(marked > 0, 'some draw has FS warps');
+    app!.remove();
+    const plain = await open(full!, 'full.wtrace');
+    const plainList = plain.querySelector('wt-draw-list')!;
+    await plainList.updateComplete;
+    assert(!plainList.shadowRoot!.textContent!.includes('≈'), 'a full trace has no estimate');
+  });
+
+  it('the compare panel dims a change within sampling noise (1 in 8 against 1 in 64 of one H200 frame), its ± in the title, and lists no draw', async () => {
+    const [s8, s64, h200] = await Promise.all([sample('h200-aqt-sampled-8'), sample('h200-aqt-sampled-64'), sample('h200-aqt-pixel-id')]);
+    const root = await mount('wt-compare-panel', { a: analyzeTrace(s8), b: analyzeTrace(s64), traceA: s8, traceB: s64 });
+    const fsMean = root.querySelectorAll('table[data-table="stages"] tr[data-stage="FS"] td')[4] as HTMLElement;
+    assert(fsMean.dataset['noise'] === 'within-noise' && fsMean.classList.contains('noise'), fsMean.outerHTML);
+    assert(!fsMean.classList.contains('bad') && !fsMean.classList.contains('good'), 'noise is neither good nor bad');
+    assert(fsMean.textContent!.trim().startsWith('≈ ') && /^± [\d.]+% .*within 2 standard errors/.test(fsMean.title), fsMean.title);
+    assert(root.querySelector('table[data-table="draws"]') === null, 'no draw listed among the changes');
+    assert(root.textContent!.includes('No draw changed beyond sampling noise.'), 'and it says why');
+    assert(root.querySelector('ul.highlights') === null, 'no highlight');
+    document.querySelector('wt-compare-panel')!.remove();
+    // The full capture's fragment warps paid the record: 764 against 566 ns, beyond the noise, shown as a change.
+    const real = await mount('wt-compare-panel', { a: analyzeTrace(h200), b: analyzeTrace(s8), traceA: h200, traceB: s8 });
+    const fsReal = real.querySelectorAll('table[data-table="stages"] tr[data-stage="FS"] td')[4] as HTMLElement;
+    assert(fsReal.dataset['noise'] === 'significant' && fsReal.classList.contains('good') && fsReal.title.includes('beyond 2 standard errors'), fsReal.outerHTML);
+    assert(real.querySelectorAll('table[data-table="draws"] tr[data-draw]').length === 3, 'the three draws, by their warp-time');
   });
 
   it('the occupancy tab, the draws table and a selected draw say what they withhold; findings say none were looked for', async () => {

@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzeTrace } from '../../analysis/analyze.js';
-import { diffSummaries } from '../../analysis/diff.js';
+import { DIFF_VERSION, diffSummaries } from '../../analysis/diff.js';
 import { MATCH_HOWS, drawIdentities, matchDraws } from '../../analysis/draw-match.js';
 import { encodeWtrace, type Trace } from '../../shared-schema/index.js';
 import { GAME_DRAWS, GAME_PASSES, gameFrameTrace, gamePassOfDraw } from './ab-game-frame.js';
@@ -135,7 +135,7 @@ test('warptrace diff on the renamed frames: every pair by pass and order, strong
   const json = run('--format', 'json');
   assert.equal(json.status, 0, json.stderr);
   const diff = JSON.parse(json.stdout) as { schemaVersion: number; draws: { indexA: number; indexB: number; confidence: string }[]; matching: { strong: number; weak: number } };
-  assert.equal(diff.schemaVersion, 3);
+  assert.equal(diff.schemaVersion, DIFF_VERSION);
   assert.ok(diff.draws.every((x) => x.indexA === x.indexB && x.confidence === 'strong'));
   assert.deepEqual([diff.matching.strong, diff.matching.weak], [GAME_DRAWS, 0]);
   const md = run();

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import { decodeTrace, type StageName, type Trace } from '../../shared-schema/index.js';
+import { decodeTrace, describeRates, type StageName, type Trace } from '../../shared-schema/index.js';
 import { analyzeTrace } from '../../analysis/index.js';
 import { parseSummary } from '../../analysis/summary-json.js';
 import type { AnalysisSummary } from '../../analysis/summary.js';
@@ -124,4 +124,16 @@ test('a full trace has no sampling section and its summary is unchanged by sampl
   const full = analyzeTrace(positions!);
   assert.equal(full.sampling, undefined);
   assert.ok(!('sampling' in full));
+});
+
+test('a sampled stage is spelled as everywhere else: the reasons of h100-raytracingreflections-blocks at RAYGEN 1 in 8 say "RGen 1 in 8", as describeRates and the badge do', () => {
+  const rt = load('h100-raytracingreflections-blocks');
+  if (rt === null) return;
+  const cut = sampledTrace(rt, { RAYGEN: 8 });
+  const sampled = analyzeTrace(cut);
+  assert.equal(describeRates(cut.capture.sampling!.every), 'RGen 1 in 8');
+  for (const w of sampled.sampling!.withheld) {
+    assert.ok(w.why.startsWith('sampled trace (RGen 1 in 8 warps recorded)'), w.why);
+    assert.doesNotMatch(w.why, /RAYGEN/, `${w.what}: one spelling of the stage`);
+  }
 });

@@ -70,7 +70,8 @@ test('diff of two rates (FS 1 in 8 against TES 1 in 4, FS 1 in 64) names both; a
   assert.match(d.warnings[0]!, /^Sampled comparison: A FS 1 in 8, B TES 1 in 4, FS 1 in 64\./);
   assert.equal(d.sampling?.describeB, 'TES 1 in 4, FS 1 in 64, other stages all (chosen by --budget 1.10)');
   assert.ok(isEstimated(d.sampling, 'b', ['TES']) && !isEstimated(d.sampling, 'a', ['TES']));
-  assert.ok(d.highlights.every((h) => !h.startsWith('Frame span') || h.includes('≈')), 'spans of recorded warps are marked');
+  assert.equal(d.frame.spanNs.noise?.verdict, 'untested', 'a span of recorded warps has no standard error');
+  assert.ok(!d.highlights.some((h) => h.startsWith('Frame span')), 'so it is no finding');
   const plain = diffSummaries(analyzeTrace(positions!), analyzeTrace(positions!));
   assert.equal(plain.sampling, undefined);
   assert.ok(!('sampling' in plain));
@@ -86,7 +87,7 @@ test('warptrace diff (Markdown and JSON): the rates above the tables, ≈ on est
   assert.match(out, /fs8\.wtrace\*\*: .* warps recorded \(sampled: FS 1 in 8, other stages all \(chosen by --sample\)\)/);
   assert.match(out, /^\| Syncs \| 1 \| withheld \| – \|$/m);
   assert.match(out, /^\| Stalls \| \d+ \| withheld \| – \|$/m);
-  assert.match(out, /^\| FS \| [\d,]+ → ≈ [\d,]+ \| .* \| ≈ [−+±][\d.]+% \|/m);
+  assert.match(out, /^\| FS \| [\d,]+ → ≈ [\d,]+ \| .* \| ≈ [−+±][\d.]+% ± [\d.]+%( \(within sampling noise\))? \|/m);
   assert.match(out, /^\| TES \| [\d,]+ → [\d,]+ \|/m, 'an unsampled stage is exact');
   assert.match(err, /^warning: Sampled comparison: /m);
   const json = JSON.parse(cli('diff', fullPath, cutPath, '--format', 'json').out) as { sampling?: { b: Record<string, number>; withheld: { what: string }[] }; syncs: { count: { b: number | null } } };
@@ -110,7 +111,7 @@ test('Perfetto protobuf: a sampled trace has a "Sampled" process with one slice 
   assert.equal(mark.args.get('debug.sampled'), describeSampling(cut.capture.sampling));
   assert.equal(mark.args.get('debug.every.FS'), 8);
   assert.equal(mark.args.get('debug.chosen_by'), 'flag');
-  assert.match(String(mark.args.get('debug.note')), /1 in 8 FS warps/);
+  assert.match(String(mark.args.get('debug.note')), /FS 1 in 8 warps recorded/);
   const warps = decoded.slices.filter((sl) => (pidOf(sl.track) ?? 0) < 70000 && sl.depth === 0);
   assert.equal(warps.length, cut.warps.count, 'the SM tracks hold the recorded warps');
   assert.equal(mark.start, Math.min(...warps.map((sl) => sl.start)));

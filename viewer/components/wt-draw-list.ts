@@ -11,11 +11,16 @@
  * selected draw. The matches go up as `wt-draw-filter` {matches | null}, so
  * the timeline's `[` / `]` step through them too. Arrow keys move the
  * selection; a region row expands or collapses on click.
+ *
+ * A sampled trace (issue 25): the span of a draw with warps of a sampled
+ * stage, and of a region holding one, is that of its recorded warps, an
+ * estimate: "≈" before it, as the panels mark estimates.
  */
 import { LitElement, html, nothing, type PropertyValues } from 'lit';
-import { formatNs, type Trace } from '../../shared-schema/index.js';
+import { describeRates, formatNs, sampledStages, Stage, type Trace } from '../../shared-schema/index.js';
 import { drawMatcher, drawStageMasks, parseDrawQuery, stepMatch, type DrawMatcher } from '../model/draw-search.js';
 import { ancestorsOf, buildPassTree, visibleRows, type PassTree, type TreeRow } from '../model/pass-tree.js';
+import { approxMark } from '../panels/sampling-note.js';
 import { zoomToEvent } from '../panels/zoom-event.js';
 import { INDENT_PX, ROW_PX, drawListStyles } from './draw-list-styles.js';
 import { panelStyles } from './shared-styles.js';
@@ -51,6 +56,7 @@ export class WtDrawList extends LitElement {
   private pendingScroll = false;
   private ownTree: { trace: Trace; spans: Float64Array | null; tree: PassTree } | null = null;
   private cache: { key: readonly unknown[]; rows: TreeRow[]; matches: Uint32Array | null; errors: readonly string[] } | null = null;
+  private estimates: { trace: Trace; draws: Uint8Array; regions: Uint8Array; note: string } | null = null;
 
   static override styles = [panelStyles, drawListStyles];
 
@@ -117,6 +123,27 @@ export class WtDrawList extends LitElement {
     }
     this.cache = { key, rows, matches, errors };
     return this.cache;
+  }
+
+  /** For a sampled trace: which draws and regions have warps of a sampled stage (their spans are estimates); null for a full trace. */
+  private estimated(t: Trace): { draws: Uint8Array; regions: Uint8Array; note: string } | null {
+    const sampling = t.capture.sampling;
+    if (sampling === null) return null;
+    if (this.estimates?.trace === t) return this.estimates;
+    let bits = 0;
+    for (const stage of sampledStages(sampling)) bits |= 1 << Stage[stage];
+    const masks = (this.masks ??= drawStageMasks(t));
+    const draws = new Uint8Array(t.draws.length);
+    const regions = new Uint8Array(t.regions.length);
+    for (let d = 0; d < draws.length; d++) {
+      if ((masks[d]! & bits) === 0) continue;
+      draws[d] = 1;
+      // Each region up the draw's path: parents come before their children, as the pass tree reads them.
+      for (let r = t.draws[d]!.region; r !== null && r >= 0 && r < regions.length && regions[r] === 0; r = t.regions[r]!.parent) regions[r] = 1;
+    }
+    const note = `the span of the recorded warps (sampled: ${describeRates(sampling.every)})`;
+    this.estimates = { trace: t, draws, regions, note };
+    return this.estimates;
   }
 
   private passTree(t: Trace): PassTree {
@@ -217,6 +244,8 @@ export class WtDrawList extends LitElement {
       const tree = this.passTree(t);
       const s = tree.spans[2 * r]!;
       const span = Number.isNaN(s) ? 'no warps' : formatNs(tree.spans[2 * r + 1]! - s);
+      const est = this.estimated(t);
+      const approx = !Number.isNaN(s) && est !== null && est.regions[r] === 1;
       const label = t.regions[r]!.label;
       const count = row.shown === tree.drawCount[r] ? `${row.shown}` : `${row.shown} of ${tree.drawCount[r]}`;
       return html`<div
@@ -227,11 +256,11 @@ export class WtDrawList extends LitElement {
         aria-expanded=${row.expanded ? 'true' : 'false'}
         aria-level=${row.depth + 1}
         style=${pad}
-        title="${label}: ${tree.drawCount[r]} draws, span ${span}"
+        title="${label}: ${tree.drawCount[r]} draws, span ${approx ? `≈ ${span}, ${est.note}` : span}"
         @click=${() => this.toggle(r)}
       >
         <span class="twisty">${row.expanded ? '▾' : '▸'}</span><span class="label">${label}</span><span class="count">${count}</span
-        ><span class="dur">${span}</span>
+        ><span class="dur">${approxMark(approx, `an estimate: ${est?.note ?? ''}`)}${span}</span>
       </div>`;
     }
     const d = row.draw;
@@ -239,6 +268,8 @@ export class WtDrawList extends LitElement {
     const s = this.spans?.[2 * d] ?? NaN;
     const e = this.spans?.[2 * d + 1] ?? NaN;
     const dur = Number.isNaN(s) ? 'no warps' : formatNs(e - s);
+    const est = this.estimated(t);
+    const approx = !Number.isNaN(s) && est !== null && est.draws[d] === 1;
     const gpu = info.gpuBeginNs !== null && info.gpuEndNs !== null ? `; GPU timestamps ${formatNs(info.gpuEndNs - info.gpuBeginNs)}` : '';
     return html`<div
       class="row"
@@ -247,10 +278,12 @@ export class WtDrawList extends LitElement {
       role=${this.isTree ? 'treeitem' : 'option'}
       aria-selected=${d === this.selectedDraw ? 'true' : 'false'}
       style=${pad}
-      title="${info.label} (${info.kind}): warps span ${dur}${gpu}"
+      title="${info.label} (${info.kind}): warps span ${approx ? `≈ ${dur}, ${est.note}` : dur}${gpu}"
       @click=${() => this.select(d)}
     >
-      <span class="idx">${d}</span><span class="kind ${info.kind}"></span><span class="label">${info.label}</span><span class="dur">${dur}</span>
+      <span class="idx">${d}</span><span class="kind ${info.kind}"></span><span class="label">${info.label}</span><span class="dur"
+        >${approxMark(approx, `an estimate: ${est?.note ?? ''}`)}${dur}</span
+      >
     </div>`;
   }
 

@@ -13,10 +13,14 @@
  * its title), and the traces' names are one line above the tables. A sampled
  * A or B (issue 25): the diff's first warning names the rates, estimates
  * read "≈ …" and the sampled side's withheld figures "withheld" (the reason
- * in the cell's title).
+ * in the cell's title); a change within sampling noise, or of an estimate
+ * without a standard error, is dimmed (not good or bad), its ± and verdict in
+ * the title (analysis/diff-noise.ts), and a draw with a sampled stage is
+ * listed only when its warp-time changed beyond the noise.
  */
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { diffSummaries, type Delta, type DrawDiff, type SummaryDiff } from '../../analysis/diff.js';
+import { changedDraws, noiseTitle } from '../../analysis/diff-noise.js';
 import { isEstimated, sideText } from '../../analysis/diff-sampling.js';
 import { MATCH_HOWS, drawIdentities, type MatchHow } from '../../analysis/draw-match.js';
 import { formatChange, formatNs, formatNumber } from '../../analysis/format.js';
@@ -112,6 +116,11 @@ export class WtComparePanel extends LitElement {
         margin: 6px 0 2px;
         font-size: 11px;
       }
+      /* A change within sampling noise, or untested: no finding, so neither good nor bad. */
+      td.noise {
+        color: var(--wt-muted, #8b909c);
+        opacity: 0.75;
+      }
     `,
   ];
 
@@ -149,9 +158,11 @@ export class WtComparePanel extends LitElement {
     const d = this.diff;
     if (d === null) return html`<p class="muted">Open two traces to compare them.</p>`;
     const all = this.allColumns;
-    const changed = d.draws.filter((x) => x.spanNs.delta !== null && x.spanNs.delta !== 0).sort((x, y) => Math.abs(y.spanNs.delta!) - Math.abs(x.spanNs.delta!));
+    // Largest changes first; a draw with a sampled stage by its warp-time, and only beyond the noise.
+    const changed = changedDraws(d.draws).map((c) => c.draw);
     const strong = changed.filter((x) => x.confidence === 'strong').slice(0, MAX_DRAW_ROWS);
     const weak = changed.filter((x) => x.confidence === 'weak').slice(0, MAX_WEAK_ROWS);
+    const none = d.sampling === undefined ? 'No draw changed its span.' : 'No draw changed beyond sampling noise.';
     return html`
       ${d.warnings.map((w) => html`<div class="warning" role="note">${w}</div>`)}
       ${d.highlights.length > 0 ? html`<h3>Highlights</h3><ul class="highlights">${d.highlights.map((h) => html`<li>${h}</li>`)}</ul>` : nothing}
@@ -193,7 +204,7 @@ export class WtComparePanel extends LitElement {
       <h3>Draws${strong.length > 0 ? ' (largest changes)' : ''}</h3>
       ${strong.length > 0
         ? this.drawTable('draws', strong)
-        : html`<p class="muted">${changed.length === 0 ? 'No draw changed its span.' : 'No strongly paired draw changed its span.'}</p>`}
+        : html`<p class="muted">${changed.length === 0 ? none : 'No strongly paired draw changed its span.'}</p>`}
       ${weak.length === 0
         ? nothing
         : html`<h4>Weak pairs: check before trusting</h4>
@@ -266,12 +277,18 @@ export class WtComparePanel extends LitElement {
     return this.diff?.sampling?.withheld.find((w) => w.what === what)?.why ?? '';
   }
 
-  /** A change cell: more time is bad, less is good; "≈" when either side's figure of `stages` (null: any) is an estimate. */
+  /**
+   * A change cell: more time is bad, less is good; "≈" when either side's figure of `stages` (null: any) is an
+   * estimate; within sampling noise or untested: dimmed, neither (the ± and the verdict in the title).
+   */
   private change(x: Delta, title = '', extraClass = '', stages: readonly string[] | null = null) {
-    const cls = x.relative === null || x.relative === 0 ? '' : x.relative > 0 ? 'bad' : 'good';
+    const noise = x.noise?.verdict;
+    const quiet = noise === 'within-noise' || noise === 'untested';
+    const cls = quiet ? 'noise' : x.relative === null || x.relative === 0 ? '' : x.relative > 0 ? 'bad' : 'good';
     const s = this.diff?.sampling;
-    const estimated = x.relative !== null && (isEstimated(s, 'a', stages) || isEstimated(s, 'b', stages));
-    return html`<td class="num ${cls} ${extraClass}" title=${title}>${estimated ? '≈ ' : ''}${formatChange(x.relative)}</td>`;
+    const estimated = x.relative !== null && (x.noise !== undefined || isEstimated(s, 'a', stages) || isEstimated(s, 'b', stages));
+    const tip = [noiseTitle(x), title].filter((t) => t !== '').join('; ');
+    return html`<td class="num ${cls} ${extraClass}" title=${tip} data-noise=${noise ?? nothing}>${estimated ? '≈ ' : ''}${formatChange(x.relative)}</td>`;
   }
 }
 
