@@ -1,6 +1,6 @@
 #version 450
 #extension GL_EXT_shader_realtime_clock : require
-// Source of the SPIR-V embedded in warptrace.h (wtClockCheckSpirv_): one
+// Source of the SPIR-V embedded in warptrace_clocks.h (wtClockCheckSpirv_): one
 // invocation stores the device clock into record slot `slot` of the trace
 // buffer, between two timestamp queries. Regenerate with
 //   glslangValidator -V --target-env vulkan1.1 --vn wtClockCheckSpirv_ clockcheck.comp -o /dev/stdout

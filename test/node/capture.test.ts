@@ -306,7 +306,7 @@ test('tracing off compiles wtBegin/wtEnd to nothing; tracing on reads clocks and
   assert.match(traced, /DescriptorSet 7/);
 });
 
-test('the clock-check SPIR-V embedded in warptrace.h is capture/host/clockcheck.comp', { skip }, () => {
+test('the clock-check SPIR-V embedded in warptrace_clocks.h is capture/host/clockcheck.comp', { skip }, () => {
   const spv = join(dir, 'clockcheck.spv');
   const stripped = join(dir, 'clockcheck-stripped.spv');
   const c = spawnSync('glslangValidator', ['-V', '--target-env', 'vulkan1.1', repoPath('capture/host/clockcheck.comp'), '-o', spv], { encoding: 'utf8' });
@@ -315,7 +315,7 @@ test('the clock-check SPIR-V embedded in warptrace.h is capture/host/clockcheck.
   assert.equal(s.status, 0, s.stderr);
   const bytes = readFileSync(stripped);
   const words = Array.from({ length: bytes.length / 4 }, (_, i) => bytes.readUInt32LE(i * 4));
-  const header = readFileSync(repoPath('capture/host/warptrace.h'), 'utf8');
+  const header = readFileSync(repoPath('capture/host/warptrace_clocks.h'), 'utf8');
   const block = /wtClockCheckSpirv_\[\] = \{([^}]*)\}/.exec(header);
   assert.ok(block !== null);
   const embedded = block[1]!.split(',').map((t) => t.trim()).filter((t) => t !== '').map((t) => Number.parseInt(t, 16));

@@ -1,4 +1,4 @@
-// The host clock check's arithmetic (wtFitClockSamples in capture/host/warptrace.h),
+// The host clock check's arithmetic (wtFitClockSamples in capture/host/warptrace_clocks.h),
 // compiled from C and fed brackets shaped like what lavapipe and the H100 gave:
 // a first bracket that holds a shader compile, a 32-bit device clock that wraps
 // between the batches, epoch-scale shared clocks, and a clock that really runs
