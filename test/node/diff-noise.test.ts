@@ -8,23 +8,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { analyzeTrace } from '../../analysis/index.js';
 import { DIFF_VERSION, diffSummaries, type Delta, type SummaryDiff } from '../../analysis/diff.js';
 import { changeText, classifyChange, MIN_RECORDED, withNoise } from '../../analysis/diff-noise.js';
 import { countSe, meanSe, timeSe } from '../../analysis/sampled.js';
-import { decodeTrace, Stage, type Trace } from '../../shared-schema/index.js';
+import { decodeTrace, Stage } from '../../shared-schema/index.js';
 import { repoPath } from './paths.js';
 import { sampledTrace } from './sampled-trace.js';
 
-const load = (name: string): Trace | null => {
-  const path = repoPath('samples', `${name}.wtrace`);
-  return existsSync(path) ? decodeTrace(new Uint8Array(readFileSync(path))) : null;
-};
-const full = load('h200-aqt-pixel-id');
-const s8 = load('h200-aqt-sampled-8');
-const s64 = load('h200-aqt-sampled-64');
-const skip = full === null || s8 === null || s64 === null ? 'the h200-aqt samples are not present' : false;
+import { full, s8, s64, skip } from './h200-aqt-samples.js';
 
 /** Every delta of the diff's frame, stages and draws, with where it is. */
 function deltas(d: SummaryDiff): [string, Delta][] {
@@ -128,9 +121,9 @@ test("a draw's stage: its SEs are sampled.ts's formulas over that draw's recorde
 });
 
 test('different workloads, both sampled (h100 AQT and AQT heavy, FS 1 in 8): the FS mean is significant; two full traces carry no noise at all', () => {
-  const aqt = load('h100-aqt');
-  const heavy = load('h100-aqt-heavy');
-  if (aqt === null || heavy === null) return;
+  const sample = (name: string) => decodeTrace(new Uint8Array(readFileSync(repoPath('samples', `${name}.wtrace`))));
+  const aqt = sample('h100-aqt');
+  const heavy = sample('h100-aqt-heavy');
   const d = diffSummaries(analyzeTrace(sampledTrace(aqt, { FS: 8 })), analyzeTrace(sampledTrace(heavy, { FS: 8 })));
   assert.equal(d.stages.find((s) => s.stage === 'FS')!.meanNs.noise?.verdict, 'significant');
   assert.equal(d.stages.find((s) => s.stage === 'TES')!.meanNs.noise, undefined, 'TES is exact on both sides');

@@ -10,11 +10,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { warpSampled, workgroupKey } from '../../shared-schema/sample-layout.js';
 import { decodeWtraw, Stage, type Trace } from '../../shared-schema/index.js';
-import { hasPosition, NO_POSITION, positionX } from '../../shared-schema/position.js';
 import { TRACED, compileShaderSet } from '../../capture/capture-run/shaders.js';
 import { runCapture } from '../../capture/capture-run/harness.js';
 import { plainHarness, type PlainHarness } from './plain-harness.js';
 import { workDir } from './spirv-tools.js';
+import { computeWarpKeys } from './compute-warp-keys.js';
 
 const PARAMS = [['width', 320], ['height', 180], ['groups', 100]] as const;
 let harness: PlainHarness | null = null;
@@ -33,39 +33,16 @@ async function capture(name: string, sample: readonly (readonly [string, number]
   return decodeWtraw(new Uint8Array(readFileSync(out)));
 }
 
-const popcount = (v: number) => {
-  let n = 0;
-  for (let x = v >>> 0; x !== 0; x &= x - 1) n++;
-  return n;
-};
-
-/** "draw workgroup subgroup" of each CS warp, from its custom id (the flat workgroup) and position. */
-function computeWarps(trace: Trace): string[] {
-  const w = trace.warps;
-  const out: string[] = [];
-  for (let i = 0; i < w.count; i++) {
-    if (w.stage[i] !== Stage.CS) continue;
-    const position = w.position?.[i] ?? NO_POSITION;
-    assert.ok(hasPosition(position), 'every CS warp has its position');
-    const lanes = popcount(w.activeMask[i]!);
-    const workgroup = w.customId[i]!;
-    const within = positionX(position) - workgroup * 64;
-    assert.ok(within >= 0 && within < 64 && within % lanes === 0, `warp ${i}: x ${positionX(position)} in workgroup ${workgroup}, ${lanes} lanes`);
-    out.push(`${w.draw[i]} ${workgroup} ${within / lanes}`);
-  }
-  return out.sort();
-}
-
 test('the GLSL library on lavapipe, --sample CS=8: the compute warps recorded are exactly the ones warpSampled predicts', async (t) => {
   if (harness === null) return t.skip(`no Vulkan device: ${unavailable}`);
-  const every = computeWarps(await capture('cs-all', []));
+  const every = computeWarpKeys(await capture('cs-all', []));
   assert.equal(new Set(every).size, every.length, 'one warp per (draw, workgroup, subgroup)');
   assert.ok(every.length >= 1000, `${every.length} CS warps`);
   const predicted = every.filter((key) => {
     const [draw, workgroup, subgroup] = key.split(' ').map(Number) as [number, number, number];
     return warpSampled(workgroupKey(workgroup, subgroup), draw, Stage.CS, 3);
   });
-  const recorded = computeWarps(await capture('cs-8', [['CS', 8]]));
+  const recorded = computeWarpKeys(await capture('cs-8', [['CS', 8]]));
   assert.deepEqual(recorded, predicted, 'the recorded CS warps are exactly the predicted ones');
   // A binomial count at 1/8, within 5 standard deviations.
   assert.ok(Math.abs(predicted.length - every.length / 8) <= 5 * Math.sqrt((every.length * 7) / 64), `${predicted.length} of ${every.length}`);

@@ -6,20 +6,10 @@
 // record), and a sampled capture reports no finding that needs every warp.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { decodeTrace, type Trace } from '../../shared-schema/index.js';
+import type { Trace } from '../../shared-schema/index.js';
 import { analyzeTrace } from '../../analysis/index.js';
 import type { StageEstimate } from '../../analysis/sampled.js';
-import { repoPath } from './paths.js';
-
-const load = (name: string): Trace | null => {
-  const path = repoPath('samples', `${name}.wtrace`);
-  return existsSync(path) ? decodeTrace(new Uint8Array(readFileSync(path))) : null;
-};
-const full = load('h200-aqt-pixel-id');
-const s8 = load('h200-aqt-sampled-8');
-const s64 = load('h200-aqt-sampled-64');
-const skip = full === null || s8 === null || s64 === null ? 'the h200-aqt samples are not present' : false;
+import { full, s8, s64, skip } from './h200-aqt-samples.js';
 
 function estimates(trace: Trace): Map<string, StageEstimate> {
   const section = analyzeTrace(trace).sampling;

@@ -13,12 +13,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { warpSampled, workgroupKey } from '../../shared-schema/sample-layout.js';
 import { decodeWtraw, Stage, type Trace } from '../../shared-schema/index.js';
-import { hasPosition, NO_POSITION, positionX } from '../../shared-schema/position.js';
 import { autoInstrumentOptions, autoInstrumentSet } from '../../capture/capture-run/auto-instrument.js';
 import { runCapture } from '../../capture/capture-run/harness.js';
 import type { InstrumentOptions } from '../../instrument/options.js';
 import { plainHarness, type PlainHarness } from './plain-harness.js';
 import { workDir } from './spirv-tools.js';
+import { computeWarpKeys } from './compute-warp-keys.js';
 
 const SMALL = [['width', 320], ['height', 180]] as const;
 let harness: PlainHarness | null = null;
@@ -76,30 +76,14 @@ test('compute-graphics on lavapipe, --sample CS=8: the compute warps recorded ar
   const all = await capture('compute-graphics', 'cs-all', options, params);
   const sampled = await capture('compute-graphics', 'cs-8', options, params, [['CS', 8]]);
   const cs = Stage.CS;
-  /** "draw workgroup subgroup" of each CS warp. */
-  const csWarps = (trace: Trace): string[] => {
-    const w = trace.warps;
-    const out: string[] = [];
-    for (let i = 0; i < w.count; i++) {
-      if (w.stage[i] !== cs) continue;
-      const position = w.position?.[i] ?? NO_POSITION;
-      assert.ok(hasPosition(position), 'every CS warp has its position');
-      const lanes = popcount(w.activeMask[i]!);
-      const workgroup = w.customId[i]!;
-      const within = positionX(position) - workgroup * 64;
-      assert.ok(within >= 0 && within < 64 && within % lanes === 0, `warp ${i}: x ${positionX(position)} in workgroup ${workgroup}, ${lanes} lanes`);
-      out.push(`${w.draw[i]} ${workgroup} ${within / lanes}`);
-    }
-    return out.sort();
-  };
-  const every = csWarps(all);
+  const every = computeWarpKeys(all);
   assert.equal(new Set(every).size, every.length, 'one warp per (draw, workgroup, subgroup)');
   assert.ok(every.length >= 1000, `${every.length} CS warps`);
   const predicted = every.filter((k) => {
     const [draw, workgroup, subgroup] = k.split(' ').map(Number) as [number, number, number];
     return warpSampled(workgroupKey(workgroup, subgroup), draw, cs, 3);
   });
-  assert.deepEqual(csWarps(sampled), predicted, 'the recorded CS warps are exactly the predicted ones');
+  assert.deepEqual(computeWarpKeys(sampled), predicted, 'the recorded CS warps are exactly the predicted ones');
   assert.ok(nearEighth(predicted.length, every.length), `${predicted.length} of ${every.length}`);
   assert.deepEqual(perDrawStage(sampled, cs), perDrawStage(all, cs), 'other stages: every warp, per draw');
   t.diagnostic(`CS ${predicted.length} of ${every.length} warps recorded, each the predicted one`);
@@ -145,10 +129,4 @@ for (const workload of ['aqt', 'compute-graphics']) {
     assert.ok(lines.length >= 5, lines.join(', '));
     t.diagnostic(lines.join(', '));
   });
-}
-
-function popcount(v: number): number {
-  let n = 0;
-  for (let x = v >>> 0; x !== 0; x &= x - 1) n++;
-  return n;
 }
