@@ -11,6 +11,7 @@ import type { Trace } from '../shared-schema/model.js';
 import { describeSampling, sampleEveryOf } from '../shared-schema/sampling.js';
 import { STAGES, type StageName } from '../shared-schema/stages.js';
 import { groupFindings } from './finding-groups.js';
+import { summarizeReorders } from './reorder.js';
 import type { PassCost, PassSection } from './passes.js';
 import { estimateStages, sampledStagesText, type SamplingSection, type Withheld } from './sampled.js';
 import type { AnalysisSummary, DrawStageSummary, DrawSummary, DurationStats, SmSummary, StageSummary } from './summary.js';
@@ -32,7 +33,7 @@ export function sampledSummary(summary: AnalysisSummary, trace: Trace): Analysis
     budget: sampling.budget,
     description: describeSampling(sampling),
     stages: estimateStages(summary.stages.map((s) => ({ stage: s.stage, every: every(s.stage), warps: s.warps, totalNs: s.totalNs, meanNs: s.meanNs, stddevNs: s.stddevNs }))),
-    withheld: withheldFigures(why, summary, sampledCaps.length),
+    withheld: [...withheldFigures(why, summary, sampledCaps.length), ...reformedNote(trace, every)],
   };
   const out: AnalysisSummary = {
     ...summary,
@@ -69,6 +70,17 @@ function withheldFigures(why: string, summary: AnalysisSummary, sampledCaps: num
   if (summary.blocks !== undefined) out.push({ what: 'blocks', why: `${why}: block executions and ticks count recorded warps only` });
   if (summary.rays !== undefined) out.push({ what: 'rays', why: `${why}: ray event totals count recorded warps only` });
   return out;
+}
+
+/**
+ * Ray generation after a reorder point is sampled at ray generation's rate (sampleEveryOf): its warp decided once,
+ * before the point. That holds its estimates up only where the warps kept their lanes across the point (the H200:
+ * its driver reorders nothing). Where the device re-formed them, a record after the point holds the picked lanes of
+ * the warp they joined, next to lanes that were not picked, and its count and time estimate nothing: said here.
+ */
+function reformedNote(trace: Trace, every: (stage: StageName) => number): Withheld[] {
+  if (every('RAYGEN_REORDERED') === 1 || !summarizeReorders(trace).some((d) => d.verdict === 're-formed')) return [];
+  return [{ what: 'reordered ray generation', why: "the device re-formed warps at the reorder point and each one decided before it: a record after the point holds only its warp's picked lanes, so RGen↻ counts and times are not estimates of the warps after the point" }];
 }
 
 function scaledStats<T extends DurationStats>(s: T, every: number): T {

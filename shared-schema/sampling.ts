@@ -44,7 +44,8 @@ export function readSampling(value: unknown, field: string, parameters: Readonly
     if (typeof v !== 'number' || !isPowerOfTwo(v)) {
       fail('bad-value', `${everyField}.${key}`, `expected a power of two in [1, ${MAX_SAMPLE_EVERY}], got ${describeValue(v)}`);
     }
-    if (v > 1) every[key as StageName] = v;
+    // Ray generation after a reorder point has no rate of its own (sampleEveryOf): a rate given for it changes nothing.
+    if (v > 1 && key !== 'RAYGEN_REORDERED') every[key as StageName] = v;
   }
   const chosenBy = o['chosenBy'];
   if (typeof chosenBy !== 'string' || !(CHOSEN_BY as readonly string[]).includes(chosenBy)) {
@@ -98,9 +99,21 @@ function orderedByStage(every: Partial<Record<StageName, number>>): Partial<Reco
   return out;
 }
 
+/**
+ * The stage whose rate decides `stage`'s warps. Ray generation that passed a reorder point records as
+ * RAYGEN_REORDERED, but its warp decided once, in the prologue, at ray generation's rate (the instrumenter's
+ * wrapper and the GLSL library alike), so its records are sampled as ray generation's are.
+ */
+function decidingStage(stage: StageName): StageName {
+  return stage === 'RAYGEN_REORDERED' ? 'RAYGEN' : stage;
+}
+
+/** Stages with a rate of their own (every stage but RAYGEN_REORDERED), in stage order. */
+const RATED_STAGES = STAGES.filter((s) => decidingStage(s.name) === s.name);
+
 /** One warp in how many of `stage` was recorded (1: every warp). */
 export function sampleEveryOf(sampling: WarpSampling | null, stage: StageName): number {
-  return sampling?.every[stage] ?? 1;
+  return sampling?.every[decidingStage(stage)] ?? 1;
 }
 
 /** One warp in how many by stage code (index = code), 1 for every stage not sampled. */
@@ -116,18 +129,29 @@ export function sampledStages(sampling: WarpSampling | null): StageName[] {
 }
 
 /**
- * One line for people: "FS 1 in 8, other stages all (chosen by --budget 1.10)";
- * 'all warps' when not sampled.
+ * One line for people: "FS 1 in 8, other stages all (chosen by --budget 1.10)",
+ * "every stage 1 in 8 (chosen by --sample)"; 'all warps' when not sampled.
  */
 export function describeSampling(sampling: WarpSampling | null): string {
   if (sampling === null) return 'all warps';
   const how = sampling.chosenBy === 'budget' ? `chosen by --budget ${sampling.budget?.toFixed(2) ?? '?'}` : 'chosen by --sample';
-  return `${describeRates(sampling.every)}, other stages all (${how})`;
+  const others = RATED_STAGES.some((s) => (sampling.every[s.name] ?? 1) === 1) ? ', other stages all' : '';
+  return `${describeRates(sampling.every)}${others} (${how})`;
 }
 
-/** The rates alone, "FS 1 in 8" or "TES 1 in 4, FS 1 in 64" (stage order): where a line names the sampling briefly. */
+/**
+ * The rates alone, where a line names the sampling briefly: "FS 1 in 8", "TES 1 in 4, FS 1 in 64" (stage order);
+ * stages at one rate share it, "VS, TCS, TES, FS 1 in 8; CS 1 in 64"; "every stage 1 in 8" when no stage is left out
+ * (`--sample 8` through the layer rates all fourteen).
+ */
 export function describeRates(every: Readonly<Partial<Record<StageName, number>>>): string {
-  return STAGES.filter((s) => (every[s.name] ?? 1) > 1)
-    .map((s) => `${s.label} 1 in ${every[s.name]}`)
-    .join(', ');
+  const rated = RATED_STAGES.filter((s) => (every[s.name] ?? 1) > 1);
+  const groups = new Map<number, string[]>();
+  for (const s of rated) {
+    const n = every[s.name]!;
+    groups.set(n, [...(groups.get(n) ?? []), s.label]);
+  }
+  if (rated.length === RATED_STAGES.length && groups.size === 1) return `every stage 1 in ${[...groups.keys()][0]}`;
+  const shared = [...groups.values()].some((labels) => labels.length > 1);
+  return [...groups].map(([n, labels]) => `${labels.join(', ')} 1 in ${n}`).join(shared ? '; ' : ', ');
 }

@@ -23,11 +23,14 @@ function warpKey(trace: Trace, i: number): number {
 export function sampledTrace(trace: Trace, every: Partial<Record<StageName, number>>, how: Pick<WarpSampling, 'chosenBy' | 'budget'> = { chosenBy: 'flag', budget: null }): Trace {
   const log2 = new Int8Array(16);
   for (const [stage, n] of Object.entries(every)) log2[Stage[stage as StageName]] = Math.log2(n);
+  // Ray generation after a reorder point decided as ray generation, in its prologue (shared-schema sampleEveryOf).
+  const decidedAs = (stage: number) => (stage === Stage.RAYGEN_REORDERED ? Stage.RAYGEN : stage);
   const w = trace.warps;
   const keep: number[] = [];
   for (let i = 0; i < w.count; i++) {
-    const k = log2[w.stage[i]!]!;
-    if (k === 0 || warpSampled(warpKey(trace, i), w.draw[i]!, w.stage[i]!, k)) keep.push(i);
+    const code = decidedAs(w.stage[i]!);
+    const k = log2[code]!;
+    if (k === 0 || warpSampled(warpKey(trace, i), w.draw[i]!, code, k)) keep.push(i);
   }
   const pick = (col: ArrayLike<number>) => keep.map((i) => col[i]!);
   const n = keep.length;

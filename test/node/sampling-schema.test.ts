@@ -15,10 +15,12 @@ import {
   synthesizeTrace,
   traceFromJson,
   traceToJson,
+  STAGES,
+  type StageName,
   type Trace,
   type WarpSampling,
 } from '../../shared-schema/index.js';
-import { describeSampling } from '../../shared-schema/sampling.js';
+import { describeRates, describeSampling } from '../../shared-schema/sampling.js';
 
 const plain = synthesizeTrace({ warps: 600, seed: 4, warpsPerDraw: 200 });
 const SAMPLING: WarpSampling = { every: { VS: 2, FS: 8 }, chosenBy: 'budget', budget: 1.1 };
@@ -85,4 +87,18 @@ test('an older --sample-fs N capture (parameters.sampleFs, no sampling) reads as
   assert.deepEqual(traceFromJson(JSON.stringify(traceToJson(trace))).capture.sampling, { every: { FS: 4 }, chosenBy: 'flag', budget: null });
   const one = { ...plain, capture: { ...plain.capture, parameters: { sampleFs: 1 } } };
   assert.equal(traceFromJson(JSON.stringify(traceToJson(one))).capture.sampling, null);
+});
+
+test('the rates in words: stages at one rate share it, "every stage" when none is left out, and no "other stages all" then', () => {
+  assert.equal(describeRates({ TES: 4, FS: 64 }), 'TES 1 in 4, FS 1 in 64');
+  assert.equal(describeRates({ VS: 8, TCS: 8, TES: 8, FS: 8, CS: 64 }), 'VS, TCS, TES, FS 1 in 8; CS 1 in 64');
+  // `--sample 8` through the layer rates all fourteen stages (RGen↻ has none of its own).
+  const all: Partial<Record<StageName, number>> = {};
+  for (const s of STAGES) if (s.name !== 'RAYGEN_REORDERED') all[s.name] = 8;
+  assert.equal(describeRates(all), 'every stage 1 in 8');
+  assert.equal(describeSampling({ every: all, chosenBy: 'flag', budget: null }), 'every stage 1 in 8 (chosen by --sample)');
+  assert.equal(describeRates({ ...all, FS: 64 }), 'VS, TCS, TES, GS, CS, Task, Mesh, RGen, AHit, CHit, Miss, Isect, Call 1 in 8; FS 1 in 64');
+  // A file's rate for RGen↻ alone changes nothing (its warps decide at RGen's rate): read as no sampling.
+  const reordered = withSampling(plain, { every: { RAYGEN_REORDERED: 8 }, chosenBy: 'flag', budget: null });
+  assert.equal(traceFromJson(JSON.stringify(traceToJson(reordered))).capture.sampling, null);
 });
