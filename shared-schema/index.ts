@@ -20,7 +20,7 @@ export { calibrate, type RawClocks, type CalibratedTimes, type ClockMode } from 
 export { rawCaptureOf, H100_CLOCKS, type RawClockModel, type SmClockTruth } from './synthetic-raw.js';
 export { formatNs, formatRanges, formatSmRanges, knownSmCount } from './units.js';
 export { DRAW_BOUNDS_TOLERANCE_NS, drawBoundsOfTrace } from './draw-bounds.js';
-export { MAX_SAMPLE_EVERY, describeRates, describeSampling, readSampling, sampleEveryByCode, sampleEveryOf, sampledStages } from './sampling.js';
+export { MAX_SAMPLE_EVERY, describeRates, describeSampling, rateStageCode, readSampling, sampleEveryByCode, sampleEveryOf, sampledStages } from './sampling.js';
 export * from './position.js';
 export * from './mark-layout.js';
 export { placeMarks, splitMarks, type RawMarks, type SplitRecords } from './mark-raw.js';

@@ -8,7 +8,7 @@ import { describeValue, fail } from './errors.js';
 import { type Obj, readObject } from './fields.js';
 import type { ParameterValue, WarpSampling } from './model.js';
 import { MAX_SAMPLE_LOG2 } from './sample-layout.js';
-import { STAGES, type StageName } from './stages.js';
+import { STAGES, Stage, stageInfo, type StageName } from './stages.js';
 
 /** The largest sampling rate: one warp in 32,768. */
 export const MAX_SAMPLE_EVERY = 2 ** MAX_SAMPLE_LOG2;
@@ -45,7 +45,7 @@ export function readSampling(value: unknown, field: string, parameters: Readonly
       fail('bad-value', `${everyField}.${key}`, `expected a power of two in [1, ${MAX_SAMPLE_EVERY}], got ${describeValue(v)}`);
     }
     // Ray generation after a reorder point has no rate of its own (sampleEveryOf): a rate given for it changes nothing.
-    if (v > 1 && key !== 'RAYGEN_REORDERED') every[key as StageName] = v;
+    if (v > 1 && decidingStage(key as StageName) === key) every[key as StageName] = v;
   }
   const chosenBy = o['chosenBy'];
   if (typeof chosenBy !== 'string' || !(CHOSEN_BY as readonly string[]).includes(chosenBy)) {
@@ -100,16 +100,20 @@ function orderedByStage(every: Partial<Record<StageName, number>>): Partial<Reco
 }
 
 /**
- * The stage whose rate decides `stage`'s warps. Ray generation that passed a reorder point records as
- * RAYGEN_REORDERED, but its warp decided once, in the prologue, at ray generation's rate (the instrumenter's
+ * The stage code whose rate decides the warps of stage `code`. Ray generation that passed a reorder point records
+ * as RAYGEN_REORDERED, but its warp decided once, in the prologue, at ray generation's rate (the instrumenter's
  * wrapper and the GLSL library alike), so its records are sampled as ray generation's are.
  */
+export function rateStageCode(code: number): number {
+  return code === Stage.RAYGEN_REORDERED ? Stage.RAYGEN : code;
+}
+
 function decidingStage(stage: StageName): StageName {
-  return stage === 'RAYGEN_REORDERED' ? 'RAYGEN' : stage;
+  return stageInfo(rateStageCode(Stage[stage])).name;
 }
 
 /** Stages with a rate of their own (every stage but RAYGEN_REORDERED), in stage order. */
-const RATED_STAGES = STAGES.filter((s) => decidingStage(s.name) === s.name);
+const RATED_STAGES = STAGES.filter((s) => rateStageCode(s.code) === s.code);
 
 /** One warp in how many of `stage` was recorded (1: every warp). */
 export function sampleEveryOf(sampling: WarpSampling | null, stage: StageName): number {

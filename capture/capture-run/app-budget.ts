@@ -19,7 +19,7 @@
  * run blamed the floor on the records and raised the rates too little: a frame at 1.25x in full with a floor of 0.06
  * took five runs to reach 1.10 instead of three (test/node/capture-budget.test.ts).
  */
-import { MAX_SAMPLE_EVERY, STAGES, STAGE_COUNT, Stage, type StageName } from '../../shared-schema/index.js';
+import { MAX_SAMPLE_EVERY, STAGES, STAGE_COUNT, rateStageCode, type StageName } from '../../shared-schema/index.js';
 import type { SampleRates } from '../../cli/commands/capture-sample.js';
 
 /** A stage's share of the excess at one warp in N, relative to the rate it was measured at: (N/n)^(−0.22). */
@@ -68,7 +68,7 @@ export function recordedWarpsByStage(stage: ArrayLike<number>, count: number): F
   const out = new Float64Array(STAGE_COUNT);
   for (let i = 0; i < count; i++) {
     const code = stage[i] as number;
-    if (code < STAGE_COUNT) out[code === Stage.RAYGEN_REORDERED ? Stage.RAYGEN : code]! += 1;
+    if (code < STAGE_COUNT) out[rateStageCode(code)]! += 1;
   }
   return out;
 }
@@ -123,7 +123,7 @@ function stageStates(input: BudgetInput, excess: number): StageState[] {
   if (recordedTotal === 0) return states;
   for (const s of STAGES) {
     const n = input.recorded[s.code] ?? 0;
-    if (n === 0 || s.code === Stage.RAYGEN_REORDERED) continue;
+    if (n === 0 || rateStageCode(s.code) !== s.code) continue;
     const from = every(s.name);
     states.push({ name: s.name, code: s.code, measured: (excess * excessWeight(n, from)) / weightTotal, from, every: from, small: n < SMALL_STAGE_SHARE * recordedTotal, ceiling: ceilingRate(n * from, from) });
   }

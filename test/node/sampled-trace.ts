@@ -7,7 +7,7 @@
  * capture.sampling set. Shared by the node and browser tests (imports only
  * shared-schema).
  */
-import { Stage, buildTrace, hasPosition, positionX, positionY, smOfWarp, type StageName, type Trace, type WarpSampling } from '../../shared-schema/index.js';
+import { Stage, buildTrace, hasPosition, positionX, positionY, rateStageCode, smOfWarp, type StageName, type Trace, type WarpSampling } from '../../shared-schema/index.js';
 import { pixelKey, warpSampled } from '../../shared-schema/sample-layout.js';
 
 /**
@@ -23,12 +23,11 @@ function warpKey(trace: Trace, i: number): number {
 export function sampledTrace(trace: Trace, every: Partial<Record<StageName, number>>, how: Pick<WarpSampling, 'chosenBy' | 'budget'> = { chosenBy: 'flag', budget: null }): Trace {
   const log2 = new Int8Array(16);
   for (const [stage, n] of Object.entries(every)) log2[Stage[stage as StageName]] = Math.log2(n);
-  // Ray generation after a reorder point decided as ray generation, in its prologue (shared-schema sampleEveryOf).
-  const decidedAs = (stage: number) => (stage === Stage.RAYGEN_REORDERED ? Stage.RAYGEN : stage);
   const w = trace.warps;
   const keep: number[] = [];
   for (let i = 0; i < w.count; i++) {
-    const code = decidedAs(w.stage[i]!);
+    // Ray generation after a reorder point decided as ray generation, in its prologue.
+    const code = rateStageCode(w.stage[i]!);
     const k = log2[code]!;
     if (k === 0 || warpSampled(warpKey(trace, i), w.draw[i]!, code, k)) keep.push(i);
   }
