@@ -20,7 +20,7 @@ import { readInputFile, writeFileAtomic } from '../../cli/files.js';
 import type { SampleRates } from '../../cli/commands/capture-sample.js';
 import type { AppCaptureOptions, CaptureOnce } from './app-capture.js';
 import { describeSelection } from './app-environment.js';
-import { MIN_RECORDED_WARPS, chooseRates, describeRates, nextFloor, recordedWarpsByStage } from './app-budget.js';
+import { FIRST_RUN, MIN_RECORDED_WARPS, chooseAfterRun, describeRates, recordedWarpsByStage } from './app-budget.js';
 
 /** Runs of the app in all, the first included: each one re-launches the app and waits for its frame. */
 export const MAX_BUDGET_RUNS = 5;
@@ -52,8 +52,7 @@ export async function captureWithinBudget(
   let best: BudgetRun | null = null;
   let rates: SampleRates = options.selection.sample ?? {};
   // What the sampling test costs whatever the rates (app-budget.ts "The floor"), learnt from each sampled run's miss.
-  let floor = 0;
-  let predicted: number | null = null;
+  let memory = FIRST_RUN;
   let status = 0;
   /** Why the runs ended, for the final line; null: the kept run met the budget. */
   let unmet: string | null = null;
@@ -116,9 +115,9 @@ export async function captureWithinBudget(
         unmet = `${runs}, the most --budget takes`;
         break;
       }
-      if (predicted !== null) floor = nextFloor(floor, predicted, run.ratio);
-      const choice = chooseRates({ rates, ratio: run.ratio, budget, recorded: recordedWarpsByStage(trace.warps.stage, trace.warps.count), floor });
-      predicted = choice.predicted;
+      const next = chooseAfterRun(memory, { rates, ratio: run.ratio, budget, recorded: recordedWarpsByStage(trace.warps.stage, trace.warps.count) });
+      const choice = next.choice;
+      memory = next.memory;
       if (!choice.raised) {
         unmet = `${runs}: no stage is left to sample more (each keeps at least ${MIN_RECORDED_WARPS} recorded warps, or is at 1 in ${MAX_SAMPLE_EVERY})`;
         break;

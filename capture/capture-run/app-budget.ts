@@ -85,6 +85,24 @@ interface StageState {
   readonly ceiling: number;
 }
 
+/** What one run's choice leaves the next: the floor learnt so far and the ratio it predicted (null before any choice). */
+export interface BudgetMemory {
+  readonly floor: number;
+  readonly predicted: number | null;
+}
+
+export const FIRST_RUN: BudgetMemory = { floor: 0, predicted: null };
+
+/**
+ * The choice after a run measured `input.ratio`: the floor learnt from what was predicted for that run (nextFloor;
+ * a run no choice led to teaches nothing), then chooseRates over it; and the memory for the next run.
+ */
+export function chooseAfterRun(memory: BudgetMemory, input: Omit<BudgetInput, 'floor'>): { choice: BudgetChoice; memory: BudgetMemory } {
+  const floor = memory.predicted === null ? memory.floor : nextFloor(memory.floor, memory.predicted, input.ratio);
+  const choice = chooseRates({ ...input, floor });
+  return { choice, memory: { floor, predicted: choice.predicted } };
+}
+
 /**
  * The least sampling the model says brings the ratio within the budget: one doubling at a time, always of the stage
  * whose modelled excess is largest now (a doubling removes the same fraction, 1 − 2^(−1/3), of any stage's excess,

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { decodeWtrace, decodeWtraw } from '../../shared-schema/index.js';
-import { chooseRates, describeRates, nextFloor, recordedWarpsByStage } from '../../capture/capture-run/app-budget.js';
+import { FIRST_RUN, chooseAfterRun, chooseRates, describeRates, recordedWarpsByStage } from '../../capture/capture-run/app-budget.js';
 import { MAX_BUDGET_RUNS } from '../../capture/capture-run/app-budget-runs.js';
 import { repoPath } from './paths.js';
 
@@ -132,13 +132,11 @@ test('--budget never met: at most five runs, each at higher rates; the lowest ru
   assert.equal(runs[0]?.sample, 'FS=2', '--sample gives the first run\'s rates');
   // Each run's rates are those chosen from the run before it, over the floor its misses taught (app-budget.ts).
   let rates: Record<string, number> = { FS: 2 };
-  let floor = 0;
-  let predicted: number | null = null;
+  let memory = FIRST_RUN;
   for (let k = 1; k < runs.length; k++) {
-    if (predicted !== null) floor = nextFloor(floor, predicted, ratios[k - 1]!);
-    const choice = chooseRates({ rates, ratio: ratios[k - 1]!, budget: 1.2, recorded: syncsRecorded, floor });
-    rates = { ...choice.rates };
-    predicted = choice.predicted;
+    const next = chooseAfterRun(memory, { rates, ratio: ratios[k - 1]!, budget: 1.2, recorded: syncsRecorded });
+    rates = { ...next.choice.rates };
+    memory = next.memory;
     assert.equal(runs[k]?.sample, envRates(rates), `run ${k + 1}`);
   }
   const trace = decodeWtrace(new Uint8Array(readFileSync(out)));

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { STAGES, Stage, type StageName } from '../../shared-schema/index.js';
-import { MIN_RECORDED_WARPS, chooseRates, describeRates, nextFloor } from '../../capture/capture-run/app-budget.js';
+import { FIRST_RUN, MIN_RECORDED_WARPS, chooseAfterRun, chooseRates, describeRates, nextFloor } from '../../capture/capture-run/app-budget.js';
 import { MAX_BUDGET_RUNS } from '../../capture/capture-run/app-budget-runs.js';
 import type { SampleRates } from '../../cli/commands/capture-sample.js';
 
@@ -27,26 +27,29 @@ function tracedRatio(frame: SimulatedFrame, rates: SampleRates): number {
   return ratio;
 }
 
-/** The runs as app-budget-runs.ts makes them (its choice and floor, its stop when nothing is raised); `learn` false: floor kept at 0. */
-function runUntilWithin(frame: SimulatedFrame, budget: number, learn: boolean): { runs: number; met: boolean; ratios: number[]; rates: SampleRates } {
+/**
+ * The runs as app-budget-runs.ts makes them (chooseAfterRun, the stop when nothing is raised); `learn` false: every
+ * choice as a first run's, floor 0. `predicted[k]`: what the choice before run k + 1 predicted for it (null: run 1).
+ */
+function runUntilWithin(frame: SimulatedFrame, budget: number, learn: boolean): { runs: number; met: boolean; ratios: number[]; predicted: (number | null)[]; rates: SampleRates } {
   let rates: SampleRates = {};
-  let floor = 0;
-  let predicted: number | null = null;
+  let memory = FIRST_RUN;
   const ratios: number[] = [];
+  const predicted: (number | null)[] = [];
   for (let run = 1; run <= MAX_BUDGET_RUNS; run++) {
     const ratio = tracedRatio(frame, rates);
     ratios.push(ratio);
-    if (ratio <= budget) return { runs: run, met: true, ratios, rates };
+    predicted.push(memory.predicted);
+    if (ratio <= budget) return { runs: run, met: true, ratios, predicted, rates };
     if (run === MAX_BUDGET_RUNS) break;
     const recorded = new Float64Array(STAGES.length);
     for (const [name, n] of frame.warps) recorded[Stage[name]] = n / (rates[name] ?? 1);
-    if (learn && predicted !== null) floor = nextFloor(floor, predicted, ratio);
-    const choice = chooseRates({ rates, ratio, budget, recorded, floor });
-    if (!choice.raised) return { runs: run, met: false, ratios, rates };
-    rates = choice.rates;
-    predicted = choice.predicted;
+    const next = chooseAfterRun(learn ? memory : FIRST_RUN, { rates, ratio, budget, recorded });
+    if (!next.choice.raised) return { runs: run, met: false, ratios, predicted, rates };
+    rates = next.choice.rates;
+    memory = next.memory;
   }
-  return { runs: MAX_BUDGET_RUNS, met: false, ratios, rates };
+  return { runs: MAX_BUDGET_RUNS, met: false, ratios, predicted, rates };
 }
 
 // A compute-and-fragment frame the size of computeraytracing's (~160,000 warps), 1.20x in full, whose decision costs 0.04.
@@ -84,20 +87,8 @@ test('the runs learn the floor: the simulated frame meets --budget 1.10 in three
 
 test('a sampled run\'s excess is weighed by warps × N^(−0.22): the third run\'s prediction is the frame\'s ratio, not under it', () => {
   // The model is the frame's own law, so once the floor is learnt its prediction must hit the measured ratio.
-  let rates: SampleRates = {};
-  let predicted: number | null = null;
-  let floor = 0;
-  for (let run = 1; run <= 3; run++) {
-    const ratio = tracedRatio(frame, rates);
-    if (run === 3) {
-      assert.ok(predicted !== null && Math.abs(predicted - ratio) < 1e-9, `run 3 predicted ${predicted} against ${ratio}`);
-      return;
-    }
-    const recorded = new Float64Array(STAGES.length);
-    for (const [name, n] of frame.warps) recorded[Stage[name]] = n / (rates[name] ?? 1);
-    if (predicted !== null) floor = nextFloor(floor, predicted, ratio);
-    const choice = chooseRates({ rates, ratio, budget: 1.1, recorded, floor });
-    rates = choice.rates;
-    predicted = choice.predicted;
-  }
+  const { ratios, predicted } = runUntilWithin(frame, 1.1, true);
+  assert.ok(ratios.length >= 3, `runs: ${ratios.join(', ')}`);
+  const third = predicted[2];
+  assert.ok(third !== null && third !== undefined && Math.abs(third - ratios[2]!) < 1e-9, `run 3 predicted ${third} against ${ratios[2]}`);
 });
